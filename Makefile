@@ -1,0 +1,74 @@
+# Parsnip: `make run` sets up and serves the site on SQLite; `make test` sets up and runs the tests.
+SHELL := /bin/bash
+.DEFAULT_GOAL := run
+VENV := .venv
+PY := $(VENV)/bin/python
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+# The first Python >= 3.12 on this machine (pyenv users get it from .python-version).
+PYTHON_312 := $(shell for p in python3.13 python3.12 $$(ls -d $$HOME/.pyenv/versions/3.1[2-9]*/bin/python 2>/dev/null) python3; do \
+	command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null && { command -v $$p; break; }; done)
+
+.PHONY: run test setup system-deps python-deps frontend db content demo serve lint bench clean
+
+run: setup db content demo serve
+
+test: setup
+	$(PY) -m pytest
+
+setup: system-deps python-deps frontend
+
+# bubblewrap runs learner code; Chromium drives the browser tests. Debian/Ubuntu only;
+# elsewhere install them by hand (see README).
+system-deps:
+	@missing=""; \
+	command -v bwrap >/dev/null 2>&1 || missing="$$missing bubblewrap"; \
+	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
+	command -v node >/dev/null 2>&1 || missing="$$missing nodejs npm"; \
+	if [ -n "$$missing" ]; then \
+		echo "Installing system packages:$$missing"; \
+		if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
+	fi
+
+$(PY):
+	@test -n "$(PYTHON_312)" || { echo "Parsnip needs Python 3.12 or newer (Django 6). Install it (e.g. pyenv install 3.12) and retry."; exit 1; }
+	$(PYTHON_312) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+
+python-deps: $(PY) .make-python-deps
+.make-python-deps: requirements.txt requirements-dev.txt | $(PY)
+	$(PY) -m pip install -q -r requirements-dev.txt
+	@touch $@
+
+frontend: .make-frontend
+.make-frontend: package.json package-lock.json frontend/build.mjs $(wildcard frontend/*.js)
+	npm ci --no-audit --no-fund --loglevel=error
+	npm run --silent build
+	@touch $@
+
+db: python-deps
+	$(PY) manage.py migrate --no-input -v 0
+
+content: db
+	$(PY) manage.py import_content content
+
+demo: db
+	$(PY) manage.py seed_demo
+
+# The web server and the worker together; one Ctrl-C stops both.
+serve:
+	@echo "Parsnip on http://$(HOST):$(PORT)/  (Ctrl-C stops the server and the worker)"
+	@trap 'kill 0' INT TERM EXIT; \
+	$(PY) manage.py qcluster & \
+	$(PY) manage.py runserver $(HOST):$(PORT)
+
+lint: python-deps
+	$(VENV)/bin/ruff check .
+
+bench: setup
+	for b in bench/*.py; do $(PY) $$b || exit 1; done
+
+clean:
+	rm -rf $(VENV) node_modules static/vendor staticfiles .make-*

@@ -1,0 +1,230 @@
+"""What is taught: courses, lessons and their blocks, snippets, ordering exercises, glossary.
+
+Learner data (in `tutor`) points at Snippet and OrderingExercise rows. Those rows are
+found again on every re-import by their lesson and stable `key`, so editing content
+updates them in place instead of orphaning what learners did.
+"""
+
+import math
+import re
+
+from django.db import models
+from django.db.models.functions import Lower
+from django.urls import reverse
+
+WORDS_PER_MINUTE = 200
+CODE_LINES_PER_MINUTE = 20
+
+
+class Course(models.Model):
+    slug = models.SlugField(unique=True)
+    title = models.CharField(max_length=200)
+    summary = models.TextField(blank=True, help_text="Markdown.")
+    position = models.PositiveIntegerField(default=0, help_text="Place in the catalogue.")
+
+    class Meta:
+        ordering = ["position", "title"]
+
+    def __str__(self) -> str:
+        return self.title
+
+    def get_absolute_url(self) -> str:
+        return reverse("course:course_detail", args=[self.slug])
+
+
+class LessonQuerySet(models.QuerySet):
+    def in_order(self) -> "LessonQuerySet":
+        return self.order_by("course__position", "course__title", "position", "pk")
+
+    def search(self, query: str) -> "LessonQuerySet":
+        return self.filter(
+            models.Q(title__icontains=query)
+            | models.Q(summary__icontains=query)
+            | models.Q(blocks__title__icontains=query)
+            | models.Q(blocks__body__icontains=query)
+            | models.Q(blocks__snippet__caption__icontains=query)
+        ).distinct()
+
+
+class Lesson(models.Model):
+    course = models.ForeignKey(Course, on_delete=models.CASCADE, related_name="lessons")
+    slug = models.SlugField()
+    title = models.CharField(max_length=200)
+    level = models.CharField(max_length=40, blank=True, help_text="Badge, e.g. Beginner or Master.")
+    summary = models.TextField(blank=True, help_text="Markdown.")
+    what_you_will_see = models.TextField(blank=True, help_text="Shown literally, as output.")
+    position = models.PositiveIntegerField(default=0)
+    terms = models.ManyToManyField(
+        "GlossaryTerm", blank=True, related_name="lessons", help_text="Words this lesson uses."
+    )
+
+    objects = LessonQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["course__position", "position", "pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["course", "slug"], name="lesson_slug_unique_in_course")
+        ]
+
+    def __str__(self) -> str:
+        return self.title
+
+    def get_absolute_url(self) -> str:
+        return reverse("course:lesson_detail", args=[self.course.slug, self.slug])
+
+    def reading_minutes(self) -> int:
+        """Minutes to read the lesson: prose at 200 words a minute, code at 20 lines.
+
+        Uses `self.blocks.all()`, so a view that prefetches blocks pays no query.
+        """
+        words = len(re.findall(r"\w+", f"{self.summary} {self.what_you_will_see}"))
+        code_lines = 0
+        for block in self.blocks.all():
+            words += len(re.findall(r"\w+", f"{block.title} {block.body}"))
+            for item in block.items:
+                if isinstance(item, dict):
+                    words += len(re.findall(r"\w+", " ".join(str(v) for v in item.values())))
+                else:
+                    words += len(re.findall(r"\w+", str(item)))
+            if block.kind == Block.Kind.SNIPPET:
+                code_lines += block.snippet.code.count("\n") + 1
+        minutes = words / WORDS_PER_MINUTE + code_lines / CODE_LINES_PER_MINUTE
+        return max(1, math.ceil(minutes))
+
+
+class Block(models.Model):
+    """One piece of a lesson page, in page order."""
+
+    class Kind(models.TextChoices):
+        PROSE = "prose", "Prose"
+        TRY_IT = "try_it", "Try It"
+        SNIPPET = "snippet", "Snippet"
+        ORDERING = "ordering", "Put it in order"
+        DATA_FLOW = "data_flow", "Data Flow"
+        EXPLANATIONS = "explanations", "Why this works"
+        EXAMPLES = "examples", "Examples"
+
+    lesson = models.ForeignKey(Lesson, on_delete=models.CASCADE, related_name="blocks")
+    key = models.SlugField(help_text="Stable inside the lesson: learner data points at it.")
+    position = models.PositiveIntegerField(default=0)
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    title = models.CharField(max_length=200, blank=True)
+    body = models.TextField(blank=True, help_text="Markdown.")
+    items = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Data flow: a list of step names. Why this works / Examples: a list of "
+        'objects with "title", "body" (Markdown) and, for examples, "lines".',
+    )
+
+    class Meta:
+        ordering = ["position", "pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["lesson", "key"], name="block_key_unique_in_lesson")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.lesson} · {self.get_kind_display()} · {self.key}"
+
+
+class Snippet(models.Model):
+    block = models.OneToOneField(Block, on_delete=models.CASCADE, related_name="snippet")
+    caption = models.CharField(max_length=300, blank=True)
+    language = models.CharField(max_length=30, default="python")
+    code = models.TextField()
+    expected_output = models.TextField(
+        blank=True, help_text="What the code prints, exactly (leading empty lines count)."
+    )
+    version = models.PositiveIntegerField(
+        default=1, help_text="Goes up whenever the code changes; predictions keep the one they saw."
+    )
+
+    def __str__(self) -> str:
+        return f"{self.block.lesson} · {self.block.key}"
+
+    @property
+    def key(self) -> str:
+        return self.block.key
+
+    def save(self, *args, **kwargs) -> None:
+        if self.pk is not None:
+            old_code = Snippet.objects.filter(pk=self.pk).values_list("code", flat=True).first()
+            if old_code is not None and old_code != self.code:
+                self.version += 1
+        super().save(*args, **kwargs)
+
+
+class OrderingExercise(models.Model):
+    class Grading(models.TextChoices):
+        EXACT = "exact", "The exact order"
+        DEPENDENCIES = "dependencies", "Any order that respects the dependencies"
+        OUTPUT = "output", "Run the program and compare its output"
+
+    block = models.OneToOneField(Block, on_delete=models.CASCADE, related_name="exercise")
+    intro = models.TextField(blank=True, help_text="Markdown.")
+    grading = models.CharField(max_length=20, choices=Grading.choices, default=Grading.EXACT)
+    expected_output = models.TextField(blank=True, help_text="For output grading.")
+
+    def __str__(self) -> str:
+        return f"{self.block.lesson} · {self.block.key}"
+
+    @property
+    def key(self) -> str:
+        return self.block.key
+
+
+class OrderingLine(models.Model):
+    exercise = models.ForeignKey(OrderingExercise, on_delete=models.CASCADE, related_name="lines")
+    key = models.SlugField()
+    text = models.TextField(help_text="The line as written, indentation included.")
+    position = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Place in the correct order; empty for a distractor."
+    )
+    depends_on = models.ManyToManyField(
+        "self", symmetrical=False, blank=True, related_name="required_by",
+        help_text="Lines that must come before this one (dependency grading).",
+    )
+
+    class Meta:
+        ordering = [models.F("position").asc(nulls_last=True), "pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["exercise", "key"], name="line_key_unique_in_exercise")
+        ]
+
+    def __str__(self) -> str:
+        return self.text
+
+    @property
+    def is_distractor(self) -> bool:
+        return self.position is None
+
+
+class GlossaryTermQuerySet(models.QuerySet):
+    def search(self, query: str) -> "GlossaryTermQuerySet":
+        return self.filter(models.Q(term__icontains=query) | models.Q(definition__icontains=query))
+
+
+class GlossaryTerm(models.Model):
+    slug = models.SlugField(unique=True)
+    term = models.CharField(max_length=100)
+    definition = models.TextField(help_text="Markdown; write [[slug]] to link another term.")
+    see_also = models.ManyToManyField(
+        "self", symmetrical=False, blank=True, related_name="pointed_at_by",
+        help_text="The terms this one points at.",
+    )
+
+    objects = GlossaryTermQuerySet.as_manager()
+
+    class Meta:
+        ordering = [Lower("term")]
+
+    def __str__(self) -> str:
+        return self.term
+
+    def get_absolute_url(self) -> str:
+        return reverse("course:term_detail", args=[self.slug])
+
+    @property
+    def initial(self) -> str:
+        first = self.term[:1].upper()
+        return first if first.isalpha() else "#"

@@ -1,0 +1,63 @@
+import os
+import shutil
+
+import pytest
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """The system Chromium, driven by Playwright (no browser download)."""
+    from playwright.sync_api import sync_playwright
+
+    # Playwright's sync API runs an event loop in this thread; Django's ORM calls made
+    # by the test itself (factories, assertions) are still synchronous and safe.
+    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
+        )
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser, live_server):
+    context = browser.new_context(base_url=live_server.url, viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(10_000)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on(
+        "console",
+        lambda msg: errors.append(msg.text) if msg.type == "error" else None,
+    )
+    yield page
+    context.close()
+    # A CSP violation or a script error is a bug a user would hit.
+    assert not errors, f"browser errors: {errors}"
+
+
+@pytest.fixture
+def login_in_browser(page, client):
+    """Log `user` into the browser page by copying a test-client session cookie."""
+
+    def login(user):
+        client.force_login(user)
+        cookie = client.cookies["sessionid"]
+        page.context.add_cookies(
+            [{"name": "sessionid", "value": cookie.value, "url": page.context._impl_obj._options.get("baseURL", "")}]
+        )
+        return page
+
+    return login

@@ -1,0 +1,90 @@
+"""Small hand-written factories: each makes one valid row, with overridable fields."""
+
+import itertools
+
+from django.contrib.auth.models import Group, User
+
+from course.models import (
+    Block,
+    Course,
+    GlossaryTerm,
+    Lesson,
+    OrderingExercise,
+    OrderingLine,
+    Snippet,
+)
+from tutor.roles import TEACHERS_GROUP
+
+_seq = itertools.count(1)
+
+
+def make_user(username: str | None = None, **fields) -> User:
+    username = username or f"user{next(_seq)}"
+    user = User.objects.create_user(username=username, password="pw-" + username, **fields)
+    return user
+
+
+def make_teacher(username: str | None = None) -> User:
+    user = make_user(username)
+    user.groups.add(Group.objects.get_or_create(name=TEACHERS_GROUP)[0])
+    return user
+
+
+def make_admin(username: str | None = None) -> User:
+    return make_user(username, is_staff=True, is_superuser=True)
+
+
+def make_course(**fields) -> Course:
+    n = next(_seq)
+    fields.setdefault("slug", f"course-{n}")
+    fields.setdefault("title", f"Course {n}")
+    return Course.objects.create(**fields)
+
+
+def make_lesson(course: Course | None = None, **fields) -> Lesson:
+    n = next(_seq)
+    fields.setdefault("slug", f"lesson-{n}")
+    fields.setdefault("title", f"Lesson {n}")
+    fields.setdefault("position", n)
+    return Lesson.objects.create(course=course or make_course(), **fields)
+
+
+def make_block(lesson: Lesson, kind: str = Block.Kind.PROSE, **fields) -> Block:
+    n = next(_seq)
+    fields.setdefault("key", f"{kind.replace('_', '-')}-{n}")
+    fields.setdefault("position", n)
+    return Block.objects.create(lesson=lesson, kind=kind, **fields)
+
+
+def make_snippet(lesson: Lesson | None = None, *, key: str | None = None, **fields) -> Snippet:
+    lesson = lesson or make_lesson()
+    block = make_block(lesson, Block.Kind.SNIPPET, **({"key": key} if key else {}))
+    fields.setdefault("code", 'print("hello")\n')
+    fields.setdefault("expected_output", "hello\n")
+    return Snippet.objects.create(block=block, **fields)
+
+
+def make_exercise(
+    lesson: Lesson | None = None,
+    *,
+    lines: list[str] = ("first", "second", "third", "fourth"),
+    distractors: list[str] = (),
+    key: str | None = None,
+    **fields,
+) -> OrderingExercise:
+    lesson = lesson or make_lesson()
+    block = make_block(lesson, Block.Kind.ORDERING, **({"key": key} if key else {}))
+    exercise = OrderingExercise.objects.create(block=block, **fields)
+    for position, text in enumerate(lines, start=1):
+        OrderingLine.objects.create(exercise=exercise, key=f"l{position}", text=text, position=position)
+    for n, text in enumerate(distractors, start=1):
+        OrderingLine.objects.create(exercise=exercise, key=f"d{n}", text=text, position=None)
+    return exercise
+
+
+def make_term(term: str | None = None, **fields) -> GlossaryTerm:
+    n = next(_seq)
+    term = term or f"Term {n}"
+    fields.setdefault("slug", term.lower().replace(" ", "-").replace(".", "-"))
+    fields.setdefault("definition", f"What {term} means.")
+    return GlossaryTerm.objects.create(term=term, **fields)

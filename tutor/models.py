@@ -1,0 +1,1 @@
+"""What learners do. Models arrive with the runner, practice and progress work."""
