@@ -142,16 +142,16 @@ class Snippet(models.Model):
     def __str__(self) -> str:
         return f"{self.block.lesson} · {self.block.key}"
 
-    @property
-    def key(self) -> str:
-        return self.block.key
-
     def save(self, *args, **kwargs) -> None:
         if self.pk is not None:
             old_code = Snippet.objects.filter(pk=self.pk).values_list("code", flat=True).first()
             if old_code is not None and old_code != self.code:
                 self.version += 1
         super().save(*args, **kwargs)
+
+    @property
+    def key(self) -> str:
+        return self.block.key
 
 
 class OrderingExercise(models.Model):
