@@ -61,3 +61,12 @@ def login_in_browser(page, client):
         return page
 
     return login
+
+
+@pytest.fixture
+def sample_content(db):
+    """The shipped sample course (content/), imported through the real importer."""
+    from django.conf import settings
+    from django.core.management import call_command
+
+    call_command("import_content", str(settings.BASE_DIR / "content"), verbosity=0)
