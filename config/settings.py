@@ -178,8 +178,8 @@ Q_CLUSTER = {
     "max_attempts": 1,
     "ack_failures": True,
     "catch_up": False,
-    "save_limit": 500,
-    "poll": 0.05,
+    "save_limit": -1,  # results live on Run rows, not in django-q2 tables
+    "poll": 0.01,  # ORM broker: how often the pusher looks for new tasks (seconds)
     "bulk": 1,
     "queue_limit": 20,
     "label": "Task queue",
@@ -204,3 +204,7 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
 }
+
+# Per learner: runs a minute, and runs waiting for a worker at once.
+RUNS_PER_MINUTE = int(os.environ.get("RUNS_PER_MINUTE", "20"))
+RUNS_PENDING_MAX = int(os.environ.get("RUNS_PENDING_MAX", "3"))

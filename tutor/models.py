@@ -1,1 +1,234 @@
-"""What learners do. Models arrive with the runner, practice and progress work."""
+"""What learners do: runs of code, predictions, ordering attempts, and (later) progress.
+
+Rows that record learner work point at content with PROTECT: re-importing content
+updates snippets and exercises in place, and refuses to delete one learners used.
+"""
+
+import hashlib
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+from course.models import OrderingExercise, Snippet
+
+
+def code_digest(code: str) -> str:
+    return hashlib.sha256(code.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+class RunQuerySet(models.QuerySet):
+    def final(self) -> "RunQuerySet":
+        return self.filter(status__in=Run.FINAL_STATUSES)
+
+    def pending(self) -> "RunQuerySet":
+        return self.filter(status__in=[Run.Status.QUEUED, Run.Status.RUNNING])
+
+    def stale(self, now=None) -> "RunQuerySet":
+        """Runs no worker will finish: running past the task timeout, or queued too long."""
+        now = now or timezone.now()
+        return self.filter(
+            models.Q(status=Run.Status.RUNNING, started_at__lt=now - Run.RUNNING_GRACE)
+            | models.Q(status=Run.Status.QUEUED, created_at__lt=now - Run.QUEUED_GRACE)
+        )
+
+    def fail_stale(self, now=None) -> int:
+        return self.stale(now).update(
+            status=Run.Status.FAILED,
+            stderr=Run.WORKER_LOST_MESSAGE,
+            finished_at=timezone.now(),
+        )
+
+
+class Run(models.Model):
+    """One execution of code in the sandbox, queued and finished by the worker."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Waiting for a worker"
+        RUNNING = "running", "Running"
+        OK = "ok", "Finished"
+        ERROR = "error", "Stopped with an error"
+        TIMEOUT = "timeout", "Timed out"
+        MEMORY = "memory", "Out of memory"
+        OUTPUT_LIMIT = "output_limit", "Output too long"
+        KILLED = "killed", "Killed"
+        FAILED = "failed", "Could not run"
+
+    class Purpose(models.TextChoices):
+        RUN = "run", "Learner's run"
+        REVEAL = "reveal", "Real output of a snippet"
+        CHECK = "check", "Ordering check"
+        CONTENT = "content", "Content check"
+
+    FINAL_STATUSES = [
+        Status.OK, Status.ERROR, Status.TIMEOUT, Status.MEMORY,
+        Status.OUTPUT_LIMIT, Status.KILLED, Status.FAILED,
+    ]
+    RUNNING_GRACE = timedelta(seconds=90)
+    QUEUED_GRACE = timedelta(minutes=10)
+    WORKER_LOST_MESSAGE = (
+        "Parsnip lost this run: the worker stopped before it finished. Please run it again."
+    )
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="runs"
+    )
+    snippet = models.ForeignKey(
+        Snippet, null=True, blank=True, on_delete=models.SET_NULL, related_name="runs"
+    )
+    purpose = models.CharField(max_length=10, choices=Purpose.choices, default=Purpose.RUN)
+    code = models.TextField()
+    code_hash = models.CharField(max_length=64, db_index=True, editable=False)
+    stdin = models.TextField(blank=True)
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.QUEUED)
+    exit_code = models.IntegerField(null=True, blank=True)
+    stdout = models.TextField(blank=True)
+    stderr = models.TextField(blank=True)
+    truncated = models.BooleanField(default=False)
+    duration_ms = models.PositiveIntegerField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    objects = RunQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        indexes = [models.Index(fields=["user", "status", "created_at"])]
+
+    def __str__(self) -> str:
+        return f"Run {self.pk} ({self.status})"
+
+    def save(self, *args, **kwargs) -> None:
+        self.code_hash = code_digest(self.code)
+        super().save(*args, **kwargs)
+
+    @property
+    def is_final(self) -> bool:
+        return self.status in self.FINAL_STATUSES
+
+    @property
+    def queue_ms(self) -> int | None:
+        if self.started_at is None:
+            return None
+        return int((self.started_at - self.created_at).total_seconds() * 1000)
+
+    def fail_if_stale(self) -> bool:
+        """Mark this run failed if its worker is gone; True when it did."""
+        changed = Run.objects.filter(pk=self.pk).stale().fail_stale()
+        if changed:
+            self.refresh_from_db()
+        return bool(changed)
+
+
+class Prediction(models.Model):
+    """What a learner said a snippet would print, before seeing the real output."""
+
+    class Verdict(models.TextChoices):
+        RIGHT = "right", "Right"
+        WRONG = "wrong", "Not quite"
+        SELF_RIGHT = "self_right", "Said out loud: got it"
+        SELF_WRONG = "self_wrong", "Said out loud: didn't"
+        SELF_UNCHECKED = "self_unchecked", "Said out loud"
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="predictions"
+    )
+    snippet = models.ForeignKey(Snippet, on_delete=models.PROTECT, related_name="predictions")
+    snippet_version = models.PositiveIntegerField(help_text="The version of the code they saw.")
+    text = models.TextField(blank=True)
+    said_out_loud = models.BooleanField(default=False)
+    verdict = models.CharField(max_length=20, choices=Verdict.choices)
+    is_first = models.BooleanField(default=False, help_text="The first one is the one that counts.")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["created_at", "pk"]
+        indexes = [models.Index(fields=["snippet", "snippet_version", "is_first"])]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user", "snippet", "snippet_version"],
+                condition=models.Q(is_first=True),
+                name="one_first_prediction_per_version",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} on {self.snippet}: {self.verdict}"
+
+    @property
+    def is_right(self) -> bool:
+        return self.verdict in {self.Verdict.RIGHT, self.Verdict.SELF_RIGHT}
+
+
+class CodeDraft(models.Model):
+    """A learner's edited version of a snippet, saved as they type."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="drafts")
+    snippet = models.ForeignKey(Snippet, on_delete=models.CASCADE, related_name="drafts")
+    code = models.TextField()
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "snippet"], name="one_draft_per_snippet")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user}'s draft of {self.snippet}"
+
+
+class OrderingArrangement(models.Model):
+    """Where a learner's lines currently are in one exercise (saved after every move)."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="arrangements"
+    )
+    exercise = models.ForeignKey(
+        OrderingExercise, on_delete=models.CASCADE, related_name="arrangements"
+    )
+    order = models.JSONField(default=list, help_text="Line keys in the answer area, top to bottom.")
+    unused = models.JSONField(default=list, help_text="Line keys in the 'not used' area.")
+    fixed = models.JSONField(default=list, help_text="Line keys put in place by 'Help me'.")
+    removed = models.JSONField(default=list, help_text="Distractor keys removed by 'Help me'.")
+    checks = models.PositiveIntegerField(default=0)
+    wrong_checks = models.PositiveIntegerField(default=0)
+    help_used = models.PositiveIntegerField(default=0)
+    solved_at = models.DateTimeField(null=True, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "exercise"], name="one_arrangement_per_exercise")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} on {self.exercise}"
+
+
+class OrderingAttempt(models.Model):
+    """One press of Check on an ordering exercise."""
+
+    class Verdict(models.TextChoices):
+        SOLVED = "solved", "Solved"
+        WRONG = "wrong", "Not yet"
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="ordering_attempts"
+    )
+    exercise = models.ForeignKey(
+        OrderingExercise, on_delete=models.PROTECT, related_name="attempts"
+    )
+    order = models.JSONField(help_text="The submitted line keys, top to bottom.")
+    verdict = models.CharField(max_length=10, choices=Verdict.choices)
+    lines_in_place = models.PositiveIntegerField(default=0)
+    help_used = models.PositiveIntegerField(default=0)
+    run = models.ForeignKey(Run, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["created_at", "pk"]
+
+    def __str__(self) -> str:
+        return f"{self.user} on {self.exercise}: {self.verdict}"
