@@ -1,0 +1,107 @@
+from tutor.grading import (
+    assemble_program,
+    compare_prediction,
+    grade_dependencies,
+    grade_exact,
+    outputs_match,
+)
+
+SEED_OUTPUT = (
+    "\nOptimising speed and memory\n"
+    "llama.cpp on NVIDIA: 2.00s\nllama.cpp on CPU: 2.00s\n"
+    "vllm on NVIDIA: 1.00s\nvllm on CPU: 3.00s\n"
+)
+
+
+def test_an_exact_prediction_is_right():
+    comparison = compare_prediction(SEED_OUTPUT, SEED_OUTPUT)
+    assert comparison.is_right
+    assert comparison.verdict.startswith("Spot on")
+    assert comparison.slips == []
+
+
+def test_trailing_spaces_and_trailing_blank_lines_do_not_count():
+    prediction = SEED_OUTPUT.replace("2.00s\n", "2.00s   \n") + "\n\n"
+    assert compare_prediction(prediction, SEED_OUTPUT).is_right
+
+
+def test_missing_the_leading_empty_line_is_named():
+    comparison = compare_prediction(SEED_OUTPUT.lstrip("\n"), SEED_OUTPUT)
+    assert not comparison.is_right
+    assert comparison.lines[0].kind == "missing"
+    assert comparison.lines[0].expected == ""
+    assert any("starts with an empty line" in slip for slip in comparison.slips)
+
+
+def test_wrong_lines_show_expected_and_predicted():
+    prediction = SEED_OUTPUT.replace("vllm on CPU: 3.00s", "vllm on CPU: 1.00s")
+    comparison = compare_prediction(prediction, SEED_OUTPUT)
+    wrong = [line for line in comparison.lines if line.kind == "wrong"]
+    assert [(w.number, w.expected, w.predicted) for w in wrong] == [
+        (6, "vllm on CPU: 3.00s", "vllm on CPU: 1.00s")
+    ]
+    assert comparison.verdict == "Not quite: 5 of 6 lines right, 1 different."
+
+
+def test_extra_and_missing_lines_are_counted():
+    comparison = compare_prediction("a\nb\nextra\n", "a\nb\nc\nd\n")
+    assert comparison.counts == {"match": 2, "wrong": 1, "missing": 1, "extra": 0}
+    comparison = compare_prediction("a\nb\nc\n", "a\nb\n")
+    assert comparison.counts["extra"] == 1
+    assert "1 extra" in comparison.verdict
+
+
+def test_number_formatting_slip_is_named():
+    comparison = compare_prediction("x: 2.0s\n", "x: 2.00s\n")
+    assert any("two decimals" in slip for slip in comparison.slips)
+
+
+def test_case_and_spacing_and_order_slips_are_named():
+    assert any("upper or lower case" in s for s in compare_prediction("Hello\n", "hello\n").slips)
+    assert any("spacing" in s for s in compare_prediction("a  b\n", "a b\n").slips)
+    assert any("different order" in s for s in compare_prediction("b\na\n", "a\nb\n").slips)
+
+
+def test_an_empty_prediction_misses_every_line():
+    comparison = compare_prediction("", "a\nb\n")
+    assert comparison.counts["missing"] == 2
+
+
+TEXTS = {"a": "first", "b": "second", "c": "third", "x": "distractor"}
+
+
+def test_exact_grading_marks_lines_in_place_and_the_first_wrong_one():
+    result = grade_exact(["a", "c", "b"], ["a", "b", "c"], TEXTS)
+    assert not result.solved
+    assert result.in_place == ["a"]
+    assert result.first_wrong == "c"
+    assert "third" in result.message
+    assert grade_exact(["a", "b", "c"], ["a", "b", "c"], TEXTS).solved
+
+
+def test_exact_grading_refuses_a_distractor_left_in():
+    result = grade_exact(["a", "b", "c", "x"], ["a", "b", "c"], TEXTS)
+    assert not result.solved
+    assert result.first_wrong == "x"
+
+
+def test_dependency_grading_accepts_every_order_that_respects_dependencies():
+    depends_on = {"c": ["a", "b"]}
+    assert grade_dependencies(["a", "b", "c"], ["a", "b", "c"], depends_on, TEXTS).solved
+    assert grade_dependencies(["b", "a", "c"], ["a", "b", "c"], depends_on, TEXTS).solved
+    result = grade_dependencies(["a", "c", "b"], ["a", "b", "c"], depends_on, TEXTS)
+    assert not result.solved
+    assert result.first_wrong == "c"
+    assert result.in_place == ["a"]
+
+
+def test_dependency_grading_refuses_distractors_and_missing_lines():
+    assert not grade_dependencies(["a", "b", "x", "c"], ["a", "b", "c"], {}, TEXTS).solved
+    assert not grade_dependencies(["a", "b"], ["a", "b", "c"], {}, TEXTS).solved
+
+
+def test_assembled_program_and_output_match():
+    texts = {"p": "print('hi')", "q": "print('there')"}
+    assert assemble_program(["q", "p"], texts) == "print('there')\nprint('hi')\n"
+    assert outputs_match("hi\nthere  \n\n", "hi\nthere\n")
+    assert not outputs_match("\nhi\n", "hi\n")

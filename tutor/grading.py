@@ -1,0 +1,192 @@
+"""Grading, as pure functions: predictions against real output, orderings against the rule.
+
+Nothing here touches the database; actions load rows and store verdicts.
+"""
+
+import difflib
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+
+def output_lines(text: str) -> list[str]:
+    """Lines as a learner compares them: trailing spaces and trailing blank lines don't count."""
+    lines = [line.rstrip() for line in text.replace("\r\n", "\n").split("\n")]
+    while lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+@dataclass(frozen=True)
+class LineComparison:
+    kind: str  # "match", "wrong", "missing", "extra"
+    number: int  # 1-based line number in the real output (for "extra": where it would go)
+    expected: str | None
+    predicted: str | None
+
+
+@dataclass(frozen=True)
+class PredictionComparison:
+    lines: list[LineComparison]
+    slips: list[str] = field(default_factory=list)
+
+    @property
+    def is_right(self) -> bool:
+        return all(line.kind == "match" for line in self.lines)
+
+    @property
+    def counts(self) -> dict[str, int]:
+        counts = {"match": 0, "wrong": 0, "missing": 0, "extra": 0}
+        for line in self.lines:
+            counts[line.kind] += 1
+        return counts
+
+    @property
+    def verdict(self) -> str:
+        if self.is_right:
+            return "Spot on: your prediction matches the output line for line."
+        counts = self.counts
+        total = counts["match"] + counts["wrong"] + counts["missing"]
+        parts = [f"{counts['match']} of {total} lines right"]
+        if counts["wrong"]:
+            parts.append(f"{counts['wrong']} different")
+        if counts["missing"]:
+            parts.append(f"{counts['missing']} missing")
+        if counts["extra"]:
+            parts.append(f"{counts['extra']} extra")
+        return "Not quite: " + ", ".join(parts) + "."
+
+
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+
+
+def _slips(
+    expected: list[str], predicted: list[str], lines: list[LineComparison]
+) -> list[str]:
+    slips = []
+    if expected and expected[0] == "" and (not predicted or predicted[0] != ""):
+        slips.append(
+            "The output starts with an empty line — the first `print()` prints one."
+        )
+    if sorted(expected) == sorted(predicted) and expected != predicted:
+        slips.append("You have all the right lines, in a different order.")
+    pairs = [(line.expected, line.predicted) for line in lines if line.kind == "wrong"]
+    if any(e != p and e.lower() == p.lower() for e, p in pairs):
+        slips.append("Some lines differ only in upper or lower case.")
+    if any(e != p and e.split() == p.split() for e, p in pairs):
+        slips.append("Some lines differ only in spacing inside the line.")
+    if any(
+        e != p
+        and _NUMBER.sub("#", e) == _NUMBER.sub("#", p)
+        and [float(n) for n in _NUMBER.findall(e)] == [float(n) for n in _NUMBER.findall(p)]
+        for e, p in pairs
+    ):
+        slips.append(
+            "Check how numbers are formatted: `%.2f` always prints two decimals (2.00, not 2)."
+        )
+    return slips
+
+
+def compare_prediction(prediction: str, output: str) -> PredictionComparison:
+    expected = output_lines(output)
+    predicted = output_lines(prediction)
+    lines: list[LineComparison] = []
+    matcher = difflib.SequenceMatcher(a=expected, b=predicted, autojunk=False)
+    for tag, e1, e2, p1, p2 in matcher.get_opcodes():
+        if tag == "equal":
+            lines += [LineComparison("match", e1 + i + 1, expected[e1 + i], None) for i in range(e2 - e1)]
+        elif tag == "delete":
+            lines += [LineComparison("missing", e1 + i + 1, expected[e1 + i], None) for i in range(e2 - e1)]
+        elif tag == "insert":
+            lines += [LineComparison("extra", e1 + 1, None, predicted[p1 + i]) for i in range(p2 - p1)]
+        else:  # replace: pair lines up, then the rest is missing or extra
+            paired = min(e2 - e1, p2 - p1)
+            lines += [
+                LineComparison("wrong", e1 + i + 1, expected[e1 + i], predicted[p1 + i])
+                for i in range(paired)
+            ]
+            lines += [
+                LineComparison("missing", e1 + i + 1, expected[e1 + i], None)
+                for i in range(paired, e2 - e1)
+            ]
+            lines += [
+                LineComparison("extra", e2 + 1, None, predicted[p1 + i])
+                for i in range(paired, p2 - p1)
+            ]
+    matched = [line for line in lines if line.kind == "match"]
+    # A match carries its text as `expected`; show it on both sides.
+    lines = [
+        LineComparison("match", line.number, line.expected, line.expected) if line in matched else line
+        for line in lines
+    ]
+    slips = [] if expected == predicted else _slips(expected, predicted, lines)
+    return PredictionComparison(lines=lines, slips=slips)
+
+
+@dataclass(frozen=True)
+class OrderingResult:
+    solved: bool
+    in_place: list[str]  # keys of lines already in the right place
+    first_wrong: str | None  # key of the first line that is not
+    message: str
+
+
+def _first_wrong_message(first_wrong: str | None, texts: Mapping[str, str]) -> str:
+    if first_wrong is None:
+        return "Some lines are still missing from your answer."
+    return f"Look again at “{texts[first_wrong].strip()}”: it is the first line not yet in place."
+
+
+def grade_exact(
+    submitted: Sequence[str], correct: Sequence[str], texts: Mapping[str, str]
+) -> OrderingResult:
+    in_place = [key for key, want in zip(submitted, correct, strict=False) if key == want]
+    first_wrong = next(
+        (key for key, want in zip(submitted, correct, strict=False) if key != want), None
+    )
+    if first_wrong is None and len(submitted) > len(correct):
+        first_wrong = submitted[len(correct)]
+    solved = list(submitted) == list(correct)
+    message = "Solved: every line is in its place." if solved else _first_wrong_message(first_wrong, texts)
+    return OrderingResult(solved, in_place, None if solved else first_wrong, message)
+
+
+def grade_dependencies(
+    submitted: Sequence[str],
+    required: Sequence[str],
+    depends_on: Mapping[str, Sequence[str]],
+    texts: Mapping[str, str],
+) -> OrderingResult:
+    """Any order is right when every line comes after the lines it depends on."""
+    required_set = set(required)
+    seen: set[str] = set()
+    in_place: list[str] = []
+    first_wrong = None
+    for key in submitted:
+        ok = key in required_set and all(dep in seen for dep in depends_on.get(key, ()))
+        if ok and first_wrong is None:
+            in_place.append(key)
+        elif first_wrong is None:
+            first_wrong = key
+        seen.add(key)
+    solved = first_wrong is None and set(submitted) == required_set and len(submitted) == len(required)
+    if solved:
+        message = "Solved: every line comes after the lines it needs."
+    elif first_wrong is not None and first_wrong not in required_set:
+        message = f"“{texts[first_wrong].strip()}” doesn't belong in this answer."
+    elif first_wrong is not None:
+        message = (
+            f"“{texts[first_wrong].strip()}” needs a line that comes after it. "
+            "Move what it depends on above it."
+        )
+    else:
+        message = _first_wrong_message(None, texts)
+    return OrderingResult(solved, in_place, first_wrong, message)
+
+
+def assemble_program(submitted: Sequence[str], texts: Mapping[str, str]) -> str:
+    return "\n".join(texts[key] for key in submitted) + "\n"
+
+
+def outputs_match(actual: str, expected: str) -> bool:
+    return output_lines(actual) == output_lines(expected)
