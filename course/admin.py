@@ -1,0 +1,98 @@
+from django.contrib import admin
+from django.urls import reverse
+from django.utils.html import format_html
+
+from course.models import (
+    Block,
+    Course,
+    GlossaryTerm,
+    Lesson,
+    OrderingExercise,
+    OrderingLine,
+    Snippet,
+)
+
+
+class LessonInline(admin.TabularInline):
+    model = Lesson
+    fields = ["position", "title", "slug", "level"]
+    extra = 0
+    show_change_link = True
+
+
+@admin.register(Course)
+class CourseAdmin(admin.ModelAdmin):
+    list_display = ["title", "slug", "position"]
+    list_editable = ["position"]
+    search_fields = ["title", "summary"]
+    prepopulated_fields = {"slug": ["title"]}
+    inlines = [LessonInline]
+
+
+class BlockInline(admin.StackedInline):
+    model = Block
+    fields = [("position", "kind", "key"), "title", "body", "items", "practice"]
+    readonly_fields = ["practice"]
+    extra = 0
+    ordering = ["position"]
+
+    @admin.display(description="Snippet / exercise")
+    def practice(self, block: Block) -> str:
+        for attr, name in (("snippet", "snippet"), ("exercise", "orderingexercise")):
+            target = getattr(block, attr, None)
+            if target is not None and target.pk:
+                url = reverse(f"admin:course_{name}_change", args=[target.pk])
+                return format_html('<a href="{}">Edit the {} “{}”</a>', url, attr, block.key)
+        return "—"
+
+
+@admin.register(Lesson)
+class LessonAdmin(admin.ModelAdmin):
+    list_display = ["title", "course", "position", "level"]
+    list_filter = ["course", "level"]
+    list_select_related = ["course"]
+    search_fields = ["title", "summary", "slug"]
+    prepopulated_fields = {"slug": ["title"]}
+    filter_horizontal = ["terms"]
+    inlines = [BlockInline]
+
+
+@admin.register(Snippet)
+class SnippetAdmin(admin.ModelAdmin):
+    list_display = ["__str__", "caption", "version"]
+    list_filter = ["block__lesson__course", "block__lesson"]
+    list_select_related = ["block__lesson"]
+    search_fields = ["caption", "code", "block__key"]
+    readonly_fields = ["version"]
+    fields = ["block", "caption", "language", "code", "expected_output", "version"]
+
+    def view_on_site(self, snippet: Snippet) -> str:
+        return snippet.block.lesson.get_absolute_url() + f"#snippet-{snippet.block.key}"
+
+
+class OrderingLineInline(admin.TabularInline):
+    model = OrderingLine
+    fk_name = "exercise"
+    fields = ["position", "key", "text", "depends_on"]
+    extra = 0
+    ordering = ["position"]
+
+
+@admin.register(OrderingExercise)
+class OrderingExerciseAdmin(admin.ModelAdmin):
+    list_display = ["__str__", "grading"]
+    list_filter = ["grading", "block__lesson__course"]
+    list_select_related = ["block__lesson"]
+    search_fields = ["intro", "block__key", "lines__text"]
+    inlines = [OrderingLineInline]
+
+    def view_on_site(self, exercise: OrderingExercise) -> str:
+        return exercise.block.lesson.get_absolute_url() + f"#exercise-{exercise.block.key}"
+
+
+@admin.register(GlossaryTerm)
+class GlossaryTermAdmin(admin.ModelAdmin):
+    list_display = ["term", "slug"]
+    search_fields = ["term", "definition", "slug"]
+    prepopulated_fields = {"slug": ["term"]}
+    filter_horizontal = ["see_also"]
