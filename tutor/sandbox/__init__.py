@@ -1,0 +1,124 @@
+"""Run untrusted Python code in a single-use sandbox.
+
+    from tutor.sandbox import run, Limits
+    result = run("print('hi')", stdin="", limits=Limits(wall_seconds=5))
+    result.status, result.stdout  # "ok", "hi\\n"
+
+Backends: "bwrap" (the default; bubblewrap namespaces, seccomp, cgroups, rlimits) and
+"unsafe-subprocess" (rlimits only, chosen by name, for development machines). No
+Django import here: the settings layer picks the backend with ``configure``.
+"""
+
+import atexit
+import os
+import threading
+
+from .limits import STATUSES, Limits, Result, SandboxUnavailable
+from .process import SandboxBroken, execute
+
+__all__ = ["run", "configure", "shutdown", "Limits", "Result", "SandboxUnavailable", "STATUSES", "BACKENDS"]
+
+BACKENDS = ("bwrap", "unsafe-subprocess")
+INTERPRETER = "/usr/bin/python3"
+
+_settings = {"backend": "bwrap", "interpreter": INTERPRETER, "pool_size": 4}
+_backends = {}
+_pools = {}
+_lock = threading.Lock()
+
+
+def configure(*, backend=None, interpreter=None, pool_size=None):
+    """Choose the default backend, the interpreter, and how many sandboxes to keep ready."""
+    if backend is not None and backend not in BACKENDS:
+        raise ValueError(f"unknown sandbox backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+    shutdown()
+    with _lock:
+        for key, value in (("backend", backend), ("interpreter", interpreter), ("pool_size", pool_size)):
+            if value is not None:
+                _settings[key] = value
+
+
+def _backend(name):
+    key = (name, _settings["interpreter"])
+    with _lock:
+        if key not in _backends:
+            if name == "bwrap":
+                from .bwrap import BwrapBackend
+
+                _backends[key] = BwrapBackend(_settings["interpreter"])
+            elif name == "unsafe-subprocess":
+                from .unsafe import UnsafeSubprocessBackend
+
+                _backends[key] = UnsafeSubprocessBackend(_settings["interpreter"])
+            else:
+                raise ValueError(f"unknown sandbox backend {name!r}; choose one of {', '.join(BACKENDS)}")
+        return _backends[key]
+
+
+def _start_sandbox(backend, limits):
+    """Take a pre-started sandbox when one fits these limits, else start one now."""
+    if backend.name != "bwrap" or not _settings["pool_size"] or limits.workdir_bytes != Limits.workdir_bytes:
+        return backend.start(workdir_bytes=limits.workdir_bytes)
+    from .pool import Pool
+
+    key = id(backend)
+    with _lock:
+        pool = _pools.get(key)
+        if pool is None:
+            # fail here, in the caller, when bubblewrap cannot work at all
+            first = backend.start(workdir_bytes=Limits.workdir_bytes)
+            pool = _pools[key] = Pool(
+                lambda: backend.start(workdir_bytes=Limits.workdir_bytes), size=_settings["pool_size"]
+            )
+            return first
+    return pool.take()
+
+
+def _refusal(message, limits=None):
+    return Result(status="error", exit_code=None, stdout="", stderr=message + "\n", duration_ms=0)
+
+
+def run(code: str, *, stdin: str = "", limits: Limits | None = None, backend: str | None = None) -> Result:
+    """Run ``code`` as a Python program with ``stdin`` as its input; never raises for
+    anything the code does. Raises SandboxUnavailable when the sandbox cannot work."""
+    limits = limits or Limits()
+    if "\0" in code:
+        return _refusal("The program contains a NUL character; remove it and run again.")
+    try:
+        source = code.encode("utf-8")
+        stdin_bytes = stdin.encode("utf-8")
+    except UnicodeEncodeError:
+        return _refusal("The program or its input is not valid Unicode text.")
+    if len(source) > limits.source_bytes:
+        return _refusal(f"The program is {len(source)} bytes long; the limit is {limits.source_bytes} bytes.")
+    if len(stdin_bytes) > limits.stdin_bytes:
+        return _refusal(f"The input is {len(stdin_bytes)} bytes long; the limit is {limits.stdin_bytes} bytes.")
+    chosen = _backend(backend or _settings["backend"])
+    for attempt in range(3):
+        sandbox = _start_sandbox(chosen, limits)
+        try:
+            return execute(sandbox, source, stdin_bytes, limits)
+        except SandboxBroken:
+            continue  # it died while waiting (killed from outside); the code never ran
+    raise SandboxUnavailable("Sandboxes keep dying before they can run code; see the worker's log.")
+
+
+def shutdown():
+    """Stop the pools and throw away their waiting sandboxes."""
+    with _lock:
+        pools = list(_pools.values())
+        _pools.clear()
+    for pool in pools:
+        pool.close()
+
+
+def _forget_after_fork():
+    global _lock
+    _lock = threading.Lock()
+    for pool in _pools.values():
+        pool.forget()
+    _pools.clear()
+
+
+atexit.register(shutdown)
+os.register_at_fork(after_in_child=_forget_after_fork)

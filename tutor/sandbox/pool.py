@@ -1,0 +1,82 @@
+"""Sandboxes started ahead of time, so a run does not wait for bubblewrap and the
+interpreter to come up. Each sandbox is taken once and thrown away after its run;
+background threads start replacements."""
+
+import collections
+import threading
+import time
+
+from .limits import SandboxUnavailable
+
+
+class Pool:
+    def __init__(self, start, *, size=4, starters=2):
+        self._start = start  # () -> StartedSandbox
+        self._size = size
+        self._ready = collections.deque()
+        self._cond = threading.Condition()
+        self._closed = False
+        self._failure = None
+        self._threads = [
+            threading.Thread(target=self._keep_filled, name=f"sandbox-pool-{i}", daemon=True)
+            for i in range(starters)
+        ]
+        self._starting = 0
+        for thread in self._threads:
+            thread.start()
+
+    def take(self):
+        """A ready sandbox, or a freshly started one when none is waiting."""
+        with self._cond:
+            sandbox = self._ready.popleft() if self._ready else None
+            self._cond.notify_all()
+        if sandbox is not None and sandbox.proc.poll() is None:
+            return sandbox
+        if sandbox is not None:
+            sandbox.discard()
+        return self._start()
+
+    def _keep_filled(self):
+        while True:
+            with self._cond:
+                while not self._closed and len(self._ready) + self._starting >= self._size:
+                    self._cond.wait()
+                if self._closed:
+                    return
+                self._starting += 1
+            try:
+                sandbox = self._start()
+            except SandboxUnavailable as exc:
+                self._failure = exc
+                time.sleep(1.0)  # take() will start sandboxes itself and report the problem
+                continue
+            finally:
+                with self._cond:
+                    self._starting -= 1
+            with self._cond:
+                if self._closed:
+                    sandbox.discard()
+                    return
+                self._ready.append(sandbox)
+
+    def close(self):
+        with self._cond:
+            self._closed = True
+            idle = list(self._ready)
+            self._ready.clear()
+            self._cond.notify_all()
+        for sandbox in idle:
+            sandbox.discard()
+
+    def forget(self):
+        """After fork: the child must not use, nor kill, its parent's sandboxes."""
+        import os
+
+        for sandbox in self._ready:
+            for fd in (sandbox.control, sandbox.proc.stdin.fileno(), sandbox.proc.stdout.fileno(), sandbox.proc.stderr.fileno()):
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        self._ready.clear()
+        self._closed = True

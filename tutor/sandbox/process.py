@@ -1,0 +1,216 @@
+"""Running learner code in a started sandbox: hand it the code, feed stdin, read the
+output under a cap, enforce the wall clock, and say what happened."""
+
+import contextlib
+import fcntl
+import os
+import select
+import signal
+import subprocess
+import time
+from dataclasses import dataclass, field
+
+from .limits import Limits, Result
+
+_SIGNAL_LIMIT = 65  # bubblewrap reports death by signal N as exit code 128 + N
+
+
+@dataclass
+class StartedSandbox:
+    """A sandbox whose interpreter is up and waiting for its code. Used once."""
+
+    proc: subprocess.Popen
+    control: int  # write end of the pipe the code is sent through
+    signals_as_exit_codes: bool  # bubblewrap turns death by signal N into exit 128 + N
+    cgroup: object = None
+    workdir: str | None = None  # host directory to remove afterwards (unsafe backend)
+    cleanup: list = field(default_factory=list)
+
+    def kill(self):
+        if self.cgroup is not None:
+            for pid in self.cgroup.pids():
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+        with contextlib.suppress(OSError):
+            if self.proc.returncode is None:
+                if self.signals_as_exit_codes:
+                    # --die-with-parent takes the sandbox's pid 1, and with it the pid namespace
+                    os.kill(self.proc.pid, signal.SIGKILL)
+                else:
+                    os.killpg(self.proc.pid, signal.SIGKILL)
+
+    def discard(self):
+        """Throw away an unused or finished sandbox and everything it started."""
+        with contextlib.suppress(OSError):
+            os.close(self.control)
+        self.kill()
+        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            with contextlib.suppress(OSError):
+                stream.close()
+        if self.proc.returncode is None:
+            with contextlib.suppress(ChildProcessError):
+                _, status, _ = os.wait4(self.proc.pid, 0)
+                self.proc.returncode = os.waitstatus_to_exitcode(status)
+        self._release()
+
+    def _release(self):
+        if self.cgroup is not None:
+            self.cgroup.destroy()
+            self.cgroup = None
+        for action in self.cleanup:
+            action()
+        self.cleanup = []
+
+
+class SandboxBroken(Exception):
+    """A started sandbox died before it got its code; take another."""
+
+
+def _nonblocking(fd):
+    flags = fcntl.fcntl(fd, fcntl.F_GETFL)
+    fcntl.fcntl(fd, fcntl.F_SETFL, flags | os.O_NONBLOCK)
+
+
+def _deliver(sandbox, source: bytes, limits: Limits):
+    header = " ".join(
+        str(n)
+        for n in (
+            limits.cpu_seconds,
+            limits.memory_bytes,
+            limits.processes,
+            limits.file_size_bytes,
+            limits.open_files,
+        )
+    )
+    message = memoryview(header.encode() + b"\n" + source)
+    try:
+        while message:
+            written = os.write(sandbox.control, message)
+            message = message[written:]
+    except BrokenPipeError as exc:
+        raise SandboxBroken from exc
+    finally:
+        os.close(sandbox.control)
+        sandbox.control = -1
+
+
+def execute(sandbox: StartedSandbox, source: bytes, stdin: bytes, limits: Limits) -> Result:
+    """Run ``source`` in ``sandbox`` (which is consumed) and return what happened."""
+    proc = sandbox.proc
+    if sandbox.cgroup is not None:
+        # +2: bubblewrap's own process and the sandbox's pid 1
+        sandbox.cgroup.set_limits(
+            processes=limits.processes + 2,
+            memory_bytes=limits.memory_bytes + limits.workdir_bytes + 64 * 1024 * 1024,
+        )
+    out_fd, err_fd, in_fd = proc.stdout.fileno(), proc.stderr.fileno(), proc.stdin.fileno()
+    pidfd = os.pidfd_open(proc.pid)
+    poller = select.poll()
+    started = time.monotonic()
+    try:
+        _deliver(sandbox, source, limits)
+        deadline = started + limits.wall_seconds
+        for fd in (out_fd, err_fd):
+            _nonblocking(fd)
+            poller.register(fd, select.POLLIN)
+        poller.register(pidfd, select.POLLIN)
+        pending_stdin = memoryview(stdin)
+        if pending_stdin:
+            _nonblocking(in_fd)
+            poller.register(in_fd, select.POLLOUT)
+        else:
+            proc.stdin.close()
+        chunks = {out_fd: [], err_fd: []}
+        open_streams = {out_fd, err_fd}
+        total, reason, exited = 0, None, False
+        while open_streams or not exited:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                reason = "timeout"
+                break
+            for fd, event in poller.poll(remaining * 1000):
+                if fd == pidfd:
+                    exited = True
+                    poller.unregister(pidfd)
+                elif fd == in_fd:
+                    try:
+                        pending_stdin = pending_stdin[os.write(in_fd, pending_stdin[: 1 << 16]) :]
+                    except BlockingIOError:
+                        continue
+                    except OSError:  # the program closed its stdin
+                        pending_stdin = memoryview(b"")
+                    if not pending_stdin:
+                        poller.unregister(in_fd)
+                        proc.stdin.close()
+                else:
+                    data = os.read(fd, 1 << 16)
+                    if not data:
+                        poller.unregister(fd)
+                        open_streams.discard(fd)
+                        continue
+                    room = limits.output_bytes - total
+                    if len(data) > room:
+                        chunks[fd].append(data[:room])
+                        total += room
+                        reason = "output_limit"
+                        break
+                    chunks[fd].append(data)
+                    total += len(data)
+            if reason:
+                break
+        if reason:
+            sandbox.kill()
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        duration_ms = int((time.monotonic() - started) * 1000)
+        stdout = b"".join(chunks[out_fd]).decode("utf-8", errors="replace")
+        stderr = b"".join(chunks[err_fd]).decode("utf-8", errors="replace")
+        memory_hit = sandbox.cgroup is not None and sandbox.cgroup.hit_memory_limit()
+        status_name, exit_code = _classify(
+            reason,
+            proc.returncode,
+            sandbox.signals_as_exit_codes,
+            cpu_seconds=usage.ru_utime + usage.ru_stime,
+            limits=limits,
+            stderr=stderr,
+            memory_hit=memory_hit,
+        )
+        return Result(
+            status=status_name,
+            exit_code=exit_code,
+            stdout=stdout,
+            stderr=stderr,
+            duration_ms=duration_ms,
+            truncated=reason == "output_limit",
+        )
+    finally:
+        os.close(pidfd)
+        sandbox.discard()
+
+
+def _ran_out_of_memory(stderr: str) -> bool:
+    tail = stderr[-2000:]
+    return "MemoryError" in tail or "Cannot allocate memory" in tail
+
+
+def _classify(reason, returncode, signals_as_exit_codes, *, cpu_seconds, limits, stderr, memory_hit):
+    if reason == "output_limit":
+        return "output_limit", None
+    if reason == "timeout":
+        return "timeout", None
+    signum = None
+    if returncode < 0:
+        signum = -returncode
+    elif signals_as_exit_codes and 128 < returncode < 128 + _SIGNAL_LIMIT:
+        signum = returncode - 128
+    if signum is not None:
+        if signum == signal.SIGXCPU or (signum == signal.SIGKILL and cpu_seconds >= limits.cpu_seconds):
+            return "timeout", None
+        if memory_hit or _ran_out_of_memory(stderr):
+            return "memory", None
+        return "killed", None
+    if returncode == 0:
+        return "ok", 0
+    if memory_hit or _ran_out_of_memory(stderr):
+        return "memory", returncode
+    return "error", returncode
