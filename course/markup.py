@@ -1,7 +1,8 @@
 """Markdown for content: rendered with Python-Markdown, sanitised with nh3.
 
 Glossary references are written `[[slug]]` or `[[slug|shown text]]`; they become links
-to the term's page that carry an HTMX-loaded definition preview.
+to the term's page that carry an HTMX-loaded definition preview. Code is highlighted
+server-side with Pygments (CSS classes only: the stylesheet is static/css/pygments.css).
 """
 
 import functools
@@ -13,8 +14,14 @@ import markdown
 import nh3
 from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import get_lexer_by_name
+from pygments.lexers.special import TextLexer
+from pygments.util import ClassNotFound
 
 TERM_LINK = re.compile(r"\[\[([a-z0-9][a-z0-9-]*)(?:\|([^\]\n]+))?\]\]")
+LINKED_TERM = re.compile(r'data-term="([a-z0-9-]+)"')
 
 ALLOWED_TAGS = {
     "a", "abbr", "b", "blockquote", "br", "code", "dd", "del", "dl", "dt", "em", "h3", "h4",
@@ -37,20 +44,25 @@ def linked_term_slugs(text: str) -> list[str]:
 
 
 def term_link(slug: str, text: str) -> str:
+    """A link to a term's page; hovering or focusing it loads the definition preview.
+
+    The preview replaces the page's single `#term-preview` popover (static/js/parsnip.js
+    shows it next to the link and hides it again).
+    """
     url = reverse("course:term_detail", args=[slug])
     preview = reverse("course:term_preview", args=[slug])
     return (
         f'<a class="term-link" href="{url}" data-term="{slug}" hx-get="{preview}" '
         f'hx-trigger="mouseenter delay:150ms, focus" hx-target="#term-preview" '
-        f'hx-swap="innerHTML">{html.escape(text)}</a>'
+        f'hx-swap="outerHTML">{html.escape(text)}</a>'
     )
 
 
-def _replace_term_links(text: str, terms: Mapping[str, str]) -> str:
+def _replace_term_links(text: str, terms: Mapping[str, str], link: bool = True) -> str:
     def replace(match: re.Match) -> str:
         slug, shown = match.group(1), match.group(2)
         name = shown or terms.get(slug) or slug
-        if slug not in terms:
+        if slug not in terms or not link:
             return html.escape(name)
         # Markdown passes raw inline HTML through; nh3 cleans it afterwards.
         return term_link(slug, name)
@@ -96,8 +108,13 @@ def _autolink_first_mentions(rendered: str, names: Mapping[str, str]) -> str:
 
 
 @functools.lru_cache(maxsize=4096)
-def _render(text: str, terms: tuple[tuple[str, str], ...], autolink: tuple[tuple[str, str], ...]) -> str:
-    source = _replace_term_links(text, dict(terms))
+def _render(
+    text: str,
+    terms: tuple[tuple[str, str], ...],
+    autolink: tuple[tuple[str, str], ...],
+    link_terms: bool = True,
+) -> str:
+    source = _replace_term_links(text, dict(terms), link=link_terms)
     rendered = markdown.markdown(source, extensions=["fenced_code", "tables", "sane_lists"])
     cleaned = nh3.clean(
         rendered,
@@ -106,7 +123,11 @@ def _render(text: str, terms: tuple[tuple[str, str], ...], autolink: tuple[tuple
         url_schemes={"http", "https", "mailto"},
         link_rel="noopener noreferrer",
     )
-    return _autolink_first_mentions(cleaned, dict(autolink))
+    # A term already linked with [[slug]] is not linked a second time.
+    already = set(LINKED_TERM.findall(cleaned))
+    return _autolink_first_mentions(
+        cleaned, {name: slug for name, slug in autolink if slug not in already}
+    )
 
 
 def render_markdown(
@@ -114,12 +135,62 @@ def render_markdown(
     *,
     terms: Mapping[str, str] | None = None,
     autolink: Iterable[tuple[str, str]] = (),
+    link_terms: bool = True,
 ) -> SafeString:
     """Render Markdown to safe HTML.
 
     `terms` maps every known glossary slug to its name, so [[slug]] links resolve;
     `autolink` gives (slug, name) pairs whose first plain mention becomes a link.
+    With `link_terms=False`, [[slug]] references become their plain name (for the
+    preview popover, where a link inside a link's preview would only get in the way).
     """
     terms_key = tuple(sorted((terms or {}).items()))
     autolink_key = tuple(sorted({name.lower(): slug for slug, name in autolink}.items()))
-    return mark_safe(_render(text or "", terms_key, autolink_key))
+    return mark_safe(_render(text or "", terms_key, autolink_key, link_terms))
+
+
+def render_plain_text(text: str, *, terms: Mapping[str, str] | None = None) -> SafeString:
+    """Markdown reduced to its words (escaped), for excerpts in lists."""
+    rendered = render_markdown(text, terms=terms, link_terms=False)
+    return mark_safe(" ".join(nh3.clean(rendered, tags=set()).split()))
+
+
+class GlossaryLinker:
+    """Renders one page's prose, in page order, linking each term where it is first mentioned.
+
+    Later mentions stay plain: a paragraph where every other phrase is a link reads badly,
+    and the page lists all of its terms at the end anyway.
+    """
+
+    def __init__(self, *, terms: Mapping[str, str], autolink: Iterable[tuple[str, str]]):
+        self.terms = dict(terms)
+        self.pending = dict(autolink)
+
+    def render(self, text: str) -> SafeString:
+        rendered = render_markdown(text, terms=self.terms, autolink=self.pending.items())
+        for slug in LINKED_TERM.findall(rendered):
+            self.pending.pop(slug, None)
+        return rendered
+
+
+_FORMATTER = HtmlFormatter(cssclass="highlight", wrapcode=True)
+_INLINE_FORMATTER = HtmlFormatter(nowrap=True)
+
+
+def _lexer(language: str):
+    try:
+        return get_lexer_by_name(language or "text", stripnl=False, ensurenl=False)
+    except ClassNotFound:
+        return TextLexer(stripnl=False, ensurenl=False)
+
+
+@functools.lru_cache(maxsize=1024)
+def highlight_code(code: str, language: str = "python") -> SafeString:
+    """A code block as highlighted HTML (Pygments escapes the code)."""
+    return mark_safe(highlight(code, _lexer(language), _FORMATTER))
+
+
+@functools.lru_cache(maxsize=4096)
+def highlight_line(code: str, language: str = "python") -> SafeString:
+    """One line of code as highlighted inline HTML, without a wrapping block."""
+    return mark_safe(highlight(code, _lexer(language), _INLINE_FORMATTER).rstrip("\n"))

@@ -1,0 +1,151 @@
+// Parsnip's own script: the glossary preview popover. htmx loads a term's preview into
+// the page's one #term-preview element; this places it next to the link that asked for
+// it, keeps it open while the pointer or focus stays there, and closes it on Escape.
+(function () {
+  "use strict";
+
+  var PREVIEW_ID = "term-preview";
+  var HIDE_DELAY_MS = 250;
+  var wanted = null; // the term link whose preview the reader is waiting for
+  var shownFor = null; // the term link whose preview is on screen
+  var hideTimer = null;
+
+  function preview() {
+    return document.getElementById(PREVIEW_ID);
+  }
+
+  function termLink(node) {
+    return node && node.closest ? node.closest("a.term-link") : null;
+  }
+
+  function cancelHide() {
+    if (hideTimer) {
+      clearTimeout(hideTimer);
+      hideTimer = null;
+    }
+  }
+
+  function hide() {
+    cancelHide();
+    var popover = preview();
+    if (popover) {
+      popover.hidden = true;
+    }
+    if (shownFor) {
+      shownFor.removeAttribute("aria-describedby");
+    }
+    shownFor = null;
+    wanted = null;
+  }
+
+  function hideSoon() {
+    cancelHide();
+    hideTimer = setTimeout(hide, HIDE_DELAY_MS);
+  }
+
+  function place(popover, link) {
+    // Below the link, or above it when there is no room below; never off screen.
+    var rect = link.getClientRects()[0] || link.getBoundingClientRect();
+    var viewportWidth = document.documentElement.clientWidth;
+    var margin = 12;
+    popover.hidden = false;
+    var width = popover.offsetWidth;
+    var height = popover.offsetHeight;
+    var left = Math.min(rect.left, viewportWidth - width - margin);
+    left = Math.max(margin, left);
+    var top = rect.bottom + 8;
+    if (top + height > window.innerHeight - margin && rect.top - height - 8 > margin) {
+      top = rect.top - height - 8;
+    }
+    popover.style.left = left + window.scrollX + "px";
+    popover.style.top = top + window.scrollY + "px";
+  }
+
+  function show(link) {
+    var popover = preview();
+    if (!popover) {
+      return;
+    }
+    if (shownFor && shownFor !== link) {
+      shownFor.removeAttribute("aria-describedby");
+    }
+    cancelHide();
+    place(popover, link);
+    link.setAttribute("aria-describedby", PREVIEW_ID);
+    shownFor = link;
+  }
+
+  function requester(event) {
+    var config = event.detail && event.detail.requestConfig;
+    return config ? termLink(config.elt) : null;
+  }
+
+  document.addEventListener("mouseover", function (event) {
+    var link = termLink(event.target);
+    if (link) {
+      wanted = link;
+      cancelHide();
+    } else if (event.target.closest && event.target.closest("#" + PREVIEW_ID)) {
+      cancelHide();
+    }
+  });
+
+  document.addEventListener("mouseout", function (event) {
+    var from = termLink(event.target) || (event.target.closest && event.target.closest("#" + PREVIEW_ID));
+    if (!from) {
+      return;
+    }
+    var to = event.relatedTarget;
+    if (to && (from.contains(to) || (to.closest && to.closest("#" + PREVIEW_ID)) || termLink(to) === shownFor)) {
+      return;
+    }
+    if (wanted === termLink(event.target)) {
+      wanted = null;
+    }
+    hideSoon();
+  });
+
+  document.addEventListener("focusin", function (event) {
+    var link = termLink(event.target);
+    if (link) {
+      wanted = link;
+      cancelHide();
+    }
+  });
+
+  document.addEventListener("focusout", function (event) {
+    var link = termLink(event.target);
+    if (link && link === shownFor) {
+      hide();
+    } else if (link && link === wanted) {
+      wanted = null;
+    }
+  });
+
+  document.addEventListener("keydown", function (event) {
+    if (event.key === "Escape" && (shownFor || wanted)) {
+      hide();
+    }
+  });
+
+  // A preview that arrives after the reader moved on is dropped, not shown.
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var link = requester(event);
+    if (link && link !== wanted) {
+      event.detail.shouldSwap = false;
+    }
+  });
+
+  document.addEventListener("htmx:afterSwap", function (event) {
+    var link = requester(event);
+    if (link && link === wanted) {
+      show(link);
+    }
+  });
+
+  window.addEventListener("resize", function () {
+    if (shownFor) {
+      hide();
+    }
+  });
+})();
