@@ -3,6 +3,7 @@ interpreter to come up. Each sandbox is taken once and thrown away after its run
 background threads start replacements."""
 
 import collections
+import os
 import threading
 import time
 
@@ -65,13 +66,14 @@ class Pool:
             idle = list(self._ready)
             self._ready.clear()
             self._cond.notify_all()
+        for sandbox in idle:  # let them all see EOF first, then reap them
+            os.close(sandbox.control)
+            sandbox.control = -1
         for sandbox in idle:
             sandbox.discard()
 
     def forget(self):
         """After fork: the child must not use, nor kill, its parent's sandboxes."""
-        import os
-
         for sandbox in self._ready:
             for fd in (sandbox.control, sandbox.proc.stdin.fileno(), sandbox.proc.stdout.fileno(), sandbox.proc.stderr.fileno()):
                 try:

@@ -26,31 +26,67 @@ class StartedSandbox:
     workdir: str | None = None  # host directory to remove afterwards (unsafe backend)
     cleanup: list = field(default_factory=list)
 
-    def kill(self):
+    def _inner_pids(self):
+        """The sandbox's processes other than bubblewrap's outer one."""
         if self.cgroup is not None:
-            for pid in self.cgroup.pids():
-                with contextlib.suppress(OSError):
-                    os.kill(pid, signal.SIGKILL)
-        with contextlib.suppress(OSError):
-            if self.proc.returncode is None:
-                if self.signals_as_exit_codes:
-                    # --die-with-parent takes the sandbox's pid 1, and with it the pid namespace
-                    os.kill(self.proc.pid, signal.SIGKILL)
-                else:
-                    os.killpg(self.proc.pid, signal.SIGKILL)
+            return [pid for pid in self.cgroup.pids() if pid != self.proc.pid]
+        children = []
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    with open(f"/proc/{entry}/stat", "rb") as f:
+                        if int(f.read().rsplit(b")", 1)[1].split()[1]) == self.proc.pid:
+                            children.append(int(entry))
+                except (OSError, ValueError, IndexError):
+                    continue
+        return children
+
+    def kill(self):
+        """Kill the sandbox's pid 1 (the kernel then kills its whole pid namespace) and
+        leave bubblewrap's outer process alive to reap it, so nothing is orphaned."""
+        if self.proc.returncode is not None:
+            return
+        if not self.signals_as_exit_codes:
+            with contextlib.suppress(OSError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            return
+        inner = self._inner_pids()
+        for pid in inner:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        if not inner:
+            with contextlib.suppress(OSError):
+                os.kill(self.proc.pid, signal.SIGKILL)
+
+    def wait(self, timeout):
+        """Reap bubblewrap's outer process; returns (status, rusage) or None on timeout."""
+        if self.proc.returncode is not None:
+            return None
+        pidfd = os.pidfd_open(self.proc.pid)
+        try:
+            if not select.select([pidfd], [], [], timeout)[0]:
+                return None
+        finally:
+            os.close(pidfd)
+        _, status, usage = os.wait4(self.proc.pid, 0)
+        self.proc.returncode = os.waitstatus_to_exitcode(status)
+        return status, usage
 
     def discard(self):
         """Throw away an unused or finished sandbox and everything it started."""
-        with contextlib.suppress(OSError):
-            os.close(self.control)
-        self.kill()
+        if self.control >= 0:
+            with contextlib.suppress(OSError):
+                os.close(self.control)  # an unused sandbox exits on its own at EOF
+            self.control = -1
+        if self.proc.returncode is None and self.wait(0.5) is None:
+            self.kill()
+            if self.wait(1.0) is None:
+                with contextlib.suppress(OSError):
+                    os.kill(self.proc.pid, signal.SIGKILL)
+                self.wait(None)
         for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             with contextlib.suppress(OSError):
                 stream.close()
-        if self.proc.returncode is None:
-            with contextlib.suppress(ChildProcessError):
-                _, status, _ = os.wait4(self.proc.pid, 0)
-                self.proc.returncode = os.waitstatus_to_exitcode(status)
         self._release()
 
     def _release(self):
@@ -160,8 +196,12 @@ def execute(sandbox: StartedSandbox, source: bytes, stdin: bytes, limits: Limits
                 break
         if reason:
             sandbox.kill()
-        _, status, usage = os.wait4(proc.pid, 0)
-        proc.returncode = os.waitstatus_to_exitcode(status)
+        waited = sandbox.wait(2.0)
+        if waited is None:  # bubblewrap itself did not go: take it down too
+            with contextlib.suppress(OSError):
+                os.kill(proc.pid, signal.SIGKILL)
+            waited = sandbox.wait(None)
+        _, usage = waited
         duration_ms = int((time.monotonic() - started) * 1000)
         stdout = b"".join(chunks[out_fd]).decode("utf-8", errors="replace")
         stderr = b"".join(chunks[err_fd]).decode("utf-8", errors="replace")
@@ -185,6 +225,9 @@ def execute(sandbox: StartedSandbox, source: bytes, stdin: bytes, limits: Limits
         )
     finally:
         os.close(pidfd)
+        if sandbox.control >= 0:
+            os.close(sandbox.control)
+            sandbox.control = -1
         sandbox.discard()
 
 
