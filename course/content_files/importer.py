@@ -63,6 +63,8 @@ class _Importer:
         self.summary = ImportSummary()
         self.refused: list[ContentError] = []
         self._updated: set[tuple[type, int]] = set()
+        # Rows created by this import: filling their many-to-many links is no "update".
+        self._created_now: set[tuple[type, int]] = set()
 
     # -- row helpers
 
@@ -73,6 +75,7 @@ class _Importer:
         if row is None:
             row = model.objects.create(**parent, **fields)
             self.summary.created[model] += 1
+            self._created_now.add((model, row.pk))
             return row
         changed = False
         for name, value in fields.items():
@@ -119,7 +122,6 @@ class _Importer:
     # -- the content
 
     def run(self, content: Content) -> ImportSummary:
-        self._created_now: set[tuple[type, int]] = set()
         terms = self.save_terms(content)
         existing = {course.slug: course for course in Course.objects.all()}
         for course_data in content.courses:
@@ -137,15 +139,10 @@ class _Importer:
             raise ContentErrors(self.refused)
         return self.summary
 
-    def remember_created(self, row: models.Model, existed: bool) -> None:
-        if not existed:
-            self._created_now.add((type(row), row.pk))
-
     def save_terms(self, content: Content) -> dict[str, GlossaryTerm]:
         existing = {term.slug: term for term in GlossaryTerm.objects.all()}
         terms = {}
         for data in content.terms:
-            existed = data.slug in existing
             term = self.save(
                 GlossaryTerm,
                 existing,
@@ -153,7 +150,6 @@ class _Importer:
                 {"term": data.term, "definition": data.definition},
                 slug=data.slug,
             )
-            self.remember_created(term, existed)
             terms[data.slug] = term
         for data in content.terms:
             term = terms[data.slug]
@@ -177,7 +173,6 @@ class _Importer:
     def save_lesson(
         self, course: Course, data: LessonData, position: int, existing: dict, terms: dict
     ) -> None:
-        existed = data.slug in existing
         lesson = self.save(
             Lesson,
             existing,
@@ -192,7 +187,6 @@ class _Importer:
             course=course,
             slug=data.slug,
         )
-        self.remember_created(lesson, existed)
         self.set_in_order(lesson, lesson.terms, [terms[slug] for slug in data.terms])
         blocks = {block.key: block for block in lesson.blocks.select_related("snippet", "exercise")}
         for block_position, block_data in enumerate(data.blocks, start=1):
@@ -267,7 +261,6 @@ class _Importer:
         lines = {}
         numbered = [*enumerate(data.lines, start=1), *((None, d) for d in data.distractors)]
         for position, line_data in numbered:
-            existed = line_data.key in existing
             line = self.save(
                 OrderingLine,
                 existing,
@@ -276,7 +269,6 @@ class _Importer:
                 exercise=exercise,
                 key=line_data.key,
             )
-            self.remember_created(line, existed)
             lines[line_data.key] = line
         for _, line_data in numbered:
             line = lines[line_data.key]

@@ -601,7 +601,7 @@ class _Reader:
                     f"{keys[block.key]}: keys must be unique in a lesson",
                 )
                 continue
-            keys[block.key] = entry.line
+            keys[block.key] = line
             lesson.blocks.append(block)
         return lesson
 
