@@ -1,17 +1,21 @@
-// Parsnip's own script: the glossary preview popover. htmx loads a term's preview into
-// the page's one #term-preview element; this places it next to the link that asked for
+// Parsnip's own script: the glossary preview popover. htmx swaps a term's preview into
+// the page's one #term-popover; this places the popover next to the link that asked for
 // it, keeps it open while the pointer or focus stays there, and closes it on Escape.
+// (The popover, not the swapped #term-preview, carries the position: htmx copies a
+// swapped element's attributes while settling, and a copied style attribute is inline
+// style, which the Content-Security-Policy refuses.)
 (function () {
   "use strict";
 
+  var POPOVER_ID = "term-popover";
   var PREVIEW_ID = "term-preview";
   var HIDE_DELAY_MS = 250;
   var wanted = null; // the term link whose preview the reader is waiting for
   var shownFor = null; // the term link whose preview is on screen
   var hideTimer = null;
 
-  function preview() {
-    return document.getElementById(PREVIEW_ID);
+  function popoverElement() {
+    return document.getElementById(POPOVER_ID);
   }
 
   function termLink(node) {
@@ -27,7 +31,7 @@
 
   function hide() {
     cancelHide();
-    var popover = preview();
+    var popover = popoverElement();
     if (popover) {
       popover.hidden = true;
     }
@@ -62,7 +66,7 @@
   }
 
   function show(link) {
-    var popover = preview();
+    var popover = popoverElement();
     if (!popover) {
       return;
     }
@@ -85,18 +89,18 @@
     if (link) {
       wanted = link;
       cancelHide();
-    } else if (event.target.closest && event.target.closest("#" + PREVIEW_ID)) {
+    } else if (event.target.closest && event.target.closest("#" + POPOVER_ID)) {
       cancelHide();
     }
   });
 
   document.addEventListener("mouseout", function (event) {
-    var from = termLink(event.target) || (event.target.closest && event.target.closest("#" + PREVIEW_ID));
+    var from = termLink(event.target) || (event.target.closest && event.target.closest("#" + POPOVER_ID));
     if (!from) {
       return;
     }
     var to = event.relatedTarget;
-    if (to && (from.contains(to) || (to.closest && to.closest("#" + PREVIEW_ID)) || termLink(to) === shownFor)) {
+    if (to && (from.contains(to) || (to.closest && to.closest("#" + POPOVER_ID)) || termLink(to) === shownFor)) {
       return;
     }
     if (wanted === termLink(event.target)) {
@@ -136,7 +140,7 @@
     }
   });
 
-  document.addEventListener("htmx:afterSwap", function (event) {
+  document.addEventListener("htmx:afterSettle", function (event) {
     var link = requester(event);
     if (link && link === wanted) {
       show(link);
