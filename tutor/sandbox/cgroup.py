@@ -8,6 +8,7 @@ born inside its cgroup: the spawning thread joins it for the moment of the fork.
 import contextlib
 import errno
 import os
+import queue
 import signal
 import threading
 import time
@@ -130,6 +131,24 @@ class RunCgroup:
                         with contextlib.suppress(OSError):
                             os.kill(int(line), signal.SIGKILL)
                 time.sleep(0.002)
+
+
+_doomed = queue.SimpleQueue()
+_remover = None
+
+
+def destroy_later(run_cgroup):
+    """Remove an emptied cgroup off the caller's path (rmdir can lag the last exit)."""
+    global _remover
+    if _remover is None or not _remover.is_alive():
+        _remover = threading.Thread(target=_remove_forever, name="sandbox-cgroup-remover", daemon=True)
+        _remover.start()
+    _doomed.put(run_cgroup)
+
+
+def _remove_forever():
+    while True:
+        _doomed.get().destroy()
 
 
 def sweep_orphans():

@@ -10,6 +10,7 @@ import subprocess
 import time
 from dataclasses import dataclass, field
 
+from . import cgroup
 from .limits import Limits, Result
 
 _SIGNAL_LIMIT = 65  # bubblewrap reports death by signal N as exit code 128 + N
@@ -91,7 +92,10 @@ class StartedSandbox:
 
     def _release(self):
         if self.cgroup is not None:
-            self.cgroup.destroy()
+            if self.proc.returncode is not None and not self._inner_pids():
+                cgroup.destroy_later(self.cgroup)  # empty: only the rmdir is left
+            else:
+                self.cgroup.destroy()
             self.cgroup = None
         for action in self.cleanup:
             action()
