@@ -382,7 +382,11 @@ class _Reader:
                     "unexpected file: the content folder holds glossary.yaml and one folder per "
                     f"course{did_you_mean(entry.name, ['glossary.yaml'])}",
                 )
-        self.check_references({term.slug for term in terms})
+        if terms is None:
+            # Without a readable glossary every reference would look wrong: say nothing yet.
+            terms = []
+        else:
+            self.check_references({term.slug for term in terms})
         return Content(
             root=self.shown(self.root),
             glossary_path=self.shown(self.root / "glossary.yaml"),
@@ -426,7 +430,7 @@ class _Reader:
 
     # -- glossary
 
-    def read_glossary(self, path: Path) -> list[TermData]:
+    def read_glossary(self, path: Path) -> list[TermData] | None:
         shown = self.shown(path)
         if not path.is_file():
             self.error(
@@ -434,10 +438,10 @@ class _Reader:
                 None,
                 "missing: the content folder needs a glossary.yaml (`terms: []` if empty)",
             )
-            return []
+            return None
         root = self.load(path)
         if root is None:
-            return []
+            return None
         self.check_fields(shown, root, ("terms",), "the glossary")
         terms: list[TermData] = []
         seen: dict[str, int] = {}
