@@ -181,9 +181,9 @@ class _Reader:
     def __init__(self, root: Path):
         self.root = root
         self.errors: list[ContentError] = []
-        # (path, node, text) of every Markdown field, checked once the glossary is known.
+        # (path, node, line, text) of every Markdown field, checked once the glossary is known.
         self.markdown: list[tuple[str, yaml.Node | None, int, str]] = []
-        # (path, line, slug) of every glossary slug a lesson or term refers to by name.
+        # (path, line, slug, what) of every glossary slug a lesson lists in its terms.
         self.term_refs: list[tuple[str, int, str, str]] = []
         self._constructor = yaml.SafeLoader("")
 
