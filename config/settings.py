@@ -140,7 +140,11 @@ STORAGES = {
     },
 }
 
-EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+MAILERS = {
+    "default": {
+        "BACKEND": os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend"),
+    }
+}
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Parsnip <parsnip@localhost>")
 
 # No inline scripts or styles anywhere: every script and stylesheet is a static file.
@@ -171,7 +175,7 @@ if not DEBUG:
 # `retry` above the timeout, so a slow run is never picked up twice.
 REDIS_URL = os.environ.get("REDIS_URL", "")
 Q_CLUSTER = {
-    "name": "parsnip",
+    "name": os.environ.get("Q_CLUSTER_NAME", "parsnip"),
     "workers": int(os.environ.get("Q_WORKERS", "2")),
     "timeout": 30,
     "retry": 60,

@@ -70,3 +70,8 @@ def sample_content(db):
     from django.core.management import call_command
 
     call_command("import_content", str(settings.BASE_DIR / "content"), verbosity=0)
+
+
+@pytest.fixture(autouse=True)
+def fast_password_hashing(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

@@ -1,0 +1,50 @@
+import json
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from course.models import Snippet
+
+
+def test_sandbox_run_prints_one_json_object(tmp_path, capsys):
+    source = tmp_path / "hello.py"
+    source.write_text("print()\nprint('hi')\nraise SystemExit(3)\n")
+    call_command("sandbox_run", str(source))
+    result = json.loads(capsys.readouterr().out)
+    assert set(result) == {"status", "exit_code", "stdout", "stderr", "duration_ms", "truncated"}
+    assert result["status"] == "error"
+    assert result["exit_code"] == 3
+    assert result["stdout"] == "\nhi\n"
+
+
+def test_sandbox_run_reads_stdin(monkeypatch, capsys):
+    import io
+    import sys
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"print(6 * 7)\n")))
+    call_command("sandbox_run", "-")
+    assert json.loads(capsys.readouterr().out)["stdout"] == "42\n"
+
+
+def test_sandbox_run_names_a_missing_file():
+    with pytest.raises(CommandError, match="Cannot read"):
+        call_command("sandbox_run", "/no/such/file.py")
+
+
+def test_check_content_passes_on_the_shipped_course(sample_content):
+    out = StringIO()
+    call_command("check_content", stdout=out)
+    assert "All 6 snippets print what they declare." in out.getvalue()
+    assert "optimising-speed-and-memory · backend-latency" in out.getvalue()
+
+
+def test_check_content_reports_a_snippet_whose_declared_output_is_wrong(sample_content):
+    snippet = Snippet.objects.get(block__key="kv-cache-vram")
+    snippet.expected_output = snippet.expected_output.replace("16.00 GB", "32.00 GB")
+    snippet.save()
+    out = StringIO()
+    with pytest.raises(CommandError, match="1 of 6 snippets"):
+        call_command("check_content", stdout=out)
+    assert "MISMATCH  local-models/optimising-speed-and-memory · kv-cache-vram" in out.getvalue()
+    assert "32.00 GB" in out.getvalue()

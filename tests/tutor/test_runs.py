@@ -1,0 +1,80 @@
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from tests.factories import make_snippet, make_user
+from tutor import actions, tasks
+from tutor.models import Run
+
+pytestmark = pytest.mark.django_db
+
+
+def test_queue_run_stores_a_queued_row_and_enqueues_it_on_commit(monkeypatch, django_capture_on_commit_callbacks):
+    enqueued = []
+    monkeypatch.setattr(tasks, "enqueue_run", enqueued.append)
+    user = make_user()
+    with django_capture_on_commit_callbacks(execute=True):
+        run = actions.queue_run(code="print(1)", user=user)
+        assert enqueued == []  # not before the row is committed
+    assert enqueued == [run.pk]
+    assert run.status == Run.Status.QUEUED
+    assert run.code_hash
+
+
+def test_execute_run_stores_the_sandbox_result():
+    run = Run.objects.create(code="print('hi')\nimport sys\nprint('oops', file=sys.stderr)")
+    actions.execute_run(run_id=run.pk)
+    run.refresh_from_db()
+    assert run.status == Run.Status.OK
+    assert run.stdout == "hi\n"
+    assert run.stderr == "oops\n"
+    assert run.exit_code == 0
+    assert run.duration_ms is not None
+    assert run.started_at and run.finished_at
+
+
+def test_execute_run_runs_a_row_once_even_if_delivered_twice():
+    run = Run.objects.create(code="print(1)")
+    assert actions.execute_run(run_id=run.pk) is not None
+    assert actions.execute_run(run_id=run.pk) is None
+
+
+def test_a_sandbox_failure_marks_the_run_failed_with_a_message(monkeypatch):
+    def broken(*args, **kwargs):
+        raise RuntimeError("bubblewrap is missing")
+
+    monkeypatch.setattr(actions.sandbox, "run", broken)
+    run = Run.objects.create(code="print(1)")
+    actions.execute_run(run_id=run.pk)
+    run.refresh_from_db()
+    assert run.status == Run.Status.FAILED
+    assert "bubblewrap is missing" in run.stderr
+
+
+def test_a_run_whose_worker_died_is_marked_failed_not_running_forever():
+    run = Run.objects.create(code="print(1)", status=Run.Status.RUNNING)
+    Run.objects.filter(pk=run.pk).update(started_at=timezone.now() - timedelta(minutes=5))
+    fresh = Run.objects.create(code="print(2)", status=Run.Status.RUNNING, started_at=timezone.now())
+    assert run.fail_if_stale()
+    assert run.status == Run.Status.FAILED
+    assert "worker stopped" in run.stderr
+    assert not fresh.fail_if_stale()
+    assert fresh.status == Run.Status.RUNNING
+
+
+def test_rate_limit_and_pending_cap(settings):
+    settings.RUNS_PER_MINUTE = 3
+    settings.RUNS_PENDING_MAX = 2
+    user = make_user()
+    snippet = make_snippet()
+    Run.objects.create(user=user, snippet=snippet, code="x", status=Run.Status.QUEUED)
+    actions.check_run_allowance(user=user)
+    Run.objects.create(user=user, snippet=snippet, code="x", status=Run.Status.QUEUED)
+    with pytest.raises(actions.RunRefused, match="waiting for a worker"):
+        actions.check_run_allowance(user=user)
+    Run.objects.filter(user=user).update(status=Run.Status.OK)
+    Run.objects.create(user=user, code="x", status=Run.Status.OK)
+    with pytest.raises(actions.RunRefused, match="3 runs in the last minute"):
+        actions.check_run_allowance(user=user)
+    actions.check_run_allowance(user=make_user())  # another learner is not affected

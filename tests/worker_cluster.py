@@ -1,0 +1,118 @@
+"""A real django-q2 cluster (`manage.py qcluster`) on a database of its own.
+
+Used by the worker tests and bench/queue.py: the web side (`queue_run`) and the worker
+are separate processes talking only through the broker and the database, as in production.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+CLIENT = r"""
+import json, sys, time
+import django
+django.setup()
+from tutor.actions import queue_run
+from tutor.models import Run
+
+for line in sys.stdin:
+    request = json.loads(line)
+    started = time.perf_counter()
+    run = queue_run(code=request["code"])
+    deadline = started + request.get("timeout", 30)
+    while time.perf_counter() < deadline:
+        run.refresh_from_db()
+        if run.is_final:
+            break
+        time.sleep(0.002)
+    total_ms = (time.perf_counter() - started) * 1000
+    print(json.dumps({
+        "id": run.pk, "status": run.status, "stdout": run.stdout, "stderr": run.stderr,
+        "duration_ms": run.duration_ms, "total_ms": total_ms,
+    }), flush=True)
+"""
+
+
+class WorkerCluster:
+    """Start a database, a qcluster and a client process; `run(code)` goes end to end."""
+
+    def __init__(self, *, database: str = "sqlite", redis_url: str = "") -> None:
+        self.database = database
+        self.redis_url = redis_url
+        self.tmp = tempfile.TemporaryDirectory(prefix="parsnip-worker-")
+        self.name = f"parsnip-test-{uuid.uuid4().hex[:8]}"
+        self.pg_name = None
+        self.cluster = None
+        self.client = None
+
+    def _env(self) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+        env.update(
+            DJANGO_SETTINGS_MODULE="config.settings",
+            Q_CLUSTER_NAME=self.name,
+            DATABASE_URL=self.database_url,
+            REDIS_URL=self.redis_url,
+            LOG_LEVEL="WARNING",
+        )
+        return env
+
+    def start(self) -> "WorkerCluster":
+        if self.database == "postgres":
+            self.pg_name = self.name.replace("-", "_")
+            subprocess.run(["createdb", self.pg_name], check=True)
+            self.database_url = f"postgres:///{self.pg_name}"
+        else:
+            self.database_url = f"sqlite:///{self.tmp.name}/db.sqlite3"
+        env = self._env()
+        manage = [sys.executable, str(BASE_DIR / "manage.py")]
+        subprocess.run([*manage, "migrate", "-v", "0"], env=env, check=True, cwd=BASE_DIR)
+        self.cluster = subprocess.Popen(
+            [*manage, "qcluster"], env=env, cwd=BASE_DIR, start_new_session=True,
+            stdout=subprocess.DEVNULL, stderr=open(Path(self.tmp.name) / "qcluster.log", "w"),
+        )
+        self.client = subprocess.Popen(
+            [sys.executable, "-c", CLIENT], env=env, cwd=BASE_DIR, text=True,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        )
+        return self
+
+    def run(self, code: str, timeout: float = 30) -> dict:
+        self.client.stdin.write(json.dumps({"code": code, "timeout": timeout}) + "\n")
+        self.client.stdin.flush()
+        line = self.client.stdout.readline()
+        if not line:
+            raise RuntimeError("the client process died; qcluster log:\n" + self.log())
+        return json.loads(line)
+
+    def log(self) -> str:
+        return (Path(self.tmp.name) / "qcluster.log").read_text()
+
+    def stop(self) -> None:
+        if self.client:
+            self.client.stdin.close()
+            self.client.wait(10)
+        if self.cluster and self.cluster.poll() is None:
+            os.killpg(self.cluster.pid, signal.SIGTERM)
+            try:
+                self.cluster.wait(5)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.cluster.pid, signal.SIGKILL)
+                self.cluster.wait()
+        if self.pg_name:
+            time.sleep(0.2)
+            subprocess.run(["dropdb", "--if-exists", "--force", self.pg_name], check=False)
+        self.tmp.cleanup()
+
+    def __enter__(self) -> "WorkerCluster":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()

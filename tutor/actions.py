@@ -1,0 +1,84 @@
+"""Workflows over several rows: each is one function, keyword-only, atomic.
+
+Views validate first and then call these; tasks call them with an id.
+"""
+
+from datetime import timedelta
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.utils import timezone
+
+from course.models import Snippet
+from tutor import sandbox, tasks
+from tutor.models import Run
+
+
+class RunRefused(Exception):
+    """The learner may not start another run right now; the message says why."""
+
+
+def check_run_allowance(*, user: AbstractBaseUser) -> None:
+    """Per-user rate limit and cap on queued runs, with a message a learner understands."""
+    now = timezone.now()
+    runs = Run.objects.filter(user=user)
+    if runs.pending().count() >= settings.RUNS_PENDING_MAX:
+        raise RunRefused(
+            "You already have runs waiting for a worker. Wait for them to finish, then try again."
+        )
+    recent = runs.filter(created_at__gte=now - timedelta(minutes=1)).count()
+    if recent >= settings.RUNS_PER_MINUTE:
+        raise RunRefused(
+            f"That's {recent} runs in the last minute, the most Parsnip allows. "
+            "Take a breath and try again in a few seconds."
+        )
+
+
+def queue_run(
+    *,
+    code: str,
+    user: AbstractBaseUser | None = None,
+    snippet: Snippet | None = None,
+    purpose: str = Run.Purpose.RUN,
+    stdin: str = "",
+) -> Run:
+    """Store a queued Run and hand it to the worker once the transaction commits."""
+    with transaction.atomic():
+        run = Run.objects.create(
+            user=user, snippet=snippet, purpose=purpose, code=code, stdin=stdin
+        )
+        transaction.on_commit(lambda: tasks.enqueue_run(run.pk))
+    return run
+
+
+def execute_run(*, run_id: int) -> Run | None:
+    """Run the code of a queued Run in the sandbox and store the result on the row.
+
+    Claims the row first (queued -> running), so a run delivered twice executes once.
+    """
+    claimed = Run.objects.filter(pk=run_id, status=Run.Status.QUEUED).update(
+        status=Run.Status.RUNNING, started_at=timezone.now()
+    )
+    if not claimed:
+        return None
+    run = Run.objects.get(pk=run_id)
+    try:
+        result = sandbox.run(run.code, stdin=run.stdin, backend=settings.SANDBOX_BACKEND)
+    except Exception as exc:  # the sandbox itself failed: say so on the row, never leave it running
+        run.status = Run.Status.FAILED
+        run.stderr = f"Parsnip could not run this code: {exc}"
+    else:
+        run.status = result.status
+        run.exit_code = result.exit_code
+        run.stdout = result.stdout
+        run.stderr = result.stderr
+        run.truncated = result.truncated
+        run.duration_ms = result.duration_ms
+    run.finished_at = timezone.now()
+    run.save(
+        update_fields=[
+            "status", "exit_code", "stdout", "stderr", "truncated", "duration_ms", "finished_at"
+        ]
+    )
+    return run
