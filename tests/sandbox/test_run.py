@@ -38,7 +38,7 @@ def test_stdlib_imports():
         db = sqlite3.connect(":memory:"); print(db.execute("select 6 * 7").fetchone()[0])
         """
     )
-    assert result.stdout == '{"n": 120} bbnbnb\n(\'e\', 1) 1\n42\n'
+    assert result.stdout == "{\"n\": 120} bbnbnb\n('e', 1) 1\n42\n"
 
 
 def test_threads():
@@ -81,7 +81,7 @@ def test_uncaught_exception_is_an_error_with_the_learners_traceback():
     result = run("def f():\n    return 1 / 0\nf()\n")
     assert result.status == "error"
     assert result.exit_code == 1
-    assert result.stderr.startswith("Traceback (most recent call last):\n  File \"main.py\", line 3")
+    assert result.stderr.startswith('Traceback (most recent call last):\n  File "main.py", line 3')
     assert "    return 1 / 0\n" in result.stderr
     assert result.stderr.endswith("ZeroDivisionError: division by zero\n")
 
@@ -124,6 +124,8 @@ def test_limits_are_frozen_and_clamped_to_maxima():
 
 
 def test_unsafe_backend_runs_only_when_asked_for():
-    result = run("import os; print(os.getcwd().startswith('/tmp/parsnip-run-'))", backend="unsafe-subprocess")
+    result = run(
+        "import os; print(os.getcwd().startswith('/tmp/parsnip-run-'))", backend="unsafe-subprocess"
+    )
     assert (result.status, result.stdout) == ("ok", "True\n")
     assert run("import os; print(os.getcwd())").stdout == "/tmp\n"

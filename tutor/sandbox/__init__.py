@@ -16,7 +16,16 @@ import threading
 from .limits import STATUSES, Limits, Result, SandboxUnavailable
 from .process import SandboxBroken, execute
 
-__all__ = ["run", "configure", "shutdown", "Limits", "Result", "SandboxUnavailable", "STATUSES", "BACKENDS"]
+__all__ = [
+    "run",
+    "configure",
+    "shutdown",
+    "Limits",
+    "Result",
+    "SandboxUnavailable",
+    "STATUSES",
+    "BACKENDS",
+]
 
 BACKENDS = ("bwrap", "unsafe-subprocess")
 INTERPRETER = "/usr/bin/python3"
@@ -30,10 +39,16 @@ _lock = threading.Lock()
 def configure(*, backend=None, interpreter=None, pool_size=None):
     """Choose the default backend, the interpreter, and how many sandboxes to keep ready."""
     if backend is not None and backend not in BACKENDS:
-        raise ValueError(f"unknown sandbox backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+        raise ValueError(
+            f"unknown sandbox backend {backend!r}; choose one of {', '.join(BACKENDS)}"
+        )
     shutdown()
     with _lock:
-        for key, value in (("backend", backend), ("interpreter", interpreter), ("pool_size", pool_size)):
+        for key, value in (
+            ("backend", backend),
+            ("interpreter", interpreter),
+            ("pool_size", pool_size),
+        ):
             if value is not None:
                 _settings[key] = value
 
@@ -51,13 +66,19 @@ def _backend(name):
 
                 _backends[key] = UnsafeSubprocessBackend(_settings["interpreter"])
             else:
-                raise ValueError(f"unknown sandbox backend {name!r}; choose one of {', '.join(BACKENDS)}")
+                raise ValueError(
+                    f"unknown sandbox backend {name!r}; choose one of {', '.join(BACKENDS)}"
+                )
         return _backends[key]
 
 
 def _start_sandbox(backend, limits):
     """Take a pre-started sandbox when one fits these limits, else start one now."""
-    if backend.name != "bwrap" or not _settings["pool_size"] or limits.workdir_bytes != Limits.workdir_bytes:
+    if (
+        backend.name != "bwrap"
+        or not _settings["pool_size"]
+        or limits.workdir_bytes != Limits.workdir_bytes
+    ):
         return backend.start(workdir_bytes=limits.workdir_bytes)
     from .pool import Pool
 
@@ -68,7 +89,8 @@ def _start_sandbox(backend, limits):
             # fail here, in the caller, when bubblewrap cannot work at all
             first = backend.start(workdir_bytes=Limits.workdir_bytes)
             pool = _pools[key] = Pool(
-                lambda: backend.start(workdir_bytes=Limits.workdir_bytes), size=_settings["pool_size"]
+                lambda: backend.start(workdir_bytes=Limits.workdir_bytes),
+                size=_settings["pool_size"],
             )
             return first
     return pool.take()
@@ -78,7 +100,9 @@ def _refusal(message, limits=None):
     return Result(status="error", exit_code=None, stdout="", stderr=message + "\n", duration_ms=0)
 
 
-def run(code: str, *, stdin: str = "", limits: Limits | None = None, backend: str | None = None) -> Result:
+def run(
+    code: str, *, stdin: str = "", limits: Limits | None = None, backend: str | None = None
+) -> Result:
     """Run ``code`` as a Python program with ``stdin`` as its input; never raises for
     anything the code does. Raises SandboxUnavailable when the sandbox cannot work."""
     limits = limits or Limits()
@@ -90,11 +114,15 @@ def run(code: str, *, stdin: str = "", limits: Limits | None = None, backend: st
     except UnicodeEncodeError:
         return _refusal("The program or its input is not valid Unicode text.")
     if len(source) > limits.source_bytes:
-        return _refusal(f"The program is {len(source)} bytes long; the limit is {limits.source_bytes} bytes.")
+        return _refusal(
+            f"The program is {len(source)} bytes long; the limit is {limits.source_bytes} bytes."
+        )
     if len(stdin_bytes) > limits.stdin_bytes:
-        return _refusal(f"The input is {len(stdin_bytes)} bytes long; the limit is {limits.stdin_bytes} bytes.")
+        return _refusal(
+            f"The input is {len(stdin_bytes)} bytes long; the limit is {limits.stdin_bytes} bytes."
+        )
     chosen = _backend(backend or _settings["backend"])
-    for attempt in range(3):
+    for _attempt in range(3):
         sandbox = _start_sandbox(chosen, limits)
         try:
             return execute(sandbox, source, stdin_bytes, limits)

@@ -60,19 +60,22 @@ def cgroups_usable() -> bool:
 def _interpreter_binds(interpreter):
     real = os.path.realpath(interpreter)
     if not os.access(real, os.X_OK):
-        raise SandboxUnavailable(f"The sandbox interpreter {interpreter} is missing or not executable.")
+        raise SandboxUnavailable(
+            f"The sandbox interpreter {interpreter} is missing or not executable."
+        )
     args = ["--ro-bind", real, real]
     prefix = os.path.dirname(os.path.dirname(real))
-    stdlib = os.path.join(prefix, "lib", os.path.basename(real))
+    stdlib = os.path.join(prefix, "lib", os.path.basename(real))  # /usr/lib/python3.11
+    libraries = [f"/usr/lib/{os.uname().machine}-linux-gnu", "/usr/lib64", "/usr/lib/locale"]
     if prefix == "/usr" and os.path.isdir(stdlib):
         args += ["--ro-bind", stdlib, stdlib]
-    elif prefix != "/usr":
-        args += ["--ro-bind", prefix, prefix]
-    else:
+    elif prefix == "/usr":  # an unusual layout: fall back to all of /usr/lib
         args += ["--ro-bind", "/usr/lib", "/usr/lib"]
-    multiarch = f"/usr/lib/{os.uname().machine}-linux-gnu"
-    for path in (multiarch, "/usr/lib64", "/usr/lib/locale"):
-        if os.path.isdir(path) and not (prefix == "/usr" and not os.path.isdir(stdlib)):
+        libraries = ["/usr/lib64"]
+    else:  # e.g. /opt/python3.12/bin/python3.12: its whole prefix
+        args += ["--ro-bind", prefix, prefix]
+    for path in libraries:
+        if os.path.isdir(path):
             args += ["--ro-bind", path, path]
     for path in ("/etc/ld.so.cache", "/etc/localtime"):
         args += ["--ro-bind-try", path, path]
@@ -143,10 +146,14 @@ class BwrapBackend:
         control_read, control_write = os.pipe()
         run_cgroup = cgroup.RunCgroup() if self.use_cgroups else None
         try:
-            entered = run_cgroup.entered_by_this_thread() if run_cgroup else contextlib.nullcontext()
+            entered = (
+                run_cgroup.entered_by_this_thread() if run_cgroup else contextlib.nullcontext()
+            )
             with entered:
                 proc = subprocess.Popen(
-                    self.argv(workdir_bytes=workdir_bytes, seccomp_fd=seccomp_fd, control_fd=control_read),
+                    self.argv(
+                        workdir_bytes=workdir_bytes, seccomp_fd=seccomp_fd, control_fd=control_read
+                    ),
                     stdin=subprocess.PIPE,
                     stdout=subprocess.PIPE,
                     stderr=subprocess.PIPE,
@@ -187,4 +194,6 @@ def _wait_ready(sandbox):
     except OSError:
         error = ""
     sandbox.discard()
-    raise SandboxUnavailable(f"bubblewrap could not start a sandbox: {error or 'no ready signal'}. " + HOW_TO_FIX)
+    raise SandboxUnavailable(
+        f"bubblewrap could not start a sandbox: {error or 'no ready signal'}. " + HOW_TO_FIX
+    )

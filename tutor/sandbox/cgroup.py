@@ -43,7 +43,7 @@ def available() -> bool:
 
 
 def _thread_cgroup(controller):
-    with open(f"/proc/thread-self/cgroup") as f:
+    with open("/proc/thread-self/cgroup") as f:
         for line in f:
             _, names, path = line.rstrip("\n").split(":", 2)
             if controller in names.split(","):
@@ -77,11 +77,11 @@ class RunCgroup:
         tid = threading.get_native_id()
         previous = {c: _thread_cgroup(c) for c in self.dirs}
         try:
-            for controller, path in self.dirs.items():
+            for path in self.dirs.values():
                 _write(os.path.join(path, "tasks"), tid)
             yield
         finally:
-            for controller, path in previous.items():
+            for path in previous.values():
                 _write(os.path.join(path, "tasks"), tid)
 
     def set_limits(self, *, processes, memory_bytes):
@@ -89,7 +89,9 @@ class RunCgroup:
         if "memory" in self.dirs:
             with contextlib.suppress(OSError):
                 _write(os.path.join(self.dirs["memory"], "memory.limit_in_bytes"), memory_bytes)
-                _write(os.path.join(self.dirs["memory"], "memory.memsw.limit_in_bytes"), memory_bytes)
+                _write(
+                    os.path.join(self.dirs["memory"], "memory.memsw.limit_in_bytes"), memory_bytes
+                )
 
     def hit_memory_limit(self) -> bool:
         path = self.dirs.get("memory")
@@ -115,7 +117,7 @@ class RunCgroup:
     def destroy(self, timeout=2.0):
         """Kill whatever is left in the run's cgroups and remove them."""
         deadline = time.monotonic() + timeout
-        for controller, path in self.dirs.items():
+        for path in self.dirs.values():
             while True:
                 try:
                     os.rmdir(path)
@@ -141,7 +143,9 @@ def destroy_later(run_cgroup):
     """Remove an emptied cgroup off the caller's path (rmdir can lag the last exit)."""
     global _remover
     if _remover is None or not _remover.is_alive():
-        _remover = threading.Thread(target=_remove_forever, name="sandbox-cgroup-remover", daemon=True)
+        _remover = threading.Thread(
+            target=_remove_forever, name="sandbox-cgroup-remover", daemon=True
+        )
         _remover.start()
     _doomed.put(run_cgroup)
 

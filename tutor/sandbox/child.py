@@ -7,9 +7,8 @@ run the learner's code as ``__main__``. It must stay importable by any Python 3.
 """
 
 import os
-import sys
-
 import resource
+import sys
 
 FILENAME = "main.py"
 
@@ -59,7 +58,9 @@ def _bootstrap():
     namespace = sys.modules["__main__"].__dict__
     builtins = namespace["__builtins__"]
     namespace.clear()
-    namespace.update(__name__="__main__", __doc__=None, __builtins__=builtins, __spec__=None, __package__=None)
+    namespace.update(
+        __name__="__main__", __doc__=None, __builtins__=builtins, __spec__=None, __package__=None
+    )
     code = compile(text, filename, "exec", dont_inherit=True)
     del data, chunks, source
     exec(code, namespace)

@@ -75,7 +75,12 @@ class Pool:
     def forget(self):
         """After fork: the child must not use, nor kill, its parent's sandboxes."""
         for sandbox in self._ready:
-            for fd in (sandbox.control, sandbox.proc.stdin.fileno(), sandbox.proc.stdout.fileno(), sandbox.proc.stderr.fileno()):
+            for fd in (
+                sandbox.control,
+                sandbox.proc.stdin.fileno(),
+                sandbox.proc.stdout.fileno(),
+                sandbox.proc.stderr.fileno(),
+            ):
                 try:
                     os.close(fd)
                 except OSError:

@@ -168,7 +168,7 @@ def execute(sandbox: StartedSandbox, source: bytes, stdin: bytes, limits: Limits
             if remaining <= 0:
                 reason = "timeout"
                 break
-            for fd, event in poller.poll(remaining * 1000):
+            for fd, _event in poller.poll(remaining * 1000):
                 if fd == pidfd:
                     exited = True
                     poller.unregister(pidfd)
@@ -240,7 +240,9 @@ def _ran_out_of_memory(stderr: str) -> bool:
     return "MemoryError" in tail or "Cannot allocate memory" in tail
 
 
-def _classify(reason, returncode, signals_as_exit_codes, *, cpu_seconds, limits, stderr, memory_hit):
+def _classify(
+    reason, returncode, signals_as_exit_codes, *, cpu_seconds, limits, stderr, memory_hit
+):
     if reason == "output_limit":
         return "output_limit", None
     if reason == "timeout":
@@ -251,7 +253,9 @@ def _classify(reason, returncode, signals_as_exit_codes, *, cpu_seconds, limits,
     elif signals_as_exit_codes and 128 < returncode < 128 + _SIGNAL_LIMIT:
         signum = returncode - 128
     if signum is not None:
-        if signum == signal.SIGXCPU or (signum == signal.SIGKILL and cpu_seconds >= limits.cpu_seconds):
+        if signum == signal.SIGXCPU or (
+            signum == signal.SIGKILL and cpu_seconds >= limits.cpu_seconds
+        ):
             return "timeout", None
         if memory_hit or _ran_out_of_memory(stderr):
             return "memory", None

@@ -30,7 +30,9 @@ AUDIT_ARCH_AARCH64 = 0xC00000B7
 _X32_SYSCALL_BIT = 0x40000000
 
 # Every namespace flag clone() accepts; creating namespaces is bubblewrap's job, not the learner's.
-CLONE_NAMESPACE_FLAGS = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000
+CLONE_NAMESPACE_FLAGS = (
+    0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000
+)
 
 # name: (x86_64 number, aarch64 number or None)
 DENIED = {

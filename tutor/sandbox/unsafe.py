@@ -20,7 +20,9 @@ class UnsafeSubprocessBackend:
 
     def __init__(self, interpreter="/usr/bin/python3"):
         if not os.access(interpreter, os.X_OK):
-            raise SandboxUnavailable(f"The sandbox interpreter {interpreter} is missing or not executable.")
+            raise SandboxUnavailable(
+                f"The sandbox interpreter {interpreter} is missing or not executable."
+            )
         self.interpreter = interpreter
 
     def start(self, *, workdir_bytes) -> StartedSandbox:
