@@ -11,7 +11,8 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# the project root, in place of bench/ (whose queue.py would shadow the stdlib module)
+sys.path[0] = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 from tutor import sandbox  # noqa: E402
 
