@@ -8,15 +8,21 @@ Client in the same process and prints the medians and their ratio. The ratio is 
 to compare between machines and commits; the milliseconds depend on the machine.
 """
 
-import argparse
-import os
-import statistics
 import sys
-import tempfile
-import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+# Run as `python bench/pages.py`, bench/ comes first on the path, where a sibling
+# script's name (bench/queue.py) would shadow the standard library module.
+HERE = Path(__file__).resolve().parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
+
+import argparse  # noqa: E402
+import os  # noqa: E402
+import statistics  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+
+ROOT = HERE.parent
 SEED_URL = "/learn/local-models/optimising-speed-and-memory/"
 
 
