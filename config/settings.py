@@ -102,7 +102,10 @@ SQLITE_OPTIONS = {
 DATABASES = {
     "default": dj_database_url.config(
         default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
-        conn_max_age=int(os.environ.get("CONN_MAX_AGE", "0")),
+        # Persistent connections: the worker's broker loop would otherwise reconnect (and
+        # re-run the SQLite PRAGMAs) on every poll, which costs most of the queue latency.
+        conn_max_age=int(os.environ.get("CONN_MAX_AGE", "600")),
+        conn_health_checks=True,
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
