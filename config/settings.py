@@ -212,6 +212,12 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
 }
 
+# Context the lesson page gets from the apps that add practice to it (see course.views).
+LESSON_PAGE_EXTENSIONS = [
+    "tutor.views.snippets.lesson_context",
+    "tutor.views.ordering.lesson_context",
+]
+
 # Per learner: runs a minute, and runs waiting for a worker at once.
 RUNS_PER_MINUTE = int(os.environ.get("RUNS_PER_MINUTE", "20"))
 RUNS_PENDING_MAX = int(os.environ.get("RUNS_PENDING_MAX", "3"))

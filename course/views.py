@@ -1,8 +1,10 @@
+from django.conf import settings
 from django.db.models import Prefetch
 from django.http import HttpRequest
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.utils.cache import patch_vary_headers
+from django.utils.module_loading import import_string
 from django.views.decorators.http import require_GET
 
 from course.markup import GlossaryLinker
@@ -63,6 +65,11 @@ def lesson_detail(request: HttpRequest, course_slug: str, lesson_slug: str) -> T
         "next": siblings[index + 1] if index + 1 < len(siblings) else None,
         "glossary_linker": linker,
     }
+    # What learners do on the page (predict, run, order) is added by the apps named in
+    # settings.LESSON_PAGE_EXTENSIONS, so this app never imports them. Each extension
+    # takes (request, lesson) and returns extra context, in a fixed number of queries.
+    for extension in settings.LESSON_PAGE_EXTENSIONS:
+        context.update(import_string(extension)(request, lesson))
     return TemplateResponse(request, "course/lesson_detail.html", context)
 
 

@@ -1,9 +1,9 @@
 from django.urls import path
 
-from tutor import views
+from tutor.views import accounts
 
 app_name = "tutor"
 
 urlpatterns = [
-    path("accounts/signup/", views.signup, name="signup"),
+    path("accounts/signup/", accounts.signup, name="signup"),
 ]

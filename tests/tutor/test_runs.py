@@ -4,7 +4,8 @@ import pytest
 from django.utils import timezone
 
 from tests.factories import make_snippet, make_user
-from tutor import actions, tasks
+from tutor import tasks
+from tutor.actions import runs as actions
 from tutor.models import Run
 
 pytestmark = pytest.mark.django_db

@@ -1,7 +1,4 @@
-"""Workflows over several rows: each is one function, keyword-only, atomic.
-
-Views validate first and then call these; tasks call them with an id.
-"""
+"""Runs of code: queue one, execute one in the worker, and the per-learner allowance."""
 
 from datetime import timedelta
 

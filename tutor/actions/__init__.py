@@ -1,0 +1,9 @@
+"""Workflows over several rows: each is one function, keyword-only, atomic.
+
+Views validate first and then call these; tasks call them with an id. One module per
+kind of work: runs, predictions (and drafts), ordering.
+"""
+
+from tutor.actions.runs import RunRefused, check_run_allowance, execute_run, queue_run
+
+__all__ = ["RunRefused", "check_run_allowance", "execute_run", "queue_run"]
