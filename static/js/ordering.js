@@ -1,0 +1,1 @@
+// Put it in order: drag, click and keyboard moves for the Parsons problem.
