@@ -11,7 +11,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
-from course.models import OrderingExercise, Snippet
+from course.models import Lesson, OrderingExercise, Snippet
 
 
 def code_digest(code: str) -> str:
@@ -131,6 +131,7 @@ class Prediction(models.Model):
         SELF_RIGHT = "self_right", "Said out loud: got it"
         SELF_WRONG = "self_wrong", "Said out loud: didn't"
         SELF_UNCHECKED = "self_unchecked", "Said out loud"
+        PENDING = "pending", "Waiting for the real output"
 
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="predictions"
@@ -232,3 +233,83 @@ class OrderingAttempt(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} on {self.exercise}: {self.verdict}"
+
+
+class LessonProgress(models.Model):
+    """How far one learner is through one lesson; derived from their predictions and attempts."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="lesson_progress"
+    )
+    lesson = models.ForeignKey(Lesson, on_delete=models.CASCADE, related_name="progress")
+    snippets_total = models.PositiveIntegerField(default=0)
+    snippets_predicted = models.PositiveIntegerField(default=0)
+    predictions_right = models.PositiveIntegerField(default=0, help_text="First predictions that were right.")
+    exercises_total = models.PositiveIntegerField(default=0)
+    exercises_solved = models.PositiveIntegerField(default=0)
+    runs = models.PositiveIntegerField(default=0)
+    started_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(default=timezone.now)
+    completed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "lesson"], name="one_progress_per_lesson")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} on {self.lesson}: {self.percent}%"
+
+    @property
+    def items_total(self) -> int:
+        return self.snippets_total + self.exercises_total
+
+    @property
+    def items_done(self) -> int:
+        return self.snippets_predicted + self.exercises_solved
+
+    @property
+    def percent(self) -> int:
+        if not self.items_total:
+            return 0
+        return round(100 * self.items_done / self.items_total)
+
+    @property
+    def is_complete(self) -> bool:
+        return self.completed_at is not None
+
+
+class Cohort(models.Model):
+    """A teacher's class. Students join with its code."""
+
+    name = models.CharField(max_length=100)
+    teacher = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="cohorts_taught"
+    )
+    join_code = models.CharField(max_length=12, unique=True)
+    students = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, through="Membership", related_name="cohorts", blank=True
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["name", "pk"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Membership(models.Model):
+    cohort = models.ForeignKey(Cohort, on_delete=models.CASCADE, related_name="memberships")
+    student = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
+    )
+    joined_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["cohort", "student"], name="one_membership_per_class")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.student} in {self.cohort}"
