@@ -342,7 +342,7 @@ def test_seed_lesson_reads_like_the_seed(seed_html):
         "Optimising speed and memory</h1>",
         "Once a model runs, you can make it faster and lighter",
         "What you will see",
-        "min of reading",
+        "About 1 min of reading",
         "Try It",
         "Pick a backend and tune the KV cache",
         "Compare backend latency across hardware.",
@@ -384,3 +384,10 @@ def test_seed_lesson_keeps_the_first_snippets_output_hidden(seed_html):
 def test_seed_lesson_links_its_glossary_words(seed_html):
     for slug in ["kv-cache", "vram", "continuous-batching", "vllm", "llama-cpp", "backend"]:
         assert f'data-term="{slug}"' in seed_html
+
+
+def test_reading_time_counts_prose_not_code(client):
+    lesson = make_lesson(summary="word " * 476)  # 476 words: two minutes at 238 a minute
+    make_snippet(lesson, code="x = 1\n" * 400)
+    html = client.get(lesson_url(lesson)).content.decode()
+    assert "About 2 min of reading" in html
