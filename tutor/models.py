@@ -279,6 +279,17 @@ class LessonProgress(models.Model):
         return self.completed_at is not None
 
 
+class CohortQuerySet(models.QuerySet):
+    def visible_to(self, user) -> "CohortQuerySet":
+        """The classes a teacher may review: their own; an admin may review every class."""
+        if user.is_superuser:
+            return self.all()
+        return self.filter(teacher=user.pk)
+
+    def joined_by(self, user) -> "CohortQuerySet":
+        return self.filter(memberships__student=user.pk)
+
+
 class Cohort(models.Model):
     """A teacher's class. Students join with its code."""
 
@@ -291,6 +302,8 @@ class Cohort(models.Model):
         settings.AUTH_USER_MODEL, through="Membership", related_name="cohorts", blank=True
     )
     created_at = models.DateTimeField(default=timezone.now)
+
+    objects = CohortQuerySet.as_manager()
 
     class Meta:
         ordering = ["name", "pk"]
