@@ -110,7 +110,11 @@ DATABASES = {
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["OPTIONS"] = {**SQLITE_OPTIONS, **DATABASES["default"].get("OPTIONS", {})}
-    DATABASES["default"]["TEST"] = {"NAME": os.environ.get("SQLITE_TEST_NAME") or None}
+    # Tests use a file, not shared-cache memory: concurrency tests then see real SQLite
+    # locking (busy timeout, WAL), and live-server and worker processes share it. One file per test run.
+    DATABASES["default"]["TEST"] = {
+        "NAME": os.environ.get("SQLITE_TEST_NAME") or str(BASE_DIR / f".test-db-{os.getpid()}.sqlite3")
+    }
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -216,7 +220,10 @@ LOGGING = {
 LESSON_PAGE_EXTENSIONS = [
     "tutor.views.snippets.lesson_context",
     "tutor.views.ordering.lesson_context",
+    "tutor.views.progress.lesson_context",
 ]
+# Context for pages that list lessons (catalogue, course): e.g. each lesson's progress.
+LESSON_LIST_EXTENSIONS = ["tutor.views.progress.lesson_list_context"]
 
 # Per learner: runs a minute, and runs waiting for a worker at once.
 RUNS_PER_MINUTE = int(os.environ.get("RUNS_PER_MINUTE", "20"))

@@ -25,16 +25,30 @@ def wants_partial(request: HttpRequest) -> bool:
     return bool(request.htmx) and not request.htmx.history_restore_request
 
 
+def extend_lesson_list(request: HttpRequest, lessons: list[Lesson]) -> dict:
+    """Context (and per-lesson state, such as progress) from settings.LESSON_LIST_EXTENSIONS."""
+    context = {}
+    for extension in settings.LESSON_LIST_EXTENSIONS:
+        context.update(import_string(extension)(request, lessons))
+    return context
+
+
 @require_GET
 def catalogue(request: HttpRequest) -> TemplateResponse:
-    courses = Course.objects.prefetch_related(lessons_in_order())
-    return TemplateResponse(request, "course/catalogue.html", {"courses": courses})
+    courses = list(Course.objects.prefetch_related(lessons_in_order()))
+    context = {"courses": courses}
+    context.update(
+        extend_lesson_list(request, [lesson for course in courses for lesson in course.lessons.all()])
+    )
+    return TemplateResponse(request, "course/catalogue.html", context)
 
 
 @require_GET
 def course_detail(request: HttpRequest, course_slug: str) -> TemplateResponse:
     course = get_object_or_404(Course.objects.prefetch_related(lessons_in_order()), slug=course_slug)
-    return TemplateResponse(request, "course/course_detail.html", {"course": course})
+    context = {"course": course}
+    context.update(extend_lesson_list(request, list(course.lessons.all())))
+    return TemplateResponse(request, "course/course_detail.html", context)
 
 
 @require_GET

@@ -1,0 +1,157 @@
+import threading
+
+import pytest
+from django.core.management import call_command
+from django.db import connection
+from django.urls import reverse
+from django.utils import timezone
+
+from tests.factories import make_exercise, make_lesson, make_snippet, make_user
+from tutor.actions.progress import recompute_all_progress, refresh_lesson_progress
+from tutor.models import LessonProgress, OrderingArrangement, Prediction, Run
+
+pytestmark = pytest.mark.django_db
+
+
+def predict(user, snippet, verdict=Prediction.Verdict.RIGHT, first=True):
+    return Prediction.objects.create(
+        user=user, snippet=snippet, snippet_version=snippet.version, text="x",
+        verdict=verdict, is_first=first,
+    )
+
+
+def solve(user, exercise):
+    return OrderingArrangement.objects.create(user=user, exercise=exercise, solved_at=timezone.now())
+
+
+@pytest.fixture
+def lesson_with_items():
+    lesson = make_lesson()
+    snippets = [make_snippet(lesson), make_snippet(lesson)]
+    exercise = make_exercise(lesson)
+    return lesson, snippets, exercise
+
+
+def test_progress_counts_predictions_solved_exercises_and_runs(lesson_with_items):
+    lesson, (first, second), exercise = lesson_with_items
+    user = make_user()
+    predict(user, first, Prediction.Verdict.WRONG)
+    predict(user, first, Prediction.Verdict.RIGHT, first=False)
+    Run.objects.create(user=user, snippet=first, code="print(1)", status=Run.Status.OK)
+    progress = refresh_lesson_progress(user=user, lesson=lesson)
+    assert (progress.snippets_predicted, progress.snippets_total) == (1, 2)
+    assert progress.predictions_right == 0  # the first prediction is the one that counts
+    assert (progress.exercises_solved, progress.exercises_total) == (0, 1)
+    assert progress.runs == 1
+    assert progress.percent == 33
+    assert not progress.is_complete
+
+
+def test_a_lesson_is_complete_when_every_snippet_is_predicted_and_every_exercise_solved(lesson_with_items):
+    lesson, snippets, exercise = lesson_with_items
+    user = make_user()
+    for snippet in snippets:
+        predict(user, snippet)
+    assert not refresh_lesson_progress(user=user, lesson=lesson).is_complete
+    solve(user, exercise)
+    progress = refresh_lesson_progress(user=user, lesson=lesson)
+    assert progress.is_complete
+    assert progress.percent == 100
+    assert progress.predictions_right == 2
+
+
+def test_pending_predictions_do_not_count_yet(lesson_with_items):
+    lesson, (first, _), _ = lesson_with_items
+    user = make_user()
+    predict(user, first, Prediction.Verdict.PENDING)
+    assert refresh_lesson_progress(user=user, lesson=lesson).snippets_predicted == 0
+
+
+def test_recompute_rebuilds_progress_from_stored_attempts(lesson_with_items):
+    lesson, snippets, exercise = lesson_with_items
+    user = make_user()
+    for snippet in snippets:
+        predict(user, snippet)
+    solve(user, exercise)
+    LessonProgress.objects.all().delete()
+    call_command("recompute_progress", verbosity=0)
+    progress = LessonProgress.objects.get(user=user, lesson=lesson)
+    assert progress.is_complete
+    assert recompute_all_progress() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_refreshes_landing_together_lose_nothing(lesson_with_items):
+    lesson, (first, second), exercise = lesson_with_items
+    user = make_user()
+    predict(user, first)
+    predict(user, second)
+    solve(user, exercise)
+    errors = []
+
+    def refresh():
+        try:
+            refresh_lesson_progress(user=user, lesson=lesson)
+        except Exception as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=refresh) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert LessonProgress.objects.filter(user=user, lesson=lesson).count() == 1
+    assert LessonProgress.objects.get(user=user, lesson=lesson).is_complete
+
+
+def test_my_progress_needs_an_account(client):
+    response = client.get(reverse("tutor:my_progress"))
+    assert response.status_code == 302
+    assert reverse("login") in response["Location"]
+
+
+def test_my_progress_shows_courses_lessons_accuracy_and_where_to_continue(client, lesson_with_items):
+    lesson, (first, second), exercise = lesson_with_items
+    user = make_user()
+    predict(user, first)
+    refresh_lesson_progress(user=user, lesson=lesson)
+    client.force_login(user)
+    html = client.get(reverse("tutor:my_progress")).content.decode()
+    assert lesson.course.title in html
+    assert "0 of 1 lessons complete" in html
+    assert "1 of 2 snippets predicted" in html
+    assert "right <strong>100%</strong>" in html
+    assert f"Continue where you left off: {lesson.title}" in html
+    assert lesson.get_absolute_url() in html
+
+
+def test_a_learner_sees_only_their_own_progress(client, lesson_with_items):
+    lesson, snippets, exercise = lesson_with_items
+    other = make_user()
+    for snippet in snippets:
+        predict(other, snippet)
+    solve(other, exercise)
+    refresh_lesson_progress(user=other, lesson=lesson)
+    client.force_login(make_user())
+    html = client.get(reverse("tutor:my_progress")).content.decode()
+    assert "Complete" not in html
+    assert "0 of 1 lessons complete" in html
+
+
+def test_catalogue_and_lesson_page_show_the_same_state(client, lesson_with_items):
+    lesson, snippets, exercise = lesson_with_items
+    user = make_user()
+    for snippet in snippets:
+        predict(user, snippet)
+    solve(user, exercise)
+    refresh_lesson_progress(user=user, lesson=lesson)
+    client.force_login(user)
+    catalogue = client.get(reverse("course:catalogue")).content.decode()
+    page = client.get(lesson.get_absolute_url()).content.decode()
+    assert "✓</span> Complete" in catalogue
+    assert "✓</span> Complete" in page
+    client.force_login(make_user())
+    assert "Not started" in client.get(reverse("course:catalogue")).content.decode()
