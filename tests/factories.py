@@ -88,3 +88,57 @@ def make_term(term: str | None = None, **fields) -> GlossaryTerm:
     fields.setdefault("slug", term.lower().replace(" ", "-").replace(".", "-"))
     fields.setdefault("definition", f"What {term} means.")
     return GlossaryTerm.objects.create(term=term, **fields)
+
+
+# Classes and the learner work teachers review. (Imported here so this block only appends.)
+
+
+def make_cohort(teacher: User | None = None, *, students=(), **fields):
+    from tutor.actions.classes import new_join_code
+    from tutor.models import Cohort, Membership
+
+    n = next(_seq)
+    fields.setdefault("name", f"Class {n}")
+    fields.setdefault("join_code", new_join_code())
+    cohort = Cohort.objects.create(teacher=teacher or make_teacher(), **fields)
+    for student in students:
+        Membership.objects.create(cohort=cohort, student=student)
+    return cohort
+
+
+def make_prediction(user: User, snippet: Snippet, **fields):
+    from tutor.models import Prediction
+
+    fields.setdefault("snippet_version", snippet.version)
+    fields.setdefault("text", snippet.expected_output)
+    fields.setdefault("verdict", Prediction.Verdict.RIGHT)
+    fields.setdefault("is_first", True)
+    return Prediction.objects.create(user=user, snippet=snippet, **fields)
+
+
+def make_ordering_attempt(user: User, exercise: OrderingExercise, **fields):
+    from tutor.models import OrderingAttempt
+
+    if "order" not in fields:
+        fields["order"] = list(
+            exercise.lines.filter(position__isnull=False).order_by("position").values_list("key", flat=True)
+        )
+    fields.setdefault("verdict", OrderingAttempt.Verdict.SOLVED)
+    return OrderingAttempt.objects.create(user=user, exercise=exercise, **fields)
+
+
+def make_learner_run(user: User, snippet: Snippet | None = None, **fields):
+    from tutor.models import Run
+
+    fields.setdefault("code", snippet.code if snippet else 'print("hi")\n')
+    fields.setdefault("status", Run.Status.OK)
+    fields.setdefault("stdout", "hi\n")
+    return Run.objects.create(user=user, snippet=snippet, **fields)
+
+
+def make_lesson_progress(user: User, lesson: Lesson, **fields):
+    from tutor.models import LessonProgress
+
+    fields.setdefault("snippets_total", 2)
+    fields.setdefault("exercises_total", 1)
+    return LessonProgress.objects.create(user=user, lesson=lesson, **fields)

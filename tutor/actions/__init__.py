@@ -4,6 +4,14 @@ Views validate first and then call these; tasks call them with an id. One module
 kind of work: runs, predictions (and drafts), ordering.
 """
 
+from tutor.actions.classes import (
+    ClassRefused,
+    create_class,
+    join_class,
+    leave_class,
+    remove_student,
+)
 from tutor.actions.runs import RunRefused, check_run_allowance, execute_run, queue_run
 
 __all__ = ["RunRefused", "check_run_allowance", "execute_run", "queue_run"]
+__all__ += ["ClassRefused", "create_class", "join_class", "leave_class", "remove_student"]
