@@ -1,0 +1,57 @@
+"""The settings module, driven by environment variables, as production would run it."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+PRODUCTION = {
+    "DEBUG": "0",
+    "SECRET_KEY": "a-long-random-production-secret-key-for-the-deploy-check-0123456789abcdef",
+    "ALLOWED_HOSTS": "parsnip.example.com",
+}
+
+
+def manage(*args: str, **env: str) -> subprocess.CompletedProcess:
+    clean = {k: v for k, v in os.environ.items() if k not in {"DEBUG", "SECRET_KEY", "SANDBOX_BACKEND"}}
+    return subprocess.run(
+        [sys.executable, str(BASE_DIR / "manage.py"), *args],
+        env={**clean, **env}, cwd=BASE_DIR, capture_output=True, text=True,
+    )
+
+
+def test_deploy_check_reports_nothing_with_production_variables():
+    result = manage("check", "--deploy", **PRODUCTION)
+    assert result.returncode == 0, result.stderr
+    assert "no issues" in result.stdout
+
+
+def test_production_refuses_to_start_without_a_secret_key():
+    result = manage("check", DEBUG="0", ALLOWED_HOSTS="parsnip.example.com")
+    assert result.returncode != 0
+    assert "SECRET_KEY must be set" in result.stderr
+
+
+def test_a_weaker_sandbox_backend_is_refused_when_debug_is_off():
+    result = manage("check", SANDBOX_BACKEND="unsafe-subprocess", **PRODUCTION)
+    assert result.returncode != 0
+    assert "refused when DEBUG is off" in result.stderr
+    assert manage("check", SANDBOX_BACKEND="unsafe-subprocess", DEBUG="1").returncode == 0
+
+
+def test_sqlite_runs_in_wal_mode_with_immediate_transactions(db):
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("PRAGMA journal_mode")
+        assert cursor.fetchone()[0] == "wal"
+        cursor.execute("PRAGMA busy_timeout")
+        assert cursor.fetchone()[0] >= 5000
+    assert connection.transaction_mode == "IMMEDIATE"
+
+
+def test_every_response_carries_a_strict_content_security_policy(client, db):
+    policy = client.get("/")["Content-Security-Policy"]
+    assert "script-src 'self'" in policy
+    assert "unsafe-inline" not in policy
