@@ -1,9 +1,7 @@
-from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from course.models import Snippet
 from tutor import sandbox
-from tutor.grading import outputs_match
+from tutor.content_check import check_snippets, snippets_in_order
 
 
 class Command(BaseCommand):
@@ -16,35 +14,30 @@ class Command(BaseCommand):
         parser.add_argument("--lesson", help="only this lesson slug")
 
     def handle(self, *args, **options) -> None:
-        snippets = Snippet.objects.select_related("block__lesson__course").order_by(
-            "block__lesson__course__position", "block__lesson__position", "block__position"
-        )
+        snippets = snippets_in_order()
         if options["lesson"]:
             snippets = snippets.filter(block__lesson__slug=options["lesson"])
+        try:
+            checks = check_snippets(snippets)
+        except sandbox.SandboxUnavailable as exc:
+            raise CommandError(str(exc)) from exc
         mismatches = 0
-        for snippet in snippets:
-            lesson = snippet.block.lesson
-            where = f"{lesson.course.slug}/{lesson.slug} · {snippet.key}"
-            try:
-                result = sandbox.run(snippet.code, backend=settings.SANDBOX_BACKEND)
-            except sandbox.SandboxUnavailable as exc:
-                raise CommandError(str(exc)) from exc
-            if result.status == "ok" and outputs_match(result.stdout, snippet.expected_output):
-                if result.stdout != snippet.expected_output:
-                    self.stdout.write(f"ok        {where} (differs only in trailing blank space)")
-                else:
-                    self.stdout.write(f"ok        {where}")
+        for check in checks:
+            if check.matches:
+                note = "" if check.exact else " (differs only in trailing blank space)"
+                self.stdout.write(f"ok        {check.where}{note}")
                 continue
             mismatches += 1
-            self.stdout.write(self.style.ERROR(f"MISMATCH  {where} (status: {result.status})"))
-            self.stdout.write("  declared:\n" + _indent(snippet.expected_output))
-            self.stdout.write("  printed:\n" + _indent(result.stdout))
-            if result.stderr:
-                self.stdout.write("  stderr:\n" + _indent(result.stderr))
-        total = snippets.count()
+            self.stdout.write(self.style.ERROR(f"MISMATCH  {check.where} (status: {check.status})"))
+            self.stdout.write("  declared:\n" + _indent(check.snippet.expected_output))
+            self.stdout.write("  printed:\n" + _indent(check.printed))
+            if check.stderr:
+                self.stdout.write("  stderr:\n" + _indent(check.stderr))
         if mismatches:
-            raise CommandError(f"{mismatches} of {total} snippets print something else than declared.")
-        self.stdout.write(self.style.SUCCESS(f"All {total} snippets print what they declare."))
+            raise CommandError(
+                f"{mismatches} of {len(checks)} snippets print something else than declared."
+            )
+        self.stdout.write(self.style.SUCCESS(f"All {len(checks)} snippets print what they declare."))
 
 
 def _indent(text: str) -> str:
