@@ -113,3 +113,24 @@ def test_seed_demo_prints_three_accounts_that_can_log_in(client):
     assert client.login(username="teacher", password="parsnip-teacher")
     assert User.objects.get(username="teacher").groups.filter(name="Teachers").exists()
     assert User.objects.get(username="admin").is_staff
+
+
+def test_password_reset_link_lets_the_user_choose_a_new_password(client):
+    import re
+
+    make_user("fay", email="fay@example.com")
+    client.post(reverse("password_reset"), {"email": "fay@example.com"})
+    link = re.search(r"https?://[^/]+(/accounts/reset/\S+/)", mail.outbox[0].body).group(1)
+    form_page = client.get(link, follow=True)
+    assert b"Choose a new password" in form_page.content
+    response = client.post(
+        form_page.redirect_chain[-1][0],
+        {"new_password1": "fresh-passphrase-99", "new_password2": "fresh-passphrase-99"},
+    )
+    assert response.status_code == 302
+    assert User.objects.get(username="fay").check_password("fresh-passphrase-99")
+
+
+def test_a_used_or_forged_reset_link_says_it_is_no_longer_valid(client):
+    response = client.get("/accounts/reset/MQ/bad-token/")
+    assert b"no longer valid" in response.content
