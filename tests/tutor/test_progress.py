@@ -139,6 +139,7 @@ def test_a_learner_sees_only_their_own_progress(client, lesson_with_items):
     html = client.get(reverse("tutor:my_progress")).content.decode()
     assert "Complete" not in html
     assert "0 of 1 lessons complete" in html
+    assert f"Start with: {lesson.title}" in html
 
 
 def test_catalogue_and_lesson_page_show_the_same_state(client, lesson_with_items):

@@ -65,11 +65,17 @@ def my_progress(request: HttpRequest) -> TemplateResponse:
     )
     unfinished = [row for row in by_lesson.values() if not row.is_complete]
     continue_with = max(unfinished, key=lambda row: row.updated_at).lesson if unfinished else None
+    started = continue_with is not None
     if continue_with is None:
         # Nothing half-done: suggest the first lesson not yet started.
         continue_with = next(
             (lesson for summary in summaries for lesson in summary["lessons"] if lesson.learner_progress is None),
             None,
         )
-    context = {"summaries": summaries, "accuracy": accuracy, "continue_with": continue_with}
+    context = {
+        "summaries": summaries,
+        "accuracy": accuracy,
+        "continue_with": continue_with,
+        "continue_label": "Continue where you left off" if started else "Start with",
+    }
     return TemplateResponse(request, "tutor/my_progress.html", context)
