@@ -142,3 +142,12 @@ def make_lesson_progress(user: User, lesson: Lesson, **fields):
     fields.setdefault("snippets_total", 2)
     fields.setdefault("exercises_total", 1)
     return LessonProgress.objects.create(user=user, lesson=lesson, **fields)
+
+
+def make_run(snippet: Snippet | None = None, **fields):
+    """A Run row (finished unless told otherwise); code defaults to the snippet's."""
+    from tutor.models import Run
+
+    fields.setdefault("code", snippet.code if snippet else 'print("hello")\n')
+    fields.setdefault("status", Run.Status.OK)
+    return Run.objects.create(snippet=snippet, **fields)

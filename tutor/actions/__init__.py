@@ -11,7 +11,20 @@ from tutor.actions.classes import (
     leave_class,
     remove_student,
 )
+from tutor.actions.predictions import (
+    discard_draft,
+    record_self_check,
+    retry_reveal,
+    reveal_run,
+    save_draft,
+    settle_predictions,
+    submit_prediction,
+)
 from tutor.actions.runs import RunRefused, check_run_allowance, execute_run, queue_run
 
 __all__ = ["RunRefused", "check_run_allowance", "execute_run", "queue_run"]
 __all__ += ["ClassRefused", "create_class", "join_class", "leave_class", "remove_student"]
+__all__ += [
+    "discard_draft", "record_self_check", "retry_reveal", "reveal_run", "save_draft",
+    "settle_predictions", "submit_prediction",
+]

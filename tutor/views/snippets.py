@@ -1,10 +1,449 @@
-"""Predict, reveal, run and change a snippet."""
+"""Predict, reveal, run and change a snippet.
 
-from django.http import HttpRequest
+Every region these views swap is a partial of templates/tutor/snippet_practice.html,
+which the lesson page includes once per snippet. A plain (no-JS) POST redirects back to
+the snippet on the lesson page; the answer never reaches the page before the learner's
+own reveal.
+"""
 
-from course.models import Lesson
+import time
+from dataclasses import dataclass
+from functools import cached_property
+from urllib.parse import urlencode
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import AbstractBaseUser
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect
+from django.template.response import TemplateResponse
+from django.views.decorators.http import require_GET, require_POST
+
+from course.models import Block, Lesson, Snippet
+from tutor.actions import (
+    RunRefused,
+    check_run_allowance,
+    discard_draft,
+    queue_run,
+    record_self_check,
+    retry_reveal,
+    save_draft,
+    settle_predictions,
+    submit_prediction,
+)
+from tutor.grading import PredictionComparison, compare_prediction
+from tutor.models import CodeDraft, Prediction, Run, code_digest
+
+TEMPLATE = "tutor/snippet_practice.html"
+MAX_PREDICTION_CHARS = 5_000
+MAX_CODE_CHARS = 20_000
+# How long a POST waits for a fast result before answering with a partial that polls.
+RESULT_WAIT_SECONDS = 1.5
+
+
+def output_lines(text: str) -> list[str]:
+    """Output as lines for display; the final newline does not make an empty line."""
+    text = text.replace("\r\n", "\n")
+    if text.endswith("\n"):
+        text = text[:-1]
+    return text.split("\n") if text else []
+
+
+@dataclass
+class SnippetPractice:
+    """One learner's state on one snippet: what the practice panel shows."""
+
+    snippet: Snippet
+    prediction: Prediction | None = None  # the first one on the current version
+    reveal: Run | None = None  # the shared run that shows what this version prints
+    draft: CodeDraft | None = None
+    run: Run | None = None  # the learner's run to show (after a plain POST)
+
+    @property
+    def revealed(self) -> bool:
+        return self.prediction is not None
+
+    @property
+    def code(self) -> str:
+        return self.draft.code if self.draft else self.snippet.code
+
+    @property
+    def code_rows(self) -> int:
+        return min(max(self.code.count("\n") + 2, 6), 30)
+
+    @property
+    def answer_known(self) -> bool:
+        return (
+            self.reveal is not None
+            and self.reveal.is_final
+            and self.reveal.status != Run.Status.FAILED
+        )
+
+    @property
+    def reveal_failed(self) -> bool:
+        return self.reveal is not None and self.reveal.status == Run.Status.FAILED
+
+    @property
+    def waiting(self) -> bool:
+        return self.revealed and not self.answer_known and not self.reveal_failed
+
+    @property
+    def real_output(self) -> list[str]:
+        return output_lines(self.reveal.stdout) if self.answer_known else []
+
+    @property
+    def predicted_lines(self) -> list[str]:
+        return output_lines(self.prediction.text) if self.prediction else []
+
+    @cached_property
+    def comparison(self) -> PredictionComparison | None:
+        if not self.answer_known or self.prediction.said_out_loud:
+            return None
+        return compare_prediction(self.prediction.text, self.reveal.stdout)
+
+    @property
+    def needs_self_check(self) -> bool:
+        return (
+            self.answer_known
+            and self.prediction.said_out_loud
+            and self.prediction.verdict == Prediction.Verdict.SELF_UNCHECKED
+        )
+
+
+def pick_reveal_runs(runs: list[Run]) -> dict[str, Run]:
+    """Per code hash: the latest run that could run, else the latest failure (runs newest first)."""
+    chosen: dict[str, Run] = {}
+    for run in runs:
+        current = chosen.get(run.code_hash)
+        if current is None or (
+            current.status == Run.Status.FAILED and run.status != Run.Status.FAILED
+        ):
+            chosen[run.code_hash] = run
+    return chosen
+
+
+def attach_practice(
+    user: AbstractBaseUser, snippets: list[Snippet], *, run_id: int | None = None
+) -> dict[int, SnippetPractice]:
+    """Each snippet's state, set on `snippet.practice`: three queries for any number of snippets
+    (one more to show a run after a plain POST, one more to settle newly known verdicts)."""
+    practices = {snippet.pk: SnippetPractice(snippet) for snippet in snippets}
+    for snippet in snippets:
+        snippet.practice = practices[snippet.pk]
+    if not snippets:
+        return practices
+    by_pk = {snippet.pk: snippet for snippet in snippets}
+    for prediction in Prediction.objects.filter(user=user, snippet__in=snippets, is_first=True):
+        snippet = by_pk[prediction.snippet_id]
+        if prediction.snippet_version == snippet.version:
+            prediction.snippet = snippet
+            practices[snippet.pk].prediction = prediction
+    for draft in CodeDraft.objects.filter(user=user, snippet__in=snippets):
+        practices[draft.snippet_id].draft = draft
+    revealed = [p for p in practices.values() if p.revealed]
+    if revealed:
+        hashes = {code_digest(p.snippet.code) for p in revealed}
+        runs = pick_reveal_runs(
+            list(Run.objects.filter(purpose=Run.Purpose.REVEAL, code_hash__in=hashes))
+        )
+        for practice in revealed:
+            practice.reveal = runs.get(code_digest(practice.snippet.code))
+    if run_id is not None:
+        run = Run.objects.filter(
+            pk=run_id, user=user, purpose=Run.Purpose.RUN, snippet__in=snippets
+        ).first()
+        if run is not None:
+            practices[run.snippet_id].run = run
+    pending = [
+        p for p in revealed
+        if p.answer_known and p.prediction.verdict == Prediction.Verdict.PENDING
+    ]
+    for practice in pending:
+        settle_predictions(predictions=[practice.prediction], run=practice.reveal)
+    return practices
 
 
 def lesson_context(request: HttpRequest, lesson: Lesson) -> dict:
-    """The learner's state for each snippet on a lesson page."""
+    """The learner's state for each snippet on a lesson page (anonymous readers: none, no query)."""
+    if not request.user.is_authenticated:
+        return {}
+    snippets = [
+        block.snippet
+        for block in lesson.blocks.all()
+        if block.kind == Block.Kind.SNIPPET and hasattr(block, "snippet")
+    ]
+    run_id = request.GET.get("run", "")
+    attach_practice(request.user, snippets, run_id=int(run_id) if run_id.isdigit() else None)
     return {}
+
+
+# Forms --------------------------------------------------------------------------------
+
+
+class PredictionForm(forms.Form):
+    text = forms.CharField(
+        required=False,
+        strip=False,
+        max_length=MAX_PREDICTION_CHARS,
+        error_messages={
+            "max_length": f"That prediction is too long: keep it under {MAX_PREDICTION_CHARS:,} characters."
+        },
+    )
+    mode = forms.ChoiceField(choices=[("typed", "Reveal"), ("aloud", "I said it out loud")], required=False)
+
+    def clean(self):
+        data = super().clean()
+        if data.get("mode") != "aloud" and not data.get("text", "").strip() and not self.errors:
+            raise forms.ValidationError(
+                "Type what you think it prints first, or choose “I said it out loud”."
+            )
+        return data
+
+
+class CodeForm(forms.Form):
+    code = forms.CharField(
+        strip=False,
+        max_length=MAX_CODE_CHARS,
+        error_messages={
+            "required": "There is no code to run: write some, or reset to the original.",
+            "max_length": f"That code is too long to run: keep it under {MAX_CODE_CHARS:,} characters.",
+        },
+    )
+
+    def clean_code(self) -> str:
+        code = self.cleaned_data["code"].replace("\r\n", "\n")
+        if not code.strip():
+            raise forms.ValidationError(self.fields["code"].error_messages["required"])
+        return code
+
+
+class DraftForm(forms.Form):
+    code = forms.CharField(
+        required=False,
+        strip=False,
+        max_length=MAX_CODE_CHARS,
+        error_messages={
+            "max_length": f"That code is too long to save: keep it under {MAX_CODE_CHARS:,} characters."
+        },
+    )
+    reset = forms.BooleanField(required=False)
+
+
+class SelfCheckForm(forms.Form):
+    got_it = forms.ChoiceField(
+        choices=[("yes", "I got it"), ("no", "I didn't")],
+        error_messages={"required": "Say whether you got it: “I got it” or “I didn't”."},
+    )
+
+
+# Helpers ------------------------------------------------------------------------------
+
+
+def snippet_or_404(snippet_id: int) -> Snippet:
+    return get_object_or_404(Snippet.objects.select_related("block__lesson__course"), pk=snippet_id)
+
+
+def snippet_url(snippet: Snippet, **query) -> str:
+    """The snippet on its lesson page."""
+    url = snippet.block.lesson.get_absolute_url()
+    if query:
+        url += "?" + urlencode(query)
+    return f"{url}#snippet-{snippet.block.key}"
+
+
+def wait_for(run: Run) -> Run:
+    """Give a fast run the chance to finish inside this request."""
+    deadline = time.monotonic() + RESULT_WAIT_SECONDS
+    while not run.is_final and time.monotonic() < deadline:
+        time.sleep(0.02)
+        run.refresh_from_db()
+    if not run.is_final:
+        run.fail_if_stale()
+    return run
+
+
+def render_partial(
+    request: HttpRequest, partial: str, practice: SnippetPractice, *, status: int = 200
+) -> TemplateResponse:
+    snippet = practice.snippet
+    snippet.practice = practice
+    context = {"practice": practice, "snippet": snippet, "block": snippet.block}
+    return TemplateResponse(request, f"{TEMPLATE}#{partial}", context, status=status)
+
+
+def refuse(
+    request: HttpRequest, snippet: Snippet, message: str, *, status: int
+) -> HttpResponse:
+    """A clear message: into the snippet's message line for htmx, on a small page otherwise."""
+    context = {
+        "snippet": snippet,
+        "block": snippet.block,
+        "message": message,
+        "back_url": None if request.htmx else snippet_url(snippet),
+    }
+    response = TemplateResponse(request, f"{TEMPLATE}#snippet-message", context, status=status)
+    if request.htmx:
+        response["HX-Retarget"] = f"#snippet-{snippet.block.key}-message"
+        response["HX-Reswap"] = "outerHTML"
+    return response
+
+
+def first_error(form: forms.Form) -> str:
+    return next(iter(form.errors.values()))[0]
+
+
+def practice_for(user: AbstractBaseUser, snippet: Snippet, **kwargs) -> SnippetPractice:
+    return attach_practice(user, [snippet], **kwargs)[snippet.pk]
+
+
+# Views --------------------------------------------------------------------------------
+
+
+@require_POST
+@login_required
+def prediction_create(request: HttpRequest, snippet_id: int) -> HttpResponse:
+    """Store the prediction (typed, or said out loud) and reveal the real output."""
+    snippet = snippet_or_404(snippet_id)
+    form = PredictionForm(request.POST)
+    if not form.is_valid():
+        return refuse(request, snippet, first_error(form), status=400)
+    prediction, run = submit_prediction(
+        user=request.user,
+        snippet=snippet,
+        text=form.cleaned_data["text"].replace("\r\n", "\n"),
+        said_out_loud=form.cleaned_data["mode"] == "aloud",
+    )
+    wait_for(run)
+    if not request.htmx:
+        return redirect(snippet_url(snippet))
+    return render_partial(request, "snippet-practice", practice_for(request.user, snippet))
+
+
+def own_prediction_or_404(request: HttpRequest, prediction_id: int) -> Prediction:
+    return get_object_or_404(
+        Prediction.objects.select_related("snippet__block__lesson__course"),
+        pk=prediction_id,
+        user=request.user,
+    )
+
+
+def answer_response(request: HttpRequest, prediction: Prediction) -> HttpResponse:
+    snippet = prediction.snippet
+    if not request.htmx:
+        return redirect(snippet_url(snippet))
+    practice = practice_for(request.user, snippet)
+    if practice.reveal is not None and not practice.reveal.is_final:
+        practice.reveal.fail_if_stale()
+    return render_partial(request, "snippet-answer", practice)
+
+
+@require_GET
+@login_required
+def prediction_detail(request: HttpRequest, prediction_id: int) -> HttpResponse:
+    """The answer under a prediction; htmx polls it until the real output is known."""
+    return answer_response(request, own_prediction_or_404(request, prediction_id))
+
+
+@require_POST
+@login_required
+def reveal_retry(request: HttpRequest, prediction_id: int) -> HttpResponse:
+    """Run the snippet again after the sandbox could not; the prediction stays as it was."""
+    prediction = own_prediction_or_404(request, prediction_id)
+    wait_for(retry_reveal(prediction=prediction))
+    return answer_response(request, prediction)
+
+
+@require_POST
+@login_required
+def self_check(request: HttpRequest, prediction_id: int) -> HttpResponse:
+    """After saying it out loud: the learner's honest "I got it" or "I didn't"."""
+    prediction = own_prediction_or_404(request, prediction_id)
+    snippet = prediction.snippet
+    form = SelfCheckForm(request.POST)
+    if not prediction.said_out_loud:
+        return refuse(request, snippet, "This prediction was typed: it is checked for you.", status=400)
+    if not form.is_valid():
+        return refuse(request, snippet, first_error(form), status=400)
+    record_self_check(prediction=prediction, got_it=form.cleaned_data["got_it"] == "yes")
+    return answer_response(request, prediction)
+
+
+def revealed_or_refuse(request: HttpRequest, snippet: Snippet) -> HttpResponse | None:
+    if practice_for(request.user, snippet).revealed:
+        return None
+    return refuse(
+        request,
+        snippet,
+        "Predict what it prints and reveal the answer first; then the code is yours to change.",
+        status=403,
+    )
+
+
+@require_POST
+@login_required
+def run_create(request: HttpRequest, snippet_id: int) -> HttpResponse:
+    """Run the learner's version of the snippet through the queue and the worker."""
+    snippet = snippet_or_404(snippet_id)
+    if refused := revealed_or_refuse(request, snippet):
+        return refused
+    form = CodeForm(request.POST)
+    if not form.is_valid():
+        return refuse(request, snippet, first_error(form), status=400)
+    code = form.cleaned_data["code"]
+    try:
+        check_run_allowance(user=request.user)
+    except RunRefused as refusal:
+        if request.htmx:
+            return refuse(request, snippet, str(refusal), status=429)
+        messages.warning(request, str(refusal))
+        return redirect(snippet_url(snippet))
+    save_draft(user=request.user, snippet=snippet, code=code)
+    run = wait_for(queue_run(code=code, user=request.user, snippet=snippet))
+    if not request.htmx:
+        return redirect(snippet_url(snippet, run=run.pk))
+    return render_partial(request, "snippet-output", SnippetPractice(snippet, run=run))
+
+
+@require_GET
+@login_required
+def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
+    """One of the learner's runs; htmx polls it until it is final."""
+    run = get_object_or_404(
+        Run.objects.select_related("snippet__block__lesson__course"),
+        pk=run_id,
+        user=request.user,
+        purpose=Run.Purpose.RUN,
+        snippet__isnull=False,
+    )
+    if not run.is_final:
+        run.fail_if_stale()
+    if not request.htmx:
+        return redirect(snippet_url(run.snippet, run=run.pk))
+    return render_partial(request, "snippet-output", SnippetPractice(run.snippet, run=run))
+
+
+@require_POST
+@login_required
+def draft_save(request: HttpRequest, snippet_id: int) -> HttpResponse:
+    """Keep the learner's edited code (autosaved as they type), or reset to the original."""
+    snippet = snippet_or_404(snippet_id)
+    if refused := revealed_or_refuse(request, snippet):
+        return refused
+    form = DraftForm(request.POST)
+    if not form.is_valid():
+        return refuse(request, snippet, first_error(form), status=400)
+    if form.cleaned_data["reset"]:
+        discard_draft(user=request.user, snippet=snippet)
+        draft, note = None, "Back to the original code."
+    else:
+        code = form.cleaned_data["code"].replace("\r\n", "\n")
+        draft = save_draft(user=request.user, snippet=snippet, code=code)
+        note = "Saved." if draft else "Same as the original: nothing to save."
+    if not request.htmx:
+        messages.success(request, note)
+        return redirect(snippet_url(snippet))
+    practice = SnippetPractice(snippet, draft=draft)
+    response = render_partial(request, "snippet-saved", practice)
+    response.context_data["note"] = note
+    return response

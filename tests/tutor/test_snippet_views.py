@@ -1,0 +1,468 @@
+"""Predict, reveal, run and draft endpoints: full page (plain POST) and htmx partial."""
+
+from datetime import timedelta
+from urllib.parse import quote
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+
+from tests.factories import make_lesson, make_prediction, make_run, make_snippet, make_user
+from tutor import tasks
+from tutor.actions import execute_run
+from tutor.models import CodeDraft, Prediction, Run
+from tutor.views import snippets as views
+
+pytestmark = pytest.mark.django_db
+
+HX = {"HTTP_HX_REQUEST": "true"}
+CODE = 'print("first")\nprint("second")\n'
+OUTPUT = "first\nsecond\n"
+
+
+@pytest.fixture(autouse=True)
+def no_waiting(monkeypatch):
+    # Runs stay queued in these tests (no worker); the brief wait would only slow them down.
+    monkeypatch.setattr(views, "RESULT_WAIT_SECONDS", 0)
+
+
+@pytest.fixture
+def learner(client):
+    user = make_user()
+    client.force_login(user)
+    return user
+
+
+@pytest.fixture
+def snippet():
+    return make_snippet(code=CODE, expected_output=OUTPUT, key="two-lines")
+
+
+def lesson_url(snippet):
+    return snippet.block.lesson.get_absolute_url()
+
+
+def predict(client, snippet, text="first\nsecond", mode="typed", **headers):
+    return client.post(
+        reverse("tutor:prediction_create", args=[snippet.pk]), {"text": text, "mode": mode}, **headers
+    )
+
+
+def revealed(user, snippet, **fields):
+    return make_prediction(user, snippet, text=OUTPUT, verdict=Prediction.Verdict.RIGHT, **fields)
+
+
+# The lesson page ----------------------------------------------------------------------
+
+
+def test_anonymous_readers_are_invited_to_log_in_and_come_back_to_the_snippet(client, snippet):
+    html = client.get(lesson_url(snippet)).content.decode()
+    next_url = lesson_url(snippet) + "%23snippet-two-lines"
+    assert f'href="/accounts/login/?next={next_url}"' in html
+    assert "prediction-form" not in html
+    assert 'name="code"' not in html
+
+
+def test_the_login_link_brings_the_reader_back_to_the_snippet(client, snippet):
+    user = make_user()
+    response = client.post(
+        "/accounts/login/?next=" + quote(lesson_url(snippet) + "#snippet-two-lines", safe=""),
+        {"username": user.username, "password": "pw-" + user.username,
+         "next": lesson_url(snippet) + "#snippet-two-lines"},
+    )
+    assert response.status_code == 302
+    assert response["Location"] == lesson_url(snippet) + "#snippet-two-lines"
+
+
+def test_before_reveal_the_page_offers_a_prediction_and_never_the_answer(client, learner, snippet):
+    # Another learner already revealed it: the cached real output exists.
+    make_run(snippet, purpose=Run.Purpose.REVEAL, stdout="first\nsecond (really)\n")
+    snippet.expected_output = "declared first\ndeclared second\n"
+    snippet.save()
+    html = client.get(lesson_url(snippet)).content.decode()
+    assert "What will it print?" in html
+    assert "I said it out loud" in html
+    assert "second (really)" not in html
+    assert "declared second" not in html
+    assert "What it prints" not in html
+    assert 'name="code"' not in html  # the editor comes after the reveal
+
+
+def test_after_reveal_the_page_shows_the_answer_and_the_learners_own_code(client, learner, snippet):
+    make_run(snippet, purpose=Run.Purpose.REVEAL, stdout=OUTPUT)
+    make_prediction(learner, snippet, text="first\nthird", verdict=Prediction.Verdict.PENDING)
+    CodeDraft.objects.create(user=learner, snippet=snippet, code='print("mine")\n')
+    html = client.get(lesson_url(snippet)).content.decode()
+    assert "What it prints" in html
+    assert "Not quite: 1 of 2 lines right, 1 different." in html
+    assert "print(&quot;mine&quot;)" in html
+    assert "Your changes are saved." in html
+    # The pending verdict was settled now that the output is known.
+    assert Prediction.objects.get().verdict == Prediction.Verdict.WRONG
+
+
+def test_the_lesson_page_costs_the_same_queries_for_one_snippet_or_many(
+    client, learner, django_assert_num_queries
+):
+    small, big = make_lesson(), make_lesson()
+    make_snippet(small)
+    for n in range(5):
+        snippet = make_snippet(big, code=f"print({n})\n")
+        revealed(learner, snippet)
+        make_run(snippet, purpose=Run.Purpose.REVEAL, stdout=f"{n}\n")
+        CodeDraft.objects.create(user=learner, snippet=snippet, code=f"print({n + 1})\n")
+    client.get(big.get_absolute_url())  # warm: session, user
+    with django_assert_num_queries(10) as small_queries:
+        assert client.get(small.get_absolute_url()).status_code == 200
+    with django_assert_num_queries(len(small_queries.captured_queries) + 1):
+        # one more: the shared reveal runs, needed once anything is revealed
+        assert client.get(big.get_absolute_url()).status_code == 200
+
+
+# Predict and reveal -------------------------------------------------------------------
+
+
+def test_anonymous_cannot_predict(client, snippet):
+    response = predict(client, snippet)
+    assert response.status_code == 302
+    assert response["Location"].startswith("/accounts/login/")
+    assert not Prediction.objects.exists()
+
+
+def test_plain_post_stores_the_prediction_and_returns_to_the_snippet(client, learner, snippet):
+    response = predict(client, snippet)
+    assert response.status_code == 302
+    assert response["Location"] == lesson_url(snippet) + "#snippet-two-lines"
+    prediction = Prediction.objects.get()
+    assert (prediction.text, prediction.is_first, prediction.snippet_version) == ("first\nsecond", True, 1)
+    assert prediction.verdict == Prediction.Verdict.PENDING
+    assert Run.objects.get().purpose == Run.Purpose.REVEAL
+
+
+def test_htmx_reveal_with_a_known_output_shows_output_and_comparison(client, learner, snippet):
+    make_run(snippet, purpose=Run.Purpose.REVEAL, stdout="\n" + OUTPUT)
+    response = predict(client, snippet, text="first\nsecond", **HX)
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert html.lstrip().startswith('<div id="snippet-two-lines-practice"')
+    assert "What it prints" in html
+    assert "↵ (empty line)" in html
+    assert "the first `print()` prints one" in html
+    assert 'name="code"' in html  # now the code is theirs to change
+    assert "hx-trigger" not in html.split('id="snippet-two-lines-answer"')[1].split(">")[0]
+    assert Prediction.objects.get().verdict == Prediction.Verdict.WRONG
+    assert Run.objects.count() == 1  # the cached output was reused
+
+
+def test_htmx_reveal_still_running_answers_with_a_poller_and_no_answer(client, learner, snippet):
+    response = predict(client, snippet, **HX)
+    html = response.content.decode()
+    prediction = Prediction.objects.get()
+    poll_url = reverse("tutor:prediction_detail", args=[prediction.pk])
+    assert f'hx-get="{poll_url}"' in html
+    assert 'hx-trigger="load delay:500ms"' in html
+    assert "Running the snippet" in html
+    assert "real-output" not in html
+    assert "Spot on" not in html
+
+
+def test_said_out_loud_reveals_then_asks_for_an_honest_self_check(client, learner, snippet):
+    make_run(snippet, purpose=Run.Purpose.REVEAL, stdout=OUTPUT)
+    html = predict(client, snippet, text="", mode="aloud", **HX).content.decode()
+    assert "You said it out loud." in html
+    assert "I got it" in html and "I didn't" in html
+    assert Prediction.objects.get().verdict == Prediction.Verdict.SELF_UNCHECKED
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [("   \n", "Type what you think it prints first"), ("x" * 5001, "too long")],
+)
+def test_an_empty_or_oversized_prediction_is_refused_clearly(client, learner, snippet, text, message):
+    response = predict(client, snippet, text=text, **HX)
+    assert response.status_code == 400
+    assert message in response.content.decode()
+    assert response["HX-Retarget"] == "#snippet-two-lines-message"
+    plain = predict(client, snippet, text=text)
+    assert plain.status_code == 400
+    assert message in plain.content.decode()
+    assert "Back to the lesson" in plain.content.decode()
+    assert not Prediction.objects.exists()
+
+
+def test_predicting_on_an_unknown_snippet_is_404(client, learner):
+    assert client.post(reverse("tutor:prediction_create", args=[999_999]), {"text": "x"}).status_code == 404
+
+
+def test_a_second_prediction_is_kept_but_the_first_one_counts(client, learner, snippet):
+    make_run(snippet, purpose=Run.Purpose.REVEAL, stdout=OUTPUT)
+    predict(client, snippet, text="wrong")
+    predict(client, snippet, text="first\nsecond")
+    first, second = Prediction.objects.order_by("pk")
+    assert first.is_first and not second.is_first
+    html = client.get(lesson_url(snippet)).content.decode()
+    assert "Not quite" in html  # the page shows the one that counts
+
+
+# Polling the answer -------------------------------------------------------------------
+
+
+def test_polling_the_answer_stops_once_the_output_is_known(client, learner, snippet):
+    predict(client, snippet)
+    prediction = Prediction.objects.get()
+    url = reverse("tutor:prediction_detail", args=[prediction.pk])
+    assert "hx-trigger" in client.get(url, **HX).content.decode()
+
+    execute_run(run_id=Run.objects.get().pk)
+    html = client.get(url, **HX).content.decode()
+    assert html.lstrip().startswith('<section id="snippet-two-lines-answer"')
+    assert "hx-trigger" not in html
+    assert "Spot on" in html
+    prediction.refresh_from_db()
+    assert prediction.verdict == Prediction.Verdict.RIGHT
+
+
+def test_the_answer_as_a_full_page_is_the_snippet_on_the_lesson(client, learner, snippet):
+    prediction = revealed(learner, snippet)
+    response = client.get(reverse("tutor:prediction_detail", args=[prediction.pk]))
+    assert response.status_code == 302
+    assert response["Location"] == lesson_url(snippet) + "#snippet-two-lines"
+
+
+def test_another_learners_prediction_is_404(client, learner, snippet):
+    prediction = revealed(make_user(), snippet)
+    assert client.get(reverse("tutor:prediction_detail", args=[prediction.pk]), **HX).status_code == 404
+    assert client.post(reverse("tutor:self_check", args=[prediction.pk]), {"got_it": "yes"}).status_code == 404
+    assert client.post(reverse("tutor:reveal_retry", args=[prediction.pk])).status_code == 404
+
+
+def test_a_reveal_whose_worker_died_says_so_and_keeps_the_prediction(client, learner, snippet):
+    prediction = make_prediction(learner, snippet, text="my guess", verdict=Prediction.Verdict.PENDING)
+    run = make_run(snippet, purpose=Run.Purpose.REVEAL, status=Run.Status.RUNNING)
+    Run.objects.filter(pk=run.pk).update(started_at=timezone.now() - timedelta(minutes=5))
+    html = client.get(reverse("tutor:prediction_detail", args=[prediction.pk]), **HX).content.decode()
+    assert "couldn't run this snippet" in html
+    assert "worker stopped" in html
+    assert "my guess" in html
+    assert "hx-trigger" not in html
+
+    retry = client.post(reverse("tutor:reveal_retry", args=[prediction.pk]), **HX).content.decode()
+    assert "Running the snippet" in retry
+    assert Run.objects.filter(status=Run.Status.QUEUED).count() == 1
+    prediction.refresh_from_db()
+    assert prediction.text == "my guess"
+
+
+# Self-check ---------------------------------------------------------------------------
+
+
+def test_self_check_records_the_learners_word(client, learner, snippet):
+    make_run(snippet, purpose=Run.Purpose.REVEAL, stdout=OUTPUT)
+    prediction = make_prediction(
+        learner, snippet, said_out_loud=True, verdict=Prediction.Verdict.SELF_UNCHECKED
+    )
+    url = reverse("tutor:self_check", args=[prediction.pk])
+    html = client.post(url, {"got_it": "yes"}, **HX).content.decode()
+    assert "You got it." in html
+    assert "I didn't" not in html
+    prediction.refresh_from_db()
+    assert prediction.verdict == Prediction.Verdict.SELF_RIGHT
+
+    plain = client.post(url, {"got_it": "no"})
+    assert plain.status_code == 302
+    prediction.refresh_from_db()
+    assert prediction.verdict == Prediction.Verdict.SELF_WRONG
+
+
+def test_self_check_refuses_a_typed_prediction_or_a_missing_answer(client, learner, snippet):
+    typed = revealed(learner, snippet)
+    response = client.post(reverse("tutor:self_check", args=[typed.pk]), {"got_it": "yes"}, **HX)
+    assert response.status_code == 400
+    assert "checked for you" in response.content.decode()
+
+    aloud = make_prediction(
+        learner, snippet, said_out_loud=True, is_first=False, verdict=Prediction.Verdict.SELF_UNCHECKED
+    )
+    response = client.post(reverse("tutor:self_check", args=[aloud.pk]), {"got_it": "maybe"}, **HX)
+    assert response.status_code == 400
+    aloud.refresh_from_db()
+    assert aloud.verdict == Prediction.Verdict.SELF_UNCHECKED
+
+
+# Run it yourself ----------------------------------------------------------------------
+
+
+def run(client, snippet, code='print("mine")\n', **headers):
+    return client.post(reverse("tutor:run_create", args=[snippet.pk]), {"code": code}, **headers)
+
+
+def test_running_before_the_reveal_is_refused(client, learner, snippet):
+    response = run(client, snippet, **HX)
+    assert response.status_code == 403
+    assert "reveal the answer first" in response.content.decode()
+    assert not Run.objects.exists()
+
+
+def test_anonymous_cannot_run(client, snippet):
+    assert run(client, snippet)["Location"].startswith("/accounts/login/")
+    assert not Run.objects.exists()
+
+
+def test_htmx_run_queues_it_and_polls_until_it_is_final(client, learner, snippet):
+    revealed(learner, snippet)
+    html = run(client, snippet, code='print("mine")\r\n', **HX).content.decode()
+    queued = Run.objects.get()
+    assert (queued.purpose, queued.user, queued.code) == (Run.Purpose.RUN, learner, 'print("mine")\n')
+    assert html.lstrip().startswith('<section id="snippet-two-lines-output"')
+    detail = reverse("tutor:run_detail", args=[queued.pk])
+    assert f'hx-get="{detail}"' in html
+    assert "Waiting for a worker" in html
+    assert CodeDraft.objects.get().code == 'print("mine")\n'  # running keeps the edit
+
+    execute_run(run_id=queued.pk)
+    final = client.get(detail, **HX).content.decode()
+    assert "hx-get" not in final
+    assert "Finished" in final
+    assert "mine" in final
+    assert " ms" in final
+
+
+def test_run_output_shows_tracebacks_and_the_status_in_words(client, learner, snippet):
+    revealed(learner, snippet)
+    error = make_run(snippet, user=learner, status=Run.Status.ERROR, exit_code=1,
+                     stderr="Traceback (most recent call last):\nNameError: name 'x' is not defined\n",
+                     duration_ms=31)
+    slow = make_run(snippet, user=learner, status=Run.Status.TIMEOUT, duration_ms=5000)
+    long = make_run(snippet, user=learner, status=Run.Status.OUTPUT_LIMIT, stdout="y\n" * 5, truncated=True)
+    html = client.get(reverse("tutor:run_detail", args=[error.pk]), **HX).content.decode()
+    assert "Stopped with an error" in html and "NameError" in html and "in 31 ms" in html
+    assert "Timed out" in client.get(reverse("tutor:run_detail", args=[slow.pk]), **HX).content.decode()
+    html = client.get(reverse("tutor:run_detail", args=[long.pk]), **HX).content.decode()
+    assert "Output too long" in html and "cut short" in html
+
+
+def test_a_run_whose_worker_died_is_reported_not_polled_forever(client, learner, snippet):
+    revealed(learner, snippet)
+    lost = make_run(snippet, user=learner, status=Run.Status.QUEUED)
+    Run.objects.filter(pk=lost.pk).update(created_at=timezone.now() - timedelta(hours=1))
+    html = client.get(reverse("tutor:run_detail", args=[lost.pk]), **HX).content.decode()
+    assert "Could not run" in html
+    assert "worker stopped" in html
+    assert "hx-get" not in html
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_fast_run_comes_back_in_the_same_response(client, monkeypatch):
+    """The worker is replaced by running the task inline on commit (see test_worker.py for the real one)."""
+    monkeypatch.setattr(views, "RESULT_WAIT_SECONDS", 1.5)
+    monkeypatch.setattr(tasks, "enqueue_run", tasks.execute_run)
+    user = make_user()
+    client.force_login(user)
+    snippet = make_snippet(code=CODE, key="two-lines")
+    revealed(user, snippet)
+    html = run(client, snippet, code="print(6 * 7)\n", **HX).content.decode()
+    assert "<strong>Finished</strong>" in html
+    assert "42" in html
+    assert "hx-get" not in html
+
+
+def test_plain_run_redirects_to_the_snippet_and_the_page_shows_the_output(client, learner, snippet):
+    revealed(learner, snippet)
+    response = run(client, snippet)
+    queued = Run.objects.get()
+    assert response["Location"] == f"{lesson_url(snippet)}?run={queued.pk}#snippet-two-lines"
+    execute_run(run_id=queued.pk)
+    html = client.get(response["Location"]).content.decode()
+    assert 'class="output run-stdout"' in html
+    assert "mine" in html
+    full = client.get(reverse("tutor:run_detail", args=[queued.pk]))
+    assert full["Location"] == response["Location"]
+
+
+@pytest.mark.parametrize(
+    ("code", "message"), [("  \n ", "There is no code to run"), ("x" * 20_001, "too long to run")]
+)
+def test_empty_or_oversized_code_is_refused_clearly(client, learner, snippet, code, message):
+    revealed(learner, snippet)
+    response = run(client, snippet, code=code, **HX)
+    assert response.status_code == 400
+    assert message in response.content.decode()
+    assert not Run.objects.exists()
+
+
+def test_running_an_unknown_snippet_is_404(client, learner):
+    assert client.post(reverse("tutor:run_create", args=[424242]), {"code": "print(1)"}).status_code == 404
+
+
+def test_too_many_runs_get_a_friendly_message(client, learner, snippet, settings):
+    settings.RUNS_PENDING_MAX = 1
+    revealed(learner, snippet)
+    run(client, snippet)
+    response = run(client, snippet, **HX)
+    assert response.status_code == 429
+    assert "runs waiting for a worker" in response.content.decode()
+    plain = run(client, snippet, follow=True)
+    assert "runs waiting for a worker" in plain.content.decode()
+    assert Run.objects.count() == 1
+
+
+def test_another_learners_run_or_a_shared_reveal_run_is_404(client, learner, snippet):
+    theirs = make_run(snippet, user=make_user())
+    reveal = make_run(snippet, purpose=Run.Purpose.REVEAL, stdout=OUTPUT)
+    assert client.get(reverse("tutor:run_detail", args=[theirs.pk]), **HX).status_code == 404
+    assert client.get(reverse("tutor:run_detail", args=[reveal.pk]), **HX).status_code == 404
+    html = client.get(lesson_url(snippet) + f"?run={theirs.pk}").content.decode()
+    assert "run-stdout" not in html
+
+
+# Drafts -------------------------------------------------------------------------------
+
+
+def draft(client, snippet, data, **headers):
+    return client.post(reverse("tutor:draft_save", args=[snippet.pk]), data, **headers)
+
+
+def test_autosave_keeps_the_edit_and_says_so(client, learner, snippet):
+    revealed(learner, snippet)
+    response = draft(client, snippet, {"code": "print(3)\n"}, **HX)
+    html = response.content.decode()
+    assert html.strip() == '<span id="snippet-two-lines-saved" class="save-state">Saved.</span>'
+    assert CodeDraft.objects.get(user=learner).code == "print(3)\n"
+    assert "print(3)" in client.get(lesson_url(snippet)).content.decode()
+
+
+def test_reset_deletes_the_draft_and_the_original_comes_back(client, learner, snippet):
+    revealed(learner, snippet)
+    draft(client, snippet, {"code": "print(3)\n"})
+    html = draft(client, snippet, {"code": "print(3)\n", "reset": "1"}, **HX).content.decode()
+    assert "Back to the original code." in html
+    assert not CodeDraft.objects.exists()
+    page = client.get(lesson_url(snippet)).content.decode()
+    assert "print(3)" not in page
+
+
+def test_plain_save_redirects_with_a_message(client, learner, snippet):
+    revealed(learner, snippet)
+    response = draft(client, snippet, {"code": "print(3)\n"}, follow=True)
+    assert response.redirect_chain[-1][0] == lesson_url(snippet) + "#snippet-two-lines"
+    assert "Saved." in response.content.decode()
+
+
+def test_drafts_are_refused_before_reveal_when_oversized_or_anonymous(client, snippet):
+    user = make_user()
+    assert draft(client, snippet, {"code": "x"})["Location"].startswith("/accounts/login/")
+    client.force_login(user)
+    assert draft(client, snippet, {"code": "x"}, **HX).status_code == 403
+    revealed(user, snippet)
+    response = draft(client, snippet, {"code": "x" * 20_001}, **HX)
+    assert response.status_code == 400
+    assert "too long to save" in response.content.decode()
+    assert draft(client, make_snippet(), {"code": "x"}).status_code == 403
+    assert client.post(reverse("tutor:draft_save", args=[31337]), {"code": "x"}).status_code == 404
+    assert not CodeDraft.objects.exists()
+
+
+def test_get_is_not_allowed_on_actions(client, learner, snippet):
+    assert client.get(reverse("tutor:prediction_create", args=[snippet.pk])).status_code == 405
+    assert client.get(reverse("tutor:run_create", args=[snippet.pk])).status_code == 405
+    assert client.get(reverse("tutor:draft_save", args=[snippet.pk])).status_code == 405

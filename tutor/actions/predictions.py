@@ -1,0 +1,117 @@
+"""Predict, reveal, self-check, and the learner's own edited code (drafts)."""
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import IntegrityError, transaction
+
+from course.models import Snippet
+from tutor.actions.runs import queue_run
+from tutor.grading import compare_prediction
+from tutor.models import CodeDraft, Prediction, Run, code_digest
+
+
+def reveal_run(*, snippet: Snippet) -> Run:
+    """The run that shows what this version of the snippet prints, shared by every learner.
+
+    Reuses the latest reveal run of the same code unless it could not run at all; only
+    the first learner to reveal a version queues one.
+    """
+    with transaction.atomic():
+        run = (
+            Run.objects.filter(purpose=Run.Purpose.REVEAL, code_hash=code_digest(snippet.code))
+            .exclude(status=Run.Status.FAILED)
+            .first()
+        )
+        if run is not None and not run.is_final and run.fail_if_stale():
+            run = None
+        if run is None:
+            run = queue_run(code=snippet.code, snippet=snippet, purpose=Run.Purpose.REVEAL)
+    return run
+
+
+def verdict_for(prediction: Prediction, run: Run) -> str:
+    """The verdict once the real output is known (said-out-loud ones wait for the self-check)."""
+    if prediction.said_out_loud:
+        return prediction.verdict
+    if compare_prediction(prediction.text, run.stdout).is_right:
+        return Prediction.Verdict.RIGHT
+    return Prediction.Verdict.WRONG
+
+
+def settle_predictions(*, predictions: list[Prediction], run: Run) -> list[Prediction]:
+    """Give pending predictions their verdict from a final reveal run; returns those changed."""
+    if not run.is_final or run.status == Run.Status.FAILED:
+        return []
+    changed = []
+    for prediction in predictions:
+        if prediction.verdict == Prediction.Verdict.PENDING:
+            prediction.verdict = verdict_for(prediction, run)
+            changed.append(prediction)
+    if changed:
+        with transaction.atomic():
+            Prediction.objects.bulk_update(changed, ["verdict"])
+    return changed
+
+
+def submit_prediction(
+    *, user: AbstractBaseUser, snippet: Snippet, text: str, said_out_loud: bool
+) -> tuple[Prediction, Run]:
+    """Store what the learner said and start (or reuse) the run that reveals the answer.
+
+    The first prediction on a version of the snippet is the one that counts; later ones
+    are kept with is_first=False.
+    """
+    with transaction.atomic():
+        prediction = Prediction(
+            user=user,
+            snippet=snippet,
+            snippet_version=snippet.version,
+            text="" if said_out_loud else text,
+            said_out_loud=said_out_loud,
+            verdict=(
+                Prediction.Verdict.SELF_UNCHECKED if said_out_loud else Prediction.Verdict.PENDING
+            ),
+        )
+        prediction.is_first = not Prediction.objects.filter(
+            user=user, snippet=snippet, snippet_version=snippet.version, is_first=True
+        ).exists()
+        try:
+            with transaction.atomic():
+                prediction.save()
+        except IntegrityError:  # a concurrent first prediction won the race
+            prediction.pk = None
+            prediction.is_first = False
+            prediction.save()
+        run = reveal_run(snippet=snippet)
+        settle_predictions(predictions=[prediction], run=run)
+    return prediction, run
+
+
+def retry_reveal(*, prediction: Prediction) -> Run:
+    """Queue the reveal again after the sandbox could not run it; the prediction is kept."""
+    return reveal_run(snippet=prediction.snippet)
+
+
+def record_self_check(*, prediction: Prediction, got_it: bool) -> Prediction:
+    """The learner's honest answer to "did you get it?" after saying it out loud."""
+    prediction.verdict = (
+        Prediction.Verdict.SELF_RIGHT if got_it else Prediction.Verdict.SELF_WRONG
+    )
+    prediction.save(update_fields=["verdict"])
+    return prediction
+
+
+def save_draft(*, user: AbstractBaseUser, snippet: Snippet, code: str) -> CodeDraft | None:
+    """Keep the learner's edited code; code equal to the original needs no draft."""
+    with transaction.atomic():
+        if code == snippet.code:
+            discard_draft(user=user, snippet=snippet)
+            return None
+        draft, _ = CodeDraft.objects.update_or_create(
+            user=user, snippet=snippet, defaults={"code": code}
+        )
+    return draft
+
+
+def discard_draft(*, user: AbstractBaseUser, snippet: Snippet) -> None:
+    """Back to the original code: forget the learner's edits."""
+    CodeDraft.objects.filter(user=user, snippet=snippet).delete()
