@@ -1,6 +1,6 @@
 from django.urls import path
 
-from tutor.views import accounts, progress, snippets
+from tutor.views import accounts, progress, snippets, teaching
 
 app_name = "tutor"
 
@@ -14,4 +14,23 @@ urlpatterns = [
     path("snippets/<int:snippet_id>/runs/", snippets.run_create, name="run_create"),
     path("runs/<int:run_id>/", snippets.run_detail, name="run_detail"),
     path("snippets/<int:snippet_id>/draft/", snippets.draft_save, name="draft_save"),
+]
+
+# Classes: students join and leave; teachers review.
+urlpatterns += [
+    path("classes/", teaching.class_list, name="class_list"),
+    path("classes/new/", teaching.class_create, name="class_create"),
+    path("classes/join/", teaching.class_join, name="class_join"),
+    path("classes/join/<str:code>/", teaching.class_join, name="class_join"),
+    path("classes/<int:pk>/", teaching.class_detail, name="class_detail"),
+    path("classes/<int:pk>/leave/", teaching.class_leave, name="class_leave"),
+    path("classes/<int:pk>/progress.csv", teaching.class_csv, name="class_csv"),
+    path("classes/<int:pk>/attempts.csv", teaching.class_attempts_csv, name="class_attempts_csv"),
+    path("classes/<int:pk>/lessons/<int:lesson_pk>/", teaching.class_lesson, name="class_lesson"),
+    path("classes/<int:pk>/students/<int:student_pk>/", teaching.class_student, name="class_student"),
+    path(
+        "classes/<int:pk>/students/<int:student_pk>/remove/",
+        teaching.class_remove_student,
+        name="class_remove_student",
+    ),
 ]

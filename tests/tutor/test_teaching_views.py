@@ -1,0 +1,588 @@
+import csv
+import io
+from datetime import timedelta
+
+import pytest
+from django.contrib.auth.models import User
+from django.urls import reverse
+from django.utils import timezone
+
+from course.models import Lesson
+from tests.factories import (
+    make_admin,
+    make_cohort,
+    make_course,
+    make_exercise,
+    make_learner_run,
+    make_lesson,
+    make_lesson_progress,
+    make_ordering_attempt,
+    make_prediction,
+    make_snippet,
+    make_teacher,
+    make_user,
+)
+from tutor.models import Cohort, LessonProgress, Membership, OrderingArrangement, Prediction
+
+pytestmark = pytest.mark.django_db
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+@pytest.fixture
+def people():
+    teacher = make_teacher("teacher")
+    student = make_user("student")
+    return {
+        "teacher": teacher,
+        "another_teacher": make_teacher("another_teacher"),
+        "student": student,
+        "another_student": make_user("another_student"),
+        "admin": make_admin("admin"),
+        "cohort": make_cohort(teacher, students=[student], name="Tuesday group"),
+    }
+
+
+@pytest.fixture
+def lesson():
+    lesson = make_lesson(title="Loops")
+    make_snippet(lesson, key="count", code="print(1)\nprint(2)\n", expected_output="1\n2\n")
+    make_exercise(lesson, key="order-it")
+    return lesson
+
+
+def stream(response) -> str:
+    return b"".join(response.streaming_content).decode()
+
+
+# Who may see what ----------------------------------------------------------------------
+
+TEACHER_PAGES = ["class_detail", "class_lesson", "class_student", "class_csv", "class_attempts_csv"]
+
+
+def teacher_page_url(name: str, people, lesson) -> str:
+    cohort = people["cohort"]
+    args = {
+        "class_lesson": [cohort.pk, lesson.pk],
+        "class_student": [cohort.pk, people["student"].pk],
+    }.get(name, [cohort.pk])
+    return reverse(f"tutor:{name}", args=args)
+
+
+@pytest.mark.parametrize("name", TEACHER_PAGES)
+@pytest.mark.parametrize(
+    "who, status",
+    [
+        ("student", 403),
+        ("another_student", 403),
+        ("teacher", 200),
+        ("another_teacher", 404),
+        ("admin", 200),
+    ],
+)
+def test_teacher_pages_are_for_the_classes_teacher_and_admins(client, people, lesson, name, who, status):
+    client.force_login(people[who])
+    assert client.get(teacher_page_url(name, people, lesson)).status_code == status
+
+
+@pytest.mark.parametrize("name", TEACHER_PAGES)
+def test_teacher_pages_send_anonymous_visitors_to_log_in(client, people, lesson, name):
+    url = teacher_page_url(name, people, lesson)
+    response = client.get(url)
+    assert response.status_code == 302
+    assert response["Location"].startswith(reverse("login"))
+
+
+def test_a_student_of_another_class_is_not_found_in_this_one(client, people, lesson):
+    client.force_login(people["teacher"])
+    url = reverse("tutor:class_student", args=[people["cohort"].pk, people["another_student"].pk])
+    assert client.get(url).status_code == 404
+
+
+@pytest.mark.parametrize(
+    "who, status", [("student", 403), ("another_teacher", 404), ("teacher", 302), ("admin", 302)]
+)
+def test_only_the_classes_teacher_or_an_admin_removes_a_student(client, people, who, status):
+    client.force_login(people[who])
+    cohort, student = people["cohort"], people["student"]
+    response = client.post(reverse("tutor:class_remove_student", args=[cohort.pk, student.pk]))
+    assert response.status_code == status
+    assert cohort.students.filter(pk=student.pk).exists() == (status != 302)
+
+
+def test_teacher_pages_refuse_other_methods(client, people):
+    client.force_login(people["teacher"])
+    assert client.post(reverse("tutor:class_detail", args=[people["cohort"].pk])).status_code == 405
+    assert client.get(reverse("tutor:class_create")).status_code == 405
+
+
+# The list of classes and creating one ----------------------------------------------------
+
+
+def test_class_list_shows_a_teacher_their_classes_only(client, people):
+    make_cohort(people["another_teacher"], name="Someone else's class")
+    client.force_login(people["teacher"])
+    response = client.get(reverse("tutor:class_list"))
+    assert response.status_code == 200
+    assert "Tuesday group" in response.text
+    assert "Someone else" not in response.text
+    assert people["cohort"].join_code in response.text
+
+
+def test_class_list_shows_an_admin_every_class_with_its_teacher(client, people):
+    client.force_login(people["admin"])
+    response = client.get(reverse("tutor:class_list"))
+    assert "Tuesday group" in response.text
+    assert "taught by teacher" in response.text
+
+
+def test_class_list_shows_a_student_their_classes_and_the_join_form(client, people):
+    client.force_login(people["student"])
+    response = client.get(reverse("tutor:class_list"))
+    assert response.status_code == 200
+    assert "Tuesday group" in response.text
+    assert "Classes you teach" not in response.text
+    assert 'name="code"' in response.text
+    assert people["cohort"].join_code not in response.text  # only the teacher hands it out
+
+
+def test_class_list_needs_an_account(client):
+    assert client.get(reverse("tutor:class_list")).status_code == 302
+
+
+def test_a_teacher_creates_a_class_and_lands_on_it_with_its_code(client, people):
+    client.force_login(people["teacher"])
+    response = client.post(reverse("tutor:class_create"), {"name": "Thursday"}, follow=True)
+    cohort = Cohort.objects.get(name="Thursday")
+    assert cohort.teacher == people["teacher"]
+    assert response.redirect_chain[-1][0] == reverse("tutor:class_detail", args=[cohort.pk])
+    assert cohort.join_code in response.text
+    assert reverse("tutor:class_join", args=[cohort.join_code]) in response.text
+
+
+def test_creating_a_class_without_a_name_says_so_and_creates_nothing(client, people):
+    client.force_login(people["teacher"])
+    response = client.post(reverse("tutor:class_create"), {"name": "  "})
+    assert response.status_code == 400
+    assert "This field is required" in response.text
+    assert Cohort.objects.count() == 1
+
+
+def test_a_student_cannot_create_a_class(client, people):
+    client.force_login(people["student"])
+    assert client.post(reverse("tutor:class_create"), {"name": "Mine"}).status_code == 403
+    assert not Cohort.objects.filter(name="Mine").exists()
+
+
+# Joining and leaving ------------------------------------------------------------------------
+
+
+def test_the_join_link_asks_before_joining(client, people):
+    cohort, newcomer = people["cohort"], people["another_student"]
+    client.force_login(newcomer)
+    response = client.get(reverse("tutor:class_join", args=[cohort.join_code.lower()]))
+    assert response.status_code == 200
+    assert "Join “Tuesday group”?" in response.text
+    assert "Taught by <strong>teacher</strong>" in response.text
+    assert not cohort.students.filter(pk=newcomer.pk).exists()
+
+    response = client.post(reverse("tutor:class_join"), {"code": cohort.join_code}, follow=True)
+    assert cohort.students.filter(pk=newcomer.pk).exists()
+    assert "You joined “Tuesday group”" in response.text
+
+
+def test_the_join_link_sends_a_visitor_to_log_in_first(client, people):
+    url = reverse("tutor:class_join", args=[people["cohort"].join_code])
+    response = client.get(url)
+    assert response.status_code == 302
+    assert response["Location"] == f"{reverse('login')}?next={url}"
+
+
+def test_joining_with_a_typed_code(client, people):
+    client.force_login(people["another_student"])
+    code = people["cohort"].join_code
+    response = client.post(reverse("tutor:class_join"), {"code": f" {code[:4]}-{code[4:].lower()} "})
+    assert response.status_code == 302
+    assert people["cohort"].students.filter(pk=people["another_student"].pk).exists()
+
+
+def test_a_wrong_code_says_so_and_joins_nothing(client, people):
+    client.force_login(people["another_student"])
+    response = client.post(reverse("tutor:class_join"), {"code": "NOPE1234"})
+    assert response.status_code == 400
+    assert "No class has that code" in response.text
+    assert Membership.objects.count() == 1
+
+
+def test_an_unknown_join_link_is_not_found_and_offers_the_code_form(client, people):
+    client.force_login(people["another_student"])
+    response = client.get(reverse("tutor:class_join", args=["XXXXXXXX"]))
+    assert response.status_code == 404
+    assert "No class has that code" in response.text
+    assert 'name="code"' in response.text
+
+
+def test_joining_twice_is_refused_with_a_message(client, people):
+    client.force_login(people["student"])
+    response = client.post(reverse("tutor:class_join"), {"code": people["cohort"].join_code})
+    assert response.status_code == 400
+    assert "already in" in response.text
+    assert Membership.objects.count() == 1
+    link = client.get(reverse("tutor:class_join", args=[people["cohort"].join_code]))
+    assert "You’re in “Tuesday group”" in link.text
+
+
+def test_a_student_leaves_a_class(client, people):
+    client.force_login(people["student"])
+    response = client.post(reverse("tutor:class_leave", args=[people["cohort"].pk]), follow=True)
+    assert "You left “Tuesday group”" in response.text
+    assert not Membership.objects.exists()
+
+
+def test_leaving_a_class_you_are_not_in_changes_nothing(client, people):
+    client.force_login(people["another_student"])
+    response = client.post(reverse("tutor:class_leave", args=[people["cohort"].pk]), follow=True)
+    assert "You are not in that class" in response.text
+    assert Membership.objects.count() == 1
+
+
+# Removing a student -------------------------------------------------------------------
+
+
+def test_removing_a_student_plain_post_redirects_with_a_message(client, people):
+    client.force_login(people["teacher"])
+    cohort = people["cohort"]
+    url = reverse("tutor:class_remove_student", args=[cohort.pk, people["student"].pk])
+    response = client.post(url, follow=True)
+    assert response.redirect_chain[-1][0] == reverse("tutor:class_detail", args=[cohort.pk])
+    assert "student is no longer in “Tuesday group”" in response.text
+    assert not cohort.students.exists()
+
+
+def test_removing_a_student_with_htmx_returns_the_roster_and_refreshes_the_grid(client, people):
+    stays = make_user("stays")
+    cohort = people["cohort"]
+    Membership.objects.create(cohort=cohort, student=stays)
+    client.force_login(people["teacher"])
+    url = reverse("tutor:class_remove_student", args=[cohort.pk, people["student"].pk])
+    response = client.post(url, **HTMX)
+    assert response.status_code == 200
+    assert response.text.lstrip().startswith('<section id="class-roster"')
+    assert "<html" not in response.text
+    assert "stays" in response.text
+    assert "student is no longer in this class" in response.text
+    assert "class-changed" in response["HX-Trigger"]
+    assert list(cohort.students.all()) == [stays]
+
+
+@pytest.mark.parametrize("htmx", [False, True])
+def test_removing_a_non_member_says_so_and_changes_nothing(client, people, htmx):
+    client.force_login(people["teacher"])
+    cohort = people["cohort"]
+    for pk in [people["another_student"].pk, 999_999]:
+        url = reverse("tutor:class_remove_student", args=[cohort.pk, pk])
+        response = client.post(url, follow=not htmx, **(HTMX if htmx else {}))
+        assert "is not in" in response.text
+        assert "HX-Trigger" not in response
+    assert list(cohort.students.all()) == [people["student"]]
+
+
+# The class overview ---------------------------------------------------------------------
+
+
+@pytest.fixture
+def graded_class(people):
+    """Three students over two lessons: one complete, one part way, one not started."""
+    course = make_course()
+    first = make_lesson(course, title="First steps", position=1)
+    second = make_lesson(course, title="Second steps", position=2)
+    for lesson in (first, second):
+        make_snippet(lesson)
+        make_snippet(lesson)
+        make_exercise(lesson)
+    cohort = people["cohort"]
+    amy, bea, cal = make_user("amy"), make_user("bea"), make_user("cal")
+    for user in (amy, bea, cal):
+        Membership.objects.create(cohort=cohort, student=user)
+    now = timezone.now()
+    make_lesson_progress(amy, first, snippets_predicted=2, exercises_solved=1, completed_at=now)
+    make_lesson_progress(amy, second, snippets_predicted=2, exercises_solved=1, completed_at=now)
+    make_lesson_progress(bea, first, snippets_predicted=2)
+    return {"cohort": cohort, "lessons": (first, second), "students": (amy, bea, cal)}
+
+
+def test_class_overview_shows_each_cell_as_text_and_the_class_average(client, people, graded_class):
+    client.force_login(people["teacher"])
+    response = client.get(reverse("tutor:class_detail", args=[graded_class["cohort"].pk]))
+    assert response.status_code == 200
+    grid = response.context["grid"]
+    rows = {row.name: [cell.text for cell in row.cells] + [row.overall] for row in grid.rows}
+    assert rows == {
+        "amy": ["100%", "100%", 100],
+        "bea": ["2/3", "—", 34],
+        "cal": ["—", "—", 0],
+        "student": ["—", "—", 0],
+    }
+    assert [column.average for column in grid.columns] == [42, 25]  # (100+67+0+0)/4, 100/4
+    assert grid.average == 34  # (100 + 34 + 0 + 0) / 4, rounded half to even
+    html = response.text
+    assert '<td class="cell cell-done">100%</td>' in html
+    assert '<td class="cell cell-high">2/3</td>' in html
+    assert '<td class="cell cell-none">—</td>' in html
+    assert "Class average" in html
+    assert " style=" not in html  # the CSP refuses inline styles
+
+
+def test_class_overview_sorts_by_lesson_and_by_student(client, people, graded_class):
+    client.force_login(people["teacher"])
+    first, second = graded_class["lessons"]
+    url = reverse("tutor:class_detail", args=[graded_class["cohort"].pk])
+
+    def names(query):
+        return [row.name for row in client.get(url, {"sort": query}).context["grid"].rows]
+
+    assert names("student") == ["amy", "bea", "cal", "student"]
+    assert names("-student") == ["student", "cal", "bea", "amy"]
+    assert names(f"-lesson-{first.pk}") == ["amy", "bea", "cal", "student"]
+    assert names(f"lesson-{first.pk}") == ["cal", "student", "bea", "amy"]
+    assert names("-overall")[:2] == ["amy", "bea"]
+    assert names("nonsense") == ["amy", "bea", "cal", "student"]
+    page = client.get(url, {"sort": f"-lesson-{first.pk}"}).text
+    assert 'aria-sort="descending"' in page
+    assert f'href="?sort=lesson-{first.pk}"' in page  # clicking again turns the order round
+
+
+def test_class_overview_grid_as_an_htmx_partial(client, people, graded_class):
+    client.force_login(people["teacher"])
+    url = reverse("tutor:class_detail", args=[graded_class["cohort"].pk])
+    response = client.get(url, {"sort": "-overall"}, **HTMX)
+    assert response.status_code == 200
+    assert response.text.lstrip().startswith('<div id="class-grid"')
+    assert "<html" not in response.text and "class-chart" not in response.text
+    assert response.text.index(">amy<") < response.text.index(">cal<")
+
+
+def test_class_overview_chart_as_an_htmx_partial(client, people, graded_class):
+    client.force_login(people["teacher"])
+    url = reverse("tutor:class_detail", args=[graded_class["cohort"].pk])
+    response = client.get(url, HTTP_HX_TARGET="class-chart", **HTMX)
+    assert response.text.lstrip().startswith('<div id="class-chart"')
+
+
+def test_class_overview_chart_is_svg_with_a_text_alternative(client, people, graded_class):
+    client.force_login(people["teacher"])
+    response = client.get(reverse("tutor:class_detail", args=[graded_class["cohort"].pk]))
+    html = response.text
+    assert '<svg class="distribution-bar"' in html
+    assert 'aria-label="First steps: 1 complete, 1 half or more, 0 started, 2 not started"' in html
+    # One lesson complete for 1 of 4 students: a quarter of the bar.
+    assert 'class="seg seg-done" x="0.0" y="0" width="25.0"' in html
+    assert "The chart as a table" in html
+
+
+def test_an_empty_class_tells_the_teacher_how_students_join(client, people):
+    cohort = make_cohort(people["teacher"], name="Empty")
+    client.force_login(people["teacher"])
+    response = client.get(reverse("tutor:class_detail", args=[cohort.pk]))
+    assert "No students yet" in response.text
+    assert cohort.join_code in response.text
+
+
+def test_class_overview_queries_do_not_grow_with_the_class(client, people, django_assert_num_queries):
+    """500 students × 20 lessons in the same number of queries as a class of one."""
+    course = make_course()
+    lessons = Lesson.objects.bulk_create(
+        [Lesson(course=course, slug=f"l{n}", title=f"Lesson {n}", position=n) for n in range(20)]
+    )
+    for lesson in lessons:
+        make_snippet(lesson)
+    cohort = people["cohort"]
+    client.force_login(people["teacher"])
+    url = reverse("tutor:class_detail", args=[cohort.pk])
+    with django_assert_num_queries(7) as small:
+        client.get(url)
+
+    students = User.objects.bulk_create([User(username=f"s{n:03}") for n in range(500)])
+    Membership.objects.bulk_create(Membership(cohort=cohort, student=s) for s in students)
+    now = timezone.now()
+    LessonProgress.objects.bulk_create(
+        LessonProgress(
+            user=student, lesson=lesson, snippets_total=3, exercises_total=1,
+            snippets_predicted=(i + j) % 4, completed_at=now if (i + j) % 5 == 0 else None,
+        )
+        for i, student in enumerate(students)
+        for j, lesson in enumerate(lessons)
+    )
+    with django_assert_num_queries(len(small.captured_queries)):
+        response = client.get(url)
+    assert len(response.context["grid"].rows) == 501
+    assert len(response.context["grid"].columns) == 20
+    assert response.text.count('<td class="cell ') == 501 * 20
+
+
+# Item analysis ------------------------------------------------------------------------------
+
+
+def test_item_analysis_counts_first_predictions_on_the_current_version_only(client, people):
+    lesson = make_lesson(title="Loops")
+    snippet = make_snippet(lesson, code="print(1)\n", expected_output="1\n")
+    cohort = people["cohort"]
+    right, wrong_a, wrong_b, old = (make_user(n) for n in ("ria", "wes", "wil", "olga"))
+    for user in (right, wrong_a, wrong_b, old):
+        Membership.objects.create(cohort=cohort, student=user)
+    make_prediction(old, snippet, text="1", verdict=Prediction.Verdict.RIGHT)  # version 1
+    snippet.code = "print(2)\n"
+    snippet.expected_output = "2\n"
+    snippet.save()
+    assert snippet.version == 2
+    make_prediction(right, snippet, text="2")
+    make_prediction(wrong_a, snippet, text="1\n  \n", verdict=Prediction.Verdict.WRONG)
+    make_prediction(wrong_b, snippet, text="1   \r\n", verdict=Prediction.Verdict.WRONG)
+    make_prediction(wrong_b, snippet, text="2", is_first=False)  # a second try does not count
+    outsider = make_user("outsider")
+    make_prediction(outsider, snippet, text="1", verdict=Prediction.Verdict.WRONG)
+
+    client.force_login(people["teacher"])
+    response = client.get(reverse("tutor:class_lesson", args=[cohort.pk, lesson.pk]))
+    assert response.status_code == 200
+    [analysis] = response.context["snippets"]
+    assert (analysis.first, analysis.right, analysis.percent) == (3, 1, 33)
+    [answer] = analysis.wrong_answers
+    assert (answer.text, answer.count, answer.students) == ("1", 2, ["wes", "wil"])
+    assert [(v.version, v.first, v.right) for v in analysis.older] == [(1, 1, 1)]
+    html = response.text
+    assert "33%" in html and "right first time" in html
+    assert "now version 2" in html
+    assert "wes, wil" in html
+    assert "outsider" not in html
+
+
+def test_item_analysis_of_an_ordering_exercise(client, people):
+    lesson = make_lesson()
+    exercise = make_exercise(lesson, lines=["a = 1", "b = a", "print(b)"], key="assign")
+    cohort = people["cohort"]
+    students = [make_user(n) for n in ("ann", "ben", "cat")]
+    for user in students:
+        Membership.objects.create(cohort=cohort, student=user)
+    ann, ben, cat = students
+    wrong = ["l2", "l1", "l3"]
+    make_ordering_attempt(ann, exercise)  # solved at the first check
+    make_ordering_attempt(ben, exercise, order=wrong, verdict="wrong")
+    make_ordering_attempt(ben, exercise, order=wrong, verdict="wrong")
+    make_ordering_attempt(ben, exercise, help_used=1)  # third check
+    make_ordering_attempt(ben, exercise, order=["l3"], verdict="wrong")  # after solving: ignored
+    make_ordering_attempt(cat, exercise, order=wrong, verdict="wrong")
+    OrderingArrangement.objects.create(user=ben, exercise=exercise, help_used=2)
+    OrderingArrangement.objects.create(user=ann, exercise=exercise)
+
+    client.force_login(people["teacher"])
+    response = client.get(reverse("tutor:class_lesson", args=[cohort.pk, lesson.pk]))
+    [analysis] = response.context["exercises"]
+    assert (analysis.tried, analysis.solved, analysis.median_checks) == (3, 2, 2)
+    assert (analysis.help_students, analysis.help_total) == (1, 2)
+    [common] = analysis.wrong_orders
+    assert common.text == "b = a\na = 1\nprint(b)"
+    assert (common.count, common.students) == (3, ["ben", "cat"])
+    assert "2 of 3" in response.text
+
+
+def test_item_analysis_charts_completion_over_time(client, people, lesson):
+    cohort = people["cohort"]
+    other = make_user("other")
+    Membership.objects.create(cohort=cohort, student=other)
+    day = timezone.now() - timedelta(days=4)
+    make_lesson_progress(people["student"], lesson, completed_at=day)
+    make_lesson_progress(other, lesson, completed_at=day + timedelta(days=2))
+    client.force_login(people["teacher"])
+    response = client.get(reverse("tutor:class_lesson", args=[cohort.pk, lesson.pk]))
+    over_time = response.context["over_time"]
+    assert [total for _, total in over_time.steps] == [1, 2]
+    assert over_time.points == "0.0,40.0 0.0,20.0 100.0,20.0 100.0,0.0 100,0.0"
+    assert "2 of 2 students completed the lesson" in response.text
+
+
+def test_item_analysis_of_a_lesson_nobody_tried(client, people, lesson):
+    client.force_login(people["teacher"])
+    response = client.get(reverse("tutor:class_lesson", args=[people["cohort"].pk, lesson.pk]))
+    assert "No first predictions on this version yet" in response.text
+    assert "Nobody has checked an answer yet" in response.text
+    assert "Nobody in the class has completed this lesson yet" in response.text
+
+
+# A student's timeline ----------------------------------------------------------------------
+
+
+def test_student_timeline_shows_predictions_checks_and_runs_newest_first(client, people, lesson):
+    student, cohort = people["student"], people["cohort"]
+    snippet = lesson.blocks.get(key="count").snippet
+    exercise = lesson.blocks.get(key="order-it").exercise
+    now = timezone.now()
+    make_prediction(student, snippet, text="1\n3", verdict="wrong", created_at=now - timedelta(hours=3))
+    make_ordering_attempt(student, exercise, order=["l2", "l1"], verdict="wrong",
+                          created_at=now - timedelta(hours=2))
+    make_learner_run(student, snippet, code="print('mine')\n", stdout="mine\n",
+                     created_at=now - timedelta(hours=1))
+    client.force_login(people["teacher"])
+    response = client.get(reverse("tutor:class_student", args=[cohort.pk, student.pk]))
+    assert [event.kind for event in response.context["events"]] == ["run", "ordering", "prediction"]
+    html = response.text
+    assert "Not quite" in html and "Not yet" in html
+    assert "<details><summary>Code and output</summary>" in html
+    assert "print(&#x27;mine&#x27;)" in html and "mine\n</pre>" in html
+    assert "second\nfirst" in html  # their order, as lines
+
+
+def test_student_timeline_when_nothing_happened(client, people):
+    client.force_login(people["teacher"])
+    url = reverse("tutor:class_student", args=[people["cohort"].pk, people["student"].pk])
+    assert "Nothing yet" in client.get(url).text
+
+
+# CSV -----------------------------------------------------------------------------------------
+
+
+def test_progress_csv_streams_one_row_per_student_with_correct_quoting(client, people, graded_class):
+    cohort = graded_class["cohort"]
+    odd = make_user("odd", first_name='Zoë "Z"', last_name="Smith, Jr.")
+    Membership.objects.create(cohort=cohort, student=odd)
+    client.force_login(people["teacher"])
+    response = client.get(reverse("tutor:class_csv", args=[cohort.pk]))
+    assert response.status_code == 200
+    assert response.streaming
+    assert response["Content-Type"] == "text/csv; charset=utf-8"
+    assert response["Content-Disposition"].startswith('attachment; filename="tuesday-group-progress-')
+    rows = list(csv.reader(io.StringIO(stream(response))))
+    assert rows[0][:3] == ["username", "name", "joined"]
+    assert rows[0][3:] == ["First steps (%)", "Second steps (%)", "overall (%)"]
+    by_user = {row[0]: row for row in rows[1:]}
+    assert by_user["amy"][3:] == ["100", "100", "100"]
+    assert by_user["bea"][3:] == ["67", "", "34"]
+    assert by_user["cal"][3:] == ["", "", "0"]
+    assert by_user["odd"][1] == 'Zoë "Z" Smith, Jr.'
+    assert len(rows) == 1 + 5
+
+
+def test_attempts_csv_has_every_kind_and_keeps_formulas_out(client, people, lesson):
+    student, cohort = people["student"], people["cohort"]
+    snippet = lesson.blocks.get(key="count").snippet
+    exercise = lesson.blocks.get(key="order-it").exercise
+    make_prediction(student, snippet, text="=HYPERLINK(\"x\")\n-1", verdict="wrong")
+    make_prediction(student, snippet, text="-1", verdict="wrong", is_first=False)
+    make_ordering_attempt(student, exercise, help_used=1)
+    make_learner_run(student, snippet, code='print("a,b")\n', stdout="a,b\n")
+    make_prediction(people["another_student"], snippet)  # not in the class
+    client.force_login(people["teacher"])
+    response = client.get(reverse("tutor:class_attempts_csv", args=[cohort.pk]))
+    assert response.streaming
+    assert "attempts" in response["Content-Disposition"]
+    rows = list(csv.DictReader(io.StringIO(stream(response))))
+    assert [row["kind"] for row in rows] == ["prediction", "prediction", "ordering", "run"]
+    assert {row["username"] for row in rows} == {"student"}
+    first = rows[0]
+    assert (first["lesson"], first["item"], first["verdict"], first["first prediction"]) == (
+        "Loops", "count", "wrong", "yes"
+    )
+    assert first["answer"] == "'=HYPERLINK(\"x\")\n-1"
+    assert rows[1]["answer"] == "-1"  # a number stays a number
+    assert rows[2]["answer"] == "l1 l2 l3 l4" and rows[2]["help used"] == "1"
+    assert rows[3]["answer"] == 'print("a,b")\n' and rows[3]["output"] == "a,b\n"

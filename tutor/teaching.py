@@ -1,0 +1,420 @@
+"""What teachers' pages compute from rows their views fetched: the class grid, its sorting and
+chart, item analysis per lesson, a student's timeline, and CSV rows.
+
+Plain functions over plain values: every query is made (and counted) in tutor.views.teaching.
+"""
+
+import csv
+import statistics
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from tutor.grading import output_lines
+from tutor.models import OrderingAttempt, Prediction
+
+NOT_STARTED = "—"
+
+# Completion buckets, in the order the chart stacks them.
+BUCKETS = [
+    ("done", "Complete"),
+    ("high", "Half or more"),
+    ("low", "Started"),
+    ("none", "Not started"),
+]
+BUCKET_LABELS = dict(BUCKETS)
+
+
+def student_name(username: str, first_name: str = "", last_name: str = "") -> str:
+    full = f"{first_name} {last_name}".strip()
+    return f"{full} ({username})" if full else username
+
+
+# The class grid ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Cell:
+    percent: int  # 0 when not started: averages count a student who hasn't begun as 0%
+    text: str  # what the cell says, so it reads without its colour
+    bucket: str  # "none", "low", "high", "done": the colour
+
+
+EMPTY_CELL = Cell(0, NOT_STARTED, "none")
+
+
+def progress_cell(done: int, total: int, completed: bool) -> Cell:
+    if completed:
+        return Cell(100, "100%", "done")
+    percent = round(100 * done / total) if total else 0
+    percent = min(percent, 99)  # only a completed lesson reads 100%
+    text = f"{done}/{total}" if total else "0%"
+    return Cell(percent, text, "high" if percent >= 50 else "low")
+
+
+@dataclass
+class GridColumn:
+    pk: int
+    title: str
+    course: str
+    number: int
+    average: int = 0
+    complete: int = 0
+    buckets: dict[str, int] = field(default_factory=dict)
+    header: "SortHeader | None" = None
+
+
+@dataclass
+class GridRow:
+    pk: int
+    name: str
+    cells: list[Cell]
+    overall: int
+
+
+@dataclass
+class ClassGrid:
+    columns: list[GridColumn]
+    rows: list[GridRow]
+    average: int  # the class's mean overall completion
+
+
+def build_grid(
+    students: Iterable[tuple[int, str, str, str]],
+    lessons: Iterable[tuple[int, str, str]],
+    progress: Iterable[tuple[int, int, int, int, bool]],
+) -> ClassGrid:
+    """students: (pk, username, first, last); lessons: (pk, title, course title), in order;
+    progress: (user pk, lesson pk, items done, items total, completed)."""
+    columns = [
+        GridColumn(pk, title, course, number)
+        for number, (pk, title, course) in enumerate(lessons, start=1)
+    ]
+    index = {column.pk: i for i, column in enumerate(columns)}
+    cells: dict[int, list[Cell]] = {}
+    rows = []
+    for pk, username, first, last in students:
+        cells[pk] = [EMPTY_CELL] * len(columns)
+        rows.append(GridRow(pk, student_name(username, first, last), cells[pk], 0))
+    for user_id, lesson_id, done, total, completed in progress:
+        if user_id in cells and lesson_id in index:
+            cells[user_id][index[lesson_id]] = progress_cell(done, total, completed)
+    for row in rows:
+        row.overall = round(sum(c.percent for c in row.cells) / len(columns)) if columns else 0
+    for i, column in enumerate(columns):
+        column_cells = [row.cells[i] for row in rows]
+        counts = Counter(cell.bucket for cell in column_cells)
+        column.buckets = {key: counts[key] for key, _ in BUCKETS}
+        column.complete = counts["done"]
+        column.average = round(sum(c.percent for c in column_cells) / len(rows)) if rows else 0
+    average = round(sum(row.overall for row in rows) / len(rows)) if rows else 0
+    return ClassGrid(columns, rows, average)
+
+
+SORT_DEFAULT = "student"
+
+
+@dataclass(frozen=True)
+class SortHeader:
+    link: str  # the ?sort= value the heading asks for
+    aria: str  # its aria-sort: "ascending", "descending" or "" (not sorted by it)
+
+
+def sort_header(current: str, key: str, *, first_descending: bool = False) -> SortHeader:
+    """A heading sorts by its key; on the current sort, it turns the direction round."""
+    if current == key:
+        return SortHeader(f"-{key}", "ascending")
+    if current == f"-{key}":
+        return SortHeader(key, "descending")
+    return SortHeader(f"-{key}" if first_descending else key, "")
+
+
+def sort_rows(grid: ClassGrid, sort: str) -> dict[str, SortHeader]:
+    """Sort the grid's rows in place by `sort` ("student", "overall", "lesson-<pk>", with a
+    leading "-" for descending; unknown: by student) and give each heading its sort link.
+    Returns the headings of the student and overall columns."""
+    keys = {"student", "overall"} | {f"lesson-{c.pk}" for c in grid.columns}
+    if sort.removeprefix("-") not in keys:
+        sort = SORT_DEFAULT
+    descending = sort.startswith("-")
+    key = sort.removeprefix("-")
+    grid.rows.sort(key=lambda row: row.name.casefold())  # ties read alphabetically
+    if key == "overall":
+        grid.rows.sort(key=lambda row: row.overall, reverse=descending)
+    elif key.startswith("lesson-"):
+        i = next(i for i, c in enumerate(grid.columns) if f"lesson-{c.pk}" == key)
+        grid.rows.sort(key=lambda row: row.cells[i].percent, reverse=descending)
+    elif descending:
+        grid.rows.reverse()
+    # Most done first is what a teacher looks for in a lesson or overall column.
+    for column in grid.columns:
+        column.header = sort_header(sort, f"lesson-{column.pk}", first_descending=True)
+    return {
+        "student": sort_header(sort, "student"),
+        "overall": sort_header(sort, "overall", first_descending=True),
+    }
+
+
+# The distribution chart (inline SVG, 100 units wide) ---------------------------------
+
+
+@dataclass(frozen=True)
+class Segment:
+    bucket: str
+    label: str
+    count: int
+    x: float
+    width: float
+
+
+def distribution(column: GridColumn, students: int) -> list[Segment]:
+    segments = []
+    x = 0.0
+    for bucket, label in BUCKETS:
+        count = column.buckets.get(bucket, 0)
+        width = 100 * count / students if students else 0
+        if count:
+            segments.append(Segment(bucket, label, count, round(x, 3), round(width, 3)))
+        x += width
+    return segments
+
+
+def distribution_text(column: GridColumn) -> str:
+    parts = [f"{column.buckets.get(b, 0)} {label.lower()}" for b, label in BUCKETS]
+    return f"{column.title}: " + ", ".join(parts)
+
+
+# Item analysis -------------------------------------------------------------------------
+
+
+@dataclass
+class CommonAnswer:
+    text: str
+    count: int
+    students: list[str]
+
+
+@dataclass
+class VersionShare:
+    version: int
+    first: int
+    right: int
+
+    @property
+    def percent(self) -> int | None:
+        return round(100 * self.right / self.first) if self.first else None
+
+
+@dataclass
+class SnippetAnalysis:
+    key: str
+    caption: str
+    code: str
+    expected_output: str
+    version: int
+    first: int = 0  # first predictions on the current version that have a verdict
+    right: int = 0
+    waiting: int = 0
+    unchecked: int = 0  # said out loud and not marked
+    wrong_answers: list[CommonAnswer] = field(default_factory=list)
+    older: list[VersionShare] = field(default_factory=list)
+
+    @property
+    def percent(self) -> int | None:
+        return round(100 * self.right / self.first) if self.first else None
+
+
+RIGHT = {Prediction.Verdict.RIGHT, Prediction.Verdict.SELF_RIGHT}
+GRADED = RIGHT | {Prediction.Verdict.WRONG, Prediction.Verdict.SELF_WRONG}
+
+
+def analyse_snippet(snippet, predictions: Iterable[tuple], *, top: int = 5) -> SnippetAnalysis:
+    """predictions: first predictions on this snippet as (version, verdict, text, student name)."""
+    analysis = SnippetAnalysis(
+        snippet.key, snippet.caption, snippet.code, snippet.expected_output, snippet.version
+    )
+    older: dict[int, VersionShare] = {}
+    wrong: dict[str, list[str]] = defaultdict(list)
+    for version, verdict, text, name in predictions:
+        if version != snippet.version:
+            share = older.setdefault(version, VersionShare(version, 0, 0))
+            if verdict in GRADED:
+                share.first += 1
+                share.right += verdict in RIGHT
+            continue
+        if verdict == Prediction.Verdict.PENDING:
+            analysis.waiting += 1
+        elif verdict == Prediction.Verdict.SELF_UNCHECKED:
+            analysis.unchecked += 1
+        elif verdict in GRADED:
+            analysis.first += 1
+            analysis.right += verdict in RIGHT
+            if verdict == Prediction.Verdict.WRONG:
+                wrong["\n".join(output_lines(text))].append(name)
+    groups = sorted(wrong.items(), key=lambda item: (-len(item[1]), item[0]))
+    analysis.wrong_answers = [
+        CommonAnswer(text, len(names), sorted(names, key=str.casefold)) for text, names in groups[:top]
+    ]
+    analysis.older = sorted(older.values(), key=lambda share: share.version, reverse=True)
+    return analysis
+
+
+@dataclass
+class ExerciseAnalysis:
+    key: str
+    intro: str
+    tried: int = 0
+    solved: int = 0
+    median_checks: float | None = None
+    help_students: int = 0
+    help_total: int = 0
+    wrong_orders: list[CommonAnswer] = field(default_factory=list)
+
+
+def analyse_exercise(
+    exercise,
+    attempts: Iterable[tuple],
+    arrangements: Iterable[tuple[int, int]],
+    *,
+    top: int = 3,
+) -> ExerciseAnalysis:
+    """attempts: (student pk, student name, verdict, order) oldest first; arrangements:
+    (student pk, times "Help me" was used). Line texts come from `exercise.lines.all()`."""
+    texts = {line.key: line.text for line in exercise.lines.all()}
+    analysis = ExerciseAnalysis(exercise.key, exercise.intro)
+    checks: dict[int, int] = defaultdict(int)
+    solved_after: dict[int, int] = {}
+    wrong: dict[tuple[str, ...], list[str]] = defaultdict(list)
+    for user_id, name, verdict, order in attempts:
+        if user_id in solved_after:
+            continue  # checks after solving say nothing about solving it
+        checks[user_id] += 1
+        if verdict == OrderingAttempt.Verdict.SOLVED:
+            solved_after[user_id] = checks[user_id]
+        else:
+            wrong[tuple(order)].append(name)
+    analysis.tried = len(checks)
+    analysis.solved = len(solved_after)
+    if solved_after:
+        analysis.median_checks = statistics.median(solved_after.values())
+    for _, help_used in arrangements:
+        if help_used:
+            analysis.help_students += 1
+            analysis.help_total += help_used
+    groups = sorted(wrong.items(), key=lambda item: (-len(set(item[1])), item[0]))
+    analysis.wrong_orders = [
+        CommonAnswer(
+            "\n".join(texts.get(key, f"[{key}]") for key in order),
+            len(names),
+            sorted(set(names), key=str.casefold),
+        )
+        for order, names in groups[:top]
+    ]
+    return analysis
+
+
+# A student's timeline ------------------------------------------------------------------
+
+
+@dataclass
+class Event:
+    kind: str  # "prediction", "ordering", "run"
+    when: datetime
+    row: object
+
+
+def timeline(predictions, attempts, runs) -> list[Event]:
+    events = (
+        [Event("prediction", p.created_at, p) for p in predictions]
+        + [Event("ordering", a.created_at, a) for a in attempts]
+        + [Event("run", r.created_at, r) for r in runs]
+    )
+    return sorted(events, key=lambda event: event.when, reverse=True)
+
+
+# CSV -----------------------------------------------------------------------------------
+
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(value) -> object:
+    """A learner's text that a spreadsheet would run as a formula is written as text."""
+    if isinstance(value, str) and value.startswith(_FORMULA_STARTS):
+        try:
+            float(value)
+        except ValueError:
+            return "'" + value
+    return value
+
+
+class _Echo:
+    def write(self, value: str) -> str:
+        return value
+
+
+def csv_lines(header: list[str], rows: Iterable[Iterable]) -> Iterator[str]:
+    writer = csv.writer(_Echo())
+    yield writer.writerow(header)
+    for row in rows:
+        yield writer.writerow([spreadsheet_safe(value) for value in row])
+
+
+def grid_csv_rows(
+    memberships: Iterable[tuple], progress: Iterable[tuple], lesson_pks: list[int]
+) -> Iterator[list]:
+    """memberships: (student pk, username, first, last, joined_at) by student pk; progress:
+    (user pk, lesson pk, done, total, completed) by user pk. Both are walked once, together,
+    so a class of any size streams in constant memory."""
+    index = {pk: i for i, pk in enumerate(lesson_pks)}
+    progress = iter(progress)
+    pending = next(progress, None)
+    for student_pk, username, first, last, joined_at in memberships:
+        while pending is not None and pending[0] < student_pk:
+            pending = next(progress, None)
+        cells = [EMPTY_CELL] * len(lesson_pks)
+        while pending is not None and pending[0] == student_pk:
+            _, lesson_pk, done, total, completed = pending
+            if lesson_pk in index:
+                cells[index[lesson_pk]] = progress_cell(done, total, completed)
+            pending = next(progress, None)
+        overall = round(sum(c.percent for c in cells) / len(cells)) if cells else 0
+        yield [
+            username,
+            f"{first} {last}".strip(),
+            joined_at.date().isoformat(),
+            *["" if c is EMPTY_CELL else c.percent for c in cells],
+            overall,
+        ]
+
+
+# Completion over time (a step chart, 100 × 40 units) -----------------------------------
+
+
+@dataclass
+class OverTime:
+    points: str  # SVG polyline points
+    first: datetime
+    last: datetime
+    steps: list[tuple[datetime, int]]  # (day, students complete by the end of it)
+    students: int
+
+
+def completion_over_time(completed: list[datetime], students: int) -> OverTime | None:
+    """completed: when each student completed the lesson, oldest first."""
+    if not completed or not students:
+        return None
+    per_day = Counter(when.date() for when in completed)
+    days = sorted(per_day)
+    span = max((days[-1] - days[0]).days, 1)
+    steps, total, y_before = [], 0, 40.0
+    points = []
+    for day in days:
+        total += per_day[day]
+        x = round(100 * (day - days[0]).days / span, 3)
+        y = round(40 - 40 * total / students, 3)
+        points += [f"{x},{y_before}", f"{x},{y}"]
+        y_before = y
+        steps.append((day, total))
+    points.append(f"100,{y_before}")
+    return OverTime(" ".join(points), completed[0], completed[-1], steps, students)

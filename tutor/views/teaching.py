@@ -1,0 +1,463 @@
+"""Classes: teachers create them and review their students' work; students join and leave.
+
+Every teacher page checks, in the view, that the user is a teacher (403 otherwise) and that
+the class is theirs (404 otherwise; an admin may review any class).
+"""
+
+from collections import defaultdict
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
+from django.core.exceptions import PermissionDenied
+from django.db.models import Count, F, Prefetch, Q
+from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.shortcuts import get_object_or_404, redirect
+from django.template.response import TemplateResponse
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.text import slugify
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.http import trigger_client_event
+
+from course.models import Block, Lesson, OrderingExercise, OrderingLine, Snippet
+from tutor import teaching
+from tutor.actions import ClassRefused, create_class, join_class, leave_class, remove_student
+from tutor.actions.classes import JOIN_CODE_LENGTH, normalise_join_code
+from tutor.models import (
+    Cohort,
+    LessonProgress,
+    Membership,
+    OrderingArrangement,
+    OrderingAttempt,
+    Prediction,
+    Run,
+)
+from tutor.roles import is_teacher
+
+CSV_CHUNK = 2000
+TIMELINE_LIMIT = 200  # of each kind, newest first
+
+
+class ClassForm(forms.Form):
+    name = forms.CharField(label="Class name", max_length=100)
+
+
+class JoinForm(forms.Form):
+    code = forms.CharField(
+        label="Join code",
+        max_length=20,
+        help_text=f"{JOIN_CODE_LENGTH} letters and digits, from your teacher.",
+        widget=forms.TextInput(attrs={"autocomplete": "off", "autocapitalize": "characters"}),
+    )
+
+
+def wants_partial(request: HttpRequest) -> bool:
+    # A history restore asks for the whole page even though it comes from htmx.
+    return bool(request.htmx) and not request.htmx.history_restore_request
+
+
+def require_teacher(request: HttpRequest) -> None:
+    if not is_teacher(request.user):
+        raise PermissionDenied("Only teachers review classes.")
+
+
+def taught_class(request: HttpRequest, pk: int) -> Cohort:
+    """The class `pk`, if the user teaches it (or is an admin): 403 for non-teachers, else 404."""
+    require_teacher(request)
+    return get_object_or_404(Cohort.objects.visible_to(request.user).select_related("teacher"), pk=pk)
+
+
+def join_url(request: HttpRequest, cohort: Cohort) -> str:
+    return request.build_absolute_uri(reverse("tutor:class_join", args=[cohort.join_code]))
+
+
+def grouped(rows, value) -> defaultdict[int, list]:
+    """Rows grouped by their first column (an id), each turned into `value(row)`."""
+    groups = defaultdict(list)
+    for row in rows:
+        groups[row[0]].append(value(row))
+    return groups
+
+
+def lessons_with_practice():
+    practice = Q(blocks__kind__in=[Block.Kind.SNIPPET, Block.Kind.ORDERING])
+    return (
+        Lesson.objects.in_order()
+        .annotate(items=Count("blocks", filter=practice))
+        .filter(items__gt=0)
+    )
+
+
+# Students and teachers: the list of classes, joining, leaving -------------------------
+
+
+def class_list_response(
+    request: HttpRequest, *, create_form: ClassForm | None = None, status: int = 200
+) -> TemplateResponse:
+    teaching_now = is_teacher(request.user)
+    taught = (
+        Cohort.objects.visible_to(request.user)
+        .select_related("teacher")
+        .annotate(student_count=Count("memberships"))
+        if teaching_now
+        else []
+    )
+    joined = Cohort.objects.joined_by(request.user).select_related("teacher")
+    context = {
+        "is_teacher": teaching_now,
+        "taught": taught,
+        "joined": joined,
+        "create_form": create_form or ClassForm(),
+        "join_form": JoinForm(),
+    }
+    return TemplateResponse(request, "tutor/teaching/class_list.html", context, status=status)
+
+
+@require_GET
+@login_required
+def class_list(request: HttpRequest) -> TemplateResponse:
+    return class_list_response(request)
+
+
+@require_POST
+@login_required
+def class_create(request: HttpRequest) -> HttpResponse:
+    require_teacher(request)
+    form = ClassForm(request.POST)
+    if form.is_valid():
+        try:
+            cohort = create_class(teacher=request.user, name=form.cleaned_data["name"])
+        except ClassRefused as refused:
+            form.add_error("name", str(refused))
+        else:
+            messages.success(
+                request, f"“{cohort.name}” is ready. Give your students its code: {cohort.join_code}."
+            )
+            return redirect("tutor:class_detail", cohort.pk)
+    return class_list_response(request, create_form=form, status=400)
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def class_join(request: HttpRequest, code: str = "") -> HttpResponse:
+    """With a code in the link, GET asks to confirm; without one, it shows the code form.
+    POST joins."""
+    if request.method == "POST":
+        form = JoinForm(request.POST)
+        if form.is_valid():
+            try:
+                cohort = join_class(student=request.user, code=form.cleaned_data["code"])
+            except ClassRefused as refused:
+                form.add_error("code", str(refused))
+            else:
+                messages.success(
+                    request, f"You joined “{cohort.name}”. {cohort.teacher.get_username()} can now see your progress."
+                )
+                return redirect("tutor:class_list")
+        return TemplateResponse(
+            request, "tutor/teaching/class_join.html", {"form": form, "cohort": None}, status=400
+        )
+    code = normalise_join_code(code or request.GET.get("code", ""))
+    cohort = None
+    form = JoinForm(initial={"code": code})
+    if code:
+        cohort = Cohort.objects.select_related("teacher").filter(join_code=code).first()
+        if cohort is None:
+            form = JoinForm({"code": code})
+            form.is_valid()
+            form.add_error("code", "No class has that code. Check it with your teacher.")
+    already = cohort is not None and cohort.memberships.filter(student=request.user.pk).exists()
+    context = {"form": form, "cohort": cohort, "already": already}
+    status = 404 if code and cohort is None else 200
+    return TemplateResponse(request, "tutor/teaching/class_join.html", context, status=status)
+
+
+@require_POST
+@login_required
+def class_leave(request: HttpRequest, pk: int) -> HttpResponse:
+    cohort = get_object_or_404(Cohort, pk=pk)
+    try:
+        leave_class(cohort=cohort, student=request.user)
+    except ClassRefused as refused:
+        messages.error(request, str(refused))
+    else:
+        messages.success(request, f"You left “{cohort.name}”.")
+    return redirect("tutor:class_list")
+
+
+# Teachers: a class ---------------------------------------------------------------------
+
+
+def class_students(cohort: Cohort):
+    return User.objects.filter(memberships__cohort=cohort).order_by("username")
+
+
+def roster(students) -> list[tuple[int, str]]:
+    """(pk, name) of each student, from (pk, username, first name, last name) rows."""
+    return [(pk, teaching.student_name(*names)) for pk, *names in students]
+
+
+@require_GET
+@login_required
+def class_detail(request: HttpRequest, pk: int) -> TemplateResponse:
+    """The grid of students × lessons. A fixed number of queries whatever the class size:
+    the class, the lessons, the students, and their progress rows."""
+    cohort = taught_class(request, pk)
+    lessons = list(lessons_with_practice().values_list("pk", "title", "course__title"))
+    students = list(
+        class_students(cohort).values_list("pk", "username", "first_name", "last_name")
+    )
+    progress = (
+        LessonProgress.objects.filter(user__memberships__cohort=cohort)
+        .annotate(done=F("snippets_predicted") + F("exercises_solved"))
+        .annotate(total=F("snippets_total") + F("exercises_total"))
+        .values_list("user_id", "lesson_id", "done", "total", Q(completed_at__isnull=False))
+    )
+    grid = teaching.build_grid(students, lessons, progress)
+    headers = teaching.sort_rows(grid, request.GET.get("sort", ""))
+    context = {
+        "cohort": cohort,
+        "grid": grid,
+        "headers": headers,
+        "roster": roster(students),
+        "chart": [
+            (column, teaching.distribution(column, len(grid.rows)), teaching.distribution_text(column))
+            for column in grid.columns
+        ],
+        "buckets": teaching.BUCKETS,
+        "join_url": join_url(request, cohort),
+    }
+    template = "tutor/teaching/class_detail.html"
+    if wants_partial(request):
+        # Sorting swaps the grid; removing a student refreshes the grid and the chart.
+        template += "#class-chart" if request.htmx.target == "class-chart" else "#class-grid"
+    return TemplateResponse(request, template, context)
+
+
+@require_POST
+@login_required
+def class_remove_student(request: HttpRequest, pk: int, student_pk: int) -> HttpResponse:
+    cohort = taught_class(request, pk)
+    student = User.objects.filter(pk=student_pk).first()
+    error = None
+    try:
+        if student is None:
+            raise ClassRefused("That student is not in this class.")
+        remove_student(cohort=cohort, student=student)
+    except ClassRefused as refused:
+        error = str(refused)
+    if not request.htmx:
+        if error:
+            messages.error(request, error)
+        else:
+            messages.success(request, f"{student.get_username()} is no longer in “{cohort.name}”.")
+        return redirect("tutor:class_detail", cohort.pk)
+    context = {
+        "cohort": cohort,
+        "roster": roster(
+            class_students(cohort).values_list("pk", "username", "first_name", "last_name")
+        ),
+        "roster_error": error,
+        "roster_message": None if error else f"{student.get_username()} is no longer in this class.",
+    }
+    response = TemplateResponse(request, "tutor/teaching/class_detail.html#class-roster", context)
+    if not error:
+        trigger_client_event(response, "class-changed")
+    return response
+
+
+@require_GET
+@login_required
+def class_lesson(request: HttpRequest, pk: int, lesson_pk: int) -> TemplateResponse:
+    """Item analysis: how the class did on each snippet and ordering exercise of a lesson."""
+    cohort = taught_class(request, pk)
+    lesson = get_object_or_404(Lesson.objects.select_related("course"), pk=lesson_pk)
+    in_class = Q(user__memberships__cohort=cohort)
+    snippets = list(
+        Snippet.objects.filter(block__lesson=lesson).select_related("block").order_by("block__position")
+    )
+    exercises = list(
+        OrderingExercise.objects.filter(block__lesson=lesson)
+        .select_related("block")
+        .prefetch_related(Prefetch("lines", queryset=OrderingLine.objects.order_by("pk")))
+        .order_by("block__position")
+    )
+    predictions = grouped(
+        Prediction.objects.filter(in_class, snippet__in=snippets, is_first=True).values_list(
+            "snippet_id", "snippet_version", "verdict", "text",
+            "user__username", "user__first_name", "user__last_name",
+        ),
+        lambda row: (row[1], row[2], row[3], teaching.student_name(*row[4:])),
+    )
+    attempts = grouped(
+        OrderingAttempt.objects.filter(in_class, exercise__in=exercises)
+        .order_by("created_at", "pk")
+        .values_list(
+            "exercise_id", "user_id", "user__username", "user__first_name", "user__last_name",
+            "verdict", "order",
+        ),
+        lambda row: (row[1], teaching.student_name(*row[2:5]), row[5], row[6]),
+    )
+    arrangements = grouped(
+        OrderingArrangement.objects.filter(in_class, exercise__in=exercises).values_list(
+            "exercise_id", "user_id", "help_used"
+        ),
+        lambda row: row[1:],
+    )
+    students = Membership.objects.filter(cohort=cohort).count()
+    completed = list(
+        LessonProgress.objects.filter(in_class, lesson=lesson, completed_at__isnull=False)
+        .order_by("completed_at")
+        .values_list("completed_at", flat=True)
+    )
+    context = {
+        "cohort": cohort,
+        "lesson": lesson,
+        "students": students,
+        "snippets": [teaching.analyse_snippet(s, predictions[s.pk]) for s in snippets],
+        "exercises": [
+            teaching.analyse_exercise(e, attempts[e.pk], arrangements[e.pk]) for e in exercises
+        ],
+        "over_time": teaching.completion_over_time(completed, students),
+    }
+    return TemplateResponse(request, "tutor/teaching/class_lesson.html", context)
+
+
+@require_GET
+@login_required
+def class_student(request: HttpRequest, pk: int, student_pk: int) -> TemplateResponse:
+    """One student's activity, newest first: predictions, ordering checks, runs."""
+    cohort = taught_class(request, pk)
+    student = get_object_or_404(User, pk=student_pk, memberships__cohort=cohort)
+    predictions = (
+        Prediction.objects.filter(user=student)
+        .select_related("snippet__block__lesson__course")
+        .order_by("-created_at", "-pk")[:TIMELINE_LIMIT]
+    )
+    attempts = (
+        OrderingAttempt.objects.filter(user=student)
+        .select_related("exercise__block__lesson__course", "run")
+        .prefetch_related("exercise__lines")
+        .order_by("-created_at", "-pk")[:TIMELINE_LIMIT]
+    )
+    runs = (
+        Run.objects.filter(user=student, purpose=Run.Purpose.RUN)
+        .select_related("snippet__block__lesson__course")
+        .order_by("-created_at", "-pk")[:TIMELINE_LIMIT]
+    )
+    events = teaching.timeline(predictions, attempts, runs)
+    for event in events:
+        if event.kind == "ordering":
+            texts = {line.key: line.text for line in event.row.exercise.lines.all()}
+            event.order_text = "\n".join(texts.get(key, f"[{key}]") for key in event.row.order)
+    progress = (
+        LessonProgress.objects.filter(user=student)
+        .select_related("lesson__course")
+        .order_by("lesson__course__position", "lesson__position", "lesson__pk")
+    )
+    context = {
+        "cohort": cohort,
+        "student": student,
+        "name": teaching.student_name(student.username, student.first_name, student.last_name),
+        "events": events,
+        "limit": TIMELINE_LIMIT,
+        "progress": [(p, teaching.progress_cell(p.items_done, p.items_total, p.is_complete)) for p in progress],
+    }
+    return TemplateResponse(request, "tutor/teaching/class_student.html", context)
+
+
+# Teachers: CSV ------------------------------------------------------------------------
+
+
+def csv_response(rows, *, header: list[str], cohort: Cohort, what: str) -> StreamingHttpResponse:
+    filename = f"{slugify(cohort.name) or 'class'}-{what}-{timezone.localdate().isoformat()}.csv"
+    response = StreamingHttpResponse(
+        teaching.csv_lines(header, rows), content_type="text/csv; charset=utf-8"
+    )
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+@require_GET
+@login_required
+def class_csv(request: HttpRequest, pk: int) -> StreamingHttpResponse:
+    """The grid, one row per student: percent complete per lesson (empty: not started)."""
+    cohort = taught_class(request, pk)
+    lessons = list(lessons_with_practice().values_list("pk", "title"))
+    memberships = (
+        Membership.objects.filter(cohort=cohort)
+        .order_by("student_id")
+        .values_list("student_id", "student__username", "student__first_name", "student__last_name", "joined_at")
+        .iterator(chunk_size=CSV_CHUNK)
+    )
+    progress = (
+        LessonProgress.objects.filter(user__memberships__cohort=cohort)
+        .order_by("user_id", "lesson_id")
+        .annotate(done=F("snippets_predicted") + F("exercises_solved"))
+        .annotate(total=F("snippets_total") + F("exercises_total"))
+        .values_list("user_id", "lesson_id", "done", "total", Q(completed_at__isnull=False))
+        .iterator(chunk_size=CSV_CHUNK)
+    )
+    header = ["username", "name", "joined", *[f"{title} (%)" for _, title in lessons], "overall (%)"]
+    rows = teaching.grid_csv_rows(memberships, progress, [pk for pk, _ in lessons])
+    return csv_response(rows, header=header, cohort=cohort, what="progress")
+
+
+ATTEMPT_HEADER = [
+    "kind", "username", "time", "course", "lesson", "item", "snippet version", "verdict",
+    "first prediction", "answer", "output", "help used", "run status",
+]
+
+
+def attempt_rows(cohort: Cohort):
+    in_class = Q(user__memberships__cohort=cohort)
+    predictions = (
+        Prediction.objects.filter(in_class)
+        .order_by("created_at", "pk")
+        .values_list(
+            "user__username", "created_at", "snippet__block__lesson__course__title",
+            "snippet__block__lesson__title", "snippet__block__key", "snippet_version",
+            "verdict", "is_first", "text",
+        )
+        .iterator(chunk_size=CSV_CHUNK)
+    )
+    for username, when, course, lesson, key, version, verdict, first, text in predictions:
+        yield ["prediction", username, when.isoformat(), course, lesson, key, version, verdict,
+               "yes" if first else "no", text, "", "", ""]
+    attempts = (
+        OrderingAttempt.objects.filter(in_class)
+        .order_by("created_at", "pk")
+        .values_list(
+            "user__username", "created_at", "exercise__block__lesson__course__title",
+            "exercise__block__lesson__title", "exercise__block__key", "verdict", "order",
+            "help_used", "run__stdout", "run__status",
+        )
+        .iterator(chunk_size=CSV_CHUNK)
+    )
+    for username, when, course, lesson, key, verdict, order, help_used, stdout, status in attempts:
+        yield ["ordering", username, when.isoformat(), course, lesson, key, "", verdict, "",
+               " ".join(order), stdout or "", help_used, status or ""]
+    runs = (
+        Run.objects.filter(in_class)
+        .exclude(purpose=Run.Purpose.CHECK)  # those are in the ordering rows
+        .order_by("created_at", "pk")
+        .values_list(
+            "user__username", "created_at", "snippet__block__lesson__course__title",
+            "snippet__block__lesson__title", "snippet__block__key", "purpose", "code",
+            "stdout", "stderr", "status",
+        )
+        .iterator(chunk_size=CSV_CHUNK)
+    )
+    for username, when, course, lesson, key, purpose, code, stdout, stderr, status in runs:
+        yield ["run" if purpose == Run.Purpose.RUN else purpose, username, when.isoformat(),
+               course or "", lesson or "", key or "", "", "", "", code, stdout + stderr, "", status]
+
+
+@require_GET
+@login_required
+def class_attempts_csv(request: HttpRequest, pk: int) -> StreamingHttpResponse:
+    """Every prediction, ordering check and run of the class's students, oldest first per kind."""
+    cohort = taught_class(request, pk)
+    return csv_response(attempt_rows(cohort), header=ATTEMPT_HEADER, cohort=cohort, what="attempts")
