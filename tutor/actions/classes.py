@@ -75,4 +75,4 @@ def leave_class(*, cohort: Cohort, student: AbstractBaseUser) -> None:
     """The student leaves; their teacher no longer sees their work."""
     deleted, _ = Membership.objects.filter(cohort=cohort, student=student).delete()
     if not deleted:
-        raise ClassRefused(f"You are not in “{cohort.name}”.")
+        raise ClassRefused("You are not in that class.")
