@@ -7,6 +7,11 @@
 Backends: "bwrap" (the default; bubblewrap namespaces, seccomp, cgroups, rlimits) and
 "unsafe-subprocess" (rlimits only, chosen by name, for development machines). No
 Django import here: the settings layer picks the backend with ``configure``.
+
+The bwrap backend has two strategies, with the same isolation (docs/sandbox.md):
+"zygote" (the default: a long-lived bubblewrap sandbox per concurrent run forks each
+run into fresh namespaces of its own) and "bwrap" (a pool of pre-started single-use
+bubblewrap sandboxes).
 """
 
 import atexit
@@ -28,19 +33,27 @@ __all__ = [
 ]
 
 BACKENDS = ("bwrap", "unsafe-subprocess")
+STRATEGIES = ("zygote", "bwrap")
 INTERPRETER = "/usr/bin/python3"
 
-_settings = {"backend": "bwrap", "interpreter": INTERPRETER, "pool_size": 4}
+_settings = {"backend": "bwrap", "interpreter": INTERPRETER, "pool_size": 4, "strategy": "zygote"}
 _backends = {}
 _pools = {}
+_zygotes = {}
 _lock = threading.Lock()
 
 
-def configure(*, backend=None, interpreter=None, pool_size=None):
-    """Choose the default backend, the interpreter, and how many sandboxes to keep ready."""
+def configure(*, backend=None, interpreter=None, pool_size=None, strategy=None):
+    """Choose the default backend, the interpreter, how the bwrap backend starts runs
+    (``strategy``: "zygote", a fork server per concurrent run, or "bwrap", a pool of
+    pre-started single-use sandboxes) and how many sandboxes that pool keeps ready."""
     if backend is not None and backend not in BACKENDS:
         raise ValueError(
             f"unknown sandbox backend {backend!r}; choose one of {', '.join(BACKENDS)}"
+        )
+    if strategy is not None and strategy not in STRATEGIES:
+        raise ValueError(
+            f"unknown sandbox strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}"
         )
     shutdown()
     with _lock:
@@ -48,6 +61,7 @@ def configure(*, backend=None, interpreter=None, pool_size=None):
             ("backend", backend),
             ("interpreter", interpreter),
             ("pool_size", pool_size),
+            ("strategy", strategy),
         ):
             if value is not None:
                 _settings[key] = value
@@ -122,6 +136,16 @@ def run(
             f"The input is {len(stdin_bytes)} bytes long; the limit is {limits.stdin_bytes} bytes."
         )
     chosen = _backend(backend or _settings["backend"])
+    if chosen.name == "bwrap" and _settings["strategy"] == "zygote":
+        zygotes = _zygote_pool(chosen)
+        for _attempt in range(3):
+            try:
+                return zygotes.run(source, stdin_bytes, limits)
+            except SandboxBroken:
+                continue  # its fork server died or misbehaved; a new one is started
+        raise SandboxUnavailable(
+            "The sandbox's fork server keeps failing before it can run code; see the worker's log."
+        )
     for _attempt in range(3):
         sandbox = _start_sandbox(chosen, limits)
         try:
@@ -131,11 +155,23 @@ def run(
     raise SandboxUnavailable("Sandboxes keep dying before they can run code; see the worker's log.")
 
 
-def shutdown():
-    """Stop the pools and throw away their waiting sandboxes."""
+def _zygote_pool(backend):
+    from .zygote import ZygotePool
+
+    key = id(backend)
     with _lock:
-        pools = list(_pools.values())
+        pool = _zygotes.get(key)
+        if pool is None:
+            pool = _zygotes[key] = ZygotePool(backend)
+        return pool
+
+
+def shutdown():
+    """Stop the pools and fork servers and throw away their waiting sandboxes."""
+    with _lock:
+        pools = list(_pools.values()) + list(_zygotes.values())
         _pools.clear()
+        _zygotes.clear()
     for pool in pools:
         pool.close()
 
@@ -143,9 +179,10 @@ def shutdown():
 def _forget_after_fork():
     global _lock
     _lock = threading.Lock()
-    for pool in _pools.values():
+    for pool in list(_pools.values()) + list(_zygotes.values()):
         pool.forget()
     _pools.clear()
+    _zygotes.clear()
 
 
 atexit.register(shutdown)

@@ -25,6 +25,9 @@ SANDBOX_UID = 1000
 READY_TIMEOUT = 10.0
 
 CHILD_SOURCE = open(os.path.join(os.path.dirname(__file__), "child.py"), encoding="utf-8").read()
+ZYGOTE_SOURCE = open(
+    os.path.join(os.path.dirname(__file__), "zygote_main.py"), encoding="utf-8"
+).read()
 
 ENVIRONMENT = {
     "PATH": "/usr/bin",
@@ -89,6 +92,8 @@ def _interpreter_binds(interpreter):
 
 class BwrapBackend:
     name = "bwrap"
+    how_to_fix = HOW_TO_FIX
+    environment = ENVIRONMENT
 
     def __init__(self, interpreter="/usr/bin/python3"):
         if not os.path.exists(BWRAP) and not shutil.which("bwrap"):
@@ -107,7 +112,10 @@ class BwrapBackend:
         # Without setpriv, a root worker drops to nobody through Popen itself.
         self.popen_user = NOBODY if os.geteuid() == 0 and not wrapper else None
 
-    def argv(self, *, workdir_bytes, seccomp_fd, control_fd):
+    def argv(self, *, workdir_bytes, seccomp_fd, control_fd, zygote=False):
+        """bubblewrap's command line: a single-use sandbox running child.py, or (``zygote``)
+        the long-lived fork server, which keeps its capabilities inside its own user
+        namespace so that each run can get namespaces of its own (zygote_main.py)."""
         args = [
             self.bwrap,
             "--unshare-user",
@@ -117,7 +125,7 @@ class BwrapBackend:
             "--unshare-uts",
             "--unshare-cgroup",
             "--disable-userns",
-            "--cap-drop", "ALL",
+            "--cap-add" if zygote else "--cap-drop", "ALL",
             "--die-with-parent",
             "--new-session",
             "--clearenv",
@@ -136,8 +144,12 @@ class BwrapBackend:
             "--chdir", "/tmp",
             "--seccomp", str(seccomp_fd),
             "--",
-            self.interpreter, "-I", "-S", "-c", CHILD_SOURCE, str(control_fd),
         ]  # fmt: skip
+        if zygote:
+            args += [self.interpreter, "-I", "-S", "-c", ZYGOTE_SOURCE, str(control_fd),
+                     seccomp.FILTER.hex()]  # fmt: skip
+        else:
+            args += [self.interpreter, "-I", "-S", "-c", CHILD_SOURCE, str(control_fd)]
         return self.wrapper + args
 
     def start(self, *, workdir_bytes) -> StartedSandbox:

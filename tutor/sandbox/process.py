@@ -134,44 +134,35 @@ def _deliver(sandbox, source: bytes, limits: Limits):
         sandbox.control = -1
 
 
-def execute(sandbox: StartedSandbox, source: bytes, stdin: bytes, limits: Limits) -> Result:
-    """Run ``source`` in ``sandbox`` (which is consumed) and return what happened."""
-    proc = sandbox.proc
-    if sandbox.cgroup is not None:
-        # +2: bubblewrap's own process and the sandbox's pid 1
-        sandbox.cgroup.set_limits(
-            processes=limits.processes + 2,
-            memory_bytes=limits.memory_bytes + limits.workdir_bytes + 64 * 1024 * 1024,
-        )
-    out_fd, err_fd, in_fd = proc.stdout.fileno(), proc.stderr.fileno(), proc.stdin.fileno()
-    pidfd = os.pidfd_open(proc.pid)
+def pump(*, out_fd, err_fd, in_fd, stdin, done_fd, deadline, output_bytes):
+    """Feed ``stdin`` to ``in_fd`` (closed afterwards) and read ``out_fd`` and ``err_fd``
+    until both reach EOF and ``done_fd`` is readable, keeping at most ``output_bytes``
+    together. Returns (stdout, stderr, reason) where reason is None, "timeout" (the
+    ``deadline`` passed) or "output_limit" (the cap was hit); then the caller kills."""
     poller = select.poll()
-    started = time.monotonic()
+    for fd in (out_fd, err_fd):
+        _nonblocking(fd)
+        poller.register(fd, select.POLLIN)
+    poller.register(done_fd, select.POLLIN)
+    pending_stdin = memoryview(stdin)
+    if pending_stdin:
+        _nonblocking(in_fd)
+        poller.register(in_fd, select.POLLOUT)
+    else:
+        os.close(in_fd)
+    chunks = {out_fd: [], err_fd: []}
+    open_streams = {out_fd, err_fd}
+    total, reason, exited = 0, None, False
     try:
-        _deliver(sandbox, source, limits)
-        deadline = started + limits.wall_seconds
-        for fd in (out_fd, err_fd):
-            _nonblocking(fd)
-            poller.register(fd, select.POLLIN)
-        poller.register(pidfd, select.POLLIN)
-        pending_stdin = memoryview(stdin)
-        if pending_stdin:
-            _nonblocking(in_fd)
-            poller.register(in_fd, select.POLLOUT)
-        else:
-            proc.stdin.close()
-        chunks = {out_fd: [], err_fd: []}
-        open_streams = {out_fd, err_fd}
-        total, reason, exited = 0, None, False
         while open_streams or not exited:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 reason = "timeout"
                 break
             for fd, _event in poller.poll(remaining * 1000):
-                if fd == pidfd:
+                if fd == done_fd:
                     exited = True
-                    poller.unregister(pidfd)
+                    poller.unregister(done_fd)
                 elif fd == in_fd:
                     try:
                         pending_stdin = pending_stdin[os.write(in_fd, pending_stdin[: 1 << 16]) :]
@@ -181,14 +172,14 @@ def execute(sandbox: StartedSandbox, source: bytes, stdin: bytes, limits: Limits
                         pending_stdin = memoryview(b"")
                     if not pending_stdin:
                         poller.unregister(in_fd)
-                        proc.stdin.close()
+                        os.close(in_fd)
                 else:
                     data = os.read(fd, 1 << 16)
                     if not data:
                         poller.unregister(fd)
                         open_streams.discard(fd)
                         continue
-                    room = limits.output_bytes - total
+                    room = output_bytes - total
                     if len(data) > room:
                         chunks[fd].append(data[:room])
                         total += room
@@ -198,6 +189,38 @@ def execute(sandbox: StartedSandbox, source: bytes, stdin: bytes, limits: Limits
                     total += len(data)
             if reason:
                 break
+    finally:
+        if pending_stdin:
+            with contextlib.suppress(OSError):
+                os.close(in_fd)
+    return b"".join(chunks[out_fd]), b"".join(chunks[err_fd]), reason
+
+
+def execute(sandbox: StartedSandbox, source: bytes, stdin: bytes, limits: Limits) -> Result:
+    """Run ``source`` in ``sandbox`` (which is consumed) and return what happened."""
+    proc = sandbox.proc
+    if sandbox.cgroup is not None:
+        # +2: bubblewrap's own process and the sandbox's pid 1
+        sandbox.cgroup.set_limits(
+            processes=limits.processes + 2,
+            memory_bytes=limits.memory_bytes + limits.workdir_bytes + 64 * 1024 * 1024,
+        )
+    out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()
+    pidfd = os.pidfd_open(proc.pid)
+    started = time.monotonic()
+    try:
+        _deliver(sandbox, source, limits)
+        in_fd = os.dup(proc.stdin.fileno())  # pump closes it; Popen closes its own
+        proc.stdin.close()
+        stdout_bytes, stderr_bytes, reason = pump(
+            out_fd=out_fd,
+            err_fd=err_fd,
+            in_fd=in_fd,
+            stdin=stdin,
+            done_fd=pidfd,
+            deadline=started + limits.wall_seconds,
+            output_bytes=limits.output_bytes,
+        )
         if reason:
             sandbox.kill()
         waited = sandbox.wait(2.0)
@@ -207,10 +230,10 @@ def execute(sandbox: StartedSandbox, source: bytes, stdin: bytes, limits: Limits
             waited = sandbox.wait(None)
         _, usage = waited
         duration_ms = int((time.monotonic() - started) * 1000)
-        stdout = b"".join(chunks[out_fd]).decode("utf-8", errors="replace")
-        stderr = b"".join(chunks[err_fd]).decode("utf-8", errors="replace")
+        stdout = stdout_bytes.decode("utf-8", errors="replace")
+        stderr = stderr_bytes.decode("utf-8", errors="replace")
         memory_hit = sandbox.cgroup is not None and sandbox.cgroup.hit_memory_limit()
-        status_name, exit_code = _classify(
+        status_name, exit_code = classify(
             reason,
             proc.returncode,
             sandbox.signals_as_exit_codes,
@@ -240,7 +263,7 @@ def _ran_out_of_memory(stderr: str) -> bool:
     return "MemoryError" in tail or "Cannot allocate memory" in tail
 
 
-def _classify(
+def classify(
     reason, returncode, signals_as_exit_codes, *, cpu_seconds, limits, stderr, memory_hit
 ):
     if reason == "output_limit":

@@ -90,6 +90,9 @@ DENIED = {
 # falls back to clone(), whose flags the filter can check.
 CLONE3 = (435, 435)
 CLONE = (56, 220)
+UNSHARE = (272, 97)
+MOUNT = (165, 40)
+CLONE_NEWUSER = 0x10000000
 
 
 def _stmt(code, k):
@@ -100,19 +103,27 @@ def _jump(code, k, jt, jf):
     return [code, jt, jf, k]
 
 
-def _arch_block(column):
-    """Instructions for one architecture, with symbolic jump targets resolved later."""
-    deny = sorted({numbers[column] for numbers in DENIED.values() if numbers[column] is not None})
+def _arch_block(column, zygote=False):
+    """Instructions for one architecture, with symbolic jump targets resolved later.
+
+    The zygote's variant lets it (and a run's C1 and C2, before they install the full
+    filter on top) unshare and mount, but never make a user namespace."""
+    allowed = {UNSHARE[column], MOUNT[column]} if zygote else set()
+    deny = sorted(
+        {numbers[column] for numbers in DENIED.values() if numbers[column] is not None} - allowed
+    )
     block = [("ld", _NR_OFFSET)]
     if column == 0:
         block.append(("jge", _X32_SYSCALL_BIT, "eperm", None))
     block.append(("jeq", CLONE3[column], "enosys", None))
     block.append(("jeq", CLONE[column], "clone", None))
+    if zygote:
+        block.append(("jeq", UNSHARE[column], "clone", None))
     block.extend(("jeq", nr, "eperm", None) for nr in deny)
     block.append(("ret", SECCOMP_RET_ALLOW))
     block.append(("label", "clone"))
     block.append(("ld", _ARG0_LOW_OFFSET))
-    block.append(("jset", CLONE_NAMESPACE_FLAGS, "eperm", None))
+    block.append(("jset", CLONE_NEWUSER if zygote else CLONE_NAMESPACE_FLAGS, "eperm", None))
     block.append(("ret", SECCOMP_RET_ALLOW))
     block.append(("label", "eperm"))
     block.append(("ret", SECCOMP_RET_ERRNO | errno.EPERM))
@@ -147,10 +158,10 @@ def _assemble(block):
     return program
 
 
-def build_filter():
+def build_filter(zygote=False):
     """The filter as bytes of struct sock_filter, ready for ``bwrap --seccomp FD``."""
-    x86 = _assemble(_arch_block(0))
-    arm = _assemble(_arch_block(1))
+    x86 = _assemble(_arch_block(0, zygote))
+    arm = _assemble(_arch_block(1, zygote))
     # ld arch; jeq x86 -> +2 ; jeq arm -> +(2 + len(x86)) ; kill ; x86... ; arm...
     head = [
         _stmt(_LD_W_ABS, _ARCH_OFFSET),
@@ -165,13 +176,14 @@ def build_filter():
 
 
 FILTER = build_filter()
+ZYGOTE_FILTER = build_filter(zygote=True)
 
 
-def filter_fd():
+def filter_fd(program=FILTER):
     """A pipe read end holding the filter; bubblewrap reads it to EOF and closes it."""
     read_end, write_end = os.pipe()
     try:
-        os.write(write_end, FILTER)
+        os.write(write_end, program)
     finally:
         os.close(write_end)
     return read_end

@@ -1,0 +1,386 @@
+"""The "zygote" strategy of the bubblewrap backend: one long-lived bubblewrap sandbox per
+concurrent run slot of a worker process, running a fork server (zygote_main.py) that
+starts every run in fresh namespaces of its own. See docs/sandbox.md.
+
+Per run, the worker:
+  1. makes the run's pipes (stdin, stdout, stderr) and a socket, and passes them to an
+     idle zygote with SCM_RIGHTS;
+  2. receives a pidfd of the run's pid 1 (C2); as root, moves it into the run's own
+     pids and memory cgroups; only then sends limits and code;
+  3. reads output under the cap, feeds stdin, enforces the wall clock (SIGKILL through
+     the pidfd kills the run's pid namespace, hence every process of the run);
+  4. gets the learner's wait status and CPU time from C1, and gives the zygote back.
+A zygote that dies, stops answering, or does anything unexpected is thrown away and a
+new one is started; the run is retried when its code never ran.
+"""
+
+import array
+import contextlib
+import os
+import queue
+import select
+import signal
+import socket
+import subprocess
+import threading
+import time
+
+from . import cgroup, seccomp
+from .limits import Limits, Result, SandboxUnavailable
+from .process import SandboxBroken, classify, pump
+
+READY_TIMEOUT = 10.0
+END_TIMEOUT = 3.0  # after the run's pid 1 is killed, for C1's report
+RECYCLE_AFTER = 5000  # runs; a fresh zygote now and then costs ~30 ms
+SHM_BYTES = 4 << 20  # zygote_main.py caps /dev/shm at min(workdir, 4 MiB)
+
+
+class _Spawner:
+    """Starts zygotes from one long-lived thread: bubblewrap's --die-with-parent (and
+    setpriv's --pdeathsig) follow the thread that forked them, not the process."""
+
+    def __init__(self):
+        self._requests = queue.SimpleQueue()
+        self._thread = None
+        self._lock = threading.Lock()
+
+    def call(self, fn):
+        with self._lock:
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(
+                    target=self._serve, name="sandbox-zygote-spawner", daemon=True
+                )
+                self._thread.start()
+        done = threading.Event()
+        box = {}
+        self._requests.put((fn, box, done))
+        done.wait()
+        if "error" in box:
+            raise box["error"]
+        return box["value"]
+
+    def _serve(self):
+        while True:
+            fn, box, done = self._requests.get()
+            try:
+                box["value"] = fn()
+            except BaseException as exc:  # handed to the caller
+                box["error"] = exc
+            done.set()
+
+
+_spawner = _Spawner()
+
+
+class ZygoteProcess:
+    """One bubblewrap sandbox running the fork server; serves one run at a time."""
+
+    def __init__(self, backend):
+        self.backend = backend
+        self.runs = 0
+        self.proc = None
+        self.control = None
+        _spawner.call(self._start)
+
+    def _start(self):
+        seccomp_fd = seccomp.filter_fd(seccomp.ZYGOTE_FILTER)
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            self.proc = subprocess.Popen(
+                self.backend.argv(
+                    workdir_bytes=1 << 20,
+                    seccomp_fd=seccomp_fd,
+                    control_fd=theirs.fileno(),
+                    zygote=True,
+                ),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                pass_fds=(seccomp_fd, theirs.fileno()),
+                env=self.backend.environment,  # its pid 1 keeps the environment it got
+                cwd="/",
+                start_new_session=True,
+                user=self.backend.popen_user,
+                group=self.backend.popen_user,
+                extra_groups=[] if self.backend.popen_user is not None else None,
+            )
+        except BaseException:
+            ours.close()
+            raise
+        finally:
+            os.close(seccomp_fd)
+            theirs.close()
+        self.control = ours
+        ready = select.select([ours], [], [], READY_TIMEOUT)[0]
+        answer = b""
+        if ready:
+            with contextlib.suppress(OSError):
+                answer = ours.recv(16)
+        if answer != b"ready":
+            self.kill()
+            error = ""
+            with contextlib.suppress(OSError, ValueError):
+                error = self.proc.stderr.read().decode(errors="replace").strip()
+            self.proc.stderr.close()
+            raise SandboxUnavailable(
+                "bubblewrap could not start the sandbox's fork server: "
+                f"{error or 'no ready signal'}. {self.backend.how_to_fix}"
+            )
+        self.proc.stderr.close()  # it writes nothing once ready
+
+    def alive(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    def kill(self):
+        """Kill the zygote's sandbox (bubblewrap's pid 1 takes every run with it)."""
+        if self.control is not None:
+            self.control.close()
+            self.control = None
+        if self.proc is None or self.proc.returncode is not None:
+            return
+        with contextlib.suppress(OSError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(2.0)
+            return
+        with contextlib.suppress(OSError):
+            os.kill(self.proc.pid, signal.SIGKILL)
+        self.proc.wait()
+
+    def close(self):
+        """Ask it to go (EOF on its control socket), then make sure it did."""
+        if self.control is not None:
+            self.control.close()
+            self.control = None
+        if self.proc is not None and self.proc.returncode is None:
+            try:
+                self.proc.wait(1.0)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+    def forget(self):
+        """After fork: the child closes its copies and leaves the zygote to its parent."""
+        if self.control is not None:
+            with contextlib.suppress(OSError):
+                os.close(self.control.detach())
+            self.control = None
+        self.proc = None
+
+    # --- one run ------------------------------------------------------------------------
+    def execute(self, source: bytes, stdin: bytes, limits: Limits, use_cgroups: bool) -> Result:
+        self.runs += 1
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        in_r, in_w = os.pipe()
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        pidfd = None
+        run_cgroup = None
+        try:
+            try:
+                fds = array.array("i", [theirs.fileno(), in_r, out_w, err_w])
+                self.control.sendmsg(
+                    [b"run %d" % limits.workdir_bytes],
+                    [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds)],
+                )
+            except (OSError, AttributeError) as exc:
+                self.kill()
+                raise SandboxBroken from exc
+            finally:
+                theirs.close()
+                for fd in (in_r, out_w, err_w):
+                    os.close(fd)
+            pidfd = self._receive_pidfd(ours)
+            started = time.monotonic()
+            if use_cgroups:
+                run_cgroup = cgroup.RunCgroup()
+                run_cgroup.set_limits(
+                    processes=limits.processes + 1,  # + the run's pid 1
+                    memory_bytes=limits.memory_bytes
+                    + limits.workdir_bytes
+                    + SHM_BYTES
+                    + 64 * 1024 * 1024,
+                )
+                run_cgroup.adopt(_host_pid(pidfd))
+            self._deliver(ours, source, limits)
+            out, err, reason = pump(
+                out_fd=out_r,
+                err_fd=err_r,
+                in_fd=in_w,
+                stdin=stdin,
+                done_fd=ours.fileno(),
+                deadline=started + limits.wall_seconds,
+                output_bytes=limits.output_bytes,
+            )
+            in_w = -1  # pump closed it
+            if reason:
+                with contextlib.suppress(OSError):
+                    signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+            end = self._receive_end(ours)
+            if end is None:  # C1 never reported: do not trust this zygote again
+                self.kill()
+                if run_cgroup is not None:
+                    run_cgroup.destroy()
+                status, cpu_seconds = signal.SIGKILL, 0.0  # a raw wait status: killed
+            else:
+                status, cpu_seconds = end
+            duration_ms = int((time.monotonic() - started) * 1000)
+            memory_hit = run_cgroup is not None and run_cgroup.hit_memory_limit()
+            stdout = out.decode("utf-8", errors="replace")
+            stderr = err.decode("utf-8", errors="replace")
+            status_name, exit_code = classify(
+                reason,
+                os.waitstatus_to_exitcode(status),
+                False,
+                cpu_seconds=cpu_seconds,
+                limits=limits,
+                stderr=stderr,
+                memory_hit=memory_hit,
+            )
+            return Result(
+                status=status_name,
+                exit_code=exit_code,
+                stdout=stdout,
+                stderr=stderr,
+                duration_ms=duration_ms,
+                truncated=reason == "output_limit",
+            )
+        except BaseException:
+            if pidfd is not None:  # whatever went wrong here, the run does not go on
+                with contextlib.suppress(OSError):
+                    signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+            raise
+        finally:
+            ours.close()
+            for fd in (in_w, out_r, err_r, pidfd):
+                if fd is not None and fd >= 0:
+                    with contextlib.suppress(OSError):
+                        os.close(fd)
+            if run_cgroup is not None and run_cgroup.dirs:
+                cgroup.destroy_later(run_cgroup)
+
+    def _receive_pidfd(self, sock):
+        if not select.select([sock], [], [], READY_TIMEOUT)[0]:
+            self.kill()
+            raise SandboxBroken("the fork server did not answer")
+        try:
+            message, ancillary, flags, _ = sock.recvmsg(1024, socket.CMSG_SPACE(16))
+        except OSError as exc:
+            self.kill()
+            raise SandboxBroken from exc
+        fds = []
+        for level, kind, data in ancillary:
+            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                received = array.array("i")
+                received.frombytes(data[: len(data) - len(data) % received.itemsize])
+                fds += list(received)
+        if message.startswith(b"err ") and not fds:
+            raise SandboxUnavailable(
+                "The sandbox could not set up a run: "
+                + message[4:].decode(errors="replace")
+                + ". "
+                + self.backend.how_to_fix
+            )
+        if message != b"pid" or len(fds) != 1 or flags & socket.MSG_CTRUNC:
+            for fd in fds:
+                os.close(fd)
+            self.kill()
+            raise SandboxBroken(f"unexpected answer from the fork server: {message[:40]!r}")
+        return fds[0]
+
+    def _deliver(self, sock, source, limits):
+        header = b"go %d %d %d %d %d %d" % (
+            len(source),
+            limits.cpu_seconds,
+            limits.memory_bytes,
+            limits.processes,
+            limits.file_size_bytes,
+            limits.open_files,
+        )
+        try:
+            sock.send(header)
+            view = memoryview(source)
+            for offset in range(0, len(view), 1 << 15):
+                sock.send(view[offset : offset + (1 << 15)])
+        except OSError as exc:  # its pid 1 died before it got the code
+            raise SandboxBroken from exc
+
+    def _receive_end(self, sock):
+        """C1's report: (wait status, CPU seconds), or None if it never came."""
+        deadline = time.monotonic() + END_TIMEOUT
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not select.select([sock], [], [], remaining)[0]:
+                return None
+            try:
+                message = sock.recv(256)
+            except OSError:
+                return None
+            words = message.split()
+            if len(words) == 4 and words[0] == b"end":
+                try:
+                    return int(words[1]), float(words[2]) + float(words[3])
+                except ValueError:
+                    return None
+            return None
+
+
+def _host_pid(pidfd):
+    """The pid, in this process's pid namespace, of the process a pidfd refers to."""
+    with open(f"/proc/self/fdinfo/{pidfd}") as f:
+        for line in f:
+            if line.startswith("Pid:"):
+                pid = int(line.split()[1])
+                if pid > 0:
+                    return pid
+    raise SandboxBroken("the run's pid 1 is already gone")
+
+
+class ZygotePool:
+    """The zygotes of this process: one per run going on at the same time."""
+
+    def __init__(self, backend, keep=4):
+        self.backend = backend
+        self.keep = keep
+        self._idle = []
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def take(self) -> ZygoteProcess:
+        with self._lock:
+            while self._idle:
+                zygote = self._idle.pop()
+                if zygote.alive():
+                    return zygote
+                zygote.kill()
+        return ZygoteProcess(self.backend)
+
+    def give_back(self, zygote):
+        if not zygote.alive() or zygote.runs >= RECYCLE_AFTER:
+            zygote.close()
+            return
+        with self._lock:
+            if not self._closed and len(self._idle) < self.keep:
+                self._idle.append(zygote)
+                return
+        zygote.close()
+
+    def close(self):
+        with self._lock:
+            self._closed = True
+            idle, self._idle = self._idle, []
+        for zygote in idle:
+            zygote.close()
+
+    def forget(self):
+        with self._lock:
+            idle, self._idle = self._idle, []
+            self._closed = True
+        for zygote in idle:
+            zygote.forget()
+
+    def run(self, source, stdin, limits) -> Result:
+        zygote = self.take()
+        try:
+            return zygote.execute(source, stdin, limits, self.backend.use_cgroups)
+        finally:
+            self.give_back(zygote)
