@@ -19,7 +19,6 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
-from django_htmx.http import trigger_client_event
 
 from course.models import Block, Lesson, OrderingExercise, OrderingLine, Snippet
 from tutor import teaching
@@ -194,11 +193,6 @@ def class_students(cohort: Cohort):
     return User.objects.filter(memberships__cohort=cohort).order_by("username")
 
 
-def roster(students) -> list[tuple[int, str]]:
-    """(pk, name) of each student, from (pk, username, first name, last name) rows."""
-    return [(pk, teaching.student_name(*names)) for pk, *names in students]
-
-
 @require_GET
 @login_required
 def class_detail(request: HttpRequest, pk: int) -> TemplateResponse:
@@ -221,7 +215,6 @@ def class_detail(request: HttpRequest, pk: int) -> TemplateResponse:
         "cohort": cohort,
         "grid": grid,
         "headers": headers,
-        "roster": roster(students),
         "chart": [
             (column, teaching.distribution(column, len(grid.rows)), teaching.distribution_text(column))
             for column in grid.columns
@@ -231,8 +224,7 @@ def class_detail(request: HttpRequest, pk: int) -> TemplateResponse:
     }
     template = "tutor/teaching/class_detail.html"
     if wants_partial(request):
-        # Sorting swaps the grid; removing a student refreshes the grid and the chart.
-        template += "#class-chart" if request.htmx.target == "class-chart" else "#class-grid"
+        template += "#class-grid"
     return TemplateResponse(request, template, context)
 
 
@@ -241,31 +233,15 @@ def class_detail(request: HttpRequest, pk: int) -> TemplateResponse:
 def class_remove_student(request: HttpRequest, pk: int, student_pk: int) -> HttpResponse:
     cohort = taught_class(request, pk)
     student = User.objects.filter(pk=student_pk).first()
-    error = None
     try:
         if student is None:
             raise ClassRefused("That student is not in this class.")
         remove_student(cohort=cohort, student=student)
     except ClassRefused as refused:
-        error = str(refused)
-    if not request.htmx:
-        if error:
-            messages.error(request, error)
-        else:
-            messages.success(request, f"{student.get_username()} is no longer in “{cohort.name}”.")
-        return redirect("tutor:class_detail", cohort.pk)
-    context = {
-        "cohort": cohort,
-        "roster": roster(
-            class_students(cohort).values_list("pk", "username", "first_name", "last_name")
-        ),
-        "roster_error": error,
-        "roster_message": None if error else f"{student.get_username()} is no longer in this class.",
-    }
-    response = TemplateResponse(request, "tutor/teaching/class_detail.html#class-roster", context)
-    if not error:
-        trigger_client_event(response, "class-changed")
-    return response
+        messages.error(request, str(refused))
+    else:
+        messages.success(request, f"{student.get_username()} is no longer in “{cohort.name}”.")
+    return redirect("tutor:class_detail", cohort.pk)
 
 
 @require_GET
