@@ -214,6 +214,7 @@ class OrderingAttempt(models.Model):
     class Verdict(models.TextChoices):
         SOLVED = "solved", "Solved"
         WRONG = "wrong", "Not yet"
+        PENDING = "pending", "Waiting for the program's output"
 
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="ordering_attempts"

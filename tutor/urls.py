@@ -1,6 +1,13 @@
 from django.urls import path
 
 from tutor.views import accounts, progress, snippets, teaching
+from tutor.views.ordering import (
+    ordering_check,
+    ordering_help,
+    ordering_move,
+    ordering_practice,
+    ordering_reset,
+)
 
 app_name = "tutor"
 
@@ -33,4 +40,13 @@ urlpatterns += [
         teaching.class_remove_student,
         name="class_remove_student",
     ),
+]
+
+# Put it in order: the learner's own arrangement of each exercise's lines.
+urlpatterns += [
+    path("exercises/<int:exercise_id>/", ordering_practice, name="ordering_practice"),
+    path("exercises/<int:exercise_id>/move/", ordering_move, name="ordering_move"),
+    path("exercises/<int:exercise_id>/check/", ordering_check, name="ordering_check"),
+    path("exercises/<int:exercise_id>/help/", ordering_help, name="ordering_help"),
+    path("exercises/<int:exercise_id>/reset/", ordering_reset, name="ordering_reset"),
 ]

@@ -11,6 +11,15 @@ from tutor.actions.classes import (
     leave_class,
     remove_student,
 )
+from tutor.actions.ordering import (
+    OrderingRefused,
+    arrange_lines,
+    check_order,
+    help_with_order,
+    move_line,
+    settle_check,
+    start_again,
+)
 from tutor.actions.predictions import (
     discard_draft,
     record_self_check,
@@ -27,4 +36,8 @@ __all__ += ["ClassRefused", "create_class", "join_class", "leave_class", "remove
 __all__ += [
     "discard_draft", "record_self_check", "retry_reveal", "reveal_run", "save_draft",
     "settle_predictions", "submit_prediction",
+]
+__all__ += [
+    "OrderingRefused", "arrange_lines", "check_order", "help_with_order", "move_line",
+    "settle_check", "start_again",
 ]

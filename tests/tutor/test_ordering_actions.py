@@ -1,0 +1,273 @@
+"""Put it in order: the actions, called directly."""
+
+import pytest
+
+from course.models import OrderingExercise
+from tests.factories import make_exercise, make_user
+from tutor import tasks
+from tutor.actions import ordering as actions
+from tutor.actions.runs import execute_run
+from tutor.models import OrderingArrangement, OrderingAttempt, Run
+
+pytestmark = pytest.mark.django_db
+
+PROGRAM = ['x = 2', 'y = 3', 'print("sum", x + y)', 'print("product", x * y)']
+
+
+def with_dependencies(exercise: OrderingExercise, needs: dict[str, list[str]]) -> OrderingExercise:
+    for key, required in needs.items():
+        line = exercise.lines.get(key=key)
+        line.depends_on.set(exercise.lines.filter(key__in=required))
+    return exercise
+
+
+def arrangement(user, exercise) -> OrderingArrangement:
+    return OrderingArrangement.objects.get(user=user, exercise=exercise)
+
+
+# The starting shuffle ----------------------------------------------------------------
+
+
+def test_the_shuffle_is_the_same_for_a_learner_and_never_the_solution():
+    exercise = make_exercise(lines=["a", "b", "c"], distractors=["x"])
+    lines = actions.ExerciseLines.of(exercise)
+    orders = [actions.starting_order(user_id=user_id, lines=lines) for user_id in range(1, 60)]
+
+    assert orders[0] == actions.starting_order(user_id=1, lines=lines)
+    assert all(sorted(order) == ["d1", "l1", "l2", "l3"] for order in orders)
+    assert all([k for k in order if k != "d1"] != ["l1", "l2", "l3"] for order in orders)
+    assert len({tuple(order) for order in orders}) > 5
+
+
+def test_the_shuffle_is_never_solved_under_the_dependency_rule():
+    exercise = with_dependencies(
+        make_exercise(lines=["a = 1", "b = 2", "print(a + b)"], grading="dependencies"),
+        {"l3": ["l1", "l2"]},
+    )
+    lines = actions.ExerciseLines.of(exercise)
+    for user_id in range(1, 40):
+        order = actions.starting_order(user_id=user_id, lines=lines)
+        assert order[-1] != "l3"  # any order ending with the print would already be right
+
+
+# Moving lines -------------------------------------------------------------------------
+
+
+def test_moves_are_saved_one_step_at_a_time():
+    user, exercise = make_user(), make_exercise(distractors=["nope"])
+    start = actions.starting_order(user_id=user.pk, lines=actions.ExerciseLines.of(exercise))
+    second = start[1]
+
+    actions.move_line(user=user, exercise=exercise, key=second, direction="up")
+    assert arrangement(user, exercise).order[0] == second
+
+    actions.move_line(user=user, exercise=exercise, key=second, direction="leave-out")
+    saved = arrangement(user, exercise)
+    assert second not in saved.order and saved.unused == [second]
+
+    actions.move_line(user=user, exercise=exercise, key=second, direction="use")
+    saved = arrangement(user, exercise)
+    assert saved.order[-1] == second and saved.unused == []
+
+
+def test_a_line_fixed_by_help_does_not_move_and_stays_on_top():
+    user, exercise = make_user(), make_exercise()
+    OrderingArrangement.objects.create(
+        user=user, exercise=exercise, order=["l1", "l3", "l2", "l4"], fixed=["l1"]
+    )
+    with pytest.raises(actions.OrderingRefused, match="fixed in place"):
+        actions.move_line(user=user, exercise=exercise, key="l1", direction="down")
+
+    actions.arrange_lines(user=user, exercise=exercise, order=["l3", "l1", "l2", "l4"], unused=[])
+    assert arrangement(user, exercise).order == ["l1", "l3", "l2", "l4"]
+
+
+# Checking -----------------------------------------------------------------------------
+
+
+def test_exact_order_counts_checks_and_lines_in_place():
+    user, exercise = make_user(), make_exercise()
+    attempt = actions.check_order(
+        user=user, exercise=exercise, order=["l1", "l2", "l4", "l3"], unused=[]
+    )
+    assert attempt.verdict == OrderingAttempt.Verdict.WRONG
+    assert attempt.lines_in_place == 2
+    assert attempt.order == ["l1", "l2", "l4", "l3"]
+
+    attempt = actions.check_order(
+        user=user, exercise=exercise, order=["l1", "l2", "l3", "l4"], unused=[]
+    )
+    assert attempt.verdict == OrderingAttempt.Verdict.SOLVED
+    saved = arrangement(user, exercise)
+    assert (saved.checks, saved.wrong_checks) == (2, 1)
+    assert saved.solved_at is not None
+
+    with pytest.raises(actions.OrderingRefused, match="solved this one already"):
+        actions.check_order(user=user, exercise=exercise)
+
+
+def test_a_distractor_left_in_the_answer_is_wrong():
+    user, exercise = make_user(), make_exercise(lines=["a", "b"], distractors=["x"])
+    attempt = actions.check_order(user=user, exercise=exercise, order=["l1", "l2", "d1"], unused=[])
+    assert attempt.verdict == OrderingAttempt.Verdict.WRONG
+
+    attempt = actions.check_order(user=user, exercise=exercise, order=["l1", "l2"], unused=["d1"])
+    assert attempt.verdict == OrderingAttempt.Verdict.SOLVED
+
+
+def test_dependency_grading_accepts_every_order_that_respects_them():
+    exercise = with_dependencies(
+        make_exercise(lines=["a = 1", "b = 2", "print(a + b)"], grading="dependencies"),
+        {"l3": ["l1", "l2"]},
+    )
+    first, second, third = make_user(), make_user(), make_user()
+
+    assert actions.check_order(user=first, exercise=exercise, order=["l1", "l2", "l3"], unused=[]).verdict == "solved"
+    assert actions.check_order(user=second, exercise=exercise, order=["l2", "l1", "l3"], unused=[]).verdict == "solved"
+    wrong = actions.check_order(user=third, exercise=exercise, order=["l1", "l3", "l2"], unused=[])
+    assert wrong.verdict == "wrong"
+    assert wrong.lines_in_place == 1
+
+
+@pytest.fixture
+def output_exercise():
+    return make_exercise(
+        lines=PROGRAM, grading="output", expected_output="sum 5\nproduct 6\n", distractors=['x = 4']
+    )
+
+
+def test_output_grading_runs_the_assembled_program(output_exercise, django_capture_on_commit_callbacks, monkeypatch):
+    queued = []
+    monkeypatch.setattr(tasks, "enqueue_run", queued.append)
+    user = make_user()
+    # y = 3 before x = 2 prints the same: a different order, still right.
+    with django_capture_on_commit_callbacks(execute=True):
+        attempt = actions.check_order(
+            user=user, exercise=output_exercise, order=["l2", "l1", "l3", "l4"], unused=["d1"]
+        )
+    assert attempt.verdict == OrderingAttempt.Verdict.PENDING
+    assert attempt.run.purpose == Run.Purpose.CHECK
+    assert attempt.run.code == "y = 3\nx = 2\nprint(\"sum\", x + y)\nprint(\"product\", x * y)\n"
+    assert queued == [attempt.run.pk]
+    assert arrangement(user, output_exercise).checks == 1
+
+    execute_run(run_id=attempt.run.pk)
+    attempt.run.refresh_from_db()
+    actions.settle_check(attempt=attempt)
+
+    attempt.refresh_from_db()
+    assert attempt.verdict == OrderingAttempt.Verdict.SOLVED
+    assert arrangement(user, output_exercise).solved_at is not None
+
+
+def test_output_grading_says_wrong_when_the_output_differs(output_exercise):
+    user = make_user()
+    attempt = actions.check_order(
+        user=user, exercise=output_exercise, order=["l1", "d1", "l2", "l3", "l4"], unused=[]
+    )
+    execute_run(run_id=attempt.run.pk)
+    attempt.run.refresh_from_db()
+
+    actions.settle_check(attempt=attempt)
+    actions.settle_check(attempt=attempt)  # settling twice counts once
+
+    attempt.refresh_from_db()
+    assert attempt.verdict == OrderingAttempt.Verdict.WRONG
+    saved = arrangement(user, output_exercise)
+    assert (saved.checks, saved.wrong_checks, saved.solved_at) == (1, 1, None)
+
+
+def test_the_solution_itself_is_accepted_without_running(output_exercise):
+    user = make_user()
+    attempt = actions.check_order(
+        user=user, exercise=output_exercise, order=["l1", "l2", "l3", "l4"], unused=["d1"]
+    )
+    assert attempt.verdict == OrderingAttempt.Verdict.SOLVED
+    assert attempt.run is None
+    assert not Run.objects.exists()
+
+
+def test_without_an_expected_output_the_solution_is_run_to_compare():
+    exercise = make_exercise(lines=PROGRAM, grading="output", expected_output="")
+    user = make_user()
+    attempt = actions.check_order(
+        user=user, exercise=exercise, order=["l1", "l2", "l4", "l3"], unused=[]
+    )
+    reference = Run.objects.get(user=None, purpose=Run.Purpose.CHECK)
+    assert reference.code == "\n".join(PROGRAM) + "\n"
+
+    execute_run(run_id=attempt.run.pk)
+    attempt.run.refresh_from_db()
+    assert actions.settle_check(attempt=attempt).verdict == OrderingAttempt.Verdict.PENDING
+
+    execute_run(run_id=reference.pk)
+    assert actions.settle_check(attempt=attempt).verdict == OrderingAttempt.Verdict.WRONG
+
+
+# Help and starting again --------------------------------------------------------------
+
+
+def wrong_checks(user, exercise, times=3):
+    for _ in range(times):
+        actions.check_order(user=user, exercise=exercise, order=["l2", "l1", "l3", "d1", "d2"], unused=[])
+
+
+def test_help_comes_after_three_wrong_checks_and_removes_distractors_then_fixes_lines():
+    user, exercise = make_user(), make_exercise(lines=["a", "b", "c"], distractors=["x", "y"])
+    wrong_checks(user, exercise, times=2)
+    with pytest.raises(actions.OrderingRefused, match="three checks"):
+        actions.help_with_order(user=user, exercise=exercise)
+    wrong_checks(user, exercise, times=1)
+
+    said = actions.help_with_order(user=user, exercise=exercise)
+    assert "took away “x”" in said
+    saved = arrangement(user, exercise)
+    assert saved.removed == ["d1"] and "d1" not in saved.order
+
+    actions.help_with_order(user=user, exercise=exercise)
+    actions.help_with_order(user=user, exercise=exercise)
+    saved = arrangement(user, exercise)
+    assert saved.removed == ["d1", "d2"]
+    assert saved.fixed == ["l1"]
+    assert saved.order == ["l1", "l2", "l3"]
+    assert saved.help_used == 3
+
+    attempt = actions.check_order(user=user, exercise=exercise)
+    assert attempt.help_used == 3
+    assert attempt.verdict == OrderingAttempt.Verdict.SOLVED
+
+
+def test_start_again_puts_the_lines_back_and_keeps_the_record():
+    user, exercise = make_user(), make_exercise()
+    actions.check_order(user=user, exercise=exercise, order=["l1", "l2", "l3", "l4"], unused=[])
+
+    actions.start_again(user=user, exercise=exercise)
+
+    saved = arrangement(user, exercise)
+    lines = actions.ExerciseLines.of(exercise)
+    assert saved.order == actions.starting_order(user_id=user.pk, lines=lines)
+    assert (saved.checks, saved.solved_at) == (0, None)
+    assert OrderingAttempt.objects.filter(user=user, verdict="solved").count() == 1
+
+
+# Two requests at once -----------------------------------------------------------------
+
+
+def test_a_check_does_not_lose_a_count_made_by_another_request_meanwhile(monkeypatch):
+    """Counters change with F() expressions: a second request that counts a check while
+    this one is grading is not overwritten by this one's stale copy of the row."""
+    user, exercise = make_user(), make_exercise()
+    actions.check_order(user=user, exercise=exercise, order=["l2", "l1", "l3", "l4"], unused=[])
+    grade = actions.ExerciseLines.grade
+
+    def grade_while_another_request_counts(self, order):
+        OrderingArrangement.objects.filter(user=user, exercise=exercise).update(
+            checks=100, wrong_checks=100
+        )
+        return grade(self, order)
+
+    monkeypatch.setattr(actions.ExerciseLines, "grade", grade_while_another_request_counts)
+    actions.check_order(user=user, exercise=exercise, order=["l2", "l1", "l3", "l4"], unused=[])
+
+    saved = arrangement(user, exercise)
+    assert (saved.checks, saved.wrong_checks) == (101, 101)

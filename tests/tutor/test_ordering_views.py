@@ -1,0 +1,331 @@
+"""Put it in order: each endpoint as a full page (no JS) and as the htmx partial."""
+
+import json
+import re
+
+import pytest
+from django.urls import reverse
+
+from tests.factories import make_exercise, make_lesson, make_user
+from tutor.actions import ordering as actions
+from tutor.actions.runs import execute_run
+from tutor.models import OrderingArrangement, OrderingAttempt
+from tutor.views import ordering as views
+
+pytestmark = pytest.mark.django_db
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+@pytest.fixture(autouse=True)
+def no_waiting(monkeypatch):
+    # No worker runs in these tests: Check answers at once with a partial that polls.
+    monkeypatch.setattr(views, "RESULT_WAIT_SECONDS", 0)
+
+
+@pytest.fixture
+def exercise():
+    return make_exercise(
+        make_lesson(), lines=["alpha", "bravo", "charlie", "delta"], distractors=["echo"], key="abc"
+    )
+
+
+@pytest.fixture
+def learner(client):
+    user = make_user()
+    client.force_login(user)
+    return user
+
+
+def url(name, exercise):
+    return reverse(f"tutor:ordering_{name}", args=[exercise.pk])
+
+
+def lesson_page(exercise) -> str:
+    return exercise.block.lesson.get_absolute_url()
+
+
+def saved(user, exercise) -> OrderingArrangement:
+    return OrderingArrangement.objects.get(user=user, exercise=exercise)
+
+
+def shown_keys(html: str, area: str = "order") -> list[str]:
+    start = html.index(f'data-area="{area}"')
+    block = html[start:]
+    block = block[: block.index("</ol>" if area == "order" else "</ul>")]
+    return re.findall(r'<li class="ordering-line[^"]*" data-key="([^"]+)"', block)
+
+
+def arrangement_post(order, unused=()):
+    return {"arrangement": json.dumps({"order": list(order), "unused": list(unused)})}
+
+
+# The lesson page ----------------------------------------------------------------------
+
+
+def test_a_reader_sees_the_lines_and_an_invitation_to_log_in_that_comes_back(client, exercise):
+    html = client.get(lesson_page(exercise)).content.decode()
+
+    assert "Log in to put these lines in order" in html
+    login = f"{reverse('login')}?next={lesson_page(exercise)}%23exercise-abc"
+    assert f'href="{login}"' in html
+    assert "ordering_move" not in html and 'data-interactive' not in html
+    for text in ["alpha", "bravo", "charlie", "delta", "echo"]:
+        assert text in html
+
+
+def test_logging_in_brings_the_reader_back_to_the_exercise(client, exercise):
+    make_user("ada")
+    response = client.post(
+        f"{reverse('login')}?next={lesson_page(exercise)}%23exercise-abc",
+        {"username": "ada", "password": "pw-ada", "next": f"{lesson_page(exercise)}#exercise-abc"},
+    )
+    assert response.status_code == 302
+    assert response["Location"] == f"{lesson_page(exercise)}#exercise-abc"
+
+
+def test_a_learner_gets_their_own_shuffle_again_on_reload(client, learner, exercise):
+    first = shown_keys(client.get(lesson_page(exercise)).content.decode())
+    again = shown_keys(client.get(lesson_page(exercise)).content.decode())
+
+    lines = actions.ExerciseLines.of(exercise)
+    assert first == again == actions.starting_order(user_id=learner.pk, lines=lines)
+    assert [k for k in first if k != "d1"] != ["l1", "l2", "l3", "l4"]
+
+
+def test_the_page_does_not_give_the_solution_away(client, learner, exercise):
+    html = client.get(lesson_page(exercise)).content.decode()
+    start = html.index('id="exercise-abc-practice"')
+    region = html[start:]
+    # Line keys appear in the learner's shuffle only: no positions, no solution order.
+    keys = re.findall(r'data-key="([^"]+)"', region)
+    assert keys == actions.starting_order(user_id=learner.pk, lines=actions.ExerciseLines.of(exercise))
+    assert "position" not in region
+
+
+def test_the_page_costs_the_same_queries_for_one_exercise_or_many(
+    client, learner, django_assert_max_num_queries
+):
+    small, big = make_lesson(), make_lesson()
+    make_exercise(small)
+    for _ in range(5):
+        make_exercise(big, grading="dependencies")
+    for lesson in (small, big):
+        for exercise in lesson.blocks.filter(kind="ordering"):
+            actions.check_order(user=learner, exercise=exercise.exercise)
+
+    with django_assert_max_num_queries(100) as small_queries:
+        client.get(small.get_absolute_url())
+    with django_assert_max_num_queries(len(small_queries)):
+        client.get(big.get_absolute_url())
+
+
+# Moving lines -------------------------------------------------------------------------
+
+
+def test_a_move_without_javascript_redirects_back_to_the_exercise(client, learner, exercise):
+    start = shown_keys(client.get(lesson_page(exercise)).content.decode())
+
+    response = client.post(url("move", exercise), {"move": f"up:{start[1]}"})
+
+    assert response.status_code == 302
+    assert response["Location"] == f"{lesson_page(exercise)}#exercise-abc"
+    assert saved(learner, exercise).order[:2] == [start[1], start[0]]
+    assert shown_keys(client.get(lesson_page(exercise)).content.decode())[:2] == [start[1], start[0]]
+
+
+def test_an_htmx_move_answers_with_the_region(client, learner, exercise):
+    response = client.post(url("move", exercise), arrangement_post(["l1", "l2", "l3", "l4"], ["d1"]), **HTMX)
+
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert html.lstrip().startswith('<div id="exercise-abc-practice"')
+    assert shown_keys(html) == ["l1", "l2", "l3", "l4"]
+    assert shown_keys(html, "unused") == ["d1"]
+    assert saved(learner, exercise).unused == ["d1"]
+
+
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        ({"arrangement": "not json"}, "not valid JSON"),
+        ({"arrangement": '["l1"]'}, "“order” and “unused”"),
+        (arrangement_post(["l1", "l2", "l3", "l4", "zz"], ["d1"]), "“zz” is not a line of this exercise"),
+        (arrangement_post(["l1", "l2", "l3", "l4", "l1"], ["d1"]), "“l1” appears more than once"),
+        (arrangement_post(["l1", "l2", "l3"], ["d1"]), "missing: “l4”"),
+        ({"move": "sideways:l1"}, "is not a move"),
+        ({"move": "up:nope"}, "is not a move"),
+        ({}, "is not a move"),
+    ],
+)
+def test_a_malformed_move_is_refused_and_changes_nothing(client, learner, exercise, data, message):
+    client.post(url("move", exercise), {"move": "down:l1"})
+    before = saved(learner, exercise).order
+
+    for extra in ({}, HTMX):
+        response = client.post(url("move", exercise), data, **extra)
+        assert response.status_code == 400
+        assert message in response.content.decode()
+
+    assert saved(learner, exercise).order == before
+
+
+def test_lines_from_another_exercise_are_refused(client, learner, exercise):
+    other = make_exercise(lines=["one", "two", "three", "four", "five"])
+    response = client.post(
+        url("move", exercise), arrangement_post(["l1", "l2", "l3", "l5"], ["d1"])
+    )
+    assert response.status_code == 400
+    assert "“l5” is not a line of this exercise" in response.content.decode()
+    assert not OrderingArrangement.objects.filter(exercise=other).exists()
+
+
+def test_not_used_exists_only_where_there_are_distractors(client, learner):
+    plain = make_exercise(lines=["a", "b", "c"])
+    response = client.post(url("move", plain), {"move": "leave-out:l1"})
+    assert response.status_code == 400
+    assert "no “Not used” area" in response.content.decode()
+    assert 'data-area="unused"' not in client.get(lesson_page(plain)).content.decode()
+
+
+def test_learners_move_only_their_own_lines(client, exercise):
+    ada, bob = make_user(), make_user()
+    client.force_login(ada)
+    client.post(url("move", exercise), arrangement_post(["l4", "l3", "l2", "l1"], ["d1"]))
+    client.force_login(bob)
+    client.post(url("move", exercise), arrangement_post(["l1", "l2", "l3", "l4", "d1"]))
+
+    assert saved(ada, exercise).order == ["l4", "l3", "l2", "l1"]
+    assert saved(bob, exercise).order == ["l1", "l2", "l3", "l4", "d1"]
+    client.force_login(ada)
+    assert shown_keys(client.get(lesson_page(exercise)).content.decode()) == ["l4", "l3", "l2", "l1"]
+
+
+@pytest.mark.parametrize("name", ["move", "check", "help", "reset"])
+def test_a_reader_who_is_not_logged_in_is_sent_to_log_in(client, exercise, name):
+    login = f"{reverse('login')}?next={lesson_page(exercise)}%23exercise-abc"
+
+    response = client.post(url(name, exercise), {"move": "up:l2"})
+    assert response.status_code == 302 and response["Location"] == login
+
+    response = client.post(url(name, exercise), {"move": "up:l2"}, **HTMX)
+    assert response["HX-Redirect"] == login
+    assert not OrderingArrangement.objects.exists()
+
+
+def test_the_endpoints_answer_post_only_and_unknown_exercises_404(client, learner, exercise):
+    assert client.get(url("move", exercise)).status_code == 405
+    assert client.post(reverse("tutor:ordering_check", args=[999999])).status_code == 404
+
+
+# Checking -----------------------------------------------------------------------------
+
+
+def test_a_wrong_check_marks_lines_in_place_and_the_first_that_is_not(client, learner, exercise):
+    response = client.post(
+        url("check", exercise), arrangement_post(["l1", "l3", "l2", "l4"], ["d1"]), **HTMX
+    )
+    html = response.content.decode()
+
+    assert "Check 1: not yet." in html
+    assert "2 of 4 lines in place" in html
+    assert re.search(r'class="ordering-line is-in-place" data-key="l1"', html)
+    assert re.search(r'class="ordering-line is-first-wrong" data-key="l3"', html)
+    assert "First line not in place" in html and "In place" in html
+    attempt = OrderingAttempt.objects.get(user=learner)
+    assert re.search(r'class="ordering-line is-in-place" data-key="l4"', html)
+    assert (attempt.verdict, attempt.lines_in_place) == ("wrong", 2)
+
+
+def test_a_check_without_javascript_shows_its_feedback_after_the_redirect(client, learner, exercise):
+    client.post(url("move", exercise), arrangement_post(["l1", "l3", "l2", "l4"], ["d1"]))
+
+    response = client.post(url("check", exercise))
+    assert response.status_code == 302
+
+    html = client.get(response["Location"]).content.decode()
+    assert "Check 1: not yet." in html
+    # Moving a line afterwards clears the marks: they described the checked order.
+    client.post(url("move", exercise), {"move": "up:l2"})
+    html = client.get(lesson_page(exercise)).content.decode()
+    assert "Check 1" not in html and "is-first-wrong" not in html
+
+
+def test_solved_is_celebrated_and_stays_solved_on_reload(client, learner, exercise):
+    response = client.post(
+        url("check", exercise), arrangement_post(["l1", "l2", "l3", "l4"], ["d1"]), **HTMX
+    )
+    assert "Solved on check 1" in response.content.decode()
+
+    html = client.get(lesson_page(exercise)).content.decode()
+    assert "Solved on check 1" in html
+    assert 'data-interactive' not in html
+    assert "Practise again" in html
+    assert client.post(url("move", exercise), {"move": "up:l2"}).status_code == 400
+
+
+def test_an_output_check_polls_until_the_program_has_run(client, learner):
+    exercise = make_exercise(
+        lines=['print("a")', 'print("b")'], grading="output", expected_output="a\nb\n", key="out"
+    )
+    response = client.post(url("check", exercise), arrangement_post(["l2", "l1"]), **HTMX)
+    html = response.content.decode()
+    assert "checking…" in html
+    assert f'hx-get="{url("practice", exercise)}"' in html
+
+    attempt = OrderingAttempt.objects.get(user=learner)
+    execute_run(run_id=attempt.run_id)
+
+    html = client.get(url("practice", exercise), **HTMX).content.decode()
+    assert "Check 1: not yet." in html
+    assert "hx-get" not in html  # polling stops with the result
+    assert "What your program printed" in html and "b\na" in html
+    assert client.get(url("practice", exercise)).status_code == 302
+
+
+def test_check_refuses_a_malformed_arrangement(client, learner, exercise):
+    response = client.post(url("check", exercise), {"arrangement": "{"}, **HTMX)
+    assert response.status_code == 400
+    assert not OrderingAttempt.objects.exists()
+
+
+# Help and start again -----------------------------------------------------------------
+
+
+def test_help_appears_after_three_wrong_checks_and_takes_a_distractor_away(client, learner, exercise):
+    wrong = arrangement_post(["l2", "l1", "l3", "l4", "d1"])
+    for n in range(3):
+        html = client.post(url("check", exercise), wrong, **HTMX).content.decode()
+        assert ("Help me" in html) == (n == 2)
+
+    response = client.post(url("help", exercise), **HTMX)
+    html = response.content.decode()
+    assert "Help took away “echo”" in html
+    assert "d1" not in shown_keys(html) + shown_keys(html, "unused")
+    assert saved(learner, exercise).help_used == 1
+
+    # Without JavaScript, help redirects and says what it did on the page.
+    response = client.post(url("help", exercise))
+    assert response.status_code == 302
+    html = client.get(response["Location"]).content.decode()
+    assert "Help put “alpha” in its place" in html
+    assert "Fixed by Help" in html
+    assert shown_keys(html)[0] == "l1"
+
+
+def test_help_before_three_wrong_checks_is_refused(client, learner, exercise):
+    response = client.post(url("help", exercise), **HTMX)
+    assert response.status_code == 400
+    assert "three checks" in response.content.decode()
+
+
+def test_start_again_shuffles_back_to_the_start(client, learner, exercise):
+    client.post(url("check", exercise), arrangement_post(["l1", "l2", "l3", "l4"], ["d1"]))
+
+    html = client.post(url("reset", exercise), **HTMX).content.decode()
+    assert "back where they started" in html
+    assert 'data-interactive' in html
+    assert shown_keys(html) == actions.starting_order(
+        user_id=learner.pk, lines=actions.ExerciseLines.of(exercise)
+    )
+    assert client.post(url("reset", exercise)).status_code == 302
