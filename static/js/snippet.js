@@ -1,1 +1,134 @@
-// Predict, reveal, run: the snippet practice panel (editor set-up, Ctrl/Cmd+Enter, autosave).
+// Predict, reveal, run: the snippet practice panel. The forms work without this file;
+// it turns the code textarea into the editor (static/vendor/editor.bundle.js), runs on
+// Ctrl/Cmd+Enter, autosaves edits, and shows the server's refusals (400/403/429).
+(function () {
+  "use strict";
+
+  var AUTOSAVE_DELAY_MS = 800;
+  var REFUSALS = [400, 403, 429];
+
+  function savedState(form) {
+    // The element is replaced by every save, so look it up each time.
+    var output = form.querySelector(".autosave");
+    return document.querySelector(output.getAttribute("hx-target"));
+  }
+
+  function say(form, text) {
+    var state = savedState(form);
+    if (state) {
+      state.textContent = text;
+    }
+  }
+
+  function enhance(form) {
+    if (form.dataset.enhanced) {
+      return;
+    }
+    form.dataset.enhanced = "true";
+    var textarea = form.querySelector("textarea[data-editor]");
+    var runButton = form.querySelector(".run-button");
+    var resetButton = form.querySelector(".reset-button");
+    var saveButton = form.querySelector(".save-button");
+    var autosave = form.querySelector(".autosave");
+    var timer = null;
+    var editor = null;
+
+    function cancelSave() {
+      if (timer) {
+        clearTimeout(timer);
+        timer = null;
+      }
+    }
+
+    function saveNow() {
+      cancelSave();
+      say(form, "Saving…");
+      htmx.trigger(autosave, "parsnip:autosave");
+    }
+
+    function saveSoon() {
+      cancelSave();
+      say(form, "Not saved yet…");
+      timer = setTimeout(saveNow, AUTOSAVE_DELAY_MS);
+    }
+
+    function run() {
+      if (!runButton.disabled) {
+        form.requestSubmit(runButton);
+      }
+    }
+
+    if (window.ParsnipEditor) {
+      // The hidden textarea still carries the code; the server checks it is not empty.
+      textarea.removeAttribute("required");
+      editor = window.ParsnipEditor.create(textarea, {
+        onRun: run,
+        onChange: saveSoon,
+        label: "Code editor: Ctrl+Enter runs it. Press Escape then Tab to leave the editor.",
+      });
+    } else {
+      textarea.addEventListener("input", saveSoon);
+      textarea.addEventListener("keydown", function (event) {
+        if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+          event.preventDefault();
+          run();
+        }
+      });
+    }
+
+    // Running keeps the code on the server too; the saved state should say so.
+    form.addEventListener("submit", function () {
+      if (timer) {
+        saveNow();
+      }
+    });
+    saveButton.addEventListener("click", function () {
+      cancelSave();
+      say(form, "Saving…");
+    });
+    // Reset puts the original back here; htmx posts reset=1, which deletes the draft.
+    resetButton.addEventListener("click", function () {
+      cancelSave();
+      var original = form.dataset.original;
+      if (editor) {
+        editor.setCode(original);
+      } else {
+        textarea.value = original;
+      }
+      say(form, "Resetting…");
+    });
+  }
+
+  htmx.onLoad(function (root) {
+    var forms = root.matches && root.matches("form.run-form") ? [root] : root.querySelectorAll("form.run-form");
+    Array.prototype.forEach.call(forms, enhance);
+  });
+
+  // Refusals carry HX-Retarget to the snippet's message line: show them there.
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var xhr = event.detail.xhr;
+    if (REFUSALS.indexOf(xhr.status) !== -1 && xhr.getResponseHeader("HX-Retarget")) {
+      event.detail.shouldSwap = true;
+      event.detail.isError = false;
+    }
+  });
+
+  // A request that works clears an earlier refusal; after a reveal, focus moves to the answer.
+  document.addEventListener("htmx:afterSwap", function (event) {
+    var target = event.detail.target;
+    if (!target || !target.id || event.detail.xhr.status >= 400) {
+      return;
+    }
+    var practice = target.closest(".practice-slot");
+    var message = practice && practice.querySelector(".practice-message");
+    if (message) {
+      message.textContent = "";
+    }
+    if (/-practice$/.test(target.id)) {
+      var answer = document.getElementById(target.id.replace(/-practice$/, "-answer"));
+      if (answer) {
+        answer.focus({ preventScroll: true });
+      }
+    }
+  });
+})();

@@ -1,0 +1,136 @@
+"""Predict, reveal and run a snippet in the system Chromium.
+
+No qcluster runs here: the `inline_worker` fixture replaces `tutor.tasks.enqueue_run` with a
+thread that calls `tutor.tasks.execute_run(run_id)`, so runs go through the real sandbox
+and the same Run rows, just without the broker (the real worker path is tested end to end
+in tests/tutor/test_worker.py).
+"""
+
+import re
+import threading
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.factories import make_user
+from tutor import tasks
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+SEED = "/learn/local-models/optimising-speed-and-memory/"
+FIRST = "#snippet-backend-latency"
+
+
+@pytest.fixture
+def inline_worker(monkeypatch):
+    threads = []
+
+    def enqueue(run_id):
+        thread = threading.Thread(target=tasks.execute_run, args=(run_id,))
+        threads.append(thread)
+        thread.start()
+
+    monkeypatch.setattr(tasks, "enqueue_run", enqueue)
+    yield
+    for thread in threads:
+        thread.join(30)
+
+
+@pytest.fixture
+def learner_page(page, login_in_browser, sample_content, inline_worker):
+    return login_in_browser(make_user("ada"))
+
+
+def test_predict_and_reveal_the_first_snippet_shows_the_missing_empty_line(learner_page):
+    page = learner_page
+    page.goto(SEED + FIRST)
+    practice = page.locator(f"{FIRST}-practice")
+    # Nothing of the answer before the reveal.
+    expect(practice).not_to_contain_text("llama.cpp on NVIDIA")
+    assert "llama.cpp on NVIDIA: 2.00s" not in page.content()
+
+    practice.get_by_label("What will it print?").fill(
+        "Optimising speed and memory\n"
+        "llama.cpp on NVIDIA: 2.00s\n"
+        "llama.cpp on CPU: 2.00s\n"
+        "vllm on NVIDIA: 1.00s\n"
+        "vllm on CPU: 3.00s"
+    )
+    practice.get_by_role("button", name="Reveal").click()
+
+    answer = page.locator(f"{FIRST}-answer")
+    expect(answer.get_by_role("heading", name="What it prints")).to_be_visible()
+    expect(answer.locator(".real-output")).to_contain_text("vllm on CPU: 3.00s")
+    expect(answer.locator(".real-output .empty-line").first).to_have_text("↵ (empty line)")
+    expect(answer.locator(".verdict")).to_have_text("Not quite: 5 of 6 lines right, 1 missing.")
+    expect(answer).to_contain_text("The output starts with an empty line — the first `print()` prints one.")
+    missing = answer.locator("tr.line-missing")
+    expect(missing).to_have_count(1)
+    expect(missing.locator(".line-expected")).to_have_text("↵ (empty line)")
+    expect(answer).not_to_have_attribute("hx-trigger", re.compile(".+"))  # polling has stopped
+    # And the code is now the learner's to change, in the editor.
+    expect(practice.locator(".cm-editor .cm-content")).to_contain_text("def backend_latency")
+
+
+def test_said_out_loud_then_an_honest_self_check(learner_page):
+    page = learner_page
+    page.goto(SEED + FIRST)
+    practice = page.locator(f"{FIRST}-practice")
+    practice.get_by_role("button", name="I said it out loud").click()
+    answer = page.locator(f"{FIRST}-answer")
+    expect(answer).to_contain_text("You said it out loud.")
+    expect(answer.locator(".real-output")).to_contain_text("Optimising speed and memory")
+    answer.get_by_role("button", name="I got it").click()
+    expect(answer).to_contain_text("You got it.")
+
+
+def test_edit_and_run_shows_the_output_then_autosave_survives_a_reload(learner_page):
+    page = learner_page
+    page.goto(SEED + FIRST)
+    practice = page.locator(f"{FIRST}-practice")
+    practice.get_by_role("button", name="I said it out loud").click()
+    editor = practice.locator(".cm-content")
+    expect(editor).to_be_visible()
+
+    # Ctrl+Enter runs what is in the editor.
+    editor.click()
+    page.keyboard.press("ControlOrMeta+End")
+    page.keyboard.press("Enter")
+    page.keyboard.press("Shift+Tab")  # out of the for loop's body
+    page.keyboard.type('print("hello from ada")')
+    page.keyboard.press("Control+Enter")
+    output = page.locator(f"{FIRST}-output")
+    expect(output.locator(".run-status")).to_contain_text("Finished")
+    expect(output.locator(".run-stdout")).to_contain_text("hello from ada")
+    expect(output.locator(".run-status")).to_contain_text(re.compile(r"in \d+ ms"))
+
+    # A traceback shows, with the status in words.
+    page.keyboard.type("\n1 / 0")
+    practice.get_by_role("button", name="Run", exact=True).click()
+    expect(output.locator(".run-status")).to_contain_text("Stopped with an error")
+    expect(output.locator(".output-stderr")).to_contain_text("ZeroDivisionError")
+
+    # The edit is saved as it is typed, and comes back after a reload.
+    expect(page.locator(f"{FIRST}-saved")).to_have_text("Saved.")
+    page.reload()
+    editor = page.locator(f"{FIRST}-practice .cm-content")
+    expect(editor).to_contain_text('print("hello from ada")')
+    expect(page.locator(f"{FIRST}-saved")).to_have_text("Your changes are saved.")
+
+    # Reset brings back the original and forgets the draft.
+    page.locator(f"{FIRST}-practice").get_by_role("button", name="Reset to the original").click()
+    expect(page.locator(f"{FIRST}-saved")).to_have_text("Back to the original code.")
+    expect(editor).not_to_contain_text("hello from ada")
+    page.reload()
+    expect(page.locator(f"{FIRST}-practice .cm-content")).not_to_contain_text("hello from ada")
+
+
+def test_anonymous_reader_logs_in_and_lands_back_on_the_snippet(page, sample_content):
+    make_user("grace")
+    page.goto(SEED)
+    page.locator(f"{FIRST}-practice").get_by_role("link", name="Log in").click()
+    page.get_by_label("Username").fill("grace")
+    page.get_by_label("Password").fill("pw-grace")
+    page.get_by_role("button", name="Log in").click()
+    expect(page).to_have_url(re.compile(re.escape(SEED + FIRST) + "$"))
+    expect(page.locator(f"{FIRST}-practice").get_by_label("What will it print?")).to_be_visible()
