@@ -8,6 +8,7 @@
   "use strict";
 
   var boards = new WeakSet();
+  var OPPOSITE = { "tool-leave-out": "tool-use", "tool-use": "tool-leave-out" };
   var saving = new WeakMap(); // slot -> {busy, again}
 
   function slotOf(node) {
@@ -174,6 +175,9 @@
     }
     // Moving a node drops its focus: give it back to the same control on the moved line.
     var again = focusClass ? li.querySelector("." + focusClass) : null;
+    if (!visible(again) && OPPOSITE[focusClass]) {
+      again = li.querySelector("." + OPPOSITE[focusClass]); // "Not used" <-> "Use this line"
+    }
     if (!visible(again)) {
       again = li.querySelector(".line-button");
     }

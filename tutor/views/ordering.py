@@ -160,7 +160,6 @@ def build_board(
             if key in lines.texts
         ]
 
-    has_distractors = bool(lines.distractors)
     if not user.is_authenticated:
         # Every reader sees the same scramble; it is never the solution either.
         order = starting_order(user_id=0, lines=lines)
@@ -175,7 +174,9 @@ def build_board(
         signed_in=True,
         order=board_lines(arrangement.order, arrangement.fixed),
         unused=board_lines(arrangement.unused),
-        has_unused_area=has_distractors or bool(arrangement.unused),
+        # Once Help took every distractor away, "Not used" has no more purpose.
+        has_unused_area=bool(arrangement.unused)
+        or len(arrangement.removed) < len(lines.distractors),
         removed=[lines.texts[key].strip() for key in arrangement.removed if key in lines.texts],
         checks=arrangement.checks,
         wrong_checks=arrangement.wrong_checks,
