@@ -191,6 +191,13 @@ def test_the_join_link_asks_before_joining(client, people):
     assert "You joined “Tuesday group”" in response.text
 
 
+def test_the_join_link_tells_its_teacher_it_is_theirs(client, people):
+    client.force_login(people["teacher"])
+    response = client.get(reverse("tutor:class_join", args=[people["cohort"].join_code]))
+    assert "This is your class’s link" in response.text
+    assert 'name="code"' not in response.text
+
+
 def test_the_join_link_sends_a_visitor_to_log_in_first(client, people):
     url = reverse("tutor:class_join", args=[people["cohort"].join_code])
     response = client.get(url)
@@ -569,3 +576,30 @@ def test_attempts_csv_has_every_kind_and_keeps_formulas_out(client, people, less
     assert rows[1]["answer"] == "-1"  # a number stays a number
     assert rows[2]["answer"] == "l1 l2 l3 l4" and rows[2]["help used"] == "1"
     assert rows[3]["answer"] == 'print("a,b")\n' and rows[3]["output"] == "a,b\n"
+
+
+# In a browser -------------------------------------------------------------------------------
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_sorting_the_grid_swaps_it_in_place_and_keeps_the_address(page, login_in_browser, live_server):
+    teacher = make_teacher()
+    lesson = make_lesson(title="Only lesson")
+    make_snippet(lesson)
+    cohort = make_cohort(teacher, name="Browser class")
+    for name, done in [("ada", 1), ("bob", 2), ("cy", 0)]:
+        student = make_user(name)
+        Membership.objects.create(cohort=cohort, student=student)
+        make_lesson_progress(student, lesson, snippets_total=2, exercises_total=0,
+                             snippets_predicted=done, completed_at=timezone.now() if done == 2 else None)
+    login_in_browser(teacher)
+    page.goto(reverse("tutor:class_detail", args=[cohort.pk]))
+    page.evaluate("window.notReloaded = true")
+    rows = page.locator("#class-grid tbody th")
+    assert rows.all_inner_texts() == ["ada", "bob", "cy"]
+    page.locator("#class-grid thead").get_by_role("link", name="Only lesson").click()
+    page.wait_for_url(f"**?sort=-lesson-{lesson.pk}")
+    assert rows.all_inner_texts() == ["bob", "ada", "cy"]
+    assert page.evaluate("window.notReloaded") is True  # htmx swapped the grid, no page load
+    assert page.locator(".copy-button").is_visible()

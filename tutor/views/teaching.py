@@ -168,7 +168,8 @@ def class_join(request: HttpRequest, code: str = "") -> HttpResponse:
             form.is_valid()
             form.add_error("code", "No class has that code. Check it with your teacher.")
     already = cohort is not None and cohort.memberships.filter(student=request.user.pk).exists()
-    context = {"form": form, "cohort": cohort, "already": already}
+    own = cohort is not None and cohort.teacher_id == request.user.pk
+    context = {"form": form, "cohort": cohort, "already": already, "own": own}
     status = 404 if code and cohort is None else 200
     return TemplateResponse(request, "tutor/teaching/class_join.html", context, status=status)
 
