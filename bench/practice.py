@@ -1,0 +1,184 @@
+"""Predict-then-reveal and Run, as a learner sees them: press the button, wait for the output.
+
+Choice: Playwright driving the system Chromium against a live `manage.py runserver` and a
+real `manage.py qcluster`, both on a throw-away SQLite database (the embedded default:
+SQLite + django-q2's ORM broker), so the figures include the browser, htmx, the view's
+brief wait or polling, the queue and the worker. Timed from the click to the output being
+shown in the page (measured in the page: click event to the frame after the output enters the
+DOM). Three cases, on the seed lesson's first snippet:
+
+- reveal, first learner: no cached output, so the snippet runs in the sandbox;
+- reveal, cached: the output of this version of the code is already known;
+- run: the learner presses Run in the editor.
+
+The baseline is `tutor.sandbox.run` alone on the same code, measured in this same run; each
+figure is also printed as a ratio to it.
+
+    .venv/bin/python bench/practice.py [--runs 15]
+"""
+
+import argparse  # noqa: I001
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+# bench/ holds a file named like the stdlib module `queue`: put the project first.
+BASE_DIR = Path(__file__).resolve().parent.parent
+sys.path[0] = str(BASE_DIR)
+
+from tests.conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from tests.worker_cluster import WorkerCluster  # noqa: E402
+from tutor import sandbox  # noqa: E402
+
+SEED = "/learn/local-models/optimising-speed-and-memory/"
+SNIPPET = "#snippet-backend-latency"
+USERNAME, PASSWORD = "bench-learner", "bench-password-123"
+
+
+def p95(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[max(0, int(round(0.95 * len(ordered))) - 1)]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def start_server(env: dict[str, str], port: int, log: Path) -> subprocess.Popen:
+    server = subprocess.Popen(
+        [sys.executable, str(BASE_DIR / "manage.py"), "runserver", "--noreload", f"127.0.0.1:{port}"],
+        env=env, cwd=BASE_DIR, stdout=subprocess.DEVNULL, stderr=open(log, "w"),
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=1)
+            return server
+        except OSError:
+            time.sleep(0.1)
+    server.kill()
+    raise RuntimeError("the web server did not start:\n" + log.read_text())
+
+
+def measure_sandbox(code: str, runs: int) -> list[float]:
+    for _ in range(3):
+        sandbox.run(code)
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        assert sandbox.run(code).status == "ok"
+        times.append((time.perf_counter() - started) * 1000)
+    return times
+
+
+# Timed inside the page, from the click event to the frame after the output enters the DOM, so
+# Playwright's own pre-click checks (scrolling, waiting for a stable element) do not count.
+WATCH = """(selector) => {
+  const times = (window.__bench = {});
+  document.addEventListener("click", () => { times.click = performance.now(); }, { capture: true, once: true });
+  const observer = new MutationObserver(() => {
+    if (document.querySelector(selector)) {
+      observer.disconnect();
+      requestAnimationFrame(() => { times.shown = performance.now(); });
+    }
+  });
+  observer.observe(document.body, { childList: true, subtree: true });
+}"""
+
+
+def timed(page, button, selector: str) -> float:
+    page.evaluate(WATCH, selector)
+    button.click()
+    page.wait_for_function("() => window.__bench.shown !== undefined")
+    return page.evaluate("() => window.__bench.shown - window.__bench.click")
+
+
+def measure_page(base_url: str, runs: int) -> dict[str, list[float]]:
+    from playwright.sync_api import sync_playwright
+
+    from tutor.models import Prediction, Run
+
+    results: dict[str, list[float]] = {"reveal, first learner": [], "reveal, cached": [], "run": []}
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        page = browser.new_page(base_url=base_url)
+        page.set_default_timeout(30_000)
+        page.goto("/accounts/login/")
+        page.get_by_label("Username").fill(USERNAME)
+        page.get_by_label("Password").fill(PASSWORD)
+        page.get_by_role("button", name="Log in").click()
+        page.wait_for_url("**/")
+
+        practice = page.locator(f"{SNIPPET}-practice")
+        for n in range(runs + 2):  # the first two warm up the server, worker and browser
+            for case, forget_output in (("reveal, first learner", True), ("reveal, cached", False)):
+                Prediction.objects.all().delete()
+                if forget_output:
+                    Run.objects.filter(purpose=Run.Purpose.REVEAL).delete()
+                page.goto(SEED)
+                button = practice.get_by_role("button", name="I said it out loud")
+                elapsed = timed(page, button, f"{SNIPPET}-answer .real-output")
+                if n >= 2:
+                    results[case].append(elapsed)
+            run_button = practice.get_by_role("button", name="Run", exact=True)
+            elapsed = timed(page, run_button, f"{SNIPPET}-output .run-stdout")
+            if n >= 2:
+                results["run"].append(elapsed)
+        browser.close()
+    return results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=15)
+    args = parser.parse_args()
+
+    with WorkerCluster() as cluster:
+        env = {**cluster._env(), "RUNS_PER_MINUTE": "10000", "DEBUG": "1"}
+        manage = [sys.executable, str(BASE_DIR / "manage.py")]
+        subprocess.run([*manage, "import_content", str(BASE_DIR / "content")], env=env, cwd=BASE_DIR,
+                       check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [*manage, "shell", "-c",
+             f"from django.contrib.auth.models import User; User.objects.create_user({USERNAME!r}, password={PASSWORD!r})"],
+            env=env, cwd=BASE_DIR, check=True,
+        )
+        # This process talks to the same database to reset predictions between rounds.
+        os.environ.update(DATABASE_URL=cluster.database_url, DJANGO_SETTINGS_MODULE="config.settings")
+        os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # ORM next to Playwright's loop
+        import django
+
+        django.setup()
+        from course.models import Snippet
+
+        code = Snippet.objects.get(block__key=SNIPPET.removeprefix("#snippet-")).code
+        port = free_port()
+        server = start_server(env, port, Path(cluster.tmp.name) / "runserver.log")
+        try:
+            results = measure_page(f"http://127.0.0.1:{port}", args.runs)
+        finally:
+            server.terminate()
+            server.wait(10)
+
+    baseline = measure_sandbox(code, args.runs)
+    base = statistics.median(baseline)
+    print(f"Seed lesson, first snippet; {args.runs} rounds; Playwright + runserver + qcluster on SQLite.")
+    print(f"{'sandbox run alone:':<26}median {base:7.1f} ms   p95 {p95(baseline):7.1f} ms")
+    for name, times in results.items():
+        median = statistics.median(times)
+        print(
+            f"{name + ':':<26}median {median:7.1f} ms   p95 {p95(times):7.1f} ms   "
+            f"ratio to sandbox alone {median / base:5.2f}x"
+        )
+
+
+if __name__ == "__main__":
+    main()
