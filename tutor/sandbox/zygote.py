@@ -24,6 +24,7 @@ import socket
 import subprocess
 import threading
 import time
+import weakref
 
 from . import cgroup, seccomp
 from .limits import Limits, Result, SandboxUnavailable
@@ -70,6 +71,20 @@ class _Spawner:
 
 
 _spawner = _Spawner()
+_everyone = weakref.WeakSet()  # every zygote of this process, idle or busy
+
+
+def _forget_after_fork():
+    """In a forked child: close our copies of the parent's zygote sockets (without
+    locks, which another thread may have held at the fork) and spawn from a new thread."""
+    global _spawner, _everyone
+    _spawner = _Spawner()
+    for zygote in list(_everyone):
+        zygote.forget()
+    _everyone = weakref.WeakSet()
+
+
+os.register_at_fork(after_in_child=_forget_after_fork)
 
 
 class ZygoteProcess:
@@ -80,6 +95,7 @@ class ZygoteProcess:
         self.runs = 0
         self.proc = None
         self.control = None
+        _everyone.add(self)
         _spawner.call(self._start)
 
     def _start(self):
@@ -201,6 +217,10 @@ class ZygoteProcess:
                     + 64 * 1024 * 1024,
                 )
                 run_cgroup.adopt(_host_pid(pidfd))
+                try:  # still alive, so the pid written was its own, not a reused one
+                    signal.pidfd_send_signal(pidfd, 0)
+                except ProcessLookupError as exc:
+                    raise SandboxBroken("the run's pid 1 died before it got its code") from exc
             self._deliver(ours, source, limits)
             out, err, reason = pump(
                 out_fd=out_r,
@@ -372,11 +392,10 @@ class ZygotePool:
             zygote.close()
 
     def forget(self):
-        with self._lock:
-            idle, self._idle = self._idle, []
-            self._closed = True
-        for zygote in idle:
-            zygote.forget()
+        """After fork (no lock: it may have been held by another thread at the fork)."""
+        self._lock = threading.Lock()
+        self._idle = []
+        self._closed = True
 
     def run(self, source, stdin, limits) -> Result:
         zygote = self.take()

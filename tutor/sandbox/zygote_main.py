@@ -42,6 +42,7 @@ CLONE_NEWNET = 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
 
+PR_SET_DUMPABLE = 4
 PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
 PR_CAPBSET_DROP = 24
 PR_SET_NO_NEW_PRIVS = 38
@@ -212,6 +213,8 @@ class Zygote:
 
     # --- C2: pid 1 of the run ---------------------------------------------------------
     def c2(self, run, status_write):
+        # pid 1 ignores every signal it has no handler for: leave it none to run
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
         _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
         for path in ("/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus"):
             if os.path.exists(path):  # as bubblewrap does: read-only, whatever the caps
@@ -230,10 +233,14 @@ class Zygote:
             chunks.append(chunk)
             received += len(chunk)
         run.close()
+        # not dumpable: the learner's process (same uid, no capabilities either) cannot
+        # open its /proc/1/mem (or environ); C3 becomes dumpable again after the fork
+        _check(_libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0), "dumpable")
         self.drop_privileges()
         pid = os.fork()
         if pid == 0:
             os.close(status_write)
+            _check(_libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0), "dumpable")
             limits[2] += self.nproc_offset
             return b"".join(chunks), limits
         del chunks
@@ -280,6 +287,7 @@ def _learner(limits, text):
     ):
         resource.setrlimit(limit, (value, value))
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     os.chdir("/tmp")
 
     def excepthook(kind, value, tb, filename=FILENAME):

@@ -1,0 +1,202 @@
+"""The zygote strategy: runs forked by a long-lived fork server stay isolated from each
+other and from it; the fork server survives hostile runs and is replaced when it dies."""
+
+import concurrent.futures
+import os
+import signal
+import textwrap
+import time
+
+import pytest
+
+from tutor import sandbox
+from tutor.sandbox import Limits, run, zygote
+
+pytestmark = pytest.mark.zygote_only
+
+SMALL = Limits(cpu_seconds=2, wall_seconds=4, processes=16, memory_bytes=128 * 2**20)
+
+
+def attack(code, limits=None):
+    return run(textwrap.dedent(code), limits=limits)
+
+
+def idle_zygotes():
+    pools = list(sandbox._zygotes.values())
+    return [z for pool in pools for z in pool._idle]
+
+
+def test_concurrent_runs_cannot_see_signal_or_talk_to_each_other():
+    code = """
+        import os, socket, time
+        me, other = {me!r}, {other!r}
+        open(f"/tmp/mark-{{me}}", "w").write(me)
+        open(f"/dev/shm/mark-{{me}}", "w").write(me)
+        server = socket.socket(socket.AF_UNIX)
+        server.bind(f"\\0parsnip-{{me}}")
+        server.listen()
+        print("ns", os.readlink("/proc/self/ns/pid"), os.readlink("/proc/self/ns/net"),
+              os.readlink("/proc/self/ns/mnt"), os.readlink("/proc/self/ns/ipc"))
+        time.sleep(1.5)
+        print("tmp", os.path.exists(f"/tmp/mark-{{other}}"), os.listdir("/tmp"))
+        print("shm", os.path.exists(f"/dev/shm/mark-{{other}}"), os.listdir("/dev/shm"))
+        client = socket.socket(socket.AF_UNIX)
+        try:
+            client.connect(f"\\0parsnip-{{other}}")
+            print("talk connected")
+        except OSError as e:
+            print("talk refused", e.errno)
+        print("procs", sorted(int(p) for p in os.listdir("/proc") if p.isdigit()))
+        hits = 0
+        for pid in range(3, 400):
+            try:
+                os.kill(pid, 0)
+                hits += 1
+            except OSError:
+                pass
+        print("signal", hits)
+    """
+    started = time.monotonic()
+    with concurrent.futures.ThreadPoolExecutor(2) as executor:
+        futures = [
+            executor.submit(attack, code.format(me=me, other=other))
+            for me, other in (("a", "b"), ("b", "a"))
+        ]
+        results = [f.result() for f in futures]
+    assert time.monotonic() - started < 2.9  # they did run at the same time
+    lines = []
+    for me, result in zip("ab", results):
+        assert result.status == "ok", result
+        out = dict(line.split(" ", 1) for line in result.stdout.splitlines())
+        assert out["tmp"] == f"False ['mark-{me}']"
+        assert out["shm"] == f"False ['mark-{me}']"
+        assert out["talk"].startswith("refused")
+        assert out["procs"] == "[1, 2]"  # its own pid 1 and itself, nothing else
+        assert out["signal"] == "0"
+        lines.append(out["ns"].split())
+    for first, second in zip(*lines):  # pid, net, mount and IPC namespaces all differ
+        assert first != second
+
+
+def test_each_run_gets_new_namespaces_and_fresh_interpreter_state():
+    code = """
+        import os, random, sys
+        print(os.readlink("/proc/self/ns/pid"), os.readlink("/proc/self/ns/net"), random.random())
+        print("ctypes" in sys.modules, "socket" in sys.modules, sorted(os.listdir("/proc/self/fd")))
+    """
+    first, second = attack(code), attack(code)
+    assert first.status == second.status == "ok", (first, second)
+    a, b = first.stdout.splitlines()[0].split(), second.stdout.splitlines()[0].split()
+    assert a[0] != b[0] and a[1] != b[1] and a[2] != b[2]
+    # nothing of the zygote's imports, and no descriptor but stdin/stdout/stderr
+    # (3 is the one listdir opened)
+    assert first.stdout.splitlines()[1] == "False False ['0', '1', '2', '3']"
+
+
+def test_exit_behaves_like_the_interpreters():
+    result = attack(
+        """
+        import atexit, sys, threading, time
+        class Noisy:
+            def __del__(self):
+                print("del at exit")
+        noisy = Noisy()
+        atexit.register(print, "atexit ran")
+        threading.Thread(target=lambda: (time.sleep(0.2), print("thread joined"))).start()
+        print("main ends", flush=True)
+        sys.exit("bye with a message")
+        """
+    )
+    assert result.status == "error", result
+    assert result.exit_code == 1
+    assert result.stdout == "main ends\nthread joined\natexit ran\ndel at exit\n"
+    assert result.stderr == "bye with a message\n"
+    assert run("import sys; sys.exit(0)").status == "ok"
+    assert run("raise SystemExit(7)").exit_code == 7
+
+
+def test_zygote_survives_a_hostile_run():
+    assert run("print('warm')").stdout == "warm\n"
+    [before] = idle_zygotes()
+    zygote_pid = before.proc.pid
+    result = attack(
+        f"""
+        import os, signal
+        for target in (-1, 1, {zygote_pid}, os.getppid()):
+            try:
+                os.kill(target, signal.SIGKILL)
+                print(target, "sent")
+            except OSError as e:
+                print(target, e.errno)
+        for path in ("/proc/1/mem", "/proc/1/environ"):
+            try:
+                open(path, "rb").read(16)
+            except OSError as e:
+                print(path, e.errno)
+        try:
+            open("/dev/evil", "w")
+        except OSError as e:
+            print("dev", e.errno)
+        while True:
+            try:
+                if os.fork() == 0:
+                    while True:
+                        pass
+            except OSError:
+                break
+        print("forked out", flush=True)
+        """,
+        limits=SMALL,
+    )
+    # the forks hit the process limit, the program ended, its pid namespace went with it
+    assert result.status == "ok", result
+    assert "forked out" in result.stdout
+    assert f"{zygote_pid} 3" in result.stdout  # no such process in there
+    assert "/proc/1/mem 13" in result.stdout  # its pid 1 is not dumpable: no access
+    assert "dev 30" in result.stdout  # /dev is read-only
+    [after] = idle_zygotes()
+    assert after is before and after.alive()
+    assert run("print('still serving')").stdout == "still serving\n"
+    assert idle_zygotes()[0] is before
+
+
+def test_a_dead_zygote_is_replaced():
+    assert run("print(1)").stdout == "1\n"
+    [old] = idle_zygotes()
+    os.killpg(old.proc.pid, signal.SIGKILL)
+    old.proc.wait()
+    result = run("print('after the crash')")
+    assert result.stdout == "after the crash\n", result
+    [new] = idle_zygotes()
+    assert new is not old and new.alive()
+
+
+def test_a_zygote_that_stops_answering_is_replaced(monkeypatch):
+    monkeypatch.setattr(zygote, "READY_TIMEOUT", 0.5)
+    assert run("print(1)").stdout == "1\n"
+    [old] = idle_zygotes()
+    for pid in _sandbox_processes(old.proc.pid):
+        os.kill(pid, signal.SIGSTOP)
+    result = run("print('after the hang')")
+    assert result.stdout == "after the hang\n", result
+    assert not old.alive()
+    assert idle_zygotes()[0] is not old
+
+
+def _sandbox_processes(pid):
+    """bubblewrap's processes under ``pid`` and everything they started."""
+    found, todo = [], [pid]
+    while todo:
+        parent = todo.pop()
+        found.append(parent)
+        try:
+            with open(f"/proc/{parent}/task/{parent}/children") as f:
+                todo += [int(p) for p in f.read().split()]
+        except OSError:
+            pass
+    return found
+
+
+def test_unknown_strategy_is_refused():
+    with pytest.raises(ValueError):
+        sandbox.configure(strategy="fork-and-hope")
