@@ -466,3 +466,20 @@ def test_get_is_not_allowed_on_actions(client, learner, snippet):
     assert client.get(reverse("tutor:prediction_create", args=[snippet.pk])).status_code == 405
     assert client.get(reverse("tutor:run_create", args=[snippet.pk])).status_code == 405
     assert client.get(reverse("tutor:draft_save", args=[snippet.pk])).status_code == 405
+
+
+def test_the_seed_lessons_first_snippet_keeps_its_answer_until_the_learners_own_reveal(
+    client, learner, sample_content
+):
+    from course.models import Snippet
+
+    snippet = Snippet.objects.get(block__key="backend-latency")
+    make_run(snippet, purpose=Run.Purpose.REVEAL, stdout=snippet.expected_output)  # someone else's reveal
+    # Every printed line but the title, which is also the lesson's heading.
+    secret_lines = [line for line in snippet.expected_output.splitlines() if " on " in line]
+    assert len(secret_lines) == 4
+    html = client.get(lesson_url(snippet)).content.decode()
+    assert not any(line in html for line in secret_lines)
+
+    revealed_html = predict(client, snippet, text="no idea", **HX).content.decode()
+    assert all(line in revealed_html for line in secret_lines)
