@@ -14,7 +14,9 @@ PRODUCTION = {
 
 
 def manage(*args: str, **env: str) -> subprocess.CompletedProcess:
-    clean = {k: v for k, v in os.environ.items() if k not in {"DEBUG", "SECRET_KEY", "SANDBOX_BACKEND"}}
+    # The parent test run may have set these (the browser fixture sets DJANGO_ALLOW_ASYNC_UNSAFE).
+    drop = {"DEBUG", "SECRET_KEY", "SANDBOX_BACKEND", "DJANGO_ALLOW_ASYNC_UNSAFE"}
+    clean = {k: v for k, v in os.environ.items() if k not in drop}
     return subprocess.run(
         [sys.executable, str(BASE_DIR / "manage.py"), *args],
         env={**clean, **env}, cwd=BASE_DIR, capture_output=True, text=True,
