@@ -4,9 +4,14 @@ from django_q.tasks import async_task
 
 
 def execute_run(run_id: int) -> None:
-    from tutor.actions import execute_run as execute
+    from tutor import actions
 
-    execute(run_id=run_id)
+    run = actions.execute_run(run_id=run_id)
+    if run is not None:
+        # Verdicts waiting for this output are given here, by the worker, so they never
+        # depend on the learner still having the page open.
+        actions.settle_predictions_for_run(run=run)
+        actions.settle_checks_for_run(run=run)
 
 
 def enqueue_run(run_id: int) -> None:

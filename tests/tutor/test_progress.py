@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from tests.factories import make_exercise, make_lesson, make_snippet, make_user
 from tutor.actions.progress import recompute_all_progress, refresh_lesson_progress
-from tutor.models import LessonProgress, OrderingArrangement, Prediction, Run
+from tutor.models import LessonProgress, OrderingArrangement, OrderingAttempt, Prediction, Run
 
 pytestmark = pytest.mark.django_db
 
@@ -21,7 +21,10 @@ def predict(user, snippet, verdict=Prediction.Verdict.RIGHT, first=True):
 
 
 def solve(user, exercise):
-    return OrderingArrangement.objects.create(user=user, exercise=exercise, solved_at=timezone.now())
+    OrderingArrangement.objects.create(user=user, exercise=exercise, solved_at=timezone.now())
+    return OrderingAttempt.objects.create(
+        user=user, exercise=exercise, order=[], verdict=OrderingAttempt.Verdict.SOLVED
+    )
 
 
 @pytest.fixture
@@ -156,3 +159,47 @@ def test_catalogue_and_lesson_page_show_the_same_state(client, lesson_with_items
     assert "✓</span> Complete" in page
     client.force_login(make_user())
     assert "Not started" in client.get(reverse("course:catalogue")).content.decode()
+
+
+def test_practising_a_solved_exercise_again_keeps_it_solved(lesson_with_items):
+    from tutor.actions import start_again
+
+    lesson, snippets, exercise = lesson_with_items
+    user = make_user()
+    for snippet in snippets:
+        predict(user, snippet)
+    solve(user, exercise)
+    start_again(user=user, exercise=exercise)
+    assert refresh_lesson_progress(user=user, lesson=lesson).is_complete
+
+
+def test_the_worker_gives_waiting_predictions_their_verdict_and_updates_progress(
+    lesson_with_items, django_capture_on_commit_callbacks, monkeypatch
+):
+    """A learner who leaves before the output arrives still gets a verdict and progress."""
+    from tutor import actions, tasks
+
+    lesson, (first, second), exercise = lesson_with_items
+    queued = []
+    monkeypatch.setattr(tasks, "enqueue_run", queued.append)
+    right, wrong = make_user(), make_user()
+    with django_capture_on_commit_callbacks(execute=True):
+        actions.submit_prediction(user=right, snippet=first, text="hello\n", said_out_loud=False)
+        actions.submit_prediction(user=wrong, snippet=first, text="goodbye\n", said_out_loud=False)
+    assert len(queued) == 1  # one reveal run, shared
+    assert not Prediction.objects.exclude(verdict=Prediction.Verdict.PENDING).exists()
+    tasks.execute_run(queued[0])
+    assert Prediction.objects.get(user=right).verdict == Prediction.Verdict.RIGHT
+    assert Prediction.objects.get(user=wrong).verdict == Prediction.Verdict.WRONG
+    progress = LessonProgress.objects.get(user=right, lesson=lesson)
+    assert (progress.snippets_predicted, progress.predictions_right) == (1, 1)
+
+
+def test_a_learners_run_counts_in_their_progress(lesson_with_items, monkeypatch):
+    from tutor import actions, tasks
+
+    lesson, (first, _), _ = lesson_with_items
+    monkeypatch.setattr(tasks, "enqueue_run", lambda run_id: None)
+    user = make_user()
+    actions.queue_run(code="print(2)", user=user, snippet=first)
+    assert LessonProgress.objects.get(user=user, lesson=lesson).runs == 1

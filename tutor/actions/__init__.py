@@ -1,7 +1,7 @@
 """Workflows over several rows: each is one function, keyword-only, atomic.
 
 Views validate first and then call these; tasks call them with an id. One module per
-kind of work: runs, predictions (and drafts), ordering.
+kind of work: runs, predictions (and drafts), ordering, progress, classes.
 """
 
 from tutor.actions.classes import (
@@ -18,6 +18,7 @@ from tutor.actions.ordering import (
     help_with_order,
     move_line,
     settle_check,
+    settle_checks_for_run,
     start_again,
 )
 from tutor.actions.predictions import (
@@ -27,6 +28,7 @@ from tutor.actions.predictions import (
     reveal_run,
     save_draft,
     settle_predictions,
+    settle_predictions_for_run,
     submit_prediction,
 )
 from tutor.actions.runs import RunRefused, check_run_allowance, execute_run, queue_run
@@ -35,9 +37,9 @@ __all__ = ["RunRefused", "check_run_allowance", "execute_run", "queue_run"]
 __all__ += ["ClassRefused", "create_class", "join_class", "leave_class", "remove_student"]
 __all__ += [
     "discard_draft", "record_self_check", "retry_reveal", "reveal_run", "save_draft",
-    "settle_predictions", "submit_prediction",
+    "settle_predictions", "settle_predictions_for_run", "submit_prediction",
 ]
 __all__ += [
     "OrderingRefused", "arrange_lines", "check_order", "help_with_order", "move_line",
-    "settle_check", "start_again",
+    "settle_check", "settle_checks_for_run", "start_again",
 ]

@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from course.models import OrderingExercise, OrderingLine
 from tutor import grading
+from tutor.actions.progress import refresh_lesson_progress
 from tutor.actions.runs import check_run_allowance, queue_run
 from tutor.models import OrderingArrangement, OrderingAttempt, Run, code_digest
 
@@ -227,6 +228,8 @@ def check_order(
             run=run,
         )
         _count(arrangement.pk, verdict, checks=1)
+        if verdict == OrderingAttempt.Verdict.SOLVED:
+            refresh_lesson_progress(user=user, lesson=exercise.block.lesson)
     return attempt
 
 
@@ -284,8 +287,24 @@ def settle_check(*, attempt: OrderingAttempt) -> OrderingAttempt:
             )
             if arrangement is not None and arrangement.order == attempt.order:
                 _count(arrangement.pk, verdict)
+            if solved:
+                refresh_lesson_progress(user=attempt.user, lesson=attempt.exercise.block.lesson)
     attempt.verdict = verdict
     return attempt
+
+
+def settle_checks_for_run(*, run: Run) -> list[OrderingAttempt]:
+    """The worker finished a check run: give the attempts waiting for it their verdict.
+
+    A learner's attempt may also have been waiting for the solution's reference run (no
+    user), so every pending attempt whose own run is final gets settled.
+    """
+    if run.purpose != Run.Purpose.CHECK:
+        return []
+    waiting = OrderingAttempt.objects.filter(
+        verdict=OrderingAttempt.Verdict.PENDING, run__status__in=Run.FINAL_STATUSES
+    ).select_related("run", "user", "exercise__block__lesson")
+    return [settle_check(attempt=attempt) for attempt in waiting]
 
 
 def help_with_order(*, user: AbstractBaseUser, exercise: OrderingExercise) -> str:

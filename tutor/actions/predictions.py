@@ -4,6 +4,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 
 from course.models import Snippet
+from tutor.actions.progress import refresh_lesson_progress
 from tutor.actions.runs import queue_run
 from tutor.grading import compare_prediction
 from tutor.models import CodeDraft, Prediction, Run, code_digest
@@ -49,7 +50,26 @@ def settle_predictions(*, predictions: list[Prediction], run: Run) -> list[Predi
     if changed:
         with transaction.atomic():
             Prediction.objects.bulk_update(changed, ["verdict"])
+            for prediction in {p.user_id: p for p in changed}.values():
+                refresh_lesson_progress(
+                    user=prediction.user, lesson=prediction.snippet.block.lesson
+                )
     return changed
+
+
+def settle_predictions_for_run(*, run: Run) -> list[Prediction]:
+    """The worker finished a reveal run: give every prediction waiting for it its verdict."""
+    if run.purpose != Run.Purpose.REVEAL or run.snippet is None:
+        return []
+    snippet = run.snippet
+    if code_digest(snippet.code) != run.code_hash:
+        return []  # the snippet changed since; its new version has a reveal run of its own
+    waiting = list(
+        Prediction.objects.filter(
+            snippet=snippet, snippet_version=snippet.version, verdict=Prediction.Verdict.PENDING
+        ).select_related("snippet__block__lesson")
+    )
+    return settle_predictions(predictions=waiting, run=run)
 
 
 def submit_prediction(
@@ -82,7 +102,8 @@ def submit_prediction(
             prediction.is_first = False
             prediction.save()
         run = reveal_run(snippet=snippet)
-        settle_predictions(predictions=[prediction], run=run)
+        if not settle_predictions(predictions=[prediction], run=run):
+            refresh_lesson_progress(user=user, lesson=snippet.block.lesson)
     return prediction, run
 
 
@@ -96,7 +117,9 @@ def record_self_check(*, prediction: Prediction, got_it: bool) -> Prediction:
     prediction.verdict = (
         Prediction.Verdict.SELF_RIGHT if got_it else Prediction.Verdict.SELF_WRONG
     )
-    prediction.save(update_fields=["verdict"])
+    with transaction.atomic():
+        prediction.save(update_fields=["verdict"])
+        refresh_lesson_progress(user=prediction.user, lesson=prediction.snippet.block.lesson)
     return prediction
 
 

@@ -7,7 +7,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from course.models import Lesson, OrderingExercise, Snippet
-from tutor.models import LessonProgress, OrderingArrangement, Prediction, Run
+from tutor.models import LessonProgress, OrderingAttempt, Prediction, Run
 
 
 def refresh_lesson_progress(*, user: AbstractBaseUser, lesson: Lesson) -> LessonProgress:
@@ -34,9 +34,15 @@ def refresh_lesson_progress(*, user: AbstractBaseUser, lesson: Lesson) -> Lesson
             verdict__in=[Prediction.Verdict.RIGHT, Prediction.Verdict.SELF_RIGHT]
         ).count()
         progress.exercises_total = OrderingExercise.objects.filter(block__lesson=lesson).count()
-        progress.exercises_solved = OrderingArrangement.objects.filter(
-            user=user, exercise__block__lesson=lesson, solved_at__isnull=False
-        ).count()
+        # Solved once is solved: "Practise again" afterwards does not undo it.
+        progress.exercises_solved = (
+            OrderingAttempt.objects.filter(
+                user=user, exercise__block__lesson=lesson, verdict=OrderingAttempt.Verdict.SOLVED
+            )
+            .values("exercise")
+            .distinct()
+            .count()
+        )
         progress.runs = Run.objects.filter(
             user=user, snippet__block__lesson=lesson, purpose=Run.Purpose.RUN
         ).count()
@@ -61,7 +67,7 @@ def recompute_all_progress() -> int:
     pairs = set()
     for model, lesson_path in (
         (Prediction, "snippet__block__lesson"),
-        (OrderingArrangement, "exercise__block__lesson"),
+        (OrderingAttempt, "exercise__block__lesson"),
         (Run, "snippet__block__lesson"),
     ):
         rows = model.objects.filter(user__isnull=False, **{f"{lesson_path}__isnull": False})

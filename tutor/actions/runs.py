@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from course.models import Snippet
 from tutor import sandbox, tasks
+from tutor.actions.progress import refresh_lesson_progress
 from tutor.models import Run
 
 
@@ -46,6 +47,8 @@ def queue_run(
             user=user, snippet=snippet, purpose=purpose, code=code, stdin=stdin
         )
         transaction.on_commit(lambda: tasks.enqueue_run(run.pk))
+        if purpose == Run.Purpose.RUN and user is not None and snippet is not None:
+            refresh_lesson_progress(user=user, lesson=snippet.block.lesson)
     return run
 
 
