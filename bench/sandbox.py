@@ -1,7 +1,10 @@
 """Runs of print('hi') per second through tutor.sandbox.run, against spawning the same
 bare interpreter the same way, sequentially and two at a time, measured in one run.
 
-    .venv/bin/python bench/sandbox.py [--runs N]
+    .venv/bin/python bench/sandbox.py [--runs N] [--rounds N] [--strategy zygote|bwrap]
+
+Rounds alternate bare and sandboxed runs so that both see the same machine load; the
+best round of each is compared. The default strategy is the one run() uses.
 """
 
 import argparse
@@ -46,10 +49,17 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=300)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--strategy", choices=sandbox.STRATEGIES, default=None)
     args = parser.parse_args()
-    sandbox_once()  # start the pool
+    if args.strategy:
+        sandbox.configure(strategy=args.strategy)
+    print(f"strategy: {sandbox._settings['strategy']}")
+    sandbox_once()  # start the pool or the fork server
     time.sleep(0.5)
     for threads in (1, 2):
+        if threads == 2:
+            with concurrent.futures.ThreadPoolExecutor(2) as executor:  # a second one
+                list(executor.map(lambda _: sandbox_once(), range(4)))
         bare, boxed = [], []
         for _ in range(args.rounds):  # interleaved, so both see the same machine load
             bare.append(rate(bare_once, args.runs, threads))

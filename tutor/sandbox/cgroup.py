@@ -98,6 +98,21 @@ class RunCgroup:
                     os.path.join(self.dirs["memory"], "memory.memsw.limit_in_bytes"), memory_bytes
                 )
 
+    def oom_kills(self) -> int:
+        """How many processes the memory cgroup's OOM killer has killed so far."""
+        path = self.dirs.get("memory")
+        if not path:
+            return 0
+        try:
+            with open(os.path.join(path, "memory.oom_control")) as f:
+                for line in f:
+                    key, _, value = line.partition(" ")
+                    if key == "oom_kill":
+                        return int(value)
+        except (OSError, ValueError):
+            pass
+        return 0
+
     def hit_memory_limit(self) -> bool:
         path = self.dirs.get("memory")
         if not path:

@@ -95,6 +95,8 @@ class ZygoteProcess:
         self.runs = 0
         self.proc = None
         self.control = None
+        self.cgroup = None
+        self._oom_kills = 0
         _everyone.add(self)
         _spawner.call(self._start)
 
@@ -147,21 +149,45 @@ class ZygoteProcess:
     def alive(self):
         return self.proc is not None and self.proc.poll() is None
 
+    def _run_cgroup(self, limits):
+        """The cgroups this zygote's runs go into, one run at a time: made once, empty
+        between runs (a run ends when its pid namespace is empty), limits set per run."""
+        if self.cgroup is None:
+            self.cgroup = cgroup.RunCgroup()
+            self._cgroup_limits = None
+        wanted = (
+            limits.processes + 1,  # + the run's pid 1
+            limits.memory_bytes + limits.workdir_bytes + SHM_BYTES + 64 * 1024 * 1024,
+        )
+        if wanted != self._cgroup_limits:
+            self.cgroup.set_limits(processes=wanted[0], memory_bytes=wanted[1])
+            self._cgroup_limits = wanted
+        self._oom_kills = self.cgroup.oom_kills()
+        return self.cgroup
+
+    def _drop_cgroup(self, now=False):
+        if self.cgroup is not None:
+            if now:  # at exit, a background thread may never get to it
+                self.cgroup.destroy()
+            else:
+                cgroup.destroy_later(self.cgroup)
+            self.cgroup = None
+
     def kill(self):
         """Kill the zygote's sandbox (bubblewrap's pid 1 takes every run with it)."""
         if self.control is not None:
             self.control.close()
             self.control = None
-        if self.proc is None or self.proc.returncode is not None:
-            return
-        with contextlib.suppress(OSError):
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.proc.wait(2.0)
-            return
-        with contextlib.suppress(OSError):
-            os.kill(self.proc.pid, signal.SIGKILL)
-        self.proc.wait()
+        if self.proc is not None and self.proc.returncode is None:
+            with contextlib.suppress(OSError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            try:
+                self.proc.wait(2.0)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(OSError):
+                    os.kill(self.proc.pid, signal.SIGKILL)
+                self.proc.wait()
+        self._drop_cgroup()
 
     def close(self):
         """Ask it to go (EOF on its control socket), then make sure it did."""
@@ -173,6 +199,7 @@ class ZygoteProcess:
                 self.proc.wait(1.0)
             except subprocess.TimeoutExpired:
                 self.kill()
+        self._drop_cgroup(now=True)
 
     def forget(self):
         """After fork: the child closes its copies and leaves the zygote to its parent."""
@@ -181,6 +208,7 @@ class ZygoteProcess:
                 os.close(self.control.detach())
             self.control = None
         self.proc = None
+        self.cgroup = None  # the parent's to remove
 
     # --- one run ------------------------------------------------------------------------
     def execute(self, source: bytes, stdin: bytes, limits: Limits, use_cgroups: bool) -> Result:
@@ -191,6 +219,7 @@ class ZygoteProcess:
         err_r, err_w = os.pipe()
         pidfd = None
         run_cgroup = None
+        end = None
         try:
             try:
                 fds = array.array("i", [theirs.fileno(), in_r, out_w, err_w])
@@ -208,14 +237,7 @@ class ZygoteProcess:
             pidfd = self._receive_pidfd(ours)
             started = time.monotonic()
             if use_cgroups:
-                run_cgroup = cgroup.RunCgroup()
-                run_cgroup.set_limits(
-                    processes=limits.processes + 1,  # + the run's pid 1
-                    memory_bytes=limits.memory_bytes
-                    + limits.workdir_bytes
-                    + SHM_BYTES
-                    + 64 * 1024 * 1024,
-                )
+                run_cgroup = self._run_cgroup(limits)
                 run_cgroup.adopt(_host_pid(pidfd))
                 try:  # still alive, so the pid written was its own, not a reused one
                     signal.pidfd_send_signal(pidfd, 0)
@@ -238,13 +260,11 @@ class ZygoteProcess:
             end = self._receive_end(ours)
             if end is None:  # C1 never reported: do not trust this zygote again
                 self.kill()
-                if run_cgroup is not None:
-                    run_cgroup.destroy()
                 status, cpu_seconds = signal.SIGKILL, 0.0  # a raw wait status: killed
             else:
                 status, cpu_seconds = end
             duration_ms = int((time.monotonic() - started) * 1000)
-            memory_hit = run_cgroup is not None and run_cgroup.hit_memory_limit()
+            memory_hit = run_cgroup is not None and run_cgroup.oom_kills() > self._oom_kills
             stdout = out.decode("utf-8", errors="replace")
             stderr = err.decode("utf-8", errors="replace")
             status_name, exit_code = classify(
@@ -275,8 +295,8 @@ class ZygoteProcess:
                 if fd is not None and fd >= 0:
                     with contextlib.suppress(OSError):
                         os.close(fd)
-            if run_cgroup is not None and run_cgroup.dirs:
-                cgroup.destroy_later(run_cgroup)
+            if run_cgroup is not None and (end is None or run_cgroup.pids()):
+                self.kill()  # never leave a run's process behind in a cgroup we reuse
 
     def _receive_pidfd(self, sock):
         if not select.select([sock], [], [], READY_TIMEOUT)[0]:
