@@ -7,14 +7,12 @@ tested end to end in tests/tutor/test_worker.py).
 """
 
 import re
-import threading
 import time
 
 import pytest
 from playwright.sync_api import expect
 
 from tests.factories import make_exercise, make_lesson, make_user
-from tutor import tasks
 from tutor.actions.ordering import ExerciseLines, starting_order
 from tutor.models import OrderingArrangement
 
@@ -23,21 +21,6 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 SEED = "/learn/local-models/optimising-speed-and-memory/"
 LINES = ["a = 1", "b = a + 1", "c = a + b", "print(a, b, c)", "print(c * 2)"]
 CORRECT = ["l1", "l2", "l3", "l4", "l5"]
-
-
-@pytest.fixture
-def inline_worker(monkeypatch):
-    threads = []
-
-    def enqueue(run_id):
-        thread = threading.Thread(target=tasks.execute_run, args=(run_id,))
-        threads.append(thread)
-        thread.start()
-
-    monkeypatch.setattr(tasks, "enqueue_run", enqueue)
-    yield
-    for thread in threads:
-        thread.join(30)
 
 
 @pytest.fixture

@@ -7,33 +7,16 @@ in tests/tutor/test_worker.py).
 """
 
 import re
-import threading
 
 import pytest
 from playwright.sync_api import expect
 
 from tests.factories import make_user
-from tutor import tasks
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 SEED = "/learn/local-models/optimising-speed-and-memory/"
 FIRST = "#snippet-backend-latency"
-
-
-@pytest.fixture
-def inline_worker(monkeypatch):
-    threads = []
-
-    def enqueue(run_id):
-        thread = threading.Thread(target=tasks.execute_run, args=(run_id,))
-        threads.append(thread)
-        thread.start()
-
-    monkeypatch.setattr(tasks, "enqueue_run", enqueue)
-    yield
-    for thread in threads:
-        thread.join(30)
 
 
 @pytest.fixture
