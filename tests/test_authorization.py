@@ -1,0 +1,264 @@
+"""Who gets what: every URL, walked as each kind of person.
+
+anonymous, a student in the class, another student, the class's teacher, another
+teacher, and an admin. Each row states the status each of them gets; a redirect for the
+anonymous visitor always goes to the login page.
+"""
+
+import pytest
+from django.urls import reverse
+
+from course.models import GlossaryTerm, Lesson, OrderingExercise, Snippet
+from tests.factories import (
+    make_admin,
+    make_cohort,
+    make_learner_run,
+    make_prediction,
+    make_teacher,
+    make_user,
+)
+from tutor.models import Prediction, Run
+
+pytestmark = pytest.mark.django_db
+
+ROLES = ["anonymous", "student", "other_student", "teacher", "other_teacher", "admin"]
+LOGIN = 302  # anonymous: sent to the login page
+
+
+@pytest.fixture
+def world(sample_content):
+    student, other_student = make_user("stu"), make_user("otto")
+    teacher, other_teacher = make_teacher("tea"), make_teacher("ted")
+    admin = make_admin("ada")
+    cohort = make_cohort(teacher, students=[student])
+    lesson = Lesson.objects.get(slug="optimising-speed-and-memory")
+    snippet = Snippet.objects.get(block__key="backend-latency")
+    exercise = OrderingExercise.objects.get(block__key="kv-cache-vram-order")
+    prediction = make_prediction(
+        student, snippet, verdict=Prediction.Verdict.SELF_UNCHECKED, said_out_loud=True
+    )
+    run = make_learner_run(student, snippet, purpose=Run.Purpose.RUN)
+    return {
+        "users": {
+            "anonymous": None,
+            "student": student,
+            "other_student": other_student,
+            "teacher": teacher,
+            "other_teacher": other_teacher,
+            "admin": admin,
+        },
+        "cohort": cohort,
+        "lesson": lesson,
+        "snippet": snippet,
+        "exercise": exercise,
+        "prediction": prediction,
+        "run": run,
+        "student": student,
+        "term": GlossaryTerm.objects.get(slug="kv-cache"),
+    }
+
+
+def statuses(client, world, method: str, url: str, data=None) -> dict[str, int]:
+    seen = {}
+    for role in ROLES:
+        client.logout()
+        if world["users"][role] is not None:
+            client.force_login(world["users"][role])
+        response = client.post(url, data or {}) if method == "POST" else client.get(url)
+        if role == "anonymous" and response.status_code == 302:
+            assert "/login/" in response["Location"], (url, response["Location"])
+        seen[role] = response.status_code
+    return seen
+
+
+def everyone(status):
+    return dict.fromkeys(ROLES, status)
+
+
+def signed_in(status):
+    return {**everyone(status), "anonymous": LOGIN}
+
+
+def class_page():
+    """A teacher's page about their class: students are refused, other teachers don't see it."""
+    return {
+        "anonymous": LOGIN,
+        "student": 403,
+        "other_student": 403,
+        "teacher": 200,
+        "other_teacher": 404,
+        "admin": 200,
+    }
+
+
+def owner_only():
+    """A learner's own row: nobody else learns it exists."""
+    return {
+        "anonymous": LOGIN,
+        "student": 200,
+        "other_student": 404,
+        "teacher": 404,
+        "other_teacher": 404,
+        "admin": 404,
+    }
+
+
+PAGES = [
+    # (name, url builder, expected statuses)
+    ("catalogue", lambda w: reverse("course:catalogue"), everyone(200)),
+    ("course", lambda w: w["lesson"].course.get_absolute_url(), everyone(200)),
+    ("lesson", lambda w: w["lesson"].get_absolute_url(), everyone(200)),
+    ("glossary", lambda w: reverse("course:glossary"), everyone(200)),
+    ("term", lambda w: w["term"].get_absolute_url(), everyone(200)),
+    ("term preview", lambda w: reverse("course:term_preview", args=["kv-cache"]), everyone(200)),
+    ("search", lambda w: reverse("course:search") + "?q=cache", everyone(200)),
+    ("signup", lambda w: reverse("tutor:signup"), {**everyone(302), "anonymous": 200}),
+    ("my progress", lambda w: reverse("tutor:my_progress"), signed_in(200)),
+    ("classes", lambda w: reverse("tutor:class_list"), signed_in(200)),
+    ("join form", lambda w: reverse("tutor:class_join"), signed_in(200)),
+    ("class", lambda w: reverse("tutor:class_detail", args=[w["cohort"].pk]), class_page()),
+    (
+        "class lesson",
+        lambda w: reverse("tutor:class_lesson", args=[w["cohort"].pk, w["lesson"].pk]),
+        class_page(),
+    ),
+    (
+        "class student",
+        lambda w: reverse("tutor:class_student", args=[w["cohort"].pk, w["student"].pk]),
+        class_page(),
+    ),
+    ("class csv", lambda w: reverse("tutor:class_csv", args=[w["cohort"].pk]), class_page()),
+    (
+        "attempts csv",
+        lambda w: reverse("tutor:class_attempts_csv", args=[w["cohort"].pk]),
+        class_page(),
+    ),
+    # Regions of the lesson page: without htmx, the owner is sent to their place on the page.
+    (
+        "prediction",
+        lambda w: reverse("tutor:prediction_detail", args=[w["prediction"].pk]),
+        {**owner_only(), "student": 302},
+    ),
+    (
+        "run",
+        lambda w: reverse("tutor:run_detail", args=[w["run"].pk]),
+        {**owner_only(), "student": 302},
+    ),
+    (
+        "ordering board",
+        lambda w: reverse("tutor:ordering_practice", args=[w["exercise"].pk]),
+        signed_in(302),
+    ),
+    ("admin", lambda w: reverse("admin:index"), {**everyone(302), "admin": 200}),
+]
+
+
+@pytest.mark.parametrize("name,url,expected", PAGES, ids=[page[0] for page in PAGES])
+def test_who_gets_each_page(client, world, name, url, expected):
+    assert statuses(client, world, "GET", url(world)) == expected
+
+
+ACTIONS = [
+    # POSTs that act on someone's own things: anonymous goes to log in; acting on
+    # another learner's row is a 404; the statuses for the owner are the success ones.
+    (
+        "self-check",
+        lambda w: reverse("tutor:self_check", args=[w["prediction"].pk]),
+        {"got_it": "yes"},
+        {**owner_only(), "student": 302},
+    ),
+    (
+        "retry reveal",
+        lambda w: reverse("tutor:reveal_retry", args=[w["prediction"].pk]),
+        {},
+        {**owner_only(), "student": 302},
+    ),
+    (
+        "remove student",
+        lambda w: reverse("tutor:class_remove_student", args=[w["cohort"].pk, w["student"].pk]),
+        {},
+        {**class_page(), "teacher": 302, "admin": 302},
+    ),
+]
+
+
+@pytest.mark.parametrize("name,url,data,expected", ACTIONS, ids=[action[0] for action in ACTIONS])
+def test_who_may_act_on_each_thing(client, world, name, url, data, expected, monkeypatch):
+    from tutor import tasks
+
+    monkeypatch.setattr(tasks, "enqueue_run", lambda run_id: None)
+    seen = {}
+    for role in ROLES:
+        # Each role acts on a fresh world state for the owner-only rows.
+        client.logout()
+        if world["users"][role] is not None:
+            client.force_login(world["users"][role])
+        seen[role] = client.post(url(world), data).status_code
+        if name == "remove student" and seen[role] == 302 and role != "anonymous":
+            world["cohort"].memberships.get_or_create(student=world["student"])
+    assert seen == expected
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "prediction_create",
+        "run_create",
+        "draft_save",
+        "ordering_move",
+        "ordering_check",
+        "ordering_help",
+        "ordering_reset",
+        "class_create",
+        "class_join",
+        "class_leave",
+    ],
+)
+def test_anonymous_posts_are_sent_to_log_in_and_change_nothing(client, world, name):
+    args = {
+        "prediction_create": [world["snippet"].pk],
+        "run_create": [world["snippet"].pk],
+        "draft_save": [world["snippet"].pk],
+        "ordering_move": [world["exercise"].pk],
+        "ordering_check": [world["exercise"].pk],
+        "ordering_help": [world["exercise"].pk],
+        "ordering_reset": [world["exercise"].pk],
+        "class_create": [],
+        "class_join": [],
+        "class_leave": [world["cohort"].pk],
+    }[name]
+    counts = (Prediction.objects.count(), Run.objects.count(), world["cohort"].memberships.count())
+    response = client.post(
+        reverse(f"tutor:{name}", args=args), {"code": "x", "text": "x", "name": "x"}
+    )
+    assert response.status_code == 302
+    assert reverse("login") in response["Location"]
+    assert counts == (
+        Prediction.objects.count(),
+        Run.objects.count(),
+        world["cohort"].memberships.count(),
+    )
+
+
+@pytest.mark.parametrize(
+    "name,args",
+    [
+        ("prediction_detail", lambda w: [w["prediction"].pk]),
+        ("run_detail", lambda w: [w["run"].pk]),
+        ("ordering_practice", lambda w: [w["exercise"].pk]),
+    ],
+)
+def test_the_owner_gets_the_region_as_an_htmx_partial(client, world, name, args):
+    client.force_login(world["student"])
+    response = client.get(
+        reverse(f"tutor:{name}", args=args(world)), headers={"HX-Request": "true"}
+    )
+    assert response.status_code == 200
+    assert b"<html" not in response.content
+
+
+def test_students_cannot_create_classes(client, world):
+    client.force_login(world["student"])
+    response = client.post(reverse("tutor:class_create"), {"name": "Mine"})
+    assert response.status_code == 403
+    assert not world["student"].cohorts_taught.exists()
