@@ -483,3 +483,10 @@ def test_the_seed_lessons_first_snippet_keeps_its_answer_until_the_learners_own_
 
     revealed_html = predict(client, snippet, text="no idea", **HX).content.decode()
     assert all(line in revealed_html for line in secret_lines)
+
+
+def test_named_slips_show_code_as_code_not_backticks():
+    from tutor.templatetags.feedback import backticks
+
+    html = backticks("the first `print()` prints one <b>")
+    assert html == "the first <code>print()</code> prints one &lt;b&gt;"
