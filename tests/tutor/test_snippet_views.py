@@ -147,7 +147,7 @@ def test_htmx_reveal_with_a_known_output_shows_output_and_comparison(client, lea
     assert html.lstrip().startswith('<div id="snippet-two-lines-practice"')
     assert "What it prints" in html
     assert "↵ (empty line)" in html
-    assert "the first `print()` prints one" in html
+    assert "the first <code>print()</code> prints one" in html
     assert 'name="code"' in html  # now the code is theirs to change
     assert "hx-trigger" not in html.split('id="snippet-two-lines-answer"')[1].split(">")[0]
     assert Prediction.objects.get().verdict == Prediction.Verdict.WRONG
