@@ -1,13 +1,6 @@
 from django.urls import path
 
-from tutor.views import accounts, progress, snippets, teaching
-from tutor.views.ordering import (
-    ordering_check,
-    ordering_help,
-    ordering_move,
-    ordering_practice,
-    ordering_reset,
-)
+from tutor.views import accounts, ordering, progress, snippets, teaching
 
 app_name = "tutor"
 
@@ -44,9 +37,9 @@ urlpatterns += [
 
 # Put it in order: the learner's own arrangement of each exercise's lines.
 urlpatterns += [
-    path("exercises/<int:exercise_id>/", ordering_practice, name="ordering_practice"),
-    path("exercises/<int:exercise_id>/move/", ordering_move, name="ordering_move"),
-    path("exercises/<int:exercise_id>/check/", ordering_check, name="ordering_check"),
-    path("exercises/<int:exercise_id>/help/", ordering_help, name="ordering_help"),
-    path("exercises/<int:exercise_id>/reset/", ordering_reset, name="ordering_reset"),
+    path("exercises/<int:exercise_id>/", ordering.ordering_practice, name="ordering_practice"),
+    path("exercises/<int:exercise_id>/move/", ordering.ordering_move, name="ordering_move"),
+    path("exercises/<int:exercise_id>/check/", ordering.ordering_check, name="ordering_check"),
+    path("exercises/<int:exercise_id>/help/", ordering.ordering_help, name="ordering_help"),
+    path("exercises/<int:exercise_id>/reset/", ordering.ordering_reset, name="ordering_reset"),
 ]
