@@ -129,3 +129,21 @@ def test_unsafe_backend_runs_only_when_asked_for():
     )
     assert (result.status, result.stdout) == ("ok", "True\n")
     assert run("import os; print(os.getcwd())").stdout == "/tmp\n"
+
+
+def test_a_program_can_talk_to_itself_over_its_own_loopback():
+    result = run_ok(
+        """
+        import socket, threading
+        server = socket.create_server(("127.0.0.1", 0))
+        port = server.getsockname()[1]
+        def echo():
+            conn, _ = server.accept()
+            conn.sendall(conn.recv(100).upper())
+        threading.Thread(target=echo).start()
+        with socket.create_connection(("127.0.0.1", port), timeout=2) as client:
+            client.sendall(b"ping")
+            print(client.recv(100).decode())
+        """
+    )
+    assert result.stdout == "PING\n"

@@ -65,7 +65,7 @@ def test_concurrent_runs_cannot_see_signal_or_talk_to_each_other():
         results = [f.result() for f in futures]
     assert time.monotonic() - started < 2.9  # they did run at the same time
     lines = []
-    for me, result in zip("ab", results):
+    for me, result in zip("ab", results, strict=True):
         assert result.status == "ok", result
         out = dict(line.split(" ", 1) for line in result.stdout.splitlines())
         assert out["tmp"] == f"False ['mark-{me}']"
@@ -74,7 +74,7 @@ def test_concurrent_runs_cannot_see_signal_or_talk_to_each_other():
         assert out["procs"] == "[1, 2]"  # its own pid 1 and itself, nothing else
         assert out["signal"] == "0"
         lines.append(out["ns"].split())
-    for first, second in zip(*lines):  # pid, net, mount and IPC namespaces all differ
+    for first, second in zip(*lines, strict=True):  # pid, net, mount and IPC namespaces all differ
         assert first != second
 
 

@@ -84,11 +84,6 @@ class RunCgroup:
             for path in previous.values():
                 _write(os.path.join(path, "tasks"), tid)
 
-    def adopt(self, pid):
-        """Move a process (still alone, before it forks) into the run's cgroups."""
-        for path in self.dirs.values():
-            _write(os.path.join(path, "cgroup.procs"), pid)
-
     def set_limits(self, *, processes, memory_bytes):
         _write(os.path.join(self.dirs["pids"], "pids.max"), processes)
         if "memory" in self.dirs:

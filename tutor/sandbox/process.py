@@ -263,9 +263,7 @@ def _ran_out_of_memory(stderr: str) -> bool:
     return "MemoryError" in tail or "Cannot allocate memory" in tail
 
 
-def classify(
-    reason, returncode, signals_as_exit_codes, *, cpu_seconds, limits, stderr, memory_hit
-):
+def classify(reason, returncode, signals_as_exit_codes, *, cpu_seconds, limits, stderr, memory_hit):
     if reason == "output_limit":
         return "output_limit", None
     if reason == "timeout":

@@ -34,6 +34,10 @@ READY_TIMEOUT = 10.0
 END_TIMEOUT = 3.0  # after the run's pid 1 is killed, for C1's report
 RECYCLE_AFTER = 5000  # runs; a fresh zygote now and then costs ~30 ms
 SHM_BYTES = 4 << 20  # zygote_main.py caps /dev/shm at min(workdir, 4 MiB)
+# in the zygote's cgroups besides a run: bubblewrap's two processes, the zygote, the
+# run's C1 and C2, and the previous run's C1 on its way out; their memory, with room
+ZYGOTE_TASKS = 6
+ZYGOTE_MEMORY = 96 << 20
 
 
 class _Spawner:
@@ -97,37 +101,54 @@ class ZygoteProcess:
         self.control = None
         self.cgroup = None
         self._oom_kills = 0
+        self._cgroup_limits = None
         _everyone.add(self)
-        _spawner.call(self._start)
+        if backend.use_cgroups:
+            # the zygote is born in its cgroups, so every run it forks is too: moving
+            # each run's pid 1 in (cgroup v1 migration) would cost more than the rest
+            self.cgroup = cgroup.RunCgroup()
+        try:
+            _spawner.call(self._start)
+        except BaseException:
+            self._drop_cgroup(now=True)
+            raise
 
     def _start(self):
         seccomp_fd = seccomp.filter_fd(seccomp.ZYGOTE_FILTER)
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        entered = self.cgroup.entered_by_this_thread() if self.cgroup else contextlib.nullcontext()
         try:
-            self.proc = subprocess.Popen(
-                self.backend.argv(
-                    workdir_bytes=1 << 20,
-                    seccomp_fd=seccomp_fd,
-                    control_fd=theirs.fileno(),
-                    zygote=True,
-                ),
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE,
-                pass_fds=(seccomp_fd, theirs.fileno()),
-                env=self.backend.environment,  # its pid 1 keeps the environment it got
-                cwd="/",
-                start_new_session=True,
-                user=self.backend.popen_user,
-                group=self.backend.popen_user,
-                extra_groups=[] if self.backend.popen_user is not None else None,
-            )
+            with entered:
+                self.proc = self._popen(seccomp_fd, theirs)
         except BaseException:
             ours.close()
             raise
         finally:
             os.close(seccomp_fd)
             theirs.close()
+        self._wait_ready(ours)
+
+    def _popen(self, seccomp_fd, theirs):
+        return subprocess.Popen(
+            self.backend.argv(
+                workdir_bytes=1 << 20,
+                seccomp_fd=seccomp_fd,
+                control_fd=theirs.fileno(),
+                zygote=True,
+            ),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            pass_fds=(seccomp_fd, theirs.fileno()),
+            env=self.backend.environment,  # its pid 1 keeps the environment it got
+            cwd="/",
+            start_new_session=True,
+            user=self.backend.popen_user,
+            group=self.backend.popen_user,
+            extra_groups=[] if self.backend.popen_user is not None else None,
+        )
+
+    def _wait_ready(self, ours):
         self.control = ours
         ready = select.select([ours], [], [], READY_TIMEOUT)[0]
         answer = b""
@@ -150,14 +171,11 @@ class ZygoteProcess:
         return self.proc is not None and self.proc.poll() is None
 
     def _run_cgroup(self, limits):
-        """The cgroups this zygote's runs go into, one run at a time: made once, empty
-        between runs (a run ends when its pid namespace is empty), limits set per run."""
-        if self.cgroup is None:
-            self.cgroup = cgroup.RunCgroup()
-            self._cgroup_limits = None
+        """The zygote's cgroups, which its runs share with it, one run at a time: the
+        limits are the run's plus what the zygote itself holds."""
         wanted = (
-            limits.processes + 1,  # + the run's pid 1
-            limits.memory_bytes + limits.workdir_bytes + SHM_BYTES + 64 * 1024 * 1024,
+            limits.processes + ZYGOTE_TASKS,
+            limits.memory_bytes + limits.workdir_bytes + SHM_BYTES + ZYGOTE_MEMORY,
         )
         if wanted != self._cgroup_limits:
             self.cgroup.set_limits(processes=wanted[0], memory_bytes=wanted[1])
@@ -211,7 +229,7 @@ class ZygoteProcess:
         self.cgroup = None  # the parent's to remove
 
     # --- one run ------------------------------------------------------------------------
-    def execute(self, source: bytes, stdin: bytes, limits: Limits, use_cgroups: bool) -> Result:
+    def execute(self, source: bytes, stdin: bytes, limits: Limits) -> Result:
         self.runs += 1
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         in_r, in_w = os.pipe()
@@ -236,13 +254,8 @@ class ZygoteProcess:
                     os.close(fd)
             pidfd = self._receive_pidfd(ours)
             started = time.monotonic()
-            if use_cgroups:
+            if self.cgroup is not None:
                 run_cgroup = self._run_cgroup(limits)
-                run_cgroup.adopt(_host_pid(pidfd))
-                try:  # still alive, so the pid written was its own, not a reused one
-                    signal.pidfd_send_signal(pidfd, 0)
-                except ProcessLookupError as exc:
-                    raise SandboxBroken("the run's pid 1 died before it got its code") from exc
             self._deliver(ours, source, limits)
             out, err, reason = pump(
                 out_fd=out_r,
@@ -295,8 +308,6 @@ class ZygoteProcess:
                 if fd is not None and fd >= 0:
                     with contextlib.suppress(OSError):
                         os.close(fd)
-            if run_cgroup is not None and (end is None or run_cgroup.pids()):
-                self.kill()  # never leave a run's process behind in a cgroup we reuse
 
     def _receive_pidfd(self, sock):
         if not select.select([sock], [], [], READY_TIMEOUT)[0]:
@@ -364,17 +375,6 @@ class ZygoteProcess:
             return None
 
 
-def _host_pid(pidfd):
-    """The pid, in this process's pid namespace, of the process a pidfd refers to."""
-    with open(f"/proc/self/fdinfo/{pidfd}") as f:
-        for line in f:
-            if line.startswith("Pid:"):
-                pid = int(line.split()[1])
-                if pid > 0:
-                    return pid
-    raise SandboxBroken("the run's pid 1 is already gone")
-
-
 class ZygotePool:
     """The zygotes of this process: one per run going on at the same time."""
 
@@ -420,6 +420,6 @@ class ZygotePool:
     def run(self, source, stdin, limits) -> Result:
         zygote = self.take()
         try:
-            return zygote.execute(source, stdin, limits, self.backend.use_cgroups)
+            return zygote.execute(source, stdin, limits)
         finally:
             self.give_back(zygote)

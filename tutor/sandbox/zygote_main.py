@@ -26,6 +26,7 @@ import sys
 _BASELINE = frozenset(sys.modules)
 
 import ctypes  # noqa: E402
+import fcntl  # noqa: E402
 import os  # noqa: E402
 import resource  # noqa: E402
 import signal  # noqa: E402
@@ -91,6 +92,13 @@ def _fds(ancillary):
             usable = len(data) - len(data) % 4
             fds += [int.from_bytes(data[i : i + 4], sys.byteorder) for i in range(0, usable, 4)]
     return fds
+
+
+def _loopback_up():
+    SIOCSIFFLAGS, IFF_UP = 0x8914, 0x1  # struct ifreq: name[16], short flags, padding
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+        request = b"lo".ljust(16, b"\0") + IFF_UP.to_bytes(2, sys.byteorder) + bytes(22)
+        fcntl.ioctl(sock.fileno(), SIOCSIFFLAGS, request)
 
 
 def _same_user_as_me(pid):
@@ -164,17 +172,35 @@ class Zygote:
                 os.dup2(fd, target)
                 os.close(fd)
             _check(
-                _libc.unshare(CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS),
+                _libc.unshare(
+                    CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS
+                ),
                 "unshare",
             )
+            _loopback_up()  # as bubblewrap does: the run's own 127.0.0.1, nothing else
             _mount(None, "/", None, MS_REC | MS_PRIVATE)
             inodes = max(1024, workdir_bytes // 1024)
-            _mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV,
-                   f"size={workdir_bytes},nr_inodes={inodes},mode=0755")
-            _mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV,
-                   f"size={min(workdir_bytes, 4 << 20)},nr_inodes=256,mode=1777")
-            _mount("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC,
-                   "newinstance,ptmxmode=0666,mode=620")
+            _mount(
+                "tmpfs",
+                "/tmp",
+                "tmpfs",
+                MS_NOSUID | MS_NODEV,
+                f"size={workdir_bytes},nr_inodes={inodes},mode=0755",
+            )
+            _mount(
+                "tmpfs",
+                "/dev/shm",
+                "tmpfs",
+                MS_NOSUID | MS_NODEV,
+                f"size={min(workdir_bytes, 4 << 20)},nr_inodes=256,mode=1777",
+            )
+            _mount(
+                "devpts",
+                "/dev/pts",
+                "devpts",
+                MS_NOSUID | MS_NOEXEC,
+                "newinstance,ptmxmode=0666,mode=620",
+            )
             _mount(None, "/dev", None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
             status_read, status_write = os.pipe()
             pid = os.fork()
@@ -262,9 +288,7 @@ class Zygote:
         for cap in range(self.cap_last + 1):
             _check(_libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0), "drop bounding capability")
         _check(_libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0), "clear ambient")
-        _check(
-            _libc.capset(ctypes.byref(self._cap_header), ctypes.byref(self._cap_data)), "capset"
-        )
+        _check(_libc.capset(ctypes.byref(self._cap_header), ctypes.byref(self._cap_data)), "capset")
         _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
         _check(
             _libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.addressof(self._fprog), 0, 0),
