@@ -143,8 +143,12 @@ class BwrapBackend:
             "--remount-ro", "/",
             "--chdir", "/tmp",
             "--seccomp", str(seccomp_fd),
-            "--",
         ]  # fmt: skip
+        if zygote:
+            # no bubblewrap reaper as pid 1: the zygote reaps (SIGCHLD ignored), and
+            # bubblewrap's outer process then reaps the zygote itself, leaving no orphan
+            args.append("--as-pid-1")
+        args.append("--")
         if zygote:
             args += [self.interpreter, "-I", "-S", "-c", ZYGOTE_SOURCE, str(control_fd),
                      seccomp.FILTER.hex()]  # fmt: skip

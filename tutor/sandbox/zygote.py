@@ -197,13 +197,21 @@ class ZygoteProcess:
             self.control.close()
             self.control = None
         if self.proc is not None and self.proc.returncode is None:
-            with contextlib.suppress(OSError):
-                os.killpg(self.proc.pid, signal.SIGKILL)
+            # inside out: the zygote (its pid namespace dies with it) first, so that
+            # bubblewrap's outer process reaps it and exits, and nothing is orphaned
             try:
-                self.proc.wait(2.0)
+                with open(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children") as f:
+                    inner = [int(pid) for pid in f.read().split()]
+            except (OSError, ValueError):
+                inner = []
+            for pid in inner:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+            try:
+                self.proc.wait(2.0 if inner else 0.01)
             except subprocess.TimeoutExpired:
                 with contextlib.suppress(OSError):
-                    os.kill(self.proc.pid, signal.SIGKILL)
+                    os.killpg(self.proc.pid, signal.SIGKILL)
                 self.proc.wait()
         self._drop_cgroup()
 
