@@ -55,6 +55,20 @@ def test_threads():
     assert result.stdout == "[0, 1, 2, 3, 4, 5, 6, 7]\n"
 
 
+def test_twenty_threads_alive_at_once_fit_in_the_memory_limit():
+    result = run_ok(
+        """
+        import threading
+        barrier = threading.Barrier(20)
+        threads = [threading.Thread(target=barrier.wait, args=(5,)) for _ in range(20)]
+        for t in threads: t.start()
+        for t in threads: t.join()
+        print("all 20 met")
+        """
+    )
+    assert result.stdout == "all 20 met\n"
+
+
 def test_files_in_the_working_directory():
     result = run_ok(
         """

@@ -36,6 +36,9 @@ ENVIRONMENT = {
     "TMPDIR": "/tmp",
     "USER": "learner",
     "PYTHONIOENCODING": "utf-8",
+    # glibc reserves 64 MiB of address space per thread arena: under the memory limit
+    # (RLIMIT_AS) that would allow only a handful of threads.
+    "MALLOC_ARENA_MAX": "2",
 }
 
 HOW_TO_FIX = (
