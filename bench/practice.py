@@ -17,7 +17,9 @@ figure is also printed as a ratio to it.
     .venv/bin/python bench/practice.py [--runs 15]
 """
 
-import argparse  # noqa: I001
+import harness  # noqa: F401, I001  -- first: it fixes sys.path (see bench/harness.py)
+
+import argparse
 import os
 import socket
 import statistics
@@ -27,22 +29,16 @@ import time
 import urllib.request
 from pathlib import Path
 
-# bench/ holds a file named like the stdlib module `queue`: put the project first.
-BASE_DIR = Path(__file__).resolve().parent.parent
-sys.path[0] = str(BASE_DIR)
+from harness import p95
+from tests.conftest import CHROMIUM, CHROMIUM_ARGS
+from tests.worker_cluster import WorkerCluster
+from tutor import sandbox
 
-from tests.conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
-from tests.worker_cluster import WorkerCluster  # noqa: E402
-from tutor import sandbox  # noqa: E402
+BASE_DIR = harness.ROOT
 
 SEED = "/learn/local-models/optimising-speed-and-memory/"
 SNIPPET = "#snippet-backend-latency"
 USERNAME, PASSWORD = "bench-learner", "bench-password-123"
-
-
-def p95(values: list[float]) -> float:
-    ordered = sorted(values)
-    return ordered[max(0, int(round(0.95 * len(ordered))) - 1)]
 
 
 def free_port() -> int:

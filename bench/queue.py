@@ -8,25 +8,18 @@ in this same run. Target: median queue overhead under 30 ms on the embedded defa
     .venv/bin/python bench/queue.py [--runs 60]
 """
 
-import argparse  # noqa: I001
+import harness  # noqa: F401, I001  -- first: it fixes sys.path (see bench/harness.py)
+
+import argparse
 import os
 import statistics
-import sys
 import time
-from pathlib import Path
 
-# This file is named like the stdlib module `queue`: put the project, not bench/, first.
-sys.path[0] = str(Path(__file__).resolve().parent.parent)
-
-from tests.worker_cluster import WorkerCluster  # noqa: E402
-from tutor import sandbox  # noqa: E402
+from harness import p95
+from tests.worker_cluster import WorkerCluster
+from tutor import sandbox
 
 CODE = "print('hi')"
-
-
-def p95(values: list[float]) -> float:
-    ordered = sorted(values)
-    return ordered[max(0, int(round(0.95 * len(ordered))) - 1)]
 
 
 def measure_cluster(runs: int, **kwargs) -> list[float]:

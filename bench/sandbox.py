@@ -7,17 +7,14 @@ Rounds alternate bare and sandboxed runs so that both see the same machine load;
 best round of each is compared. The default strategy is the one run() uses.
 """
 
+import harness  # noqa: F401, I001  -- first: it fixes sys.path (see bench/harness.py)
+
 import argparse
 import concurrent.futures
-import os
 import subprocess
-import sys
 import time
 
-# the project root, in place of bench/ (whose queue.py would shadow the stdlib module)
-sys.path[0] = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-from tutor import sandbox  # noqa: E402
+from tutor import sandbox
 
 CODE = "print('hi')"
 

@@ -9,39 +9,9 @@ pages through Django's test Client in the same process and prints the medians an
 ratio. The ratio is what to compare between machines and commits.
 """
 
-import sys
-from pathlib import Path
+import argparse
 
-# Run as `python bench/teacher.py`, bench/ comes first on the path, where a sibling
-# script's name (bench/queue.py) would shadow the standard library module.
-HERE = Path(__file__).resolve().parent
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
-
-import argparse  # noqa: E402
-import os  # noqa: E402
-import statistics  # noqa: E402
-import tempfile  # noqa: E402
-import time  # noqa: E402
-
-ROOT = HERE.parent
-
-
-def trivial(request):
-    from django.http import HttpResponse
-
-    return HttpResponse("ok")
-
-
-def median_ms(client, url: str, iterations: int) -> float:
-    for _ in range(min(5, iterations)):  # warm caches (templates, connections)
-        assert client.get(url).status_code == 200
-    timings = []
-    for _ in range(iterations):
-        start = time.perf_counter()
-        response = client.get(url)
-        timings.append(time.perf_counter() - start)
-        assert response.status_code == 200, (url, response.status_code)
-    return statistics.median(timings) * 1000
+import harness  # first: it fixes sys.path (see bench/harness.py)
 
 
 def build_class(students: int, lessons: int):
@@ -90,46 +60,26 @@ def main() -> None:
     parser.add_argument("--lessons", type=int, default=20)
     args = parser.parse_args()
 
-    sys.path.insert(0, str(ROOT))
-    workdir = tempfile.TemporaryDirectory(prefix="parsnip-bench-")
-    os.environ["DATABASE_URL"] = f"sqlite:///{workdir.name}/bench.sqlite3"
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    with harness.throwaway_django():
+        from django.db import connection
+        from django.test import Client
+        from django.urls import reverse
 
-    import django
-
-    django.setup()
-
-    from django.conf import settings
-    from django.core.management import call_command
-    from django.db import connection
-    from django.test import Client
-    from django.test.utils import override_settings
-    from django.urls import include, path, reverse
-
-    module = sys.modules[__name__]
-    module.urlpatterns = [path("trivial/", trivial), path("", include(settings.ROOT_URLCONF))]
-
-    call_command("migrate", verbosity=0, interactive=False)
-    teacher, cohort = build_class(args.students, args.lessons)
-
-    # DEBUG off so neither page pays for query logging; the static files storage
-    # chosen at start-up is kept, so no manifest is needed.
-    with override_settings(ROOT_URLCONF=__name__, DEBUG=False):
+        teacher, cohort = build_class(args.students, args.lessons)
         client = Client()
         client.force_login(teacher)
         url = reverse("tutor:class_detail", args=[cohort.pk])
         queries = []
         with connection.execute_wrapper(lambda execute, sql, *rest: queries.append(sql) or execute(sql, *rest)):
             size = len(client.get(url).content)
-        trivial_ms = median_ms(client, "/trivial/", max(args.iterations, 100))
-        class_ms = median_ms(client, url, args.iterations)
+        trivial_ms = harness.median_ms(client, "/trivial/", max(args.iterations, 100))
+        class_ms = harness.median_ms(client, url, args.iterations)
 
     print(f"class overview: {args.students} students × {args.lessons} lessons, "
           f"{len(queries)} queries, {size / 1024:.0f} KiB of HTML")
     print(f"trivial view        median {trivial_ms:8.3f} ms")
     print(f"class overview      median {class_ms:8.3f} ms")
     print(f"ratio overview/trivial     {class_ms / trivial_ms:8.1f}x  ({args.iterations} requests)")
-    workdir.cleanup()
 
 
 if __name__ == "__main__":
