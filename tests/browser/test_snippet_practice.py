@@ -46,7 +46,7 @@ def test_predict_and_reveal_the_first_snippet_shows_the_missing_empty_line(learn
     expect(answer.locator(".real-output")).to_contain_text("vllm on CPU: 3.00s")
     expect(answer.locator(".real-output .empty-line").first).to_have_text("↵ (empty line)")
     expect(answer.locator(".verdict")).to_have_text("Not quite: 5 of 6 lines right, 1 missing.")
-    expect(answer).to_contain_text("The output starts with an empty line — the first `print()` prints one.")
+    expect(answer).to_contain_text("The output starts with an empty line — the first print() prints one.")
     missing = answer.locator("tr.line-missing")
     expect(missing).to_have_count(1)
     expect(missing.locator(".line-expected")).to_have_text("↵ (empty line)")
