@@ -19,11 +19,14 @@ test: setup
 
 setup: system-deps python-deps frontend
 
-# bubblewrap runs learner code; Chromium drives the browser tests. Debian/Ubuntu only;
-# elsewhere install them by hand (see README).
+# bubblewrap (with setpriv, and Debian's /usr/bin/python3 as the learners' interpreter)
+# runs learner code; Chromium drives the browser tests. Debian/Ubuntu only; elsewhere
+# install them by hand (see README).
 system-deps:
 	@missing=""; \
 	command -v bwrap >/dev/null 2>&1 || missing="$$missing bubblewrap"; \
+	test -x /usr/bin/python3 || missing="$$missing python3"; \
+	command -v setpriv >/dev/null 2>&1 || missing="$$missing util-linux"; \
 	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
 	command -v node >/dev/null 2>&1 || missing="$$missing nodejs npm"; \
 	if [ -n "$$missing" ]; then \
@@ -67,8 +70,10 @@ serve:
 lint: python-deps
 	$(VENV)/bin/ruff check .
 
+BENCHMARKS := sandbox queue practice pages teacher
+
 bench: setup
-	for b in bench/*.py; do $(PY) $$b || exit 1; done
+	for b in $(BENCHMARKS); do echo "== bench/$$b.py"; $(PY) bench/$$b.py || exit 1; done
 
 clean:
 	rm -rf $(VENV) node_modules static/vendor staticfiles .make-*
