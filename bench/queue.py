@@ -55,7 +55,7 @@ def main() -> None:
 
     baseline = measure_sandbox(args.runs)
     base_median = statistics.median(baseline)
-    print(f"sandbox alone:                  median {base_median:6.1f} ms   p95 {p95(baseline):6.1f} ms")
+    print(f"{"sandbox alone:":<32}median {base_median:6.1f} ms   p95 {p95(baseline):6.1f} ms")
     results = {"embedded (SQLite + ORM broker)": measure_cluster(args.runs)}
     try:
         results["Redis broker (SQLite db)"] = measure_cluster(args.runs, redis_url=args.redis_url)
@@ -64,7 +64,7 @@ def main() -> None:
     for name, totals in results.items():
         median = statistics.median(totals)
         print(
-            f"{name + ':':<26}median {median:6.1f} ms   p95 {p95(totals):6.1f} ms   "
+            f"{name + ':':<32}median {median:6.1f} ms   p95 {p95(totals):6.1f} ms   "
             f"queue overhead (median) {median - base_median:6.1f} ms   "
             f"ratio to sandbox alone {median / base_median:5.2f}x"
         )
