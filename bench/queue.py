@@ -55,7 +55,7 @@ def main() -> None:
 
     baseline = measure_sandbox(args.runs)
     base_median = statistics.median(baseline)
-    print(f"{"sandbox alone:":<32}median {base_median:6.1f} ms   p95 {p95(baseline):6.1f} ms")
+    print(f"{'sandbox alone:':<32}median {base_median:6.1f} ms   p95 {p95(baseline):6.1f} ms")
     results = {"embedded (SQLite + ORM broker)": measure_cluster(args.runs)}
     try:
         results["Redis broker (SQLite db)"] = measure_cluster(args.runs, redis_url=args.redis_url)
