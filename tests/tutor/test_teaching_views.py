@@ -273,7 +273,14 @@ def test_removing_a_non_member_says_so_and_changes_nothing(client, people):
         url = reverse("tutor:class_remove_student", args=[cohort.pk, pk])
         response = client.post(url, follow=True)
         assert "is not in" in response.text
+        assert "another_student" not in response.text  # nobody outside the class is named
     assert list(cohort.students.all()) == [people["student"]]
+
+
+def test_the_grid_says_it_varies_with_htmx(client, people):
+    client.force_login(people["teacher"])
+    response = client.get(reverse("tutor:class_detail", args=[people["cohort"].pk]))
+    assert "HX-Request" in response["Vary"]
 
 
 def test_the_student_page_offers_to_remove_them(client, people):

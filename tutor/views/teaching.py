@@ -15,6 +15,7 @@ from django.db.models import Count, F, Prefetch, Q
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
+from django.utils.cache import patch_vary_headers
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.text import slugify
@@ -226,14 +227,17 @@ def class_detail(request: HttpRequest, pk: int) -> TemplateResponse:
     template = "tutor/teaching/class_detail.html"
     if wants_partial(request):
         template += "#class-grid"
-    return TemplateResponse(request, template, context)
+    response = TemplateResponse(request, template, context)
+    patch_vary_headers(response, ["HX-Request"])  # same URL, page or partial
+    return response
 
 
 @require_POST
 @login_required
 def class_remove_student(request: HttpRequest, pk: int, student_pk: int) -> HttpResponse:
     cohort = taught_class(request, pk)
-    student = User.objects.filter(pk=student_pk).first()
+    # Only a member of this class: the message must not name anyone else on the site.
+    student = User.objects.filter(pk=student_pk, memberships__cohort=cohort).first()
     try:
         if student is None:
             raise ClassRefused("That student is not in this class.")
