@@ -16,3 +16,10 @@ def execute_run(run_id: int) -> None:
 
 def enqueue_run(run_id: int) -> None:
     async_task("tutor.tasks.execute_run", run_id, task_name=f"run-{run_id}", save=False)
+
+
+def fail_stale_runs() -> int:
+    """Scheduled every minute: runs whose worker died are marked failed, never left running."""
+    from tutor.models import Run
+
+    return Run.objects.fail_stale()

@@ -79,3 +79,15 @@ def test_rate_limit_and_pending_cap(settings):
     with pytest.raises(actions.RunRefused, match="3 runs in the last minute"):
         actions.check_run_allowance(user=user)
     actions.check_run_allowance(user=make_user())  # another learner is not affected
+
+
+def test_a_sweep_every_minute_fails_runs_whose_worker_died():
+    from django_q.models import Schedule
+
+    schedule = Schedule.objects.get(func="tutor.tasks.fail_stale_runs")
+    assert (schedule.schedule_type, schedule.minutes) == (Schedule.MINUTES, 1)
+    lost = Run.objects.create(code="print(1)", status=Run.Status.RUNNING)
+    Run.objects.filter(pk=lost.pk).update(started_at=timezone.now() - timedelta(minutes=5))
+    assert tasks.fail_stale_runs() == 1
+    lost.refresh_from_db()
+    assert lost.status == Run.Status.FAILED
