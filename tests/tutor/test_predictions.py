@@ -6,7 +6,7 @@ from django.utils import timezone
 from tests.factories import make_prediction, make_run, make_snippet, make_user
 from tutor.actions import execute_run
 from tutor.actions import predictions as actions
-from tutor.models import CodeDraft, Prediction, Run
+from tutor.models import CodeDraft, LessonProgress, Prediction, Run
 
 pytestmark = pytest.mark.django_db
 
@@ -101,12 +101,61 @@ def test_said_out_loud_waits_for_the_learners_own_check():
     assert prediction.text == ""
     assert actions.settle_predictions(predictions=[prediction], run=run) == []
 
-    actions.record_self_check(prediction=prediction, got_it=False)
-    prediction.refresh_from_db()
-    assert prediction.verdict == Prediction.Verdict.SELF_WRONG
     actions.record_self_check(prediction=prediction, got_it=True)
     prediction.refresh_from_db()
     assert prediction.verdict == Prediction.Verdict.SELF_RIGHT
+    assert LessonProgress.objects.get(user=user).predictions_right == 1
+
+
+def test_the_self_check_is_given_once_and_cannot_be_changed_later():
+    user = make_user()
+    snippet = make_snippet()
+    make_run(snippet, purpose=Run.Purpose.REVEAL, stdout="hello\n")
+    prediction, _ = actions.submit_prediction(user=user, snippet=snippet, text="", said_out_loud=True)
+    actions.record_self_check(prediction=prediction, got_it=False)
+    with pytest.raises(actions.SelfCheckRefused, match="already said"):
+        actions.record_self_check(prediction=prediction, got_it=True)
+    prediction.refresh_from_db()
+    assert prediction.verdict == Prediction.Verdict.SELF_WRONG
+    assert LessonProgress.objects.get(user=user).predictions_right == 0
+
+
+@pytest.mark.parametrize("status", [Run.Status.QUEUED, Run.Status.RUNNING, Run.Status.FAILED])
+def test_no_self_check_before_the_real_output_is_known(status):
+    user = make_user()
+    snippet = make_snippet()
+    make_run(snippet, purpose=Run.Purpose.REVEAL, status=status)
+    prediction = make_prediction(
+        user, snippet, text="", said_out_loud=True, verdict=Prediction.Verdict.SELF_UNCHECKED
+    )
+    with pytest.raises(actions.SelfCheckRefused, match="Wait for the real output"):
+        actions.record_self_check(prediction=prediction, got_it=True)
+    prediction.refresh_from_db()
+    assert prediction.verdict == Prediction.Verdict.SELF_UNCHECKED
+    assert not LessonProgress.objects.filter(user=user, predictions_right__gt=0).exists()
+
+
+def test_no_self_check_on_a_typed_prediction_or_an_older_version_of_the_code():
+    user = make_user()
+    snippet = make_snippet()
+    make_run(snippet, purpose=Run.Purpose.REVEAL, stdout="hello\n")
+    typed = make_prediction(user, snippet, text="nope", verdict=Prediction.Verdict.WRONG)
+    with pytest.raises(actions.SelfCheckRefused, match="checked for you"):
+        actions.record_self_check(prediction=typed, got_it=True)
+    typed.refresh_from_db()
+    assert typed.verdict == Prediction.Verdict.WRONG
+
+    aloud = make_prediction(
+        user, snippet, text="", said_out_loud=True, is_first=False,
+        verdict=Prediction.Verdict.SELF_UNCHECKED,
+    )
+    snippet.code = 'print("changed")\n'
+    snippet.save()
+    make_run(snippet, purpose=Run.Purpose.REVEAL, stdout="changed\n")
+    with pytest.raises(actions.SelfCheckRefused, match="code has changed"):
+        actions.record_self_check(prediction=aloud, got_it=True)
+    aloud.refresh_from_db()
+    assert aloud.verdict == Prediction.Verdict.SELF_UNCHECKED
 
 
 def test_a_failed_run_leaves_the_prediction_pending():

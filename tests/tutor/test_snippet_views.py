@@ -10,7 +10,7 @@ from django.utils import timezone
 from tests.factories import make_lesson, make_prediction, make_run, make_snippet, make_user
 from tutor import tasks
 from tutor.actions import execute_run
-from tutor.models import CodeDraft, Prediction, Run
+from tutor.models import CodeDraft, LessonProgress, Prediction, Run
 from tutor.views import snippets as views
 
 pytestmark = pytest.mark.django_db
@@ -119,6 +119,14 @@ def test_the_lesson_page_costs_the_same_queries_for_one_snippet_or_many(
         assert client.get(big.get_absolute_url()).status_code == 200
 
 
+@pytest.mark.parametrize("run_id", ["²", "abc", "-1", "9" * 30, "9" * 5000])
+def test_a_run_number_the_page_cannot_read_is_ignored(client, learner, snippet, run_id):
+    revealed(learner, snippet)
+    response = client.get(lesson_url(snippet), {"run": run_id})
+    assert response.status_code == 200
+    assert "run-stdout" not in response.content.decode()
+
+
 # Predict and reveal -------------------------------------------------------------------
 
 
@@ -222,6 +230,29 @@ def test_polling_the_answer_stops_once_the_output_is_known(client, learner, snip
     assert prediction.verdict == Prediction.Verdict.RIGHT
 
 
+def test_without_javascript_a_waiting_reveal_links_to_its_result(client, learner, snippet):
+    response = predict(client, snippet)  # plain POST; the reveal run is still queued
+    assert response.status_code == 302
+    waiting = client.get(response["Location"]).content.decode()
+    assert "Running the snippet" in waiting
+    assert f'href="{lesson_url(snippet)}#snippet-two-lines">See the result</a>' in waiting
+
+    execute_run(run_id=Run.objects.get().pk)
+    html = client.get(lesson_url(snippet)).content.decode()
+    assert 'class="output real-output"' in html
+    assert "Spot on" in html
+    assert "See the result" not in html
+
+
+def test_without_javascript_a_lost_reveal_offers_to_try_again(client, learner, snippet):
+    make_prediction(learner, snippet, text="my guess", verdict=Prediction.Verdict.PENDING)
+    run = make_run(snippet, purpose=Run.Purpose.REVEAL, status=Run.Status.QUEUED)
+    Run.objects.filter(pk=run.pk).update(created_at=timezone.now() - timedelta(hours=1))
+    html = client.get(lesson_url(snippet)).content.decode()
+    assert "couldn't run this snippet" in html
+    assert "Try again" in html
+
+
 def test_the_answer_as_a_full_page_is_the_snippet_on_the_lesson(client, learner, snippet):
     prediction = revealed(learner, snippet)
     response = client.get(reverse("tutor:prediction_detail", args=[prediction.pk]))
@@ -256,11 +287,15 @@ def test_a_reveal_whose_worker_died_says_so_and_keeps_the_prediction(client, lea
 # Self-check ---------------------------------------------------------------------------
 
 
+def aloud(learner, snippet, **fields):
+    return make_prediction(
+        learner, snippet, text="", said_out_loud=True, verdict=Prediction.Verdict.SELF_UNCHECKED, **fields
+    )
+
+
 def test_self_check_records_the_learners_word(client, learner, snippet):
     make_run(snippet, purpose=Run.Purpose.REVEAL, stdout=OUTPUT)
-    prediction = make_prediction(
-        learner, snippet, said_out_loud=True, verdict=Prediction.Verdict.SELF_UNCHECKED
-    )
+    prediction = aloud(learner, snippet)
     url = reverse("tutor:self_check", args=[prediction.pk])
     html = client.post(url, {"got_it": "yes"}, **HX).content.decode()
     assert "You got it." in html
@@ -268,25 +303,67 @@ def test_self_check_records_the_learners_word(client, learner, snippet):
     prediction.refresh_from_db()
     assert prediction.verdict == Prediction.Verdict.SELF_RIGHT
 
-    plain = client.post(url, {"got_it": "no"})
-    assert plain.status_code == 302
+
+def test_plain_self_check_returns_to_the_snippet_with_the_verdict(client, learner, snippet):
+    make_run(snippet, purpose=Run.Purpose.REVEAL, stdout=OUTPUT)
+    prediction = aloud(learner, snippet)
+    response = client.post(reverse("tutor:self_check", args=[prediction.pk]), {"got_it": "no"})
+    assert response["Location"] == lesson_url(snippet) + "#snippet-two-lines"
+    assert "You didn't this time" in client.get(response["Location"]).content.decode()
     prediction.refresh_from_db()
     assert prediction.verdict == Prediction.Verdict.SELF_WRONG
 
 
+def test_the_self_check_cannot_be_changed_afterwards(client, learner, snippet):
+    make_run(snippet, purpose=Run.Purpose.REVEAL, stdout=OUTPUT)
+    prediction = aloud(learner, snippet)
+    url = reverse("tutor:self_check", args=[prediction.pk])
+    client.post(url, {"got_it": "no"}, **HX)
+    response = client.post(url, {"got_it": "yes"}, **HX)
+    assert response.status_code == 400
+    assert "already said whether you got it" in response.content.decode()
+    assert response["HX-Retarget"] == "#snippet-two-lines-message"
+    plain = client.post(url, {"got_it": "yes"}, follow=True)
+    assert plain.redirect_chain[-1][0] == lesson_url(snippet) + "#snippet-two-lines"
+    assert "already said whether you got it" in plain.content.decode()
+    prediction.refresh_from_db()
+    assert prediction.verdict == Prediction.Verdict.SELF_WRONG
+    assert LessonProgress.objects.get(user=learner).predictions_right == 0
+
+
+def test_no_self_check_while_the_output_is_not_known(client, learner, snippet):
+    predict(client, snippet, text="", mode="aloud")  # the reveal run stays queued
+    prediction = Prediction.objects.get()
+    url = reverse("tutor:self_check", args=[prediction.pk])
+    response = client.post(url, {"got_it": "yes"}, **HX)
+    assert response.status_code == 400
+    assert "Wait for the real output" in response.content.decode()
+    plain = client.post(url, {"got_it": "yes"}, follow=True)
+    assert "Wait for the real output" in plain.content.decode()
+    prediction.refresh_from_db()
+    assert prediction.verdict == Prediction.Verdict.SELF_UNCHECKED
+    assert LessonProgress.objects.get(user=learner).predictions_right == 0
+
+    execute_run(run_id=Run.objects.get().pk)
+    assert client.post(url, {"got_it": "yes"}, **HX).status_code == 200
+    assert LessonProgress.objects.get(user=learner).predictions_right == 1
+
+
 def test_self_check_refuses_a_typed_prediction_or_a_missing_answer(client, learner, snippet):
+    make_run(snippet, purpose=Run.Purpose.REVEAL, stdout=OUTPUT)
     typed = revealed(learner, snippet)
     response = client.post(reverse("tutor:self_check", args=[typed.pk]), {"got_it": "yes"}, **HX)
     assert response.status_code == 400
     assert "checked for you" in response.content.decode()
 
-    aloud = make_prediction(
-        learner, snippet, said_out_loud=True, is_first=False, verdict=Prediction.Verdict.SELF_UNCHECKED
-    )
-    response = client.post(reverse("tutor:self_check", args=[aloud.pk]), {"got_it": "maybe"}, **HX)
-    assert response.status_code == 400
-    aloud.refresh_from_db()
-    assert aloud.verdict == Prediction.Verdict.SELF_UNCHECKED
+    prediction = aloud(learner, snippet, is_first=False)
+    url = reverse("tutor:self_check", args=[prediction.pk])
+    for data in ({"got_it": "maybe"}, {}):
+        response = client.post(url, data, **HX)
+        assert response.status_code == 400
+        assert "Say whether you got it" in response.content.decode()
+    prediction.refresh_from_db()
+    assert prediction.verdict == Prediction.Verdict.SELF_UNCHECKED
 
 
 # Run it yourself ----------------------------------------------------------------------
@@ -371,8 +448,12 @@ def test_plain_run_redirects_to_the_snippet_and_the_page_shows_the_output(client
     response = run(client, snippet)
     queued = Run.objects.get()
     assert response["Location"] == f"{lesson_url(snippet)}?run={queued.pk}#snippet-two-lines"
+    waiting = client.get(response["Location"]).content.decode().split('id="snippet-two-lines-output"')[1]
+    assert "Waiting for a worker" in waiting
+    assert f'href="{response["Location"]}">See the result</a>' in waiting
     execute_run(run_id=queued.pk)
     html = client.get(response["Location"]).content.decode()
+    assert "See the result" not in html.split('id="snippet-two-lines-output"')[1]
     assert 'class="output run-stdout"' in html
     assert "mine" in html
     full = client.get(reverse("tutor:run_detail", args=[queued.pk]))

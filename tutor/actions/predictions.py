@@ -112,14 +112,41 @@ def retry_reveal(*, prediction: Prediction) -> Run:
     return reveal_run(snippet=prediction.snippet)
 
 
+class SelfCheckRefused(Exception):
+    """The learner cannot mark this prediction now; the message says why."""
+
+
 def record_self_check(*, prediction: Prediction, got_it: bool) -> Prediction:
-    """The learner's honest answer to "did you get it?" after saying it out loud."""
-    prediction.verdict = (
-        Prediction.Verdict.SELF_RIGHT if got_it else Prediction.Verdict.SELF_WRONG
-    )
+    """The learner's honest answer to "did you get it?" after saying it out loud.
+
+    Only once, and only after the real output is on the page: a learner cannot claim a
+    right answer before seeing it, nor change their word later.
+    """
     with transaction.atomic():
+        # Locked, so two answers sent at once cannot both count.
+        locked = Prediction.objects.select_for_update().get(pk=prediction.pk)
+        if not locked.said_out_loud:
+            raise SelfCheckRefused("This prediction was typed: it is checked for you.")
+        if locked.verdict != Prediction.Verdict.SELF_UNCHECKED:
+            raise SelfCheckRefused("You have already said whether you got it.")
+        snippet = prediction.snippet
+        if locked.snippet_version != snippet.version:
+            raise SelfCheckRefused("The code has changed since: predict what it prints now.")
+        answer_known = (
+            Run.objects.final()
+            .filter(purpose=Run.Purpose.REVEAL, code_hash=code_digest(snippet.code))
+            .exclude(status=Run.Status.FAILED)
+            .exists()
+        )
+        if not answer_known:
+            raise SelfCheckRefused(
+                "Wait for the real output first, then say whether you got it."
+            )
+        prediction.verdict = (
+            Prediction.Verdict.SELF_RIGHT if got_it else Prediction.Verdict.SELF_WRONG
+        )
         prediction.save(update_fields=["verdict"])
-        refresh_lesson_progress(user=prediction.user, lesson=prediction.snippet.block.lesson)
+        refresh_lesson_progress(user=prediction.user, lesson=snippet.block.lesson)
     return prediction
 
 

@@ -32,6 +32,7 @@ from tutor.actions import (
     settle_predictions,
     submit_prediction,
 )
+from tutor.actions.predictions import SelfCheckRefused
 from tutor.grading import PredictionComparison, compare_prediction
 from tutor.models import CodeDraft, Prediction, Run, code_digest
 
@@ -164,6 +165,17 @@ def attach_practice(
     return practices
 
 
+def shown_run_id(request: HttpRequest) -> int | None:
+    """The learner's run to show, from `?run=` after a plain POST; anything else shows none."""
+    value = request.GET.get("run", "")
+    if not value.isdecimal():  # not isdigit: "²" is a digit that int() refuses
+        return None
+    try:
+        return int(value)
+    except ValueError:  # more digits than int() will read
+        return None
+
+
 def lesson_context(request: HttpRequest, lesson: Lesson) -> dict:
     """The learner's state for each snippet on a lesson page (anonymous readers: none, no query)."""
     if not request.user.is_authenticated:
@@ -173,8 +185,12 @@ def lesson_context(request: HttpRequest, lesson: Lesson) -> dict:
         for block in lesson.blocks.all()
         if block.kind == Block.Kind.SNIPPET and hasattr(block, "snippet")
     ]
-    run_id = request.GET.get("run", "")
-    attach_practice(request.user, snippets, run_id=int(run_id) if run_id.isdigit() else None)
+    practices = attach_practice(request.user, snippets, run_id=shown_run_id(request))
+    for practice in practices.values():
+        # Without JavaScript nothing polls: reloading the page is what notices a lost worker.
+        for run in (practice.reveal, practice.run):
+            if run is not None and not run.is_final:
+                run.fail_if_stale()
     return {}
 
 
@@ -230,10 +246,13 @@ class DraftForm(forms.Form):
     reset = forms.BooleanField(required=False)
 
 
+SAY_WHETHER = "Say whether you got it: “I got it” or “I didn't”."
+
+
 class SelfCheckForm(forms.Form):
     got_it = forms.ChoiceField(
         choices=[("yes", "I got it"), ("no", "I didn't")],
-        error_messages={"required": "Say whether you got it: “I got it” or “I didn't”."},
+        error_messages={"required": SAY_WHETHER, "invalid_choice": SAY_WHETHER},
     )
 
 
@@ -357,15 +376,19 @@ def reveal_retry(request: HttpRequest, prediction_id: int) -> HttpResponse:
 @require_POST
 @login_required
 def self_check(request: HttpRequest, prediction_id: int) -> HttpResponse:
-    """After saying it out loud: the learner's honest "I got it" or "I didn't"."""
+    """After saying it out loud and seeing the output: the learner's honest "I got it" or "I didn't"."""
     prediction = own_prediction_or_404(request, prediction_id)
     snippet = prediction.snippet
     form = SelfCheckForm(request.POST)
-    if not prediction.said_out_loud:
-        return refuse(request, snippet, "This prediction was typed: it is checked for you.", status=400)
-    if not form.is_valid():
-        return refuse(request, snippet, first_error(form), status=400)
-    record_self_check(prediction=prediction, got_it=form.cleaned_data["got_it"] == "yes")
+    try:
+        if not form.is_valid():
+            raise SelfCheckRefused(first_error(form))
+        record_self_check(prediction=prediction, got_it=form.cleaned_data["got_it"] == "yes")
+    except SelfCheckRefused as refusal:
+        if request.htmx:
+            return refuse(request, snippet, str(refusal), status=400)
+        messages.warning(request, str(refusal))
+        return redirect(snippet_url(snippet))
     return answer_response(request, prediction)
 
 
