@@ -6,7 +6,7 @@ from course.models import OrderingExercise
 from tests.factories import make_exercise, make_user
 from tutor import tasks
 from tutor.actions import ordering as actions
-from tutor.actions.runs import execute_run
+from tutor.actions.runs import RunRefused, execute_run
 from tutor.models import OrderingArrangement, OrderingAttempt, Run
 
 pytestmark = pytest.mark.django_db
@@ -271,3 +271,140 @@ def test_a_check_does_not_lose_a_count_made_by_another_request_meanwhile(monkeyp
 
     saved = arrangement(user, exercise)
     assert (saved.checks, saved.wrong_checks) == (101, 101)
+
+
+# The solution's reference run ---------------------------------------------------------
+
+
+def equivalent_check(user, exercise) -> OrderingAttempt:
+    """y = 3 before x = 2: prints what the solution prints, so it needs the reference."""
+    return actions.check_order(
+        user=user, exercise=exercise, order=["l2", "l1", "l3", "l4"], unused=[]
+    )
+
+
+def reference_runs():
+    return Run.objects.filter(user=None, purpose=Run.Purpose.CHECK).order_by("pk")
+
+
+@pytest.mark.parametrize("status", [Run.Status.FAILED, Run.Status.TIMEOUT, Run.Status.KILLED])
+def test_a_reference_run_that_did_not_end_ok_is_run_again_not_taken_as_the_answer(status):
+    exercise = make_exercise(lines=PROGRAM, grading="output", expected_output="")
+    attempt = equivalent_check(make_user(), exercise)
+    # A sandbox hiccup: the solution's run ended without its output.
+    reference_runs().update(status=status, stdout="")
+    execute_run(run_id=attempt.run.pk)
+    attempt.run.refresh_from_db()
+
+    assert actions.settle_check(attempt=attempt).verdict == OrderingAttempt.Verdict.PENDING
+    again = reference_runs().last()
+    assert again.status == Run.Status.QUEUED and reference_runs().count() == 2
+
+    execute_run(run_id=again.pk)
+    assert actions.settle_check(attempt=attempt).verdict == OrderingAttempt.Verdict.SOLVED
+
+
+def test_a_reference_run_the_worker_lost_is_replaced():
+    exercise = make_exercise(lines=PROGRAM, grading="output", expected_output="")
+    attempt = equivalent_check(make_user(), exercise)
+    lost = reference_runs().get()
+    Run.objects.filter(pk=lost.pk).update(created_at=lost.created_at - Run.QUEUED_GRACE * 2)
+    execute_run(run_id=attempt.run.pk)
+    attempt.run.refresh_from_db()
+
+    assert actions.settle_check(attempt=attempt).verdict == OrderingAttempt.Verdict.PENDING
+    lost.refresh_from_db()
+    assert lost.status == Run.Status.FAILED
+    again = reference_runs().last()
+    assert again.pk != lost.pk and again.status == Run.Status.QUEUED
+
+    execute_run(run_id=again.pk)
+    assert actions.settle_check(attempt=attempt).verdict == OrderingAttempt.Verdict.SOLVED
+
+
+def test_a_solution_that_never_runs_cleanly_ends_the_wait_instead_of_queueing_forever():
+    exercise = make_exercise(lines=PROGRAM, grading="output", expected_output="")
+    attempt = equivalent_check(make_user(), exercise)
+    execute_run(run_id=attempt.run.pk)
+    attempt.run.refresh_from_db()
+    for _ in range(actions.REFERENCE_TRIES):
+        reference_runs().filter(status=Run.Status.QUEUED).update(status=Run.Status.FAILED)
+        actions.settle_check(attempt=attempt)
+
+    attempt.refresh_from_db()
+    assert attempt.verdict == OrderingAttempt.Verdict.WRONG
+    assert reference_runs().count() == actions.REFERENCE_TRIES
+
+
+def test_a_check_whose_own_run_was_lost_settles_instead_of_waiting_forever():
+    exercise = make_exercise(lines=PROGRAM, grading="output", expected_output="")
+    user = make_user()
+    attempt = equivalent_check(user, exercise)
+    Run.objects.filter(pk=attempt.run.pk).update(
+        created_at=attempt.run.created_at - Run.QUEUED_GRACE * 2
+    )
+    attempt.run.refresh_from_db()
+
+    # The solution's run is still waiting for a worker; the learner's will never come.
+    assert actions.settle_check(attempt=attempt).verdict == OrderingAttempt.Verdict.WRONG
+    attempt.run.refresh_from_db()
+    assert attempt.run.stderr == Run.WORKER_LOST_MESSAGE
+    saved = arrangement(user, exercise)
+    assert (saved.checks, saved.wrong_checks) == (1, 0)  # Parsnip's failure, not the learner's
+
+
+# Too many runs ------------------------------------------------------------------------
+
+
+def test_a_check_refused_for_too_many_runs_keeps_the_learners_last_move(output_exercise, settings):
+    settings.RUNS_PER_MINUTE = 0
+    user = make_user()
+    with pytest.raises(RunRefused):
+        actions.check_order(
+            user=user, exercise=output_exercise, order=["l2", "l1", "l3", "l4"], unused=["d1"]
+        )
+    saved = arrangement(user, output_exercise)
+    assert (saved.order, saved.unused, saved.checks) == (["l2", "l1", "l3", "l4"], ["d1"], 0)
+    assert not OrderingAttempt.objects.exists()
+
+
+# Lines edited after the learner started -----------------------------------------------
+
+
+def test_a_line_added_to_the_exercise_joins_the_end_of_the_answer():
+    user, exercise = make_user(), make_exercise(distractors=["nope"])
+    OrderingArrangement.objects.create(
+        user=user, exercise=exercise, order=["l2", "l1", "l3", "l4"], unused=["d1"]
+    )
+    exercise.lines.create(key="l5", text="fifth", position=5)
+    exercise.lines.create(key="d2", text="also wrong", position=None)
+
+    actions.move_line(user=user, exercise=exercise, key="l1", direction="up")
+    saved = arrangement(user, exercise)
+    # Even the new distractor: "Not used" would give away that it does not belong.
+    assert saved.order[:4] == ["l1", "l2", "l3", "l4"] and set(saved.order[4:]) == {"l5", "d2"}
+    assert saved.unused == ["d1"]
+
+    actions.move_line(user=user, exercise=exercise, key="l5", direction="leave-out")
+    actions.move_line(user=user, exercise=exercise, key="d2", direction="leave-out")
+    actions.move_line(user=user, exercise=exercise, key="l5", direction="use")
+    attempt = actions.check_order(user=user, exercise=exercise)
+    assert attempt.order == ["l1", "l2", "l3", "l4", "l5"]
+    assert attempt.verdict == OrderingAttempt.Verdict.SOLVED
+
+
+def test_a_line_removed_from_the_exercise_leaves_the_answer_and_what_help_did():
+    user, exercise = make_user(), make_exercise(distractors=["nope", "never"])
+    OrderingArrangement.objects.create(
+        user=user, exercise=exercise, order=["l1", "l2", "l4", "l3"], unused=[],
+        fixed=["l1", "l2"], removed=["d1", "d2"], wrong_checks=3,
+    )
+    exercise.lines.filter(key__in=["l2", "d2"]).delete()
+
+    actions.move_line(user=user, exercise=exercise, key="l3", direction="up")
+
+    saved = arrangement(user, exercise)
+    assert saved.order == ["l1", "l3", "l4"]
+    assert (saved.fixed, saved.removed) == (["l1"], ["d1"])
+    attempt = actions.check_order(user=user, exercise=exercise)
+    assert attempt.verdict == OrderingAttempt.Verdict.SOLVED

@@ -60,6 +60,19 @@ def arrangement_post(order, unused=()):
     return {"arrangement": json.dumps({"order": list(order), "unused": list(unused)})}
 
 
+def assert_refused(client, response, exercise, message: str, *, htmx: bool = False) -> None:
+    """The script gets a 400 with the reason; a plain form goes back to the exercise, and
+    the lesson page says why."""
+    if htmx:
+        assert response.status_code == 400
+        assert message in response.content.decode()
+        return
+    assert response.status_code == 302
+    assert response["Location"] == f"{lesson_page(exercise)}#exercise-{exercise.block.key}"
+    html = client.get(response["Location"]).content.decode()
+    assert 'class="message message-error"' in html and message in html
+
+
 # The lesson page ----------------------------------------------------------------------
 
 
@@ -164,8 +177,7 @@ def test_a_malformed_move_is_refused_and_changes_nothing(client, learner, exerci
 
     for extra in ({}, HTMX):
         response = client.post(url("move", exercise), data, **extra)
-        assert response.status_code == 400
-        assert message in response.content.decode()
+        assert_refused(client, response, exercise, message, htmx=bool(extra))
 
     assert saved(learner, exercise).order == before
 
@@ -173,7 +185,7 @@ def test_a_malformed_move_is_refused_and_changes_nothing(client, learner, exerci
 def test_lines_from_another_exercise_are_refused(client, learner, exercise):
     other = make_exercise(lines=["one", "two", "three", "four", "five"])
     response = client.post(
-        url("move", exercise), arrangement_post(["l1", "l2", "l3", "l5"], ["d1"])
+        url("move", exercise), arrangement_post(["l1", "l2", "l3", "l5"], ["d1"]), **HTMX
     )
     assert response.status_code == 400
     assert "“l5” is not a line of this exercise" in response.content.decode()
@@ -183,8 +195,7 @@ def test_lines_from_another_exercise_are_refused(client, learner, exercise):
 def test_not_used_exists_only_where_there_are_distractors(client, learner):
     plain = make_exercise(lines=["a", "b", "c"])
     response = client.post(url("move", plain), {"move": "leave-out:l1"})
-    assert response.status_code == 400
-    assert "no “Not used” area" in response.content.decode()
+    assert_refused(client, response, plain, "no “Not used” area")
     assert 'data-area="unused"' not in client.get(lesson_page(plain)).content.decode()
 
 
@@ -261,7 +272,8 @@ def test_solved_is_celebrated_and_stays_solved_on_reload(client, learner, exerci
     assert "Solved on check 1" in html
     assert 'data-interactive' not in html
     assert "Practise again" in html
-    assert client.post(url("move", exercise), {"move": "up:l2"}).status_code == 400
+    response = client.post(url("move", exercise), {"move": "up:l2"})
+    assert_refused(client, response, exercise, "You have solved this one already")
 
 
 def test_an_output_check_polls_until_the_program_has_run(client, learner):
@@ -316,8 +328,10 @@ def test_help_appears_after_three_wrong_checks_and_takes_a_distractor_away(clien
 
 def test_help_before_three_wrong_checks_is_refused(client, learner, exercise):
     response = client.post(url("help", exercise), **HTMX)
-    assert response.status_code == 400
-    assert "three checks" in response.content.decode()
+    assert_refused(client, response, exercise, "three checks", htmx=True)
+
+    response = client.post(url("help", exercise))
+    assert_refused(client, response, exercise, "three checks")
 
 
 def test_start_again_shuffles_back_to_the_start(client, learner, exercise):
@@ -330,3 +344,82 @@ def test_start_again_shuffles_back_to_the_start(client, learner, exercise):
         user_id=learner.pk, lines=actions.ExerciseLines.of(exercise)
     )
     assert client.post(url("reset", exercise)).status_code == 302
+
+
+def test_a_deeply_nested_or_huge_arrangement_is_refused_clearly(client, learner, exercise):
+    for raw, message in [
+        ("[" * 5_000, "not valid JSON"),
+        ("[" * 200_000, "too long"),
+        (json.dumps({"order": ["l1"] * 3_000, "unused": []}), "too long"),
+    ]:
+        for extra in ({}, HTMX):
+            response = client.post(url("move", exercise), {"arrangement": raw}, **extra)
+            assert_refused(client, response, exercise, message, htmx=bool(extra))
+            response = client.post(url("check", exercise), {"arrangement": raw}, **extra)
+            assert_refused(client, response, exercise, message, htmx=bool(extra))
+    assert not OrderingAttempt.objects.exists()
+
+
+def test_a_check_refused_for_too_many_runs_keeps_the_move_and_says_why(client, learner, settings):
+    settings.RUNS_PER_MINUTE = 0
+    exercise = make_exercise(
+        lines=['print("a")', 'print("b")', 'print("c")'], grading="output", key="out"
+    )
+    start = actions.starting_order(user_id=learner.pk, lines=actions.ExerciseLines.of(exercise))
+    moved = next(
+        order for order in (["l2", "l1", "l3"], ["l3", "l2", "l1"]) if order != start
+    )
+    response = client.post(url("check", exercise), arrangement_post(moved))
+
+    assert response["Location"] == f"{lesson_page(exercise)}#exercise-out"
+    html = client.get(response["Location"]).content.decode()
+    assert "runs in the last minute" in html
+    assert shown_keys(html) == moved
+
+
+# The exercise's lines edited while a learner is on it ---------------------------------
+
+
+def checked_midway(client, exercise) -> None:
+    """A learner who moved lines and pressed Check, then left."""
+    client.post(url("check", exercise), arrangement_post(["l2", "l1", "l3", "l4"], ["d1"]))
+    assert OrderingAttempt.objects.filter(exercise=exercise).count() == 1
+
+
+def test_a_line_removed_from_the_exercise_does_not_break_the_page(client, learner, exercise):
+    checked_midway(client, exercise)
+    exercise.lines.filter(key="l2").delete()  # the line the check marked "first not in place"
+
+    response = client.get(lesson_page(exercise))
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert shown_keys(html) == ["l1", "l3", "l4"]
+    assert "is-first-wrong" not in html  # marks for the old lines would point at nothing
+
+    assert client.post(url("move", exercise), {"move": "up:l4"}).status_code == 302
+    assert saved(learner, exercise).order == ["l1", "l4", "l3"]
+    response = client.post(
+        url("check", exercise), arrangement_post(["l1", "l3", "l4"], ["d1"]), **HTMX
+    )
+    assert response.status_code == 200
+    assert "Solved on check 2" in response.content.decode()
+    assert client.get(lesson_page(exercise)).status_code == 200
+
+
+def test_a_line_added_to_the_exercise_joins_the_learners_answer(client, learner, exercise):
+    checked_midway(client, exercise)
+    exercise.lines.create(key="l5", text="foxtrot", position=5)
+
+    response = client.get(lesson_page(exercise))
+    assert response.status_code == 200
+    assert shown_keys(response.content.decode()) == ["l2", "l1", "l3", "l4", "l5"]
+
+    response = client.post(url("move", exercise), {"move": "up:l5"})
+    assert response.status_code == 302
+    assert saved(learner, exercise).order == ["l2", "l1", "l3", "l5", "l4"]
+    html = client.post(url("check", exercise), **HTMX).content.decode()
+    assert "Check 2: not yet." in html
+    response = client.post(
+        url("check", exercise), arrangement_post(["l1", "l2", "l3", "l4", "l5"], ["d1"]), **HTMX
+    )
+    assert "Solved on check 3" in response.content.decode()

@@ -7,6 +7,7 @@ F() expressions, so two requests at once never lose an update.
 import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
@@ -22,10 +23,18 @@ from tutor.models import OrderingArrangement, OrderingAttempt, Run, code_digest
 UP, DOWN, LEAVE_OUT, USE = "up", "down", "leave-out", "use"
 DIRECTIONS = (UP, DOWN, LEAVE_OUT, USE)
 HELP_AFTER_WRONG_CHECKS = 3
+# The solution's reference run may fail this often within the window before checks stop
+# waiting for it (a broken exercise must not keep the worker busy or learners waiting).
+REFERENCE_TRIES = 3
+REFERENCE_TRIES_WINDOW = timedelta(minutes=10)
 
 
 class OrderingRefused(Exception):
     """The learner cannot do that to this exercise now; the message says why."""
+
+
+class NoReferenceOutput(Exception):
+    """The solution did not run cleanly, again and again: there is nothing to compare with."""
 
 
 @dataclass(frozen=True)
@@ -136,6 +145,46 @@ def moved(
     return order, unused
 
 
+def fit_to_lines(arrangement: OrderingArrangement, lines: ExerciseLines) -> bool:
+    """Bring a saved arrangement up to date with the exercise's lines, which may have been
+    edited since the learner last worked on it. True when anything changed (in memory).
+
+    A key no longer in the exercise goes. A new line joins the end of the answer, even a
+    distractor: putting it in "Not used" would tell the learner that it does not belong.
+    Lines fixed by Help stay fixed only while they still start the solution; a line Help
+    took away stays away only while it is still a distractor.
+    """
+    distractors = set(lines.distractors)
+    removed = [key for key in dict.fromkeys(arrangement.removed) if key in distractors]
+    fixed = []
+    for key, right in zip(arrangement.fixed, lines.correct, strict=False):
+        if key != right:
+            break
+        fixed.append(key)
+    away = set(removed)
+    order = [
+        key for key in dict.fromkeys(arrangement.order) if key in lines.texts and key not in away
+    ]
+    unused = [
+        key
+        for key in dict.fromkeys(arrangement.unused)
+        if key in lines.texts and key not in away and key not in order
+    ]
+    placed = away | set(order) | set(unused) | set(fixed)
+    if len(placed) < len(lines.texts):
+        # In the learner's own shuffle, so several new lines do not arrive in the solution's order.
+        shuffle = starting_order(user_id=arrangement.user_id, lines=lines)
+        order += [key for key in shuffle if key not in placed]
+    order, unused = pinned(order, unused, fixed)
+    if (order, unused, fixed, removed) == (
+        arrangement.order, arrangement.unused, arrangement.fixed, arrangement.removed
+    ):
+        return False
+    arrangement.order, arrangement.unused = order, unused
+    arrangement.fixed, arrangement.removed = fixed, removed
+    return True
+
+
 def _locked_arrangement(
     *, user: AbstractBaseUser, exercise: OrderingExercise, lines: ExerciseLines
 ) -> OrderingArrangement:
@@ -144,7 +193,10 @@ def _locked_arrangement(
         exercise=exercise,
         defaults={"order": starting_order(user_id=user.pk, lines=lines)},
     )
-    return OrderingArrangement.objects.select_for_update().get(pk=arrangement.pk)
+    arrangement = OrderingArrangement.objects.select_for_update().get(pk=arrangement.pk)
+    if fit_to_lines(arrangement, lines):
+        arrangement.save(update_fields=["order", "unused", "fixed", "removed", "updated_at"])
+    return arrangement
 
 
 def _refuse_if_solved(arrangement: OrderingArrangement) -> None:
@@ -199,11 +251,12 @@ def check_order(
     `settle_check` sees the run finished. An answer equal to the solution needs no run.
     """
     lines = ExerciseLines.of(exercise)
+    if order is not None:
+        # Saved on its own, so a Check refused for too many runs keeps the learner's last move.
+        arrange_lines(user=user, exercise=exercise, order=order, unused=unused or [])
     with transaction.atomic():
         arrangement = _locked_arrangement(user=user, exercise=exercise, lines=lines)
         _refuse_if_solved(arrangement)
-        if order is not None:
-            _store(arrangement, order, unused or [])
         submitted = list(arrangement.order)
         result = lines.grade(submitted)
         run = None
@@ -212,7 +265,10 @@ def check_order(
             run = queue_run(
                 code=lines.program(submitted), user=user, purpose=Run.Purpose.CHECK
             )
-            _reference_output(lines)  # start the solution's run now, alongside, if needed
+            try:
+                _reference_output(lines)  # start the solution's run now, alongside, if needed
+            except NoReferenceOutput:
+                pass  # settle_check says so once the learner's run is done
             verdict = OrderingAttempt.Verdict.PENDING
         elif result.solved or submitted == lines.correct:
             verdict = OrderingAttempt.Verdict.SOLVED
@@ -246,21 +302,35 @@ def _count(arrangement_id: int, verdict: str, *, checks: int = 0) -> None:
 
 def _reference_output(lines: ExerciseLines) -> str | None:
     """What the program should print: the exercise's expected output, or else what the
-    solution prints (run once, shared by every learner); None while that run is pending."""
+    solution prints (run once, shared by every learner); None while that run is pending.
+
+    Only a run that ended OK counts: a sandbox hiccup's empty or partial output is no
+    answer. A lost or failed run is replaced, up to REFERENCE_TRIES in a while; after
+    that, NoReferenceOutput.
+    """
     if lines.expected_output.strip():
         return lines.expected_output
     code = lines.program(lines.correct)
     runs = Run.objects.filter(code_hash=code_digest(code), purpose=Run.Purpose.CHECK, user=None)
-    finished = runs.final().first()
-    if finished is not None:
-        return finished.stdout
-    if not runs.pending().exists():
-        queue_run(code=code, purpose=Run.Purpose.CHECK)
+    done = runs.filter(status=Run.Status.OK).order_by("-created_at", "-pk").first()
+    if done is not None:
+        return done.stdout
+    waiting = runs.pending().order_by("-created_at", "-pk").first()
+    if waiting is not None and not waiting.fail_if_stale():
+        return None
+    tried = runs.final().filter(created_at__gte=timezone.now() - REFERENCE_TRIES_WINDOW)
+    if tried.count() >= REFERENCE_TRIES:
+        raise NoReferenceOutput(f"The lesson's program did not run: {lines.exercise_id}")
+    queue_run(code=code, purpose=Run.Purpose.CHECK)
     return None
 
 
 def settle_check(*, attempt: OrderingAttempt) -> OrderingAttempt:
-    """Give a pending output check its verdict once its run (and the solution's) finished."""
+    """Give a pending output check its verdict once its run (and the solution's) finished.
+
+    A run that did not end OK is "not yet" at once (the feedback says why it stopped, or
+    that Parsnip lost it), without waiting for the solution's output.
+    """
     if attempt.verdict != OrderingAttempt.Verdict.PENDING or attempt.run is None:
         return attempt
     run = attempt.run
@@ -268,11 +338,16 @@ def settle_check(*, attempt: OrderingAttempt) -> OrderingAttempt:
         run.fail_if_stale()
     if not run.is_final:
         return attempt
-    lines = ExerciseLines.of(attempt.exercise)
-    expected = _reference_output(lines)
-    if expected is None:
-        return attempt
-    solved = run.status == Run.Status.OK and grading.outputs_match(run.stdout, expected)
+    solved = False
+    if run.status == Run.Status.OK:
+        try:
+            expected = _reference_output(ExerciseLines.of(attempt.exercise))
+        except NoReferenceOutput:
+            expected = None  # nothing to compare with: "not yet", never a hang
+        else:
+            if expected is None:
+                return attempt
+        solved = expected is not None and grading.outputs_match(run.stdout, expected)
     verdict = OrderingAttempt.Verdict.SOLVED if solved else OrderingAttempt.Verdict.WRONG
     with transaction.atomic():
         claimed = OrderingAttempt.objects.filter(
@@ -285,7 +360,9 @@ def settle_check(*, attempt: OrderingAttempt) -> OrderingAttempt:
                 .filter(user=attempt.user_id, exercise=attempt.exercise_id, solved_at=None)
                 .first()
             )
-            if arrangement is not None and arrangement.order == attempt.order:
+            # A run Parsnip lost or could not start is not the learner's wrong check.
+            lost = run.status == Run.Status.FAILED
+            if arrangement is not None and arrangement.order == attempt.order and not lost:
                 _count(arrangement.pk, verdict)
             if solved:
                 refresh_lesson_progress(user=attempt.user, lesson=attempt.exercise.block.lesson)

@@ -32,6 +32,7 @@ from tutor.actions.ordering import (
     ExerciseLines,
     OrderingRefused,
     dependencies_of,
+    fit_to_lines,
     starting_order,
 )
 from tutor.grading import compare_prediction
@@ -41,6 +42,8 @@ PARTIAL = "tutor/ordering_practice.html#exercise-practice"
 # How long Check waits for the program's output before answering with a partial that polls.
 RESULT_WAIT_SECONDS = 1.5
 MAX_SHOWN_OUTPUT = 2_000
+# Far more than any exercise's keys need; a longer arrangement is refused before parsing.
+MAX_ARRANGEMENT_CHARS = 10_000
 
 
 class Malformed(ValueError):
@@ -168,6 +171,8 @@ def build_board(
         arrangement = OrderingArrangement(
             user=user, exercise=exercise, order=starting_order(user_id=user.pk, lines=lines)
         )
+    else:
+        fit_to_lines(arrangement, lines)  # the lines may have been edited; saved on the next move
     board = Board(
         exercise,
         lesson_url,
@@ -186,6 +191,8 @@ def build_board(
         attempt is not None
         and arrangement.checks
         and (board.solved or attempt.order == arrangement.order)
+        # Marks for an order naming a line since edited away would describe another exercise.
+        and all(key in lines.texts for key in attempt.order)
     )
     if shows_check:
         _feedback(board, lines, attempt)
@@ -273,9 +280,13 @@ def read_arrangement(
     raw: str, lines: ExerciseLines, *, removed: list[str]
 ) -> tuple[list[str], list[str]]:
     """Every line of the exercise exactly once, in the answer or in "not used"."""
+    if len(raw) > MAX_ARRANGEMENT_CHARS:
+        raise Malformed(
+            f"The arrangement is too long: at most {MAX_ARRANGEMENT_CHARS:,} characters."
+        )
     try:
         data = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):
         raise Malformed("The arrangement is not valid JSON.") from None
     if not (
         isinstance(data, dict)
@@ -342,8 +353,13 @@ def log_in_first(request: HttpRequest, exercise: OrderingExercise) -> HttpRespon
     return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
 
 
-def bad_request(message: str) -> HttpResponse:
-    return HttpResponseBadRequest(message, content_type="text/plain; charset=utf-8")
+def refused(request: HttpRequest, exercise: OrderingExercise, message: str) -> HttpResponse:
+    """A request the page's script sent gets a 400 it shows beside the lines; a plain form
+    goes back to the exercise, with the reason shown at the top of the lesson page."""
+    if request.htmx:
+        return HttpResponseBadRequest(message, content_type="text/plain; charset=utf-8")
+    messages.error(request, message)
+    return redirect(exercise_url(exercise))
 
 
 def practice_response(
@@ -372,11 +388,15 @@ def practice_response(
     return TemplateResponse(request, PARTIAL, context)
 
 
-def removed_keys(user: AbstractBaseUser, exercise: OrderingExercise) -> list[str]:
-    found = OrderingArrangement.objects.filter(user=user, exercise=exercise).values_list(
-        "removed", flat=True
-    )
-    return next(iter(found), [])
+def removed_keys(
+    user: AbstractBaseUser, exercise: OrderingExercise, lines: ExerciseLines
+) -> list[str]:
+    """The lines Help took away that are still distractors of the exercise as it is now."""
+    arrangement = OrderingArrangement.objects.filter(user=user, exercise=exercise).first()
+    if arrangement is None:
+        return []
+    fit_to_lines(arrangement, lines)
+    return arrangement.removed
 
 
 def wait_for(attempt: OrderingAttempt) -> OrderingAttempt:
@@ -413,15 +433,14 @@ def ordering_move(request: HttpRequest, exercise_id: int) -> HttpResponse:
     lines = ExerciseLines.of(exercise)
     try:
         if "arrangement" in request.POST:
-            order, unused = read_arrangement(
-                request.POST["arrangement"], lines, removed=removed_keys(request.user, exercise)
-            )
+            removed = removed_keys(request.user, exercise, lines)
+            order, unused = read_arrangement(request.POST["arrangement"], lines, removed=removed)
             actions.arrange_lines(user=request.user, exercise=exercise, order=order, unused=unused)
         else:
             key, direction = read_move(request.POST.get("move", ""), lines)
             actions.move_line(user=request.user, exercise=exercise, key=key, direction=direction)
-    except (Malformed, OrderingRefused) as refused:
-        return bad_request(str(refused))
+    except (Malformed, OrderingRefused) as refusal:
+        return refused(request, exercise, str(refusal))
     return practice_response(request, exercise)
 
 
@@ -434,16 +453,15 @@ def ordering_check(request: HttpRequest, exercise_id: int) -> HttpResponse:
     order = unused = None
     try:
         if "arrangement" in request.POST:
-            order, unused = read_arrangement(
-                request.POST["arrangement"], lines, removed=removed_keys(request.user, exercise)
-            )
+            removed = removed_keys(request.user, exercise, lines)
+            order, unused = read_arrangement(request.POST["arrangement"], lines, removed=removed)
         attempt = actions.check_order(
             user=request.user, exercise=exercise, order=order, unused=unused
         )
-    except (Malformed, OrderingRefused) as refused:
-        return bad_request(str(refused))
-    except actions.RunRefused as refused:
-        return practice_response(request, exercise, notice=str(refused))
+    except (Malformed, OrderingRefused) as refusal:
+        return refused(request, exercise, str(refusal))
+    except actions.RunRefused as refusal:
+        return practice_response(request, exercise, notice=str(refusal))
     if attempt.verdict == OrderingAttempt.Verdict.PENDING:
         wait_for(attempt)
     return practice_response(request, exercise)
@@ -456,8 +474,8 @@ def ordering_help(request: HttpRequest, exercise_id: int) -> HttpResponse:
         return log_in_first(request, exercise)
     try:
         done = actions.help_with_order(user=request.user, exercise=exercise)
-    except OrderingRefused as refused:
-        return bad_request(str(refused))
+    except OrderingRefused as refusal:
+        return refused(request, exercise, str(refusal))
     return practice_response(request, exercise, notice=done)
 
 
