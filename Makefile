@@ -14,8 +14,14 @@ PYTHON_312 := $(shell for p in python3.13 python3.12 $$(ls -d $$HOME/.pyenv/vers
 
 run: setup db content demo serve
 
+# The whole suite on the embedded default (SQLite), then again on PostgreSQL, the
+# scale-out database (browser and sandbox tests need no second database run).
+PG_TEST_URL ?= postgres:///parsnip
+
 test: setup
 	$(PY) -m pytest
+	@echo "== the suite again on PostgreSQL ($(PG_TEST_URL))"
+	DATABASE_URL=$(PG_TEST_URL) $(PY) -m pytest -q -m "not browser" --ignore=tests/sandbox
 
 setup: system-deps python-deps frontend
 

@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 PRODUCTION = {
     "DEBUG": "0",
@@ -42,15 +44,33 @@ def test_a_weaker_sandbox_backend_is_refused_when_debug_is_off():
     assert manage("check", SANDBOX_BACKEND="unsafe-subprocess", DEBUG="1").returncode == 0
 
 
-def test_sqlite_runs_in_wal_mode_with_immediate_transactions(db):
-    from django.db import connection
+@pytest.mark.django_db  # lets this test open its own connection
+def test_sqlite_runs_in_wal_mode_with_immediate_transactions(tmp_path):
+    """The embedded default's connection options, checked on a real SQLite file (also when
+    this suite itself runs on PostgreSQL)."""
+    from django.db.utils import ConnectionHandler
 
-    with connection.cursor() as cursor:
-        cursor.execute("PRAGMA journal_mode")
-        assert cursor.fetchone()[0] == "wal"
-        cursor.execute("PRAGMA busy_timeout")
-        assert cursor.fetchone()[0] >= 5000
-    assert connection.transaction_mode == "IMMEDIATE"
+    from config.settings import SQLITE_OPTIONS
+
+    handler = ConnectionHandler(
+        {
+            "default": {
+                "ENGINE": "django.db.backends.sqlite3",
+                "NAME": str(tmp_path / "embedded.sqlite3"),
+                "OPTIONS": SQLITE_OPTIONS,
+            }
+        }
+    )
+    connection = handler["default"]
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("PRAGMA journal_mode")
+            assert cursor.fetchone()[0] == "wal"
+            cursor.execute("PRAGMA busy_timeout")
+            assert cursor.fetchone()[0] >= 5000
+        assert connection.transaction_mode == "IMMEDIATE"
+    finally:
+        connection.close()
 
 
 def test_every_response_carries_a_strict_content_security_policy(client, db):
