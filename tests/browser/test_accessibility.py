@@ -3,6 +3,7 @@ light and dark mode. Serious and critical violations fail the test; the rest are
 in the failure message when there is one."""
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -10,7 +11,7 @@ from tests.factories import make_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-AXE = "node_modules/axe-core/axe.min.js"
+AXE = Path(__file__).resolve().parents[2] / "node_modules" / "axe-core" / "axe.min.js"
 PAGES = [
     "/",
     "/learn/local-models/",
