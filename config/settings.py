@@ -239,6 +239,16 @@ LESSON_PAGE_EXTENSIONS = [
 # Context for pages that list lessons (catalogue, course): e.g. each lesson's progress.
 LESSON_LIST_EXTENSIONS = ["tutor.views.progress.lesson_list_context"]
 
+# The most a course or snippet may give its runs (its `limits:`); anything not named keeps
+# the sandbox's default. The wall limit stays under django-q2's task timeout (30 s).
+SANDBOX_MAX_LIMITS = {
+    "cpu_seconds": int(os.environ.get("SANDBOX_MAX_CPU_SECONDS", "20")),
+    "wall_seconds": float(os.environ.get("SANDBOX_MAX_WALL_SECONDS", "25")),
+    "memory_mb": int(os.environ.get("SANDBOX_MAX_MEMORY_MB", "1024")),
+    "processes": int(os.environ.get("SANDBOX_MAX_PROCESSES", "128")),
+    "output_kb": int(os.environ.get("SANDBOX_MAX_OUTPUT_KB", "1024")),
+}
+
 # Per learner: runs a minute, and runs waiting for a worker at once.
 RUNS_PER_MINUTE = int(os.environ.get("RUNS_PER_MINUTE", "20"))
 RUNS_PENDING_MAX = int(os.environ.get("RUNS_PENDING_MAX", "3"))

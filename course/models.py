@@ -7,11 +7,37 @@ updates them in place instead of orphaning what learners did.
 
 import re
 
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models.functions import Lower
 from django.urls import reverse
 
 WORDS_PER_MINUTE = 238  # average silent reading speed of adults (Brysbaert, 2019)
+
+# What an author may set for a course's or one snippet's runs, in the content files' words;
+# the site's maxima (settings.SANDBOX_MAX_LIMITS) still apply.
+RUN_LIMITS = {
+    "cpu_seconds": "CPU time, in seconds",
+    "wall_seconds": "wall-clock time, in seconds",
+    "memory_mb": "memory, in MiB",
+    "processes": "processes and threads",
+    "output_kb": "output (stdout and stderr together), in KiB",
+}
+RUN_LIMITS_HELP = (
+    "Sandbox limits for these runs, e.g. {\"wall_seconds\": 20}: "
+    + ", ".join(f"{name} ({meaning})" for name, meaning in RUN_LIMITS.items())
+    + ". Capped by the site's maxima."
+)
+
+
+def validate_run_limits(value) -> None:
+    if not isinstance(value, dict):
+        raise ValidationError('Run limits are names with numbers, e.g. {"wall_seconds": 20}.')
+    for name, number in value.items():
+        if name not in RUN_LIMITS:
+            raise ValidationError(f"Unknown run limit '{name}': use {', '.join(RUN_LIMITS)}.")
+        if isinstance(number, bool) or not isinstance(number, int | float) or number <= 0:
+            raise ValidationError(f"Run limit '{name}' must be a positive number.")
 
 
 class Course(models.Model):
@@ -19,6 +45,9 @@ class Course(models.Model):
     title = models.CharField(max_length=200)
     summary = models.TextField(blank=True, help_text="Markdown.")
     position = models.PositiveIntegerField(default=0, help_text="Place in the catalogue.")
+    run_limits = models.JSONField(
+        default=dict, blank=True, validators=[validate_run_limits], help_text=RUN_LIMITS_HELP
+    )
 
     class Meta:
         ordering = ["position", "title"]
@@ -138,6 +167,12 @@ class Snippet(models.Model):
     )
     version = models.PositiveIntegerField(
         default=1, help_text="Goes up whenever the code changes; predictions keep the one they saw."
+    )
+    run_limits = models.JSONField(
+        default=dict,
+        blank=True,
+        validators=[validate_run_limits],
+        help_text=RUN_LIMITS_HELP + " Set here, they win over the course's.",
     )
 
     def __str__(self) -> str:

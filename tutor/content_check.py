@@ -10,6 +10,7 @@ from django.conf import settings
 
 from course.models import Snippet
 from tutor import sandbox
+from tutor.actions.runs import limits_for
 from tutor.grading import outputs_match
 
 
@@ -38,7 +39,9 @@ def check_snippets(snippets: Iterable[Snippet]) -> list[SnippetCheck]:
     """Run each snippet; raises sandbox.SandboxUnavailable if code cannot run here at all."""
     checks = []
     for snippet in snippets:
-        result = sandbox.run(snippet.code, backend=settings.SANDBOX_BACKEND)
+        result = sandbox.run(
+            snippet.code, limits=limits_for(snippet), backend=settings.SANDBOX_BACKEND
+        )
         checks.append(SnippetCheck(snippet, result.status, result.stdout, result.stderr))
     return checks
 

@@ -165,6 +165,8 @@ def course_document(course: Course) -> dict:
     if course.summary:
         document["summary"] = _text(course.summary)
     document["order"] = course.position
+    if course.run_limits:
+        document["limits"] = dict(course.run_limits)
     document["lessons"] = [lesson.slug for lesson in course.lessons.order_by("position", "pk")]
     return document
 
@@ -206,6 +208,8 @@ def block_document(block: Block, generated_key: str) -> dict:
         document["code"] = _text(snippet.code)
         if snippet.expected_output:
             document["output"] = _text(snippet.expected_output)
+        if snippet.run_limits:
+            document["limits"] = dict(snippet.run_limits)
     elif block.kind == Block.Kind.ORDERING:
         document.update(exercise_fields(block.exercise))
     elif block.kind == Block.Kind.DATA_FLOW:

@@ -161,7 +161,12 @@ class _Importer:
             Course,
             existing,
             data.slug,
-            {"title": data.title, "summary": data.summary, "position": data.position},
+            {
+                "title": data.title,
+                "summary": data.summary,
+                "position": data.position,
+                "run_limits": data.run_limits,
+            },
             slug=data.slug,
         )
         lessons = {lesson.slug: lesson for lesson in course.lessons.all()}
@@ -238,6 +243,7 @@ class _Importer:
                     "language": data.snippet.language,
                     "code": data.snippet.code,
                     "expected_output": data.snippet.expected_output,
+                    "run_limits": data.snippet.run_limits,
                 },
                 block=block,
             )

@@ -12,7 +12,15 @@ import yaml
 
 from course.content_files.errors import ContentError, ContentErrors, did_you_mean
 from course.markup import TERM_LINK
-from course.models import Block, Course, GlossaryTerm, Lesson, OrderingExercise, Snippet
+from course.models import (
+    RUN_LIMITS,
+    Block,
+    Course,
+    GlossaryTerm,
+    Lesson,
+    OrderingExercise,
+    Snippet,
+)
 
 SLUG = re.compile(r"[a-z0-9][a-z0-9-]*")
 SLUG_MAX_LENGTH = 50
@@ -24,7 +32,9 @@ COMMON_BLOCK_FIELDS = ("kind", "key", "title", "body")
 BLOCK_FIELDS = {
     Block.Kind.PROSE: COMMON_BLOCK_FIELDS,
     Block.Kind.TRY_IT: COMMON_BLOCK_FIELDS,
-    Block.Kind.SNIPPET: (*COMMON_BLOCK_FIELDS, "caption", "language", "code", "output"),
+    Block.Kind.SNIPPET: (
+        *COMMON_BLOCK_FIELDS, "caption", "language", "code", "output", "limits"
+    ),
     Block.Kind.ORDERING: (
         *COMMON_BLOCK_FIELDS,
         "intro",
@@ -41,7 +51,7 @@ ITEM_FIELDS = {
     Block.Kind.EXPLANATIONS: ("title", "body"),
     Block.Kind.EXAMPLES: ("title", "lines", "body"),
 }
-COURSE_FIELDS = ("title", "summary", "order", "lessons")
+COURSE_FIELDS = ("title", "summary", "order", "limits", "lessons")
 LESSON_FIELDS = ("title", "level", "summary", "what_you_will_see", "terms", "blocks")
 TERM_FIELDS = ("slug", "term", "definition", "see_also")
 LINE_FIELDS = ("key", "text", "depends_on")
@@ -67,6 +77,7 @@ class SnippetData:
     language: str
     code: str
     expected_output: str
+    run_limits: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -117,6 +128,7 @@ class CourseData:
     summary: str
     position: int
     lessons: list[LessonData]
+    run_limits: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -293,6 +305,30 @@ class _Reader:
         if markdown:
             self.markdown.append((path, mapping.nodes.get(name), line, value))
         return value
+
+    def run_limits(self, path: str, mapping: YamlMap) -> dict:
+        """`limits:` — sandbox limits by name (see course.models.RUN_LIMITS), positive numbers."""
+        value = mapping.get("limits")
+        if value is None:
+            return {}
+        if not isinstance(value, dict):
+            self.error(
+                path,
+                mapping.line_of("limits"),
+                f"'limits' must be names with numbers (like wall_seconds: 20), not {describe(value)}",
+            )
+            return {}
+        limits = {}
+        for name, number in value.items():
+            line = value.line_of(name) if isinstance(value, YamlMap) else mapping.line_of("limits")
+            if name not in RUN_LIMITS:
+                hint = did_you_mean(name, RUN_LIMITS) or f" (limits: {', '.join(RUN_LIMITS)})"
+                self.error(path, line, f"unknown limit '{name}'{hint}")
+            elif isinstance(number, bool) or not isinstance(number, int | float) or number <= 0:
+                self.error(path, line, f"limit '{name}' must be a positive number, not {describe(number)}")
+            else:
+                limits[name] = number
+        return limits
 
     def slug(self, path: str, line: int, value, what: str) -> str | None:
         if not isinstance(value, str):
@@ -563,7 +599,13 @@ class _Reader:
                     "order, or remove the file",
                 )
         return CourseData(
-            slug=slug, path=shown, title=title, summary=summary, position=position, lessons=ordered
+            slug=slug,
+            path=shown,
+            title=title,
+            summary=summary,
+            position=position,
+            lessons=ordered,
+            run_limits=self.run_limits(shown, root),
         )
 
     def read_lesson(self, path: Path) -> LessonData | None:
@@ -648,6 +690,7 @@ class _Reader:
                 or "python",
                 code=self.text(path, entry, "code", what, required=True),
                 expected_output=self.text(path, entry, "output", what),
+                run_limits=self.run_limits(path, entry),
             )
         elif kind == Block.Kind.ORDERING:
             block.exercise = self.read_exercise(path, entry, what)

@@ -362,6 +362,20 @@ def test_export_removes_lesson_files_of_deleted_lessons(sample_content, tmp_path
 # --- Bad content ----------------------------------------------------------------------------
 
 BAD_FILES = {
+    "unknown run limit": (
+        SEED,
+        "    key: backend-latency\n",
+        "    key: backend-latency\n    limits:\n      wall_secs: 20\n",
+        "wall_secs: 20",
+        "unknown limit 'wall_secs' (did you mean 'wall_seconds'?)",
+    ),
+    "run limit not a positive number": (
+        "local-models/course.yaml",
+        "order: 1\n",
+        "order: 1\nlimits:\n  memory_mb: -5\n",
+        "memory_mb: -5",
+        "limit 'memory_mb' must be a positive number",
+    ),
     "yaml syntax error": (
         SEED,
         "level: Master\n",
@@ -567,3 +581,24 @@ def test_a_broken_glossary_is_reported_once(content):
         import_content(content)
     assert str(error.value).startswith("1 problem in the content files")
     assert f"{content / 'glossary.yaml'}:" in str(error.value)
+
+
+def test_run_limits_of_a_course_and_a_snippet_are_imported_and_exported(content, tmp_path):
+    edit(content / "local-models/course.yaml", "order: 1\n", "order: 1\nlimits:\n  wall_seconds: 20\n")
+    edit(
+        content / SEED,
+        "    key: backend-latency\n",
+        "    key: backend-latency\n    limits:\n      memory_mb: 512\n      cpu_seconds: 2\n",
+    )
+    import_content(content)
+    assert Course.objects.get(slug="local-models").run_limits == {"wall_seconds": 20}
+    assert Snippet.objects.get(block__key="backend-latency").run_limits == {
+        "memory_mb": 512,
+        "cpu_seconds": 2,
+    }
+    call_command("export_content", str(tmp_path / "out"), verbosity=0)
+    assert yaml.safe_load((tmp_path / "out" / SEED).read_text())["blocks"][1]["limits"] == {
+        "memory_mb": 512,
+        "cpu_seconds": 2,
+    }
+    assert "limits:\n  wall_seconds: 20\n" in (tmp_path / "out/local-models/course.yaml").read_text()

@@ -3,6 +3,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from course.models import Snippet
 from tests.factories import make_snippet, make_user
 from tutor import tasks
 from tutor.actions import runs as actions
@@ -91,3 +92,43 @@ def test_a_sweep_every_minute_fails_runs_whose_worker_died():
     assert tasks.fail_stale_runs() == 1
     lost.refresh_from_db()
     assert lost.status == Run.Status.FAILED
+
+
+def test_run_limits_come_from_the_course_then_the_snippet_within_the_sites_maxima(settings):
+    settings.SANDBOX_MAX_LIMITS = {"wall_seconds": 25, "memory_mb": 1024}
+    snippet = make_snippet()
+    default = actions.limits_for(snippet)
+    assert default == actions.limits_for(None)
+
+    course = snippet.block.lesson.course
+    course.run_limits = {"wall_seconds": 20, "memory_mb": 512}
+    course.save()
+    snippet.run_limits = {"wall_seconds": 60, "cpu_seconds": 2}
+    snippet.save()
+    snippet = Snippet.objects.select_related("block__lesson__course").get(pk=snippet.pk)
+    limits = actions.limits_for(snippet)
+    assert limits.wall_seconds == 25  # the snippet asked for 60: capped at the site's maximum
+    assert limits.memory_bytes == 512 * 1024 * 1024  # from the course
+    assert limits.cpu_seconds == 2  # a snippet may also lower a limit
+    assert limits.processes == default.processes  # not raisable here: the default stays
+
+
+def test_the_worker_runs_a_snippet_with_its_own_limits():
+    snippet = make_snippet(code="import time\ntime.sleep(5)\n", run_limits={"wall_seconds": 1})
+    run = Run.objects.create(code=snippet.code, snippet=snippet)
+    actions.execute_run(run_id=run.pk)
+    run.refresh_from_db()
+    assert run.status == Run.Status.TIMEOUT
+    assert run.duration_ms < 3000
+
+
+def test_run_limits_are_validated_in_the_admin_form():
+    from django.core.exceptions import ValidationError
+
+    snippet = make_snippet()
+    snippet.run_limits = {"wall_secs": 5}
+    with pytest.raises(ValidationError, match="Unknown run limit 'wall_secs'"):
+        snippet.full_clean()
+    snippet.run_limits = {"memory_mb": 0}
+    with pytest.raises(ValidationError, match="must be a positive number"):
+        snippet.full_clean()

@@ -1,5 +1,7 @@
 """Runs of code: queue one, execute one in the worker, and the per-learner allowance."""
 
+import dataclasses
+import math
 from datetime import timedelta
 
 from django.conf import settings
@@ -52,6 +54,36 @@ def queue_run(
     return run
 
 
+# The content files' limit names, in the sandbox's units.
+_SANDBOX_LIMIT = {
+    "cpu_seconds": ("cpu_seconds", lambda n: max(1, math.ceil(n))),
+    "wall_seconds": ("wall_seconds", float),
+    "memory_mb": ("memory_bytes", lambda n: int(n * 1024 * 1024)),
+    "processes": ("processes", int),
+    "output_kb": ("output_bytes", lambda n: int(n * 1024)),
+}
+
+
+def _sandbox_limits(named: dict) -> dict:
+    return {
+        _SANDBOX_LIMIT[name][0]: _SANDBOX_LIMIT[name][1](number)
+        for name, number in named.items()
+        if name in _SANDBOX_LIMIT
+    }
+
+
+def limits_for(snippet: Snippet | None) -> sandbox.Limits:
+    """A snippet's run limits: the sandbox's defaults as its course and then the snippet
+    set them, never beyond the site's maxima (settings.SANDBOX_MAX_LIMITS)."""
+    defaults = sandbox.Limits()
+    if snippet is None:
+        return defaults
+    maxima = dataclasses.replace(defaults, **_sandbox_limits(settings.SANDBOX_MAX_LIMITS))
+    course = snippet.block.lesson.course
+    changes = _sandbox_limits({**course.run_limits, **snippet.run_limits})
+    return defaults.raised(maxima, **changes)
+
+
 def execute_run(*, run_id: int) -> Run | None:
     """Run the code of a queued Run in the sandbox and store the result on the row.
 
@@ -62,9 +94,14 @@ def execute_run(*, run_id: int) -> Run | None:
     )
     if not claimed:
         return None
-    run = Run.objects.get(pk=run_id)
+    run = Run.objects.select_related("snippet__block__lesson__course").get(pk=run_id)
     try:
-        result = sandbox.run(run.code, stdin=run.stdin, backend=settings.SANDBOX_BACKEND)
+        result = sandbox.run(
+            run.code,
+            stdin=run.stdin,
+            limits=limits_for(run.snippet),
+            backend=settings.SANDBOX_BACKEND,
+        )
     except Exception as exc:  # the sandbox itself failed: say so on the row, never leave it running
         run.status = Run.Status.FAILED
         run.stderr = f"Parsnip could not run this code: {exc}"
