@@ -115,6 +115,12 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["TEST"] = {
         "NAME": os.environ.get("SQLITE_TEST_NAME") or str(BASE_DIR / f".test-db-{os.getpid()}.sqlite3")
     }
+elif DATABASES["default"]["ENGINE"].startswith("django.db.backends.postgresql"):
+    # One test database per test run, so two checkouts can run their suites at once.
+    DATABASES["default"]["TEST"] = {
+        "NAME": os.environ.get("PG_TEST_NAME")
+        or f"test_{DATABASES['default']['NAME']}_{os.getpid()}"
+    }
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
