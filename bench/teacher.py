@@ -31,7 +31,7 @@ def build_class(students: int, lessons: int):
         for n in range(lessons)
     )
     blocks = Block.objects.bulk_create(
-        Block(lesson=lesson, key="snippet", kind=Block.Kind.SNIPPET) for lesson in lesson_rows
+        Block(lesson=lesson, key="snippet", kind="snippet") for lesson in lesson_rows
     )
     Snippet.objects.bulk_create(Snippet(block=block, code="print(1)\n") for block in blocks)
     cohort = Cohort.objects.create(name="Bench class", teacher=teacher, join_code="BENCH123")

@@ -30,6 +30,20 @@ RUN_LIMITS_HELP = (
 )
 
 
+def linked_in_order(manager) -> list:
+    """The rows of a many-to-many relation in the order they were linked (the order the
+    content files give: the through rows' order)."""
+    through = manager.through
+    source, target = manager.source_field_name, manager.target_field_name
+    ids = list(
+        through.objects.filter(**{source: manager.instance})
+        .order_by("pk")
+        .values_list(f"{target}_id", flat=True)
+    )
+    by_id = manager.model.objects.in_bulk(ids)
+    return [by_id[pk] for pk in ids]
+
+
 def validate_run_limits(value) -> None:
     if not isinstance(value, dict):
         raise ValidationError('Run limits are names with numbers, e.g. {"wall_seconds": 20}.')
@@ -64,13 +78,14 @@ class LessonQuerySet(models.QuerySet):
         return self.order_by("course__position", "course__title", "position", "pk")
 
     def search(self, query: str) -> "LessonQuerySet":
-        return self.filter(
-            models.Q(title__icontains=query)
-            | models.Q(summary__icontains=query)
-            | models.Q(blocks__title__icontains=query)
-            | models.Q(blocks__body__icontains=query)
-            | models.Q(blocks__snippet__caption__icontains=query)
-        ).distinct()
+        from course import kinds
+
+        lookups = ["title", "summary", "blocks__title", "blocks__body"]
+        lookups += [f"blocks__{lookup}" for kind in kinds.every() for lookup in kind.search_lookups]
+        matches = models.Q()
+        for lookup in dict.fromkeys(lookups):
+            matches |= models.Q(**{f"{lookup}__icontains": query})
+        return self.filter(matches).distinct()
 
 
 class Lesson(models.Model):
@@ -108,36 +123,19 @@ class Lesson(models.Model):
         """
         texts = [self.summary]
         for block in self.blocks.all():
-            texts += [block.title, block.body]
-            for item in block.items:
-                if isinstance(item, dict):
-                    texts += [str(item.get("title", "")), str(item.get("body", ""))]
-                else:
-                    texts.append(str(item))
-            if block.kind == Block.Kind.SNIPPET:
-                texts.append(block.snippet.caption)
-            elif block.kind == Block.Kind.ORDERING:
-                texts.append(block.exercise.intro)
+            texts += block.kind_spec.reading_texts(block)
         words = sum(len(re.findall(r"\w+", text)) for text in texts)
         return max(1, round(words / WORDS_PER_MINUTE))
 
 
 class Block(models.Model):
-    """One piece of a lesson page, in page order."""
-
-    class Kind(models.TextChoices):
-        PROSE = "prose", "Prose"
-        TRY_IT = "try_it", "Try It"
-        SNIPPET = "snippet", "Snippet"
-        ORDERING = "ordering", "Put it in order"
-        DATA_FLOW = "data_flow", "Data Flow"
-        EXPLANATIONS = "explanations", "Why this works"
-        EXAMPLES = "examples", "Examples"
+    """One piece of a lesson page, in page order. Its `kind` names one of the kinds
+    declared in course.kinds, which knows its fields and its template."""
 
     lesson = models.ForeignKey(Lesson, on_delete=models.CASCADE, related_name="blocks")
     key = models.SlugField(help_text="Stable inside the lesson: learner data points at it.")
     position = models.PositiveIntegerField(default=0)
-    kind = models.CharField(max_length=20, choices=Kind.choices)
+    kind = models.CharField(max_length=20, help_text="One of the block kinds (course.kinds).")
     title = models.CharField(max_length=200, blank=True)
     body = models.TextField(blank=True, help_text="Markdown.")
     items = models.JSONField(
@@ -154,7 +152,14 @@ class Block(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.lesson} · {self.get_kind_display()} · {self.key}"
+        return f"{self.lesson} · {self.kind_spec.label} · {self.key}"
+
+    @property
+    def kind_spec(self):
+        """The declaration of this block's kind (course.kinds.BlockKind)."""
+        from course import kinds
+
+        return kinds.get(self.kind)
 
 
 class Snippet(models.Model):

@@ -49,7 +49,7 @@ def make_lesson(course: Course | None = None, **fields) -> Lesson:
     return Lesson.objects.create(course=course or make_course(), **fields)
 
 
-def make_block(lesson: Lesson, kind: str = Block.Kind.PROSE, **fields) -> Block:
+def make_block(lesson: Lesson, kind: str = "prose", **fields) -> Block:
     n = next(_seq)
     fields.setdefault("key", f"{kind.replace('_', '-')}-{n}")
     fields.setdefault("position", n)
@@ -58,7 +58,7 @@ def make_block(lesson: Lesson, kind: str = Block.Kind.PROSE, **fields) -> Block:
 
 def make_snippet(lesson: Lesson | None = None, *, key: str | None = None, **fields) -> Snippet:
     lesson = lesson or make_lesson()
-    block = make_block(lesson, Block.Kind.SNIPPET, **({"key": key} if key else {}))
+    block = make_block(lesson, "snippet", **({"key": key} if key else {}))
     fields.setdefault("code", 'print("hello")\n')
     fields.setdefault("expected_output", "hello\n")
     return Snippet.objects.create(block=block, **fields)
@@ -73,7 +73,7 @@ def make_exercise(
     **fields,
 ) -> OrderingExercise:
     lesson = lesson or make_lesson()
-    block = make_block(lesson, Block.Kind.ORDERING, **({"key": key} if key else {}))
+    block = make_block(lesson, "ordering", **({"key": key} if key else {}))
     exercise = OrderingExercise.objects.create(block=block, **fields)
     for position, text in enumerate(lines, start=1):
         OrderingLine.objects.create(exercise=exercise, key=f"l{position}", text=text, position=position)

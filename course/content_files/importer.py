@@ -12,28 +12,27 @@ from pathlib import Path
 from django.db import models, transaction
 from django.db.models import ProtectedError, RestrictedError
 
+from course import kinds
 from course.content_files.errors import ContentError, ContentErrors
-from course.content_files.reader import BlockData, Content, CourseData, ExerciseData, LessonData
-from course.models import (
-    Block,
-    Course,
-    GlossaryTerm,
-    Lesson,
-    OrderingExercise,
-    OrderingLine,
-    Snippet,
-)
+from course.content_files.reader import BlockData, Content, CourseData, LessonData
+from course.models import Block, Course, GlossaryTerm, Lesson
 
-NAMES = {
-    Course: ("course", "courses"),
-    Lesson: ("lesson", "lessons"),
-    Block: ("block", "blocks"),
-    Snippet: ("snippet", "snippets"),
-    OrderingExercise: ("ordering exercise", "ordering exercises"),
-    OrderingLine: ("ordering line", "ordering lines"),
-    GlossaryTerm: ("glossary term", "glossary terms"),
-}
-LABELS = {model._meta.label: model for model in NAMES}
+
+def content_models() -> list[type[models.Model]]:
+    """The models that hold content, in the order a summary names them."""
+    found = [Course, Lesson, Block]
+    for kind in kinds.every():
+        found += [model for model in kind.content_models if model not in found]
+    return [*found, GlossaryTerm]
+
+
+def counted(counter: Counter) -> str:
+    parts = [
+        f"{counter[model]} {model._meta.verbose_name if counter[model] == 1 else model._meta.verbose_name_plural}"
+        for model in content_models()
+        if counter[model]
+    ]
+    return ", ".join(parts) or "nothing"
 
 
 @dataclass
@@ -43,18 +42,10 @@ class ImportSummary:
     deleted: Counter = field(default_factory=Counter)
 
     def lines(self) -> list[str]:
-        def counts(counter: Counter) -> str:
-            parts = [
-                f"{counter[model]} {NAMES[model][counter[model] != 1]}"
-                for model in NAMES
-                if counter[model]
-            ]
-            return ", ".join(parts) or "nothing"
-
         return [
-            f"Created: {counts(self.created)}.",
-            f"Updated: {counts(self.updated)}.",
-            f"Deleted: {counts(self.deleted)}.",
+            f"Created: {counted(self.created)}.",
+            f"Updated: {counted(self.updated)}.",
+            f"Deleted: {counted(self.deleted)}.",
         ]
 
 
@@ -114,9 +105,10 @@ class _Importer:
         except (ProtectedError, RestrictedError):
             self.refused.append(ContentError(path, None, refusal))
             return False
+        labels = {model._meta.label: model for model in content_models()}
         for label, count in deleted.items():
-            if label in LABELS:
-                self.summary.deleted[LABELS[label]] += count
+            if label in labels:
+                self.summary.deleted[labels[label]] += count
         return True
 
     # -- the content
@@ -157,15 +149,16 @@ class _Importer:
         return terms
 
     def save_course(self, data: CourseData, existing: dict, terms: dict) -> None:
+        values = data.values
         course = self.save(
             Course,
             existing,
             data.slug,
             {
-                "title": data.title,
-                "summary": data.summary,
-                "position": data.position,
-                "run_limits": data.run_limits,
+                "title": values["title"],
+                "summary": values["summary"],
+                "position": values["order"],
+                "run_limits": values["limits"],
             },
             slug=data.slug,
         )
@@ -178,22 +171,23 @@ class _Importer:
     def save_lesson(
         self, course: Course, data: LessonData, position: int, existing: dict, terms: dict
     ) -> None:
+        values = data.values
         lesson = self.save(
             Lesson,
             existing,
             data.slug,
             {
-                "title": data.title,
-                "level": data.level,
-                "summary": data.summary,
-                "what_you_will_see": data.what_you_will_see,
+                "title": values["title"],
+                "level": values["level"],
+                "summary": values["summary"],
+                "what_you_will_see": values["what_you_will_see"],
                 "position": position,
             },
             course=course,
             slug=data.slug,
         )
-        self.set_in_order(lesson, lesson.terms, [terms[slug] for slug in data.terms])
-        blocks = {block.key: block for block in lesson.blocks.select_related("snippet", "exercise")}
+        self.set_in_order(lesson, lesson.terms, [terms[slug] for slug in values["terms"]])
+        blocks = {block.key: block for block in lesson.blocks.all()}
         for block_position, block_data in enumerate(data.blocks, start=1):
             self.save_block(lesson, block_data, block_position, blocks, data.path)
         for block in blocks.values():
@@ -202,100 +196,34 @@ class _Importer:
     def save_block(
         self, lesson: Lesson, data: BlockData, position: int, existing: dict, path: str
     ) -> None:
+        kind = kinds.get(data.kind)
         old = existing.get(data.key)
-        snippet = getattr(old, "snippet", None)
-        exercise = getattr(old, "exercise", None)
+        if old is not None and old.kind != data.kind:
+            # The block changes kind: its old content goes, unless learners' work points at it.
+            old_kind = kinds.get(old.kind)
+            content = old_kind.content_of(old)
+            if content is not None:
+                self.delete(
+                    content,
+                    path,
+                    f"{old_kind.noun} '{data.key}' is now a {data.kind} block, but learners' "
+                    f"work points at it: keep it a {old_kind.noun}, or give the new block "
+                    "another key",
+                )
         block = self.save(
             Block,
             existing,
             data.key,
-            {
-                "position": position,
-                "kind": data.kind,
-                "title": data.title,
-                "body": data.body,
-                "items": data.items,
-            },
+            {"position": position, "kind": data.kind, **kind.block_columns(data.values)},
             lesson=lesson,
             key=data.key,
         )
-        changed_kind = f"is now a {data.kind} block, but learners' work points at it: keep it"
-        if snippet is not None and data.snippet is None:
-            self.delete(
-                snippet,
-                path,
-                f"snippet '{data.key}' {changed_kind} a snippet, or give the new block another key",
-            )
-        if exercise is not None and data.exercise is None:
-            self.delete(
-                exercise,
-                path,
-                f"ordering exercise '{data.key}' {changed_kind} an ordering exercise, or give the new block another key",
-            )
-        if data.snippet is not None:
-            existing_snippet = {block.pk: snippet} if snippet is not None else {}
-            self.save(
-                Snippet,
-                existing_snippet,
-                block.pk,
-                {
-                    "caption": data.snippet.caption,
-                    "language": data.snippet.language,
-                    "code": data.snippet.code,
-                    "expected_output": data.snippet.expected_output,
-                    "run_limits": data.snippet.run_limits,
-                },
-                block=block,
-            )
-        if data.exercise is not None:
-            existing_exercise = {block.pk: exercise} if exercise is not None else {}
-            exercise = self.save(
-                OrderingExercise,
-                existing_exercise,
-                block.pk,
-                {
-                    "intro": data.exercise.intro,
-                    "grading": data.exercise.grading,
-                    "expected_output": data.exercise.expected_output,
-                },
-                block=block,
-            )
-            self.save_lines(exercise, data.exercise, path)
-
-    def save_lines(self, exercise: OrderingExercise, data: ExerciseData, path: str) -> None:
-        existing = {line.key: line for line in exercise.lines.all()}
-        lines = {}
-        numbered = [*enumerate(data.lines, start=1), *((None, d) for d in data.distractors)]
-        for position, line_data in numbered:
-            line = self.save(
-                OrderingLine,
-                existing,
-                line_data.key,
-                {"text": line_data.text, "position": position},
-                exercise=exercise,
-                key=line_data.key,
-            )
-            lines[line_data.key] = line
-        for _, line_data in numbered:
-            line = lines[line_data.key]
-            self.set_in_order(line, line.depends_on, [lines[key] for key in line_data.depends_on])
-        for line in existing.values():
-            self.delete(
-                line,
-                path,
-                f"line '{line.key}' of exercise '{exercise.key}' is gone from the file, but "
-                "learners' work points at it: put it back with the same key",
-            )
+        kind.store(block, data.values, self, path)
 
     # -- deletions, block by block so that a refusal names the snippet or exercise
 
     def delete_block(self, block: Block, path: str) -> bool:
-        if block.kind == Block.Kind.SNIPPET:
-            what = f"snippet '{block.key}'"
-        elif block.kind == Block.Kind.ORDERING:
-            what = f"ordering exercise '{block.key}'"
-        else:
-            what = f"block '{block.key}'"
+        what = f"{kinds.get(block.kind).noun} '{block.key}'"
         return self.delete(
             block,
             path,

@@ -3,7 +3,6 @@ import re
 import pytest
 from django.urls import reverse
 
-from course.models import Block
 from tests.factories import (
     make_block,
     make_course,
@@ -27,21 +26,21 @@ def full_lesson(*, blocks: int = 1, terms: int = 1, course=None, **fields):
     lesson.terms.set(made_terms)
     mention = " ".join(term.term for term in made_terms)
     for n in range(blocks):
-        make_block(lesson, Block.Kind.TRY_IT, title=f"Try widgets {n}")
+        make_block(lesson, "try_it", title=f"Try widgets {n}")
         make_snippet(lesson, code=f"print({n})\n", expected_output=f"{n}\n", caption=f"Caption {n}")
         make_exercise(lesson, intro=f"Order these {n}.", lines=[f"a{n}", f"b{n}", f"c{n}"])
-        make_block(lesson, Block.Kind.DATA_FLOW, body=f"Flow {mention}", items=["One", "Two"])
+        make_block(lesson, "data_flow", body=f"Flow {mention}", items=["One", "Two"])
         make_block(
             lesson,
-            Block.Kind.EXPLANATIONS,
+            "explanations",
             items=[{"title": f"Why {n}", "body": f"Because {mention}."}],
         )
         make_block(
             lesson,
-            Block.Kind.EXAMPLES,
+            "examples",
             items=[{"title": f"Card {n}", "lines": "x -> y\n  z", "body": f"See {mention}."}],
         )
-        make_block(lesson, Block.Kind.PROSE, title=f"Notes {n}", body=f"Prose about {mention}.")
+        make_block(lesson, "prose", title=f"Notes {n}", body=f"Prose about {mention}.")
     return lesson
 
 
@@ -163,7 +162,7 @@ def test_glossary_terms_in_lesson_prose_link_to_their_entry(client):
     term = make_term("KV cache", slug="kv-cache")
     lesson = make_lesson(summary="Tune the KV cache. The KV cache grows.")
     lesson.terms.add(term)
-    make_block(lesson, Block.Kind.PROSE, body="More about the KV cache here.")
+    make_block(lesson, "prose", body="More about the KV cache here.")
 
     html = client.get(lesson_url(lesson)).content.decode()
 
@@ -291,7 +290,7 @@ def test_term_preview_without_htmx_is_the_full_term_page(client):
 
 def test_search_finds_lessons_and_terms(client):
     lesson = make_lesson(title="Optimising speed and memory")
-    make_block(lesson, Block.Kind.PROSE, body="Continuous batching fills empty slots.")
+    make_block(lesson, "prose", body="Continuous batching fills empty slots.")
     make_term("continuous batching", slug="continuous-batching")
     make_lesson(title="Unrelated")
 

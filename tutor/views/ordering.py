@@ -22,7 +22,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
-from course.models import Block, Lesson, OrderingExercise
+from course.models import Lesson, OrderingExercise
 from tutor import actions
 from tutor.actions.ordering import (
     DIRECTIONS,
@@ -267,7 +267,7 @@ def lesson_context(request: HttpRequest, lesson: Lesson) -> dict:
     exercises = [
         block.exercise
         for block in lesson.blocks.all()
-        if block.kind == Block.Kind.ORDERING and hasattr(block, "exercise")
+        if block.kind == "ordering" and hasattr(block, "exercise")
     ]
     attach_boards(request.user, exercises, lesson_url=lesson.get_absolute_url())
     return {}

@@ -20,7 +20,7 @@ from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_GET, require_POST
 
-from course.models import Block, Lesson, Snippet
+from course.models import Lesson, Snippet
 from tutor.actions import (
     RunRefused,
     check_run_allowance,
@@ -183,7 +183,7 @@ def lesson_context(request: HttpRequest, lesson: Lesson) -> dict:
     snippets = [
         block.snippet
         for block in lesson.blocks.all()
-        if block.kind == Block.Kind.SNIPPET and hasattr(block, "snippet")
+        if block.kind == "snippet" and hasattr(block, "snippet")
     ]
     practices = attach_practice(request.user, snippets, run_id=shown_run_id(request))
     for practice in practices.values():

@@ -21,7 +21,8 @@ from django.utils.cache import patch_vary_headers
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from course.models import Block, Lesson, OrderingExercise, OrderingLine, Snippet
+from course import kinds
+from course.models import Lesson, OrderingExercise, OrderingLine, Snippet
 from tutor import teaching
 from tutor.actions import ClassRefused, create_class, join_class, leave_class, remove_student
 from tutor.actions.classes import JOIN_CODE_LENGTH, normalise_join_code
@@ -82,7 +83,7 @@ def grouped(rows, value) -> defaultdict[int, list]:
 
 
 def lessons_with_practice():
-    practice = Q(blocks__kind__in=[Block.Kind.SNIPPET, Block.Kind.ORDERING])
+    practice = Q(blocks__kind__in=[kind.name for kind in kinds.practice_kinds()])
     return (
         Lesson.objects.in_order()
         .annotate(items=Count("blocks", filter=practice))

@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand
 
-from course.content_files import export_content
+from course.content_files.exporter import export_content
 
 
 class Command(BaseCommand):

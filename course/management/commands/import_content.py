@@ -1,6 +1,8 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from course.content_files import ContentErrors, import_content, read_content
+from course.content_files.errors import ContentErrors
+from course.content_files.importer import import_content
+from course.content_files.reader import read_content
 
 
 class Command(BaseCommand):

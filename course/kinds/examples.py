@@ -1,0 +1,21 @@
+"""Examples: cards, each a title, a few literal lines and a Markdown body."""
+
+from course.kinds import BlockKind, common_fields, register
+from course.kinds.fields import Items, Text
+
+register(
+    BlockKind(
+        name="examples",
+        label="Examples",
+        template="course/blocks/examples.html",
+        fields=(
+            *common_fields(),
+            Items(
+                "items",
+                required=True,
+                fields=(Text("title", required=True), Text("lines"), Text("body", markdown=True)),
+            ),
+        ),
+        items_field="items",
+    )
+)

@@ -1,0 +1,21 @@
+"""Why this works: short explanations, each a title and a Markdown body."""
+
+from course.kinds import BlockKind, common_fields, register
+from course.kinds.fields import Items, Text
+
+register(
+    BlockKind(
+        name="explanations",
+        label="Why this works",
+        template="course/blocks/explanations.html",
+        fields=(
+            *common_fields(),
+            Items(
+                "items",
+                required=True,
+                fields=(Text("title", required=True), Text("body", markdown=True)),
+            ),
+        ),
+        items_field="items",
+    )
+)

@@ -1,0 +1,397 @@
+"""The fields of the content files, each declared once: how it is read (and checked, with
+the line of every problem) and how it is written back.
+
+A block kind lists its fields; so do courses, lessons and glossary terms. The reader calls
+`read`, the exporter calls `write`; what a field holds in between is plain Python (text,
+lists, dicts), the same value the database keeps. Values read from a file carry the line
+they came from (`Lined`), which checks across fields use to point at the right line.
+"""
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from django.db import models
+
+from course.content_files.errors import did_you_mean
+from course.content_files.yaml_lines import YamlList, YamlMap
+from course.content_files.yaml_writing import Flow, Literal, Quoted
+
+SLUG_MAX_LENGTH = 50
+_SLUG_CHARACTERS = set("abcdefghijklmnopqrstuvwxyz0123456789-")
+
+
+class Reading(Protocol):
+    """What a field needs from the reader: where it is, and where to say what is wrong."""
+
+    path: str
+
+    def error(self, line: int | None, message: str) -> None: ...
+
+    def markdown(self, mapping: YamlMap, name: str, text: str) -> None: ...
+
+
+class Lined(str):
+    """Text as read from a file, remembering its line (it is still just text)."""
+
+    line: int | None = None
+
+    @classmethod
+    def at(cls, value: str, line: int | None) -> "Lined":
+        lined = cls(value)
+        lined.line = line
+        return lined
+
+
+class LinedDict(dict):
+    """An item of a list of fields, remembering the line of each of its fields."""
+
+    line: int | None = None
+    lines: dict[str, int]
+
+    def line_of(self, name: str) -> int | None:
+        return self.lines.get(name, self.line)
+
+
+def describe(value) -> str:
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, dict):
+        return "a set of fields"
+    if isinstance(value, list):
+        return "a list"
+    if value is None:
+        return "nothing"
+    if isinstance(value, str):
+        return "text"
+    return type(value).__name__
+
+
+def is_slug(value: str) -> bool:
+    return (
+        0 < len(value) <= SLUG_MAX_LENGTH
+        and value[0] != "-"
+        and set(value) <= _SLUG_CHARACTERS
+    )
+
+
+def check_fields(reading: Reading, mapping: YamlMap, allowed: Sequence[str], what: str) -> None:
+    """Report every field of `mapping` that is not one of `allowed`, with a suggestion."""
+    for key in mapping:
+        if key in allowed:
+            continue
+        hint = did_you_mean(key, allowed) or f" (its fields: {', '.join(allowed)})"
+        reading.error(mapping.line_of(key), f"unknown field '{key}' in {what}{hint}")
+
+
+@dataclass(frozen=True)
+class Field(ABC):
+    name: str
+    required: bool = False
+
+    @property
+    def default(self) -> Any:
+        return None
+
+    def read(self, reading: Reading, mapping: YamlMap, what: str) -> Any:
+        if self.name not in mapping:
+            if self.required:
+                reading.error(mapping.line_of(self.name), f"{what} needs '{self.name}'")
+            return self.default
+        return self.read_value(reading, mapping, what)
+
+    @abstractmethod
+    def read_value(self, reading: Reading, mapping: YamlMap, what: str) -> Any:
+        """The field's value, present in `mapping`, checked (problems go to `reading`)."""
+
+    def write(self, value: Any) -> Any:
+        """What the file says for `value`, or None to leave the field out."""
+        return value if value != self.default else None
+
+
+@dataclass(frozen=True)
+class Text(Field):
+    """Text kept exactly. `model_field` gives its maximum length; `markdown` text is
+    checked for glossary links; `quoted` text is written in quotes (code lines)."""
+
+    model_field: models.Field | None = None
+    markdown: bool = False
+    quoted: bool = False
+    fallback: str = ""  # the value when the field is absent (and then not written)
+    always: bool = False  # written even when it is the fallback
+
+    @property
+    def default(self) -> str:
+        return self.fallback
+
+    def read_value(self, reading: Reading, mapping: YamlMap, what: str) -> str:
+        value, line = mapping[self.name], mapping.line_of(self.name)
+        if not isinstance(value, str):
+            hint = "; put it in quotes" if isinstance(value, int | float) else ""
+            reading.error(line, f"'{self.name}' must be text, not {describe(value)}{hint}")
+            return self.fallback
+        if self.required and not value.strip():
+            reading.error(line, f"'{self.name}' must not be empty")
+        if "\x00" in value:
+            reading.error(line, f"'{self.name}' holds a NUL character (\\0), which no text may hold")
+        limit = self.model_field.max_length if self.model_field is not None else None
+        if limit and len(value) > limit:
+            reading.error(line, f"'{self.name}' is {len(value)} characters long; at most {limit}")
+        if self.markdown:
+            reading.markdown(mapping, self.name, value)
+        return Lined.at(value, line)
+
+    def write(self, value: str) -> str | None:
+        if value == self.fallback and not self.always:
+            return None
+        return Quoted(value) if self.quoted else Literal(value)
+
+
+@dataclass(frozen=True)
+class Choice(Field):
+    """One of the model field's choices."""
+
+    model_field: models.Field | None = None
+
+    @property
+    def choices(self) -> list[str]:
+        return [value for value, _ in self.model_field.choices]
+
+    @property
+    def default(self) -> str:
+        return self.model_field.default
+
+    def read_value(self, reading: Reading, mapping: YamlMap, what: str) -> str:
+        value = mapping[self.name]
+        if value in self.choices:
+            return value
+        hint = did_you_mean(str(value), self.choices) or f" (one of: {', '.join(self.choices)})"
+        reading.error(mapping.line_of(self.name), f"unknown {self.name} '{value}'{hint}")
+        return self.default
+
+    def write(self, value: str) -> str:
+        return value
+
+
+@dataclass(frozen=True)
+class WholeNumber(Field):
+    fallback: int = 0
+
+    @property
+    def default(self) -> int:
+        return self.fallback
+
+    def read_value(self, reading: Reading, mapping: YamlMap, what: str) -> int:
+        value = mapping[self.name]
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            reading.error(
+                mapping.line_of(self.name),
+                f"'{self.name}' must be a whole number, not {describe(value)}",
+            )
+            return self.fallback
+        return value
+
+    def write(self, value: int) -> int:
+        return value
+
+
+def read_slug(reading: Reading, line: int | None, value, what: str) -> Lined | None:
+    if not isinstance(value, str):
+        reading.error(line, f"{what} must be a slug, not {describe(value)}")
+        return None
+    if not is_slug(value):
+        reading.error(
+            line,
+            f"{what} '{value}' is not a slug: use lower-case letters, digits and hyphens "
+            f"(at most {SLUG_MAX_LENGTH})",
+        )
+        return None
+    return Lined.at(value, line)
+
+
+@dataclass(frozen=True)
+class Slug(Field):
+    label: str = ""  # how an error names it, e.g. "line key"
+
+    @property
+    def default(self) -> str:
+        return ""
+
+    def read_value(self, reading: Reading, mapping: YamlMap, what: str) -> str:
+        slug = read_slug(reading, mapping.line_of(self.name), mapping[self.name], self.label)
+        return slug or ""
+
+    def write(self, value: str) -> str:
+        return value
+
+
+def read_list(reading: Reading, mapping: YamlMap, name: str) -> YamlList:
+    value = mapping[name]
+    if not isinstance(value, list):
+        reading.error(mapping.line_of(name), f"'{name}' must be a list, not {describe(value)}")
+        return YamlList(mapping.line_of(name))
+    return value
+
+
+@dataclass(frozen=True)
+class SlugList(Field):
+    """Slugs, each once, in the file's order; `flow` lists are written on one line."""
+
+    item: str = "slug"  # how an error names one entry
+    flow: bool = False
+
+    @property
+    def default(self) -> list:
+        return []
+
+    def read_value(self, reading: Reading, mapping: YamlMap, what: str) -> list[Lined]:
+        items = read_list(reading, mapping, self.name)
+        if self.required and not items and isinstance(mapping[self.name], list):
+            reading.error(mapping.line_of(self.name), f"'{self.name}' must not be empty")
+        seen: dict[str, int] = {}
+        slugs = []
+        for value, line in zip(items, items.lines, strict=True):
+            slug = read_slug(reading, line, value, self.item)
+            if slug is None:
+                continue
+            if slug in seen:
+                reading.error(
+                    line, f"'{slug}' is listed twice in '{self.name}' (first on line {seen[slug]})"
+                )
+                continue
+            seen[slug] = line
+            slugs.append(slug)
+        return slugs
+
+    def write(self, value: list[str]) -> list | None:
+        if not value:
+            return None
+        return Flow(value) if self.flow else list(value)
+
+
+@dataclass(frozen=True)
+class TextList(Field):
+    """A list of short texts, none empty (a data flow's steps)."""
+
+    item: str = "entry"
+
+    @property
+    def default(self) -> list:
+        return []
+
+    def read_value(self, reading: Reading, mapping: YamlMap, what: str) -> list[str]:
+        items = read_list(reading, mapping, self.name)
+        if self.required and not items and isinstance(mapping[self.name], list):
+            reading.error(mapping.line_of(self.name), f"'{self.name}' must not be empty")
+        texts = []
+        for value, line in zip(items, items.lines, strict=True):
+            if not isinstance(value, str) or not value.strip():
+                reading.error(line, f"each {self.item} must be text, not {describe(value)}")
+            elif "\x00" in value:
+                reading.error(line, f"each {self.item} must be text without a NUL character")
+            else:
+                texts.append(value)
+        return texts
+
+    def write(self, value: list[str]) -> list | None:
+        return [Literal(text) for text in value] if value else None
+
+
+@dataclass(frozen=True)
+class Items(Field):
+    """A list of items, each a set of fields of its own (cards, explanations, lines)."""
+
+    fields: tuple[Field, ...] = ()
+    item: str = "item"  # how errors name one item: "an item", "a line"
+
+    @property
+    def default(self) -> list:
+        return []
+
+    @property
+    def names(self) -> list[str]:
+        return [f.name for f in self.fields]
+
+    def read_value(self, reading: Reading, mapping: YamlMap, what: str) -> list[LinedDict]:
+        items = read_list(reading, mapping, self.name)
+        if self.required and not items and isinstance(mapping[self.name], list):
+            reading.error(mapping.line_of(self.name), f"'{self.name}' must not be empty")
+        result = []
+        for entry, line in zip(items, items.lines, strict=True):
+            if not isinstance(entry, YamlMap):
+                reading.error(line, f"each {self.item} must be a set of fields, not {describe(entry)}")
+                continue
+            check_fields(reading, entry, self.names, f"{self.article} {self.item}")
+            values = LinedDict()
+            values.line = entry.line
+            values.lines = dict(entry.key_lines)
+            for sub in self.fields:
+                values[sub.name] = sub.read(reading, entry, f"{self.article} {self.item}")
+            result.append(values)
+        return result
+
+    @property
+    def article(self) -> str:
+        return "an" if self.item[:1] in "aeiou" else "a"
+
+    def write(self, value: list[dict]) -> list | None:
+        if not value:
+            return None
+        written = []
+        for item in value:
+            entry = {}
+            for sub in self.fields:
+                shown = sub.write(item.get(sub.name, sub.default))
+                if shown is not None:
+                    entry[sub.name] = shown
+            written.append(entry)
+        return written
+
+
+@dataclass(frozen=True)
+class Limits(Field):
+    """Sandbox limits by name: positive numbers (course.models.RUN_LIMITS)."""
+
+    names: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def default(self) -> dict:
+        return {}
+
+    def read_value(self, reading: Reading, mapping: YamlMap, what: str) -> dict:
+        value, line = mapping[self.name], mapping.line_of(self.name)
+        if not isinstance(value, dict):
+            reading.error(
+                line,
+                f"'{self.name}' must be names with numbers (like wall_seconds: 20), "
+                f"not {describe(value)}",
+            )
+            return {}
+        limits = {}
+        for name, number in value.items():
+            at = value.line_of(name) if isinstance(value, YamlMap) else line
+            if name not in self.names:
+                hint = did_you_mean(name, self.names) or f" (limits: {', '.join(self.names)})"
+                reading.error(at, f"unknown limit '{name}'{hint}")
+            elif isinstance(number, bool) or not isinstance(number, int | float) or number <= 0:
+                reading.error(at, f"limit '{name}' must be a positive number, not {describe(number)}")
+            else:
+                limits[name] = number
+        return limits
+
+    def write(self, value: dict) -> dict | None:
+        return dict(value) if value else None
+
+
+def plain(value: Any) -> Any:
+    """The value without the lines it was read from: what the database keeps."""
+    if isinstance(value, dict):
+        return {key: plain(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [plain(item) for item in value]
+    if isinstance(value, str):
+        return str(value)
+    return value

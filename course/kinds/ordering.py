@@ -1,0 +1,194 @@
+"""Put it in order: a Parsons problem (tutor app does the arranging and grading).
+
+Its content is an OrderingExercise row beside the block, with one OrderingLine per line
+(in the solution's order) and per distractor (no position). Lines are kept by key, so a
+re-import updates them in place.
+"""
+
+from course.content_files.errors import did_you_mean
+from course.kinds import BlockKind, common_fields, register
+from course.kinds.fields import Choice, Items, Lined, Slug, SlugList, Text
+from course.models import OrderingExercise, OrderingLine, linked_in_order
+
+
+class OrderingKind(BlockKind):
+    def check(self, reading, values) -> None:
+        lines, distractors = values["lines"], values["distractors"]
+        seen: dict[str, int] = {}
+        for item in [*lines, *distractors]:
+            key = item["key"]
+            if not key:
+                continue
+            if key in seen:
+                reading.error(
+                    item.line_of("key"),
+                    f"line key '{key}' is already used on line {seen[key]}: "
+                    "keys must be unique in an exercise",
+                )
+            else:
+                seen[key] = item.line_of("key")
+        check_dependencies(reading, lines, {item["key"] for item in distractors})
+
+    def values_of(self, block) -> dict:
+        exercise = block.exercise
+        lines, distractors = [], []
+        for line in exercise.lines.all():
+            if line.is_distractor:
+                distractors.append({"key": line.key, "text": line.text})
+            else:
+                depends_on = [other.key for other in linked_in_order(line.depends_on)]
+                lines.append({"key": line.key, "text": line.text, "depends_on": depends_on})
+        return {
+            **super().values_of(block),
+            "intro": exercise.intro,
+            "grading": exercise.grading,
+            "lines": lines,
+            "distractors": distractors,
+            "expected_output": exercise.expected_output,
+        }
+
+    def content_of(self, block) -> OrderingExercise | None:
+        return getattr(block, "exercise", None)
+
+    def store(self, block, values, saving, path) -> None:
+        old = self.content_of(block)
+        exercise = saving.save(
+            OrderingExercise,
+            {block.pk: old} if old is not None else {},
+            block.pk,
+            {
+                "intro": values["intro"],
+                "grading": values["grading"],
+                "expected_output": values["expected_output"],
+            },
+            block=block,
+        )
+        existing = {line.key: line for line in exercise.lines.all()}
+        rows = {}
+        numbered = [
+            *enumerate(values["lines"], start=1),
+            *((None, item) for item in values["distractors"]),
+        ]
+        for position, item in numbered:
+            rows[item["key"]] = saving.save(
+                OrderingLine,
+                existing,
+                item["key"],
+                {"text": item["text"], "position": position},
+                exercise=exercise,
+                key=item["key"],
+            )
+        for _, item in numbered:
+            line = rows[item["key"]]
+            depends_on = [rows[key] for key in item.get("depends_on", [])]
+            saving.set_in_order(line, line.depends_on, depends_on)
+        for line in existing.values():
+            saving.delete(
+                line,
+                path,
+                f"line '{line.key}' of exercise '{block.key}' is gone from the file, but "
+                "learners' work points at it: put it back with the same key",
+            )
+
+    def reading_texts(self, block) -> list[str]:
+        return [*super().reading_texts(block), block.exercise.intro]
+
+
+def check_dependencies(reading, lines: list[dict], distractors: set[str]) -> None:
+    position = {item["key"]: n for n, item in enumerate(lines) if item["key"]}
+    graph: dict[str, list[str]] = {}
+    for item in lines:
+        key = item["key"]
+        if not key:
+            continue
+        graph[key] = []
+        for other in item["depends_on"]:
+            line = other.line if isinstance(other, Lined) else item.line_of("depends_on")
+            if other == key:
+                reading.error(line, f"line '{other}' cannot depend on itself")
+            elif other in distractors:
+                reading.error(line, f"'{other}' is a distractor: no line can depend on it")
+            elif other not in position:
+                reading.error(
+                    line,
+                    f"depends_on '{other}' is not a line of this exercise"
+                    f"{did_you_mean(other, position)}",
+                )
+            else:
+                graph[key].append(other)
+    cycle = find_cycle(graph)
+    if cycle:
+        first = min(cycle, key=position.__getitem__)
+        start = cycle.index(first)
+        loop = [*cycle[start:], *cycle[:start], first]
+        line = next(item.line_of("key") for item in lines if item["key"] == first)
+        reading.error(line, f"depends_on cycle: {' -> '.join(loop)}; no order could satisfy it")
+        return
+    for item in lines:
+        for other in graph.get(item["key"], []):
+            if position[other] > position[item["key"]]:
+                reading.error(
+                    other.line,
+                    f"line '{item['key']}' depends on '{other}', which comes after it: "
+                    "list the lines in an order that works",
+                )
+
+
+def find_cycle(graph: dict[str, list[str]]) -> list[str]:
+    """One cycle of the graph, as a list of nodes, or [] when there is none."""
+    state: dict[str, int] = {}  # 1 = on the current path, 2 = done
+    path: list[str] = []
+
+    def visit(node: str) -> list[str]:
+        state[node] = 1
+        path.append(node)
+        for other in graph.get(node, []):
+            if state.get(other) == 1:
+                return path[path.index(other) :]
+            if other not in state:
+                found = visit(other)
+                if found:
+                    return found
+        path.pop()
+        state[node] = 2
+        return []
+
+    for node in graph:
+        if node not in state:
+            found = visit(node)
+            if found:
+                return found
+    return []
+
+
+_line_key = Slug("key", required=True, label="line key")
+_line_text = Text("text", required=True, quoted=True)
+
+register(
+    OrderingKind(
+        name="ordering",
+        label="Put it in order",
+        template="course/blocks/ordering.html",
+        fields=(
+            *common_fields(),
+            Text("intro", markdown=True),
+            Choice("grading", model_field=OrderingExercise._meta.get_field("grading")),
+            Items(
+                "lines",
+                required=True,
+                item="line",
+                fields=(
+                    _line_key,
+                    _line_text,
+                    SlugList("depends_on", item="depends_on entry", flow=True),
+                ),
+            ),
+            Items("distractors", item="distractor", fields=(_line_key, _line_text)),
+            Text("expected_output"),
+        ),
+        needs_key=True,
+        content_models=(OrderingExercise, OrderingLine),
+        noun="ordering exercise",
+        practice=True,
+    )
+)

@@ -1,0 +1,70 @@
+"""Snippet: code a learner predicts the output of, then reveals and runs (tutor app).
+
+Its content is a Snippet row beside the block; learners' predictions, drafts and runs
+point at that row, so it is updated in place and never silently replaced.
+"""
+
+from course.kinds import BlockKind, common_fields, register
+from course.kinds.fields import Limits, Text
+from course.models import RUN_LIMITS, Snippet
+
+
+def _field(name: str):
+    return Snippet._meta.get_field(name)
+
+
+class SnippetKind(BlockKind):
+    def values_of(self, block) -> dict:
+        snippet = block.snippet
+        return {
+            **super().values_of(block),
+            "caption": snippet.caption,
+            "language": snippet.language,
+            "code": snippet.code,
+            "output": snippet.expected_output,
+            "limits": snippet.run_limits,
+        }
+
+    def content_of(self, block) -> Snippet | None:
+        return getattr(block, "snippet", None)
+
+    def store(self, block, values, saving, path) -> None:
+        old = self.content_of(block)
+        saving.save(
+            Snippet,
+            {block.pk: old} if old is not None else {},
+            block.pk,
+            {
+                "caption": values["caption"],
+                "language": values["language"] or "python",
+                "code": values["code"],
+                "expected_output": values["output"],
+                "run_limits": values["limits"],
+            },
+            block=block,
+        )
+
+    def reading_texts(self, block) -> list[str]:
+        return [*super().reading_texts(block), block.snippet.caption]
+
+
+register(
+    SnippetKind(
+        name="snippet",
+        label="Snippet",
+        template="course/blocks/snippet.html",
+        fields=(
+            *common_fields(),
+            Text("caption", model_field=_field("caption")),
+            Text("language", model_field=_field("language"), fallback="python", always=True),
+            Text("code", required=True),
+            Text("output"),
+            Limits("limits", names=RUN_LIMITS),
+        ),
+        needs_key=True,
+        content_models=(Snippet,),
+        noun="snippet",
+        practice=True,
+        search_lookups=("snippet__caption",),
+    )
+)

@@ -1,0 +1,12 @@
+"""Try It: starts the lesson's practical part; its title is the sub-heading."""
+
+from course.kinds import BlockKind, common_fields, register
+
+register(
+    BlockKind(
+        name="try_it",
+        label="Try It",
+        template="course/blocks/try_it.html",
+        fields=common_fields(),
+    )
+)
