@@ -19,6 +19,7 @@ run: setup db content demo serve
 PG_TEST_URL ?= postgres:///parsnip
 
 test: setup
+	$(VENV)/bin/lint-imports
 	$(PY) -m pytest
 	@echo "== the suite again on PostgreSQL ($(PG_TEST_URL))"
 	DATABASE_URL=$(PG_TEST_URL) $(PY) -m pytest -q -m "not browser" --ignore=tests/sandbox
