@@ -383,7 +383,8 @@ class Limits(Field):
         return limits
 
     def write(self, value: dict) -> dict | None:
-        return dict(value) if value else None
+        # In the declared order: a database may keep a mapping's keys in any order (jsonb does).
+        return {name: value[name] for name in self.names if name in value} or None
 
 
 def plain(value: Any) -> Any:
