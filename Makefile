@@ -10,9 +10,12 @@ PORT ?= 8000
 PYTHON_312 := $(shell for p in python3.13 python3.12 $$(ls -d $$HOME/.pyenv/versions/3.1[2-9]*/bin/python 2>/dev/null) python3; do \
 	command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null && { command -v $$p; break; }; done)
 
-.PHONY: run test setup system-deps python-deps frontend db content demo serve lint bench clean
+.PHONY: run dev test setup system-deps python-deps frontend db content demo serve serve-dev static lint bench clean
 
-run: setup db content demo serve
+run: setup db content demo static serve
+
+# The same with Django's autoreloading development server and DEBUG on.
+dev: setup db content demo serve-dev
 
 # The whole suite on the embedded default (SQLite), then again on PostgreSQL, the
 # scale-out database (browser and sandbox tests need no second database run).
@@ -67,10 +70,30 @@ content: db
 demo: db
 	$(PY) manage.py seed_demo
 
+# `make run` serves as a deployment does: DEBUG off, gunicorn (config/gunicorn.py) with
+# static files by WhiteNoise, and the worker. A secret key is made once and kept in
+# .secret-key; HTTPS=0 because it serves plain HTTP on this machine.
+SECRET_KEY_FILE := .secret-key
+RUN_ENV = DEBUG=0 HTTPS=0 SECRET_KEY="$$(cat $(SECRET_KEY_FILE))"
+
+$(SECRET_KEY_FILE): | $(PY)
+	@umask 077; $(PY) -c 'import secrets; print(secrets.token_urlsafe(50))' > $@
+
+static: python-deps frontend $(SECRET_KEY_FILE)
+	@$(RUN_ENV) $(PY) manage.py collectstatic --no-input -v 0
+
 # The web server and the worker together; one Ctrl-C stops both.
-serve:
+serve: $(SECRET_KEY_FILE)
 	@echo "Parsnip on http://$(HOST):$(PORT)/  (Ctrl-C stops the server and the worker)"
 	@trap 'kill 0' INT TERM EXIT; \
+	export $(RUN_ENV); \
+	$(PY) manage.py qcluster & \
+	BIND=$(HOST):$(PORT) $(VENV)/bin/gunicorn -c config/gunicorn.py config.wsgi
+
+serve-dev:
+	@echo "Parsnip (development) on http://$(HOST):$(PORT)/  (Ctrl-C stops the server and the worker)"
+	@trap 'kill 0' INT TERM EXIT; \
+	export DEBUG=1; \
 	$(PY) manage.py qcluster & \
 	$(PY) manage.py runserver $(HOST):$(PORT)
 
@@ -83,4 +106,4 @@ bench: setup
 	for b in $(BENCHMARKS); do echo "== bench/$$b.py"; $(PY) bench/$$b.py || exit 1; done
 
 clean:
-	rm -rf $(VENV) node_modules static/vendor staticfiles .make-*
+	rm -rf $(VENV) node_modules static/vendor staticfiles .make-* $(SECRET_KEY_FILE)

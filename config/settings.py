@@ -108,6 +108,17 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
+# PostgreSQL: each process keeps a bounded pool of connections (psycopg_pool), so a class
+# never needs one connection per server thread. With a pool Django wants CONN_MAX_AGE 0.
+DB_POOL_MAX = int(os.environ.get("DB_POOL_MAX", "8"))
+if DATABASES["default"]["ENGINE"].startswith("django.db.backends.postgresql") and DB_POOL_MAX > 0:
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = False
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": 1,
+        "max_size": DB_POOL_MAX,
+        "timeout": 20,  # seconds a request may wait for a free connection
+    }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["OPTIONS"] = {**SQLITE_OPTIONS, **DATABASES["default"].get("OPTIONS", {})}
     # Tests use a file, not shared-cache memory: concurrency tests then see real SQLite
@@ -188,7 +199,9 @@ SECURE_CSP = {
     "form-action": [CSP.SELF],
 }
 
-if not DEBUG:
+# HTTPS=0 serves plain HTTP with DEBUG off (`make run` on 127.0.0.1); a deployment keeps it
+# on and sits behind a proxy that terminates TLS.
+if not DEBUG and env_bool("HTTPS", True):
     SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "31536000"))
@@ -219,6 +232,18 @@ if REDIS_URL:
     Q_CLUSTER["redis"] = REDIS_URL
 else:
     Q_CLUSTER["orm"] = "default"
+
+# Rendered lesson content is cached per content version: in each process's memory on the
+# embedded default, in Redis (shared by every server) on the scale-out path.
+CACHES = {
+    "default": (
+        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL,
+         "KEY_PREFIX": Q_CLUSTER["name"]}
+        if REDIS_URL
+        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "parsnip",
+              "OPTIONS": {"MAX_ENTRIES": 2000}}
+    )
+}
 
 # The sandbox backend: bubblewrap on Linux. Anything weaker must be asked for by name
 # and is refused when DEBUG is off.
