@@ -280,6 +280,11 @@ SANDBOX_MAX_LIMITS = {
     "output_kb": int(os.environ.get("SANDBOX_MAX_OUTPUT_KB", "1024")),
 }
 
+# How long a click (POST) waits for its run before answering with a panel that waits on
+# (a long poll: each GET waits up to RUN_LONG_POLL_SECONDS for the worker's notice).
+RUN_WAIT_SECONDS = float(os.environ.get("RUN_WAIT_SECONDS", "2"))
+RUN_LONG_POLL_SECONDS = float(os.environ.get("RUN_LONG_POLL_SECONDS", "10"))
+
 # Per learner: runs a minute, and runs waiting for a worker at once.
 RUNS_PER_MINUTE = int(os.environ.get("RUNS_PER_MINUTE", "20"))
 RUNS_PENDING_MAX = int(os.environ.get("RUNS_PENDING_MAX", "3"))

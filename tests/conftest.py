@@ -79,3 +79,14 @@ def fast_password_hashing(request):
         return
     settings = request.getfixturevalue("settings")
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def no_waiting_for_runs(request):
+    """Most tests have no worker: a click answers at once with a panel that polls, and a
+    poll answers at once. Tests of waiting set RUN_WAIT_SECONDS / RUN_LONG_POLL_SECONDS."""
+    if not request.config.pluginmanager.hasplugin("django"):
+        return
+    settings = request.getfixturevalue("settings")
+    settings.RUN_WAIT_SECONDS = 0
+    settings.RUN_LONG_POLL_SECONDS = 0

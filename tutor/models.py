@@ -8,10 +8,11 @@ import hashlib
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import models
+from django.db import models, transaction
 from django.utils import timezone
 
 from course.models import Lesson, OrderingExercise, Snippet
+from tutor import run_notices
 
 
 def code_digest(code: str) -> str:
@@ -34,11 +35,17 @@ class RunQuerySet(models.QuerySet):
         )
 
     def fail_stale(self, now=None) -> int:
-        return self.stale(now).update(
+        stale = list(self.stale(now).values_list("pk", flat=True))
+        if not stale:  # a read only: no write lock for the common case
+            return 0
+        failed = Run.objects.filter(pk__in=stale).stale(now).update(
             status=Run.Status.FAILED,
             stderr=Run.WORKER_LOST_MESSAGE,
             finished_at=timezone.now(),
         )
+        for run_id in stale:
+            transaction.on_commit(lambda run_id=run_id: run_notices.announce(run_id))
+        return failed
 
 
 class Run(models.Model):
@@ -113,6 +120,17 @@ class Run(models.Model):
         if self.started_at is None:
             return None
         return int((self.started_at - self.created_at).total_seconds() * 1000)
+
+    def wait_until_final(self, timeout: float) -> "Run":
+        """Sleep until the worker announces this run, or `timeout` seconds; then the row
+        as it is, failed if its worker is gone."""
+        run_notices.wait(
+            self.pk, lambda: Run.objects.filter(pk=self.pk).final().exists(), timeout
+        )
+        self.refresh_from_db()
+        if not self.is_final:
+            self.fail_if_stale()
+        return self
 
     def fail_if_stale(self) -> bool:
         """Mark this run failed if its worker is gone; True when it did."""

@@ -2,6 +2,8 @@
 
 from django_q.tasks import async_task
 
+from tutor import run_notices
+
 
 def execute_run(run_id: int) -> None:
     from tutor import actions
@@ -12,6 +14,7 @@ def execute_run(run_id: int) -> None:
         # depend on the learner still having the page open.
         actions.settle_predictions_for_run(run=run)
         actions.settle_checks_for_run(run=run)
+        run_notices.announce(run.pk)
 
 
 def enqueue_run(run_id: int) -> None:

@@ -10,17 +10,10 @@ from tests.factories import make_exercise, make_lesson, make_user
 from tutor.actions import ordering as actions
 from tutor.actions.runs import execute_run
 from tutor.models import OrderingArrangement, OrderingAttempt
-from tutor.views import ordering as views
 
 pytestmark = pytest.mark.django_db
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
-
-
-@pytest.fixture(autouse=True)
-def no_waiting(monkeypatch):
-    # No worker runs in these tests: Check answers at once with a partial that polls.
-    monkeypatch.setattr(views, "RESULT_WAIT_SECONDS", 0)
 
 
 @pytest.fixture

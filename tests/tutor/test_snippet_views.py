@@ -11,19 +11,12 @@ from tests.factories import make_lesson, make_prediction, make_run, make_snippet
 from tutor import tasks
 from tutor.actions import execute_run
 from tutor.models import CodeDraft, LessonProgress, Prediction, Run
-from tutor.views import snippets as views
 
 pytestmark = pytest.mark.django_db
 
 HX = {"HTTP_HX_REQUEST": "true"}
 CODE = 'print("first")\nprint("second")\n'
 OUTPUT = "first\nsecond\n"
-
-
-@pytest.fixture(autouse=True)
-def no_waiting(monkeypatch):
-    # Runs stay queued in these tests (no worker); the brief wait would only slow them down.
-    monkeypatch.setattr(views, "RESULT_WAIT_SECONDS", 0)
 
 
 @pytest.fixture
@@ -168,7 +161,7 @@ def test_htmx_reveal_still_running_answers_with_a_poller_and_no_answer(client, l
     prediction = Prediction.objects.get()
     poll_url = reverse("tutor:prediction_detail", args=[prediction.pk])
     assert f'hx-get="{poll_url}"' in html
-    assert 'hx-trigger="load delay:500ms"' in html
+    assert 'hx-trigger="load delay:50ms"' in html  # the server waits for the run (long poll)
     assert "Running the snippet" in html
     assert "real-output" not in html
     assert "Spot on" not in html
@@ -429,9 +422,9 @@ def test_a_run_whose_worker_died_is_reported_not_polled_forever(client, learner,
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_fast_run_comes_back_in_the_same_response(client, monkeypatch):
+def test_a_fast_run_comes_back_in_the_same_response(client, monkeypatch, settings):
     """The worker is replaced by running the task inline on commit (see test_worker.py for the real one)."""
-    monkeypatch.setattr(views, "RESULT_WAIT_SECONDS", 1.5)
+    settings.RUN_WAIT_SECONDS = 1.5
     monkeypatch.setattr(tasks, "enqueue_run", tasks.execute_run)
     user = make_user()
     client.force_login(user)
@@ -571,3 +564,45 @@ def test_named_slips_show_code_as_code_not_backticks():
 
     html = backticks("the first `print()` prints one <b>")
     assert html == "the first <code>print()</code> prints one &lt;b&gt;"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_page_poll_waits_for_the_worker_and_answers_the_moment_it_finishes(client, settings):
+    """A long poll: the GET sleeps until the worker announces the run, then answers final."""
+    import threading
+    import time
+
+    settings.RUN_LONG_POLL_SECONDS = 20
+    user = make_user()
+    client.force_login(user)
+    snippet = make_snippet(code=CODE, key="two-lines")
+    revealed(user, snippet)
+    queued = make_run(snippet, user=user, status=Run.Status.QUEUED, code="print(6 * 7)\n")
+    worker = threading.Thread(target=lambda: (time.sleep(0.5), tasks.execute_run(queued.pk)))
+    worker.start()
+    started = time.monotonic()
+    html = client.get(reverse("tutor:run_detail", args=[queued.pk]), **HX).content.decode()
+    waited = time.monotonic() - started
+    worker.join()
+    assert "<strong>Finished</strong>" in html
+    assert "42" in html
+    assert "hx-get" not in html  # nothing left to poll
+    assert 0.4 < waited < 10  # woken by the notice, not by the 20 s time-out
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_plain_get_never_waits(client, settings):
+    import time
+
+    settings.RUN_LONG_POLL_SECONDS = 20
+    user = make_user()
+    client.force_login(user)
+    snippet = make_snippet(code=CODE, key="two-lines")
+    revealed(user, snippet)
+    queued = make_run(snippet, user=user, status=Run.Status.QUEUED)
+    started = time.monotonic()
+    response = client.get(reverse("tutor:run_detail", args=[queued.pk]))
+    assert time.monotonic() - started < 5  # not the 20 s a page poll may wait
+    assert response.status_code == 302
+    html = client.get(response["Location"]).content.decode()
+    assert "See the result" in html

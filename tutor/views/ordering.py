@@ -8,10 +8,10 @@ solution's order: lines appear in the learner's own shuffle.
 """
 
 import json
-import time
 from dataclasses import dataclass, field
 from urllib.parse import quote
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import OuterRef, Subquery
@@ -39,8 +39,6 @@ from tutor.grading import compare_prediction
 from tutor.models import OrderingArrangement, OrderingAttempt, Run
 
 PARTIAL = "tutor/ordering_practice.html#exercise-practice"
-# How long Check waits for the program's output before answering with a partial that polls.
-RESULT_WAIT_SECONDS = 1.5
 MAX_SHOWN_OUTPUT = 2_000
 # Far more than any exercise's keys need; a longer arrangement is refused before parsing.
 MAX_ARRANGEMENT_CHARS = 10_000
@@ -399,12 +397,11 @@ def removed_keys(
     return arrangement.removed
 
 
-def wait_for(attempt: OrderingAttempt) -> OrderingAttempt:
-    """A fast program's output arrives within the request; a slow one is polled for."""
-    deadline = time.monotonic() + RESULT_WAIT_SECONDS
-    while attempt.run is not None and not attempt.run.is_final and time.monotonic() < deadline:
-        time.sleep(0.05)
-        attempt.run.refresh_from_db(fields=["status", "stdout", "stderr"])
+def wait_for(attempt: OrderingAttempt, *, seconds: float) -> OrderingAttempt:
+    """A program's output arrives within the request if it comes within `seconds`
+    (sleeping costs nothing: tutor/run_notices.py); a slower one is polled for."""
+    if attempt.run is not None and not attempt.run.is_final:
+        attempt.run.wait_until_final(seconds)
     return actions.settle_check(attempt=attempt)
 
 
@@ -419,7 +416,8 @@ def ordering_practice(request: HttpRequest, exercise_id: int) -> HttpResponse:
         return log_in_first(request, exercise)
     attempt = _latest_attempts(request.user, [exercise.pk]).get(exercise.pk)
     if attempt is not None and attempt.verdict == OrderingAttempt.Verdict.PENDING:
-        actions.settle_check(attempt=attempt)
+        # The page's poll waits for the worker's notice; a plain GET does not wait.
+        wait_for(attempt, seconds=settings.RUN_LONG_POLL_SECONDS if request.htmx else 0)
     return practice_response(request, exercise)
 
 
@@ -463,7 +461,7 @@ def ordering_check(request: HttpRequest, exercise_id: int) -> HttpResponse:
     except actions.RunRefused as refusal:
         return practice_response(request, exercise, notice=str(refusal))
     if attempt.verdict == OrderingAttempt.Verdict.PENDING:
-        wait_for(attempt)
+        wait_for(attempt, seconds=settings.RUN_WAIT_SECONDS)
     return practice_response(request, exercise)
 
 

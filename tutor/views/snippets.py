@@ -6,12 +6,12 @@ the snippet on the lesson page; the answer never reaches the page before the lea
 own reveal.
 """
 
-import time
 from dataclasses import dataclass
 from functools import cached_property
 from urllib.parse import urlencode
 
 from django import forms
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import AbstractBaseUser
@@ -39,8 +39,6 @@ from tutor.models import CodeDraft, Prediction, Run, code_digest
 TEMPLATE = "tutor/snippet_practice.html"
 MAX_PREDICTION_CHARS = 5_000
 MAX_CODE_CHARS = 20_000
-# How long a POST waits for a fast result before answering with a partial that polls.
-RESULT_WAIT_SECONDS = 1.5
 
 
 def output_lines(text: str) -> list[str]:
@@ -271,15 +269,17 @@ def snippet_url(snippet: Snippet, **query) -> str:
     return f"{url}#snippet-{snippet.block.key}"
 
 
-def wait_for(run: Run) -> Run:
-    """Give a fast run the chance to finish inside this request."""
-    deadline = time.monotonic() + RESULT_WAIT_SECONDS
-    while not run.is_final and time.monotonic() < deadline:
-        time.sleep(0.02)
-        run.refresh_from_db()
-    if not run.is_final:
-        run.fail_if_stale()
-    return run
+def wait_for(run: Run, *, seconds: float | None = None) -> Run:
+    """Give a run the chance to finish inside this request: a click waits briefly, a
+    poll from the page (htmx) waits longer. Sleeping costs nothing (tutor/run_notices.py)."""
+    if run.is_final:
+        return run
+    return run.wait_until_final(settings.RUN_WAIT_SECONDS if seconds is None else seconds)
+
+
+def long_poll_seconds(request: HttpRequest) -> float:
+    """A GET from the polling panel waits for the worker's notice; other GETs do not."""
+    return settings.RUN_LONG_POLL_SECONDS if request.method == "GET" and request.htmx else 0
 
 
 def render_partial(
@@ -352,8 +352,8 @@ def answer_response(request: HttpRequest, prediction: Prediction) -> HttpRespons
     if not request.htmx:
         return redirect(snippet_url(snippet))
     practice = practice_for(request.user, snippet)
-    if practice.reveal is not None and not practice.reveal.is_final:
-        practice.reveal.fail_if_stale()
+    if practice.waiting and wait_for(practice.reveal, seconds=long_poll_seconds(request)).is_final:
+        practice = practice_for(request.user, snippet)  # with the verdict the worker gave
     return render_partial(request, "snippet-answer", practice)
 
 
@@ -439,10 +439,9 @@ def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
         purpose=Run.Purpose.RUN,
         snippet__isnull=False,
     )
-    if not run.is_final:
-        run.fail_if_stale()
     if not request.htmx:
         return redirect(snippet_url(run.snippet, run=run.pk))
+    wait_for(run, seconds=long_poll_seconds(request))
     return render_partial(request, "snippet-output", SnippetPractice(run.snippet, run=run))
 
 
