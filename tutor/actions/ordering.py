@@ -17,7 +17,7 @@ from django.utils import timezone
 from course.models import OrderingExercise, OrderingLine
 from tutor import grading
 from tutor.actions.progress import refresh_lesson_progress
-from tutor.actions.runs import check_run_allowance, queue_run
+from tutor.actions.runs import queue_run
 from tutor.models import OrderingArrangement, OrderingAttempt, Run, code_digest
 
 UP, DOWN, LEAVE_OUT, USE = "up", "down", "leave-out", "use"
@@ -261,7 +261,6 @@ def check_order(
         result = lines.grade(submitted)
         run = None
         if lines.grading == OrderingExercise.Grading.OUTPUT and submitted != lines.correct:
-            check_run_allowance(user=user)
             run = queue_run(
                 code=lines.program(submitted), user=user, purpose=Run.Purpose.CHECK
             )

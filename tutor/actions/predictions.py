@@ -1,11 +1,15 @@
 """Predict, reveal, self-check, and the learner's own edited code (drafts)."""
 
+from datetime import timedelta
+
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 
 from course.models import Snippet
 from tutor.actions.progress import refresh_lesson_progress
-from tutor.actions.runs import queue_run
+from tutor.actions.runs import lock_learner, queue_run
 from tutor.grading import compare_prediction
 from tutor.models import CodeDraft, Prediction, Run, code_digest
 
@@ -72,6 +76,10 @@ def settle_predictions_for_run(*, run: Run) -> list[Prediction]:
     return settle_predictions(predictions=waiting, run=run)
 
 
+class PredictionRefused(Exception):
+    """The learner may not send another prediction right now; the message says why."""
+
+
 def submit_prediction(
     *, user: AbstractBaseUser, snippet: Snippet, text: str, said_out_loud: bool
 ) -> tuple[Prediction, Run]:
@@ -81,6 +89,15 @@ def submit_prediction(
     are kept with is_first=False.
     """
     with transaction.atomic():
+        lock_learner(user)
+        recent = Prediction.objects.filter(
+            user=user, created_at__gte=timezone.now() - timedelta(minutes=1)
+        ).count()
+        if recent >= settings.PREDICTIONS_PER_MINUTE:
+            raise PredictionRefused(
+                f"That's {recent} predictions in the last minute, the most Parsnip takes. "
+                "Read the answer you have, then try again in a moment."
+            )
         prediction = Prediction(
             user=user,
             snippet=snippet,

@@ -5,6 +5,7 @@ import math
 from datetime import timedelta
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
@@ -19,8 +20,17 @@ class RunRefused(Exception):
     """The learner may not start another run right now; the message says why."""
 
 
+def lock_learner(user: AbstractBaseUser) -> None:
+    """Serialise one learner's concurrent requests for the rest of the transaction, so a
+    count and the insert it allows are one step. (On SQLite every write transaction is
+    already serialised: transaction_mode IMMEDIATE.)"""
+    get_user_model().objects.select_for_update().filter(pk=user.pk).values_list("pk").first()
+
+
 def check_run_allowance(*, user: AbstractBaseUser) -> None:
-    """Per-user rate limit and cap on queued runs, with a message a learner understands."""
+    """Per-user rate limit and cap on queued runs, with a message a learner understands.
+
+    Holds only under lock_learner(), in the transaction that then creates the run."""
     now = timezone.now()
     runs = Run.objects.filter(user=user)
     if runs.pending().count() >= settings.RUNS_PENDING_MAX:
@@ -43,8 +53,14 @@ def queue_run(
     purpose: str = Run.Purpose.RUN,
     stdin: str = "",
 ) -> Run:
-    """Store a queued Run and hand it to the worker once the transaction commits."""
+    """Store a queued Run and hand it to the worker once the transaction commits.
+
+    A learner's run counts against their allowance (RunRefused when it is used up),
+    checked and stored atomically, so a burst of clicks cannot slip past the cap."""
     with transaction.atomic():
+        if user is not None:
+            lock_learner(user)
+            check_run_allowance(user=user)
         run = Run.objects.create(
             user=user, snippet=snippet, purpose=purpose, code=code, stdin=stdin
         )

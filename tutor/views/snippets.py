@@ -22,8 +22,8 @@ from django.views.decorators.http import require_GET, require_POST
 
 from course.models import Lesson, Snippet
 from tutor.actions import (
+    PredictionRefused,
     RunRefused,
-    check_run_allowance,
     discard_draft,
     queue_run,
     record_self_check,
@@ -327,12 +327,18 @@ def prediction_create(request: HttpRequest, snippet_id: int) -> HttpResponse:
     form = PredictionForm(request.POST)
     if not form.is_valid():
         return refuse(request, snippet, first_error(form), status=400)
-    prediction, run = submit_prediction(
-        user=request.user,
-        snippet=snippet,
-        text=form.cleaned_data["text"].replace("\r\n", "\n"),
-        said_out_loud=form.cleaned_data["mode"] == "aloud",
-    )
+    try:
+        prediction, run = submit_prediction(
+            user=request.user,
+            snippet=snippet,
+            text=form.cleaned_data["text"].replace("\r\n", "\n"),
+            said_out_loud=form.cleaned_data["mode"] == "aloud",
+        )
+    except PredictionRefused as refusal:
+        if request.htmx:
+            return refuse(request, snippet, str(refusal), status=429)
+        messages.warning(request, str(refusal))
+        return redirect(snippet_url(snippet))
     wait_for(run)
     if not request.htmx:
         return redirect(snippet_url(snippet))
@@ -414,15 +420,15 @@ def run_create(request: HttpRequest, snippet_id: int) -> HttpResponse:
     if not form.is_valid():
         return refuse(request, snippet, first_error(form), status=400)
     code = form.cleaned_data["code"]
+    save_draft(user=request.user, snippet=snippet, code=code)  # kept even if the run is refused
     try:
-        check_run_allowance(user=request.user)
+        run = queue_run(code=code, user=request.user, snippet=snippet)
     except RunRefused as refusal:
         if request.htmx:
             return refuse(request, snippet, str(refusal), status=429)
         messages.warning(request, str(refusal))
         return redirect(snippet_url(snippet))
-    save_draft(user=request.user, snippet=snippet, code=code)
-    run = wait_for(queue_run(code=code, user=request.user, snippet=snippet))
+    wait_for(run)
     if not request.htmx:
         return redirect(snippet_url(snippet, run=run.pk))
     return render_partial(request, "snippet-output", SnippetPractice(snippet, run=run))

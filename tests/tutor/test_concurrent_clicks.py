@@ -1,0 +1,133 @@
+"""A learner's burst of clicks, sent at once from several threads: the per-learner caps
+hold (the count and the insert it allows are one step), on a file SQLite database and,
+in `make test`'s second pass, on PostgreSQL."""
+
+import threading
+
+import pytest
+from django.db import connection
+from django.test import Client
+from django.urls import reverse
+
+from tests.factories import make_prediction, make_snippet, make_user
+from tutor import actions
+from tutor.models import Prediction, Run
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def at_once(count: int, action) -> list:
+    """Call `action()` from `count` threads released together; each result or exception."""
+    barrier = threading.Barrier(count)
+    results: list = [None] * count
+
+    def worker(index: int) -> None:
+        barrier.wait()
+        try:
+            results[index] = action()
+        except Exception as exc:
+            results[index] = exc
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    return results
+
+
+def test_eight_runs_at_once_are_held_to_the_pending_cap(settings):
+    settings.RUNS_PENDING_MAX = 3
+    settings.RUNS_PER_MINUTE = 100
+    user = make_user()
+    snippet = make_snippet()
+    results = at_once(8, lambda: actions.queue_run(code="print(1)\n", user=user, snippet=snippet))
+    assert sum(isinstance(r, Run) for r in results) == 3
+    assert sum(isinstance(r, actions.RunRefused) for r in results) == 5
+    assert Run.objects.filter(user=user).count() == 3
+
+
+def test_runs_at_once_are_held_to_the_per_minute_limit(settings):
+    settings.RUNS_PENDING_MAX = 100
+    settings.RUNS_PER_MINUTE = 5
+    user = make_user()
+    snippet = make_snippet()
+    results = at_once(12, lambda: actions.queue_run(code="print(1)\n", user=user, snippet=snippet))
+    assert sum(isinstance(r, Run) for r in results) == 5
+    assert Run.objects.filter(user=user).count() == 5
+
+
+def test_another_learner_is_not_held_back_by_the_first(settings):
+    settings.RUNS_PENDING_MAX = 1
+    first, second = make_user(), make_user()
+    snippet = make_snippet()
+    actions.queue_run(code="print(1)\n", user=first, snippet=snippet)
+    assert actions.queue_run(code="print(1)\n", user=second, snippet=snippet).user == second
+
+
+def test_a_flood_of_predictions_stores_no_more_than_the_limit(settings):
+    settings.PREDICTIONS_PER_MINUTE = 5
+    user = make_user()
+    snippet = make_snippet()
+    results = at_once(
+        12,
+        lambda: actions.submit_prediction(user=user, snippet=snippet, text="x", said_out_loud=False),
+    )
+    assert sum(isinstance(r, actions.PredictionRefused) for r in results) == 7
+    assert Prediction.objects.filter(user=user).count() == 5
+    assert Prediction.objects.filter(user=user, is_first=True).count() == 1
+
+
+def test_eight_run_clicks_over_http_get_three_runs_and_five_clear_refusals(settings):
+    settings.RUNS_PENDING_MAX = 3
+    user = make_user()
+    snippet = make_snippet(code="print(1)\n", key="burst")
+    make_prediction(user, snippet, text="1\n", verdict=Prediction.Verdict.RIGHT)
+    clients = [Client() for _ in range(8)]
+    for client in clients:
+        client.force_login(user)
+    url = reverse("tutor:run_create", args=[snippet.pk])
+    iterator = iter(clients)
+    lock = threading.Lock()
+
+    def click():
+        with lock:
+            client = next(iterator)
+        return client.post(url, {"code": "print(2)\n"}, HTTP_HX_REQUEST="true")
+
+    responses = at_once(8, click)
+    assert sorted(r.status_code for r in responses) == [200] * 3 + [429] * 5
+    refused = [r.content.decode() for r in responses if r.status_code == 429]
+    assert all("runs waiting for a worker" in html for html in refused)
+    assert Run.objects.filter(user=user, purpose=Run.Purpose.RUN).count() == 3
+
+
+def test_a_refused_run_keeps_the_learners_code(client, settings):
+    settings.RUNS_PENDING_MAX = 0
+    user = make_user()
+    client.force_login(user)
+    snippet = make_snippet(code="print(1)\n", key="keep")
+    make_prediction(user, snippet, text="1\n", verdict=Prediction.Verdict.RIGHT)
+    response = client.post(
+        reverse("tutor:run_create", args=[snippet.pk]), {"code": "print(2)\n"}, HTTP_HX_REQUEST="true"
+    )
+    assert response.status_code == 429
+    assert snippet.drafts.get(user=user).code == "print(2)\n"
+
+
+def test_a_prediction_flood_over_http_is_refused_in_words(client, settings):
+    settings.PREDICTIONS_PER_MINUTE = 2
+    user = make_user()
+    client.force_login(user)
+    snippet = make_snippet(key="flood")
+    url = reverse("tutor:prediction_create", args=[snippet.pk])
+    statuses = [
+        client.post(url, {"text": "x", "mode": "typed"}, HTTP_HX_REQUEST="true").status_code
+        for _ in range(4)
+    ]
+    assert statuses == [200, 200, 429, 429]
+    plain = client.post(url, {"text": "x", "mode": "typed"}, follow=True).content.decode()
+    assert "predictions in the last minute" in plain
+    assert Prediction.objects.filter(user=user).count() == 2
