@@ -1,4 +1,5 @@
 import os
+import re
 import shutil
 
 import pytest
@@ -42,9 +43,11 @@ def page(browser, live_server):
         "console",
         lambda msg: errors.append(msg.text) if msg.type == "error" else None,
     )
+    page.expected_errors = []  # patterns of errors a test provokes on purpose
     yield page
     context.close()
     # A CSP violation or a script error is a bug a user would hit.
+    errors = [e for e in errors if not any(re.search(p, e) for p in page.expected_errors)]
     assert not errors, f"browser errors: {errors}"
 
 

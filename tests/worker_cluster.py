@@ -25,6 +25,13 @@ from tutor.models import Run
 
 for line in sys.stdin:
     request = json.loads(line)
+    if "queue" in request:  # queue without waiting: {"queue": [code, ...]} -> ids
+        print(json.dumps([queue_run(code=code).pk for code in request["queue"]]), flush=True)
+        continue
+    if "status" in request:  # {"status": [id, ...]} -> {id: [status, stderr]}
+        rows = Run.objects.filter(pk__in=request["status"]).values_list("pk", "status", "stderr")
+        print(json.dumps({pk: [status, stderr] for pk, status, stderr in rows}), flush=True)
+        continue
     started = time.perf_counter()
     run = queue_run(code=request["code"])
     # Sleeps until the worker's notice (tutor/run_notices.py), as a waiting request does.
@@ -70,23 +77,41 @@ class WorkerCluster:
         env = self._env()
         manage = [sys.executable, str(BASE_DIR / "manage.py")]
         subprocess.run([*manage, "migrate", "-v", "0"], env=env, check=True, cwd=BASE_DIR)
-        self.cluster = subprocess.Popen(
-            [*manage, "qcluster"], env=env, cwd=BASE_DIR, start_new_session=True,
-            stdout=subprocess.DEVNULL, stderr=open(Path(self.tmp.name) / "qcluster.log", "w"),
-        )
+        self.start_worker()
         self.client = subprocess.Popen(
             [sys.executable, "-c", CLIENT], env=env, cwd=BASE_DIR, text=True,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
         )
         return self
 
-    def run(self, code: str, timeout: float = 30) -> dict:
-        self.client.stdin.write(json.dumps({"code": code, "timeout": timeout}) + "\n")
+    def start_worker(self) -> None:
+        self.cluster = subprocess.Popen(
+            [sys.executable, str(BASE_DIR / "manage.py"), "qcluster"], env=self._env(),
+            cwd=BASE_DIR, start_new_session=True, stdout=subprocess.DEVNULL,
+            stderr=open(Path(self.tmp.name) / "qcluster.log", "a"),
+        )
+
+    def kill_worker(self) -> None:
+        """SIGKILL the whole cluster at once, as a crash or the OOM killer would."""
+        os.killpg(self.cluster.pid, signal.SIGKILL)
+        self.cluster.wait()
+
+    def _ask(self, request: dict):
+        self.client.stdin.write(json.dumps(request) + "\n")
         self.client.stdin.flush()
         line = self.client.stdout.readline()
         if not line:
             raise RuntimeError("the client process died; qcluster log:\n" + self.log())
         return json.loads(line)
+
+    def queue(self, *codes: str) -> list[int]:
+        return self._ask({"queue": list(codes)})
+
+    def statuses(self, run_ids: list[int]) -> dict[int, tuple[str, str]]:
+        return {int(pk): tuple(row) for pk, row in self._ask({"status": run_ids}).items()}
+
+    def run(self, code: str, timeout: float = 30) -> dict:
+        return self._ask({"code": code, "timeout": timeout})
 
     def log(self) -> str:
         return (Path(self.tmp.name) / "qcluster.log").read_text()

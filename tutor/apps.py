@@ -7,7 +7,11 @@ class TutorConfig(AppConfig):
     verbose_name = "Learning and teaching"
 
     def ready(self) -> None:
-        from tutor import sandbox
+        from django_q.signals import post_spawn
+
+        from tutor import sandbox, tasks
+
+        post_spawn.connect(tasks.worker_started, dispatch_uid="parsnip-worker-started")
 
         # The sandbox module knows nothing of Django: hand it the configured backend here.
         sandbox.configure(backend=settings.SANDBOX_BACKEND)

@@ -5,6 +5,8 @@ updates snippets and exercises in place, and refuses to delete one learners used
 """
 
 import hashlib
+import os
+import socket
 from datetime import timedelta
 
 from django.conf import settings
@@ -27,10 +29,16 @@ class RunQuerySet(models.QuerySet):
         return self.filter(status__in=[Run.Status.QUEUED, Run.Status.RUNNING])
 
     def stale(self, now=None) -> "RunQuerySet":
-        """Runs no worker will finish: running past the task timeout, or queued too long."""
+        """Runs no worker will finish: running past their deadline (their wall-clock limit
+        and a margin), or queued too long."""
         now = now or timezone.now()
         return self.filter(
-            models.Q(status=Run.Status.RUNNING, started_at__lt=now - Run.RUNNING_GRACE)
+            models.Q(status=Run.Status.RUNNING, deadline_at__lt=now)
+            | models.Q(
+                status=Run.Status.RUNNING,
+                deadline_at__isnull=True,
+                started_at__lt=now - Run.RUNNING_GRACE,
+            )
             | models.Q(status=Run.Status.QUEUED, created_at__lt=now - Run.QUEUED_GRACE)
         )
 
@@ -38,14 +46,45 @@ class RunQuerySet(models.QuerySet):
         stale = list(self.stale(now).values_list("pk", flat=True))
         if not stale:  # a read only: no write lock for the common case
             return 0
-        failed = Run.objects.filter(pk__in=stale).stale(now).update(
+        return Run.objects.filter(pk__in=stale).stale(now)._fail(stale)
+
+    def fail_lost(self) -> int:
+        """Runs that a worker process on this machine held when it died: failed at once,
+        without waiting for their deadline (a restarted worker calls this)."""
+        host = f"{socket.gethostname()}:"
+        held = self.filter(status=Run.Status.RUNNING, worker__startswith=host)
+        lost = [
+            pk for pk, worker in held.values_list("pk", "worker")
+            if not _process_alive(int(worker.rsplit(":", 1)[1]))
+        ]
+        if not lost:
+            return 0
+        return Run.objects.filter(pk__in=lost, status=Run.Status.RUNNING)._fail(lost)
+
+    def _fail(self, run_ids: list[int]) -> int:
+        failed = self.update(
             status=Run.Status.FAILED,
             stderr=Run.WORKER_LOST_MESSAGE,
             finished_at=timezone.now(),
         )
-        for run_id in stale:
+        for run_id in run_ids:  # wake whoever waits for them
             transaction.on_commit(lambda run_id=run_id: run_notices.announce(run_id))
         return failed
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def worker_name() -> str:
+    """Who is running a run: this machine and process."""
+    return f"{socket.gethostname()}:{os.getpid()}"
 
 
 class Run(models.Model):
@@ -72,7 +111,9 @@ class Run(models.Model):
         Status.OK, Status.ERROR, Status.TIMEOUT, Status.MEMORY,
         Status.OUTPUT_LIMIT, Status.KILLED, Status.FAILED,
     ]
-    RUNNING_GRACE = timedelta(seconds=90)
+    # A run's deadline is its wall-clock limit plus this margin (sandbox start, saving).
+    DEADLINE_MARGIN = timedelta(seconds=5)
+    RUNNING_GRACE = timedelta(seconds=90)  # for rows from before deadlines were kept
     QUEUED_GRACE = timedelta(minutes=10)
     WORKER_LOST_MESSAGE = (
         "Parsnip lost this run: the worker stopped before it finished. Please run it again."
@@ -96,13 +137,22 @@ class Run(models.Model):
     duration_ms = models.PositiveIntegerField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
     started_at = models.DateTimeField(null=True, blank=True)
+    deadline_at = models.DateTimeField(
+        null=True, blank=True, help_text="When a running run is overdue: its worker is gone."
+    )
+    worker = models.CharField(
+        max_length=200, blank=True, help_text="The machine and process running it."
+    )
     finished_at = models.DateTimeField(null=True, blank=True)
 
     objects = RunQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at", "-pk"]
-        indexes = [models.Index(fields=["user", "status", "created_at"])]
+        indexes = [
+            models.Index(fields=["user", "status", "created_at"]),
+            models.Index(fields=["status", "deadline_at"]),
+        ]
 
     def __str__(self) -> str:
         return f"Run {self.pk} ({self.status})"

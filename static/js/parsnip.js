@@ -153,3 +153,26 @@
     }
   });
 })();
+
+// A panel that waits for a run asks again when its request fails (the server restarting,
+// a dropped connection): the run is safe on the server, so the answer must still arrive.
+(function () {
+  "use strict";
+
+  var RETRY_DELAY_MS = 2000;
+
+  function retryLater(event) {
+    var element = event.detail && event.detail.elt;
+    if (!element || !element.matches("[data-poll]")) {
+      return;
+    }
+    setTimeout(function () {
+      if (element.isConnected) {
+        htmx.trigger(element, "parsnip:retry");
+      }
+    }, RETRY_DELAY_MS);
+  }
+
+  document.addEventListener("htmx:sendError", retryLater);
+  document.addEventListener("htmx:responseError", retryLater);
+})();

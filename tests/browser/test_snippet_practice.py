@@ -117,3 +117,44 @@ def test_anonymous_reader_logs_in_and_lands_back_on_the_snippet(page, sample_con
     page.get_by_role("button", name="Log in").click()
     expect(page).to_have_url(re.compile(re.escape(SEED + FIRST) + "$"))
     expect(page.locator(f"{FIRST}-practice").get_by_label("What will it print?")).to_be_visible()
+
+
+def test_a_run_still_arrives_when_the_server_drops_the_page_poll(
+    page, login_in_browser, sample_content, monkeypatch, settings
+):
+    """The web server restarting mid-wait loses nothing: the failed poll is asked again."""
+    from tutor import tasks
+    from tutor.models import Run
+
+    queued: list[int] = []
+    monkeypatch.setattr(tasks, "enqueue_run", queued.append)  # a worker that is slow to start
+    settings.RUN_LONG_POLL_SECONDS = 0.5
+    page = login_in_browser(make_user("grace"))
+    page.goto(SEED + FIRST)
+    practice = page.locator(f"{FIRST}-practice")
+    practice.get_by_role("button", name="I said it out loud").click()
+    expect(practice.locator(".cm-content")).to_be_visible()
+    tasks.execute_run(queued.pop())  # the reveal
+    expect(page.locator(f"{FIRST}-answer")).to_contain_text("What it prints")
+
+    dropped: list[str] = []
+
+    def drop_first_polls(route):
+        if len(dropped) < 2:
+            dropped.append(route.request.url)
+            route.abort("connectionreset")
+        else:
+            route.continue_()
+
+    page.route(re.compile(r"/runs/\d+/"), drop_first_polls)
+    page.expected_errors += ["ERR_CONNECTION_RESET", "htmx:sendError", "htmx:afterRequest"]
+    practice.get_by_role("button", name="Run", exact=True).click()
+    output = page.locator(f"{FIRST}-output")
+    expect(output.locator(".run-status")).to_contain_text("Waiting for a worker")
+    page.wait_for_timeout(300)
+    assert len(dropped) >= 1  # the page's poll failed, as during a server restart
+    run = Run.objects.get(user__username="grace", purpose=Run.Purpose.RUN)
+    assert queued == [run.pk]
+    tasks.execute_run(run.pk)  # the worker gets to it
+    expect(output.locator(".run-status")).to_contain_text("Finished", timeout=15_000)
+    assert len(dropped) == 2

@@ -132,3 +132,53 @@ def test_run_limits_are_validated_in_the_admin_form():
     snippet.run_limits = {"memory_mb": 0}
     with pytest.raises(ValidationError, match="must be a positive number"):
         snippet.full_clean()
+
+
+def test_a_running_run_is_overdue_only_after_its_own_deadline():
+    # The worker sets the deadline from the run's wall-clock limit.
+    run = Run.objects.create(code="print(1)")
+    actions.execute_run(run_id=run.pk)
+    run.refresh_from_db()
+    assert run.deadline_at - run.started_at == timedelta(seconds=10) + Run.DEADLINE_MARGIN
+    now = timezone.now()
+    on_time = Run.objects.create(
+        code="x", status=Run.Status.RUNNING, started_at=now, deadline_at=now + timedelta(seconds=5)
+    )
+    overdue = Run.objects.create(
+        code="x", status=Run.Status.RUNNING, started_at=now - timedelta(seconds=20),
+        deadline_at=now - timedelta(seconds=1),
+    )
+    assert set(Run.objects.stale()) == {overdue}
+    assert not on_time.fail_if_stale()
+    assert overdue.fail_if_stale()
+    assert overdue.stderr == Run.WORKER_LOST_MESSAGE
+
+
+def test_a_restarted_worker_fails_at_once_the_runs_a_dead_worker_of_this_machine_held(
+    monkeypatch,
+):
+    import os
+    import socket
+    import subprocess
+    import sys
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True).stdout.strip()
+    host = socket.gethostname()
+    now = timezone.now()
+    later = now + timedelta(seconds=10)
+    held_by_dead = Run.objects.create(code="x", status=Run.Status.RUNNING, started_at=now,
+                                      deadline_at=later, worker=f"{host}:{dead}")
+    held_by_live = Run.objects.create(code="x", status=Run.Status.RUNNING, started_at=now,
+                                      deadline_at=later, worker=f"{host}:{os.getpid()}")
+    elsewhere = Run.objects.create(code="x", status=Run.Status.RUNNING, started_at=now,
+                                   deadline_at=later, worker=f"another-machine:{dead}")
+    queued = Run.objects.create(code="print(1)", status=Run.Status.QUEUED)
+    enqueued = []
+    monkeypatch.setattr(tasks, "enqueue_run", enqueued.append)
+    tasks.worker_started(sender="django_q", proc_name="Process-1")
+    statuses = dict(Run.objects.values_list("pk", "status"))
+    assert statuses[held_by_dead.pk] == Run.Status.FAILED
+    assert statuses[held_by_live.pk] == Run.Status.RUNNING
+    assert statuses[elsewhere.pk] == Run.Status.RUNNING  # its own machine's worker decides
+    assert enqueued == [queued.pk]  # the queue may have lost it with the dead worker

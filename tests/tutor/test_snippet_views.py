@@ -161,7 +161,7 @@ def test_htmx_reveal_still_running_answers_with_a_poller_and_no_answer(client, l
     prediction = Prediction.objects.get()
     poll_url = reverse("tutor:prediction_detail", args=[prediction.pk])
     assert f'hx-get="{poll_url}"' in html
-    assert 'hx-trigger="load delay:50ms"' in html  # the server waits for the run (long poll)
+    assert 'hx-trigger="load delay:50ms, parsnip:retry"' in html  # the server waits for the run (long poll)
     assert "Running the snippet" in html
     assert "real-output" not in html
     assert "Spot on" not in html

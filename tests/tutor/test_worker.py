@@ -65,3 +65,48 @@ def test_scale_out_postgresql_with_the_redis_broker():
     assert _redis_up(), "Redis is not reachable on 127.0.0.1:6379"
     with WorkerCluster(database="postgres", redis_url="redis://127.0.0.1:6379/15") as cluster:
         _assert_runs_end_to_end(cluster)
+
+
+def _worker_killed_mid_burst(cluster: WorkerCluster) -> None:
+    import time
+
+    from tutor.models import Run
+
+    slow = cluster.queue(*["import time\ntime.sleep(8)\nprint('slow')"] * 2)
+    quick = cluster.queue(*[f"print({i})" for i in range(6)])
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:  # both workers busy with the slow ones
+        if all(status == "running" for status, _ in cluster.statuses(slow).values()):
+            break
+        time.sleep(0.1)
+    else:
+        raise AssertionError(f"the slow runs never started: {cluster.statuses(slow)}\n{cluster.log()}")
+    assert all(status == "queued" for status, _ in cluster.statuses(quick).values())
+
+    cluster.kill_worker()
+    killed = time.monotonic()
+    time.sleep(3)
+    cluster.start_worker()
+
+    while time.monotonic() < killed + 30:
+        statuses = cluster.statuses(slow + quick)
+        if all(status in ("ok", "failed") for status, _ in statuses.values()):
+            break
+        time.sleep(0.2)
+    done = time.monotonic() - killed
+    statuses = cluster.statuses(slow + quick)
+    # The runs the dead worker held are failed with a plain "run it again" ...
+    assert [statuses[pk] for pk in slow] == [("failed", Run.WORKER_LOST_MESSAGE)] * 2, cluster.log()
+    # ... and the queued ones ran on the restarted worker, without waiting for a retry.
+    assert [statuses[pk][0] for pk in quick] == ["ok"] * 6, cluster.log()
+    assert done < 30
+
+
+def test_a_worker_killed_mid_burst_loses_no_run_on_the_embedded_default():
+    with WorkerCluster() as cluster:
+        _worker_killed_mid_burst(cluster)
+
+
+def test_a_worker_killed_mid_burst_loses_no_run_with_redis_and_postgresql():
+    with WorkerCluster(database="postgres", redis_url="redis://127.0.0.1:6379/15") as cluster:
+        _worker_killed_mid_burst(cluster)

@@ -13,7 +13,7 @@ from django.utils import timezone
 from course.models import Snippet
 from tutor import sandbox, tasks
 from tutor.actions.progress import refresh_lesson_progress
-from tutor.models import Run
+from tutor.models import Run, worker_name
 
 
 class RunRefused(Exception):
@@ -105,17 +105,29 @@ def execute_run(*, run_id: int) -> Run | None:
 
     Claims the row first (queued -> running), so a run delivered twice executes once.
     """
+    run = (
+        Run.objects.select_related("snippet__block__lesson__course")
+        .filter(pk=run_id, status=Run.Status.QUEUED)
+        .first()
+    )
+    if run is None:
+        return None
+    limits = limits_for(run.snippet)
+    now = timezone.now()
     claimed = Run.objects.filter(pk=run_id, status=Run.Status.QUEUED).update(
-        status=Run.Status.RUNNING, started_at=timezone.now()
+        status=Run.Status.RUNNING,
+        started_at=now,
+        deadline_at=now + timedelta(seconds=limits.wall_seconds) + Run.DEADLINE_MARGIN,
+        worker=worker_name(),
     )
     if not claimed:
         return None
-    run = Run.objects.select_related("snippet__block__lesson__course").get(pk=run_id)
+    run.status, run.started_at = Run.Status.RUNNING, now
     try:
         result = sandbox.run(
             run.code,
             stdin=run.stdin,
-            limits=limits_for(run.snippet),
+            limits=limits,
             backend=settings.SANDBOX_BACKEND,
         )
     except Exception as exc:  # the sandbox itself failed: say so on the row, never leave it running
