@@ -1,9 +1,10 @@
 """Predict-then-reveal and Run, as a learner sees them: press the button, wait for the output.
 
-Choice: Playwright driving the system Chromium against a live `manage.py runserver` and a
-real `manage.py qcluster`, both on a throw-away SQLite database (the embedded default:
-SQLite + django-q2's ORM broker), so the figures include the browser, htmx, the view's
-brief wait or polling, the queue and the worker. Timed from the click to the output being
+Choice: Playwright driving the system Chromium against Parsnip served exactly as `make run`
+serves it (bench/served.py: gunicorn and the django-q2 worker, DEBUG off) on a throw-away
+SQLite database (the embedded default: SQLite + django-q2's ORM broker), so the figures
+include the browser, htmx, the view's wait for the worker's notice, the queue and the
+worker. Timed from the click to the output being
 shown in the page (measured in the page: click event to the frame after the output enters the
 DOM). Three cases, on the seed lesson's first snippet:
 
@@ -21,17 +22,12 @@ import harness  # noqa: F401, I001  -- first: it fixes sys.path (see bench/harne
 
 import argparse
 import os
-import socket
 import statistics
-import subprocess
-import sys
 import time
-import urllib.request
-from pathlib import Path
 
 from harness import p95
+from bench.served import Site
 from tests.conftest import CHROMIUM, CHROMIUM_ARGS
-from tests.worker_cluster import WorkerCluster
 from tutor import sandbox
 
 BASE_DIR = harness.ROOT
@@ -39,29 +35,6 @@ BASE_DIR = harness.ROOT
 SEED = "/learn/local-models/optimising-speed-and-memory/"
 SNIPPET = "#snippet-backend-latency"
 USERNAME, PASSWORD = "bench-learner", "bench-password-123"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def start_server(env: dict[str, str], port: int, log: Path) -> subprocess.Popen:
-    server = subprocess.Popen(
-        [sys.executable, str(BASE_DIR / "manage.py"), "runserver", "--noreload", f"127.0.0.1:{port}"],
-        env=env, cwd=BASE_DIR, stdout=subprocess.DEVNULL, stderr=open(log, "w"),
-        start_new_session=True,
-    )
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=1)
-            return server
-        except OSError:
-            time.sleep(0.1)
-    server.kill()
-    raise RuntimeError("the web server did not start:\n" + log.read_text())
 
 
 def measure_sandbox(code: str, runs: int) -> list[float]:
@@ -137,36 +110,20 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=15)
     args = parser.parse_args()
 
-    with WorkerCluster() as cluster:
-        env = {**cluster._env(), "RUNS_PER_MINUTE": "10000", "DEBUG": "1"}
-        manage = [sys.executable, str(BASE_DIR / "manage.py")]
-        subprocess.run([*manage, "import_content", str(BASE_DIR / "content")], env=env, cwd=BASE_DIR,
-                       check=True, stdout=subprocess.DEVNULL)
-        subprocess.run(
-            [*manage, "shell", "-c",
-             f"from django.contrib.auth.models import User; User.objects.create_user({USERNAME!r}, password={PASSWORD!r})"],
-            env=env, cwd=BASE_DIR, check=True,
-        )
-        # This process talks to the same database to reset predictions between rounds.
-        os.environ.update(DATABASE_URL=cluster.database_url, DJANGO_SETTINGS_MODULE="config.settings")
-        os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # ORM next to Playwright's loop
-        import django
+    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # ORM next to Playwright's loop
+    with Site(env={"RUNS_PER_MINUTE": "10000", "PREDICTIONS_PER_MINUTE": "10000"}) as site:
+        from django.contrib.auth.models import User
 
-        django.setup()
         from course.models import Snippet
 
+        User.objects.create_user(USERNAME, password=PASSWORD)
         code = Snippet.objects.get(block__key=SNIPPET.removeprefix("#snippet-")).code
-        port = free_port()
-        server = start_server(env, port, Path(cluster.tmp.name) / "runserver.log")
-        try:
-            results = measure_page(f"http://127.0.0.1:{port}", args.runs)
-        finally:
-            server.terminate()
-            server.wait(10)
+        results = measure_page(site.url, args.runs)
 
     baseline = measure_sandbox(code, args.runs)
     base = statistics.median(baseline)
-    print(f"Seed lesson, first snippet; {args.runs} rounds; Playwright + runserver + qcluster on SQLite.")
+    print(f"Seed lesson, first snippet; {args.runs} rounds; Playwright against Parsnip served as "
+          "`make run` serves it (gunicorn + qcluster, SQLite).")
     print(f"{'sandbox run alone:':<26}median {base:7.1f} ms   p95 {p95(baseline):7.1f} ms")
     for name, times in results.items():
         median = statistics.median(times)

@@ -6,6 +6,7 @@ class CourseConfig(AppConfig):
     verbose_name = "Course content"
 
     def ready(self) -> None:
-        from course import kinds
+        from course import kinds, signals
 
         kinds.discover()
+        signals.connect()

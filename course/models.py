@@ -269,3 +269,28 @@ class GlossaryTerm(models.Model):
     def initial(self) -> str:
         first = self.term[:1].upper()
         return first if first.isalpha() else "#"
+
+
+class ContentVersion(models.Model):
+    """One row whose number changes whenever any content changes (admin, import, shell),
+    in the same transaction as the change. Pages rendered from content are cached under
+    it, so a reader never gets a rendering older than the content."""
+
+    number = models.PositiveBigIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"Content version {self.number}"
+
+    @classmethod
+    def current(cls) -> models.Subquery:
+        """The number, as a subquery to annotate a query with (no query of its own)."""
+        return models.Subquery(cls.objects.filter(pk=1).values("number")[:1])
+
+    @classmethod
+    def read(cls) -> int:
+        return cls.objects.filter(pk=1).values_list("number", flat=True).first() or 0
+
+    @classmethod
+    def bump(cls) -> None:
+        if not cls.objects.filter(pk=1).update(number=models.F("number") + 1):
+            cls.objects.get_or_create(pk=1, defaults={"number": 1})

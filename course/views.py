@@ -1,14 +1,22 @@
+from collections.abc import Callable
+from functools import cached_property
+
 from django.conf import settings
-from django.db.models import Prefetch
-from django.http import HttpRequest
+from django.contrib import messages
+from django.core.cache import cache
+from django.db.models import Prefetch, prefetch_related_objects
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.utils.cache import patch_vary_headers
+from django.utils.functional import SimpleLazyObject
 from django.utils.module_loading import import_string
 from django.views.decorators.http import require_GET
 
 from course.markup import GlossaryLinker
-from course.models import Block, Course, GlossaryTerm, Lesson
+from course.models import Block, ContentVersion, Course, GlossaryTerm, Lesson
+
+CACHE_SECONDS = 24 * 60 * 60  # renderings of old content versions expire by themselves
 
 
 def lessons_in_order() -> Prefetch:
@@ -51,40 +59,93 @@ def course_detail(request: HttpRequest, course_slug: str) -> TemplateResponse:
     return TemplateResponse(request, "course/course_detail.html", context)
 
 
+class LessonContent:
+    """What a lesson page shows besides the lesson row: its blocks (with snippets,
+    exercises and lines), terms, neighbours and glossary links. Loaded on first use, in a
+    fixed number of queries, so a page served from cached renderings never loads it."""
+
+    def __init__(self, lesson: Lesson, *, when_loaded: Callable[[], None] = lambda: None) -> None:
+        self.lesson = lesson
+        self.when_loaded = when_loaded
+
+    @cached_property
+    def blocks(self) -> list[Block]:
+        blocks = Block.objects.select_related("snippet", "exercise").prefetch_related("exercise__lines")
+        prefetch_related_objects([self.lesson], Prefetch("blocks", queryset=blocks), "terms")
+        self.when_loaded()
+        return list(self.lesson.blocks.all())
+
+    @cached_property
+    def terms(self) -> list[GlossaryTerm]:
+        self.blocks  # noqa: B018 -- prefetches the terms too
+        return list(self.lesson.terms.all())
+
+    @cached_property
+    def siblings(self) -> list[dict]:
+        return list(
+            Lesson.objects.filter(course=self.lesson.course_id)
+            .order_by("position", "pk")
+            .values("pk", "slug", "title")
+        )
+
+    @cached_property
+    def previous(self) -> dict | None:
+        index = self._index()
+        return self.siblings[index - 1] if index > 0 else None
+
+    @cached_property
+    def next(self) -> dict | None:
+        index = self._index()
+        return self.siblings[index + 1] if index + 1 < len(self.siblings) else None
+
+    def _index(self) -> int:
+        return next(i for i, sibling in enumerate(self.siblings) if sibling["pk"] == self.lesson.pk)
+
+    @cached_property
+    def glossary_linker(self) -> GlossaryLinker:
+        return GlossaryLinker(
+            terms=glossary_names(), autolink=[(term.slug, term.term) for term in self.terms]
+        )
+
+
 @require_GET
-def lesson_detail(request: HttpRequest, course_slug: str, lesson_slug: str) -> TemplateResponse:
-    # A fixed number of queries whatever the lesson holds: the lesson with its course,
-    # its blocks with snippets and exercises, the exercises' lines, its terms, its
-    # course's lessons (for previous / next) and the glossary's names.
-    blocks = Block.objects.select_related("snippet", "exercise").prefetch_related("exercise__lines")
-    lesson = get_object_or_404(
-        Lesson.objects.select_related("course").prefetch_related(
-            Prefetch("blocks", queryset=blocks), "terms"
-        ),
-        course__slug=course_slug,
-        slug=lesson_slug,
-    )
-    siblings = list(
-        Lesson.objects.filter(course=lesson.course_id)
-        .order_by("position", "pk")
-        .values("pk", "slug", "title")
-    )
-    index = next(i for i, sibling in enumerate(siblings) if sibling["pk"] == lesson.pk)
-    linker = GlossaryLinker(
-        terms=glossary_names(), autolink=[(term.slug, term.term) for term in lesson.terms.all()]
-    )
-    context = {
-        "lesson": lesson,
-        "previous": siblings[index - 1] if index > 0 else None,
-        "next": siblings[index + 1] if index + 1 < len(siblings) else None,
-        "glossary_linker": linker,
-    }
-    # What learners do on the page (predict, run, order) is added by the apps named in
-    # settings.LESSON_PAGE_EXTENSIONS, so this app never imports them. Each extension
-    # takes (request, lesson) and returns extra context, in a fixed number of queries.
-    for extension in settings.LESSON_PAGE_EXTENSIONS:
-        context.update(import_string(extension)(request, lesson))
-    return TemplateResponse(request, "course/lesson_detail.html", context)
+def lesson_detail(request: HttpRequest, course_slug: str, lesson_slug: str) -> HttpResponse:
+    # The content is the same for every reader: its renderings are cached under the
+    # content version (templates/course/lesson_detail.html), read here with the lesson in
+    # one query. Only what changes per reader (the learner's state) is rendered each time;
+    # readers who are not logged in all see one page, cached whole.
+    anonymous_key = version = None
+    if not request.user.is_authenticated and not len(messages.get_messages(request)):
+        version = ContentVersion.read()
+        anonymous_key = f"lesson-page:{version}:{course_slug}/{lesson_slug}"
+        if (html := cache.get(anonymous_key)) is not None:
+            return HttpResponse(html)
+    lessons = Lesson.objects.select_related("course")
+    if version is None:
+        lessons = lessons.annotate(content_version=ContentVersion.current())
+    lesson = get_object_or_404(lessons, course__slug=course_slug, slug=lesson_slug)
+    if version is None:
+        version = lesson.content_version or 0
+    context = {"lesson": lesson, "content_version": version}
+
+    def add_practice() -> None:
+        # What learners do on the page (predict, run, order) is added by the apps named in
+        # settings.LESSON_PAGE_EXTENSIONS, so this app never imports them. Each takes
+        # (request, lesson) once the blocks are loaded, and returns extra context.
+        for extension in settings.LESSON_PAGE_EXTENSIONS:
+            context.update(import_string(extension)(request, lesson))
+
+    content = LessonContent(lesson, when_loaded=add_practice)
+    context["content"] = content
+    context["glossary_linker"] = SimpleLazyObject(lambda: content.glossary_linker)
+    if request.user.is_authenticated:
+        content.blocks  # noqa: B018 -- a learner's state is per block: load them now
+    response = TemplateResponse(request, "course/lesson_detail.html", context)
+    if anonymous_key is not None:
+        response.add_post_render_callback(
+            lambda rendered: cache.set(anonymous_key, rendered.content, CACHE_SECONDS)
+        )
+    return response
 
 
 @require_GET

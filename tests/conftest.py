@@ -93,3 +93,14 @@ def no_waiting_for_runs(request):
     settings = request.getfixturevalue("settings")
     settings.RUN_WAIT_SECONDS = 0
     settings.RUN_LONG_POLL_SECONDS = 0
+
+
+@pytest.fixture(autouse=True)
+def empty_cache(request):
+    """Cached renderings are keyed by content version and row ids, which every test's
+    fresh database reuses: each test starts with an empty cache."""
+    if not request.config.pluginmanager.hasplugin("django"):
+        return
+    from django.core.cache import cache
+
+    cache.clear()

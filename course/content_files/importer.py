@@ -15,7 +15,7 @@ from django.db.models import ProtectedError, RestrictedError
 from course import kinds
 from course.content_files.errors import ContentError, ContentErrors
 from course.content_files.reader import BlockData, Content, CourseData, LessonData
-from course.models import Block, Course, GlossaryTerm, Lesson
+from course.models import Block, ContentVersion, Course, GlossaryTerm, Lesson
 
 
 def content_models() -> list[type[models.Model]]:
@@ -261,4 +261,6 @@ class _Importer:
 def import_content(content: Content) -> ImportSummary:
     """Import checked content atomically; raise ContentErrors (and change nothing) if refused."""
     with transaction.atomic():
-        return _Importer().run(content)
+        summary = _Importer().run(content)
+        ContentVersion.bump()  # also for changes no signal reports (links written in bulk)
+        return summary

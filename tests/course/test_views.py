@@ -209,9 +209,10 @@ def test_lesson_page_costs_the_same_queries_whatever_it_holds(client, django_ass
     small = full_lesson(blocks=1, terms=1)
     big = full_lesson(blocks=6, terms=8)
 
-    with django_assert_num_queries(6):
+    # Rendered for the first time: the content version, then the content (6 queries).
+    with django_assert_num_queries(7):
         assert client.get(lesson_url(small)).status_code == 200
-    with django_assert_num_queries(6):
+    with django_assert_num_queries(7):
         assert client.get(lesson_url(big)).status_code == 200
 
 
@@ -390,3 +391,64 @@ def test_reading_time_counts_prose_not_code(client):
     make_snippet(lesson, code="x = 1\n" * 400)
     html = client.get(lesson_url(lesson)).content.decode()
     assert "About 2 min of reading" in html
+
+
+def test_a_lesson_page_read_again_costs_one_query_for_anonymous_readers(
+    client, django_assert_num_queries
+):
+    """The content is rendered once per content version; a cached page only looks up the
+    lesson (and its content version, in the same query)."""
+    lesson = full_lesson(blocks=6, terms=8)
+    first = client.get(lesson_url(lesson)).content.decode()
+    with django_assert_num_queries(1):
+        again = client.get(lesson_url(lesson)).content.decode()
+    assert again == first
+
+
+@pytest.mark.parametrize("where", ["lesson", "block", "snippet", "exercise line", "term"])
+def test_an_edit_shows_at_once_on_a_cached_lesson_page(client, where):
+    lesson = make_lesson(summary="The old summary.")
+    block = make_block(lesson, kind="prose", body="The old prose.")
+    snippet = make_snippet(lesson, code='print("old code")\n')
+    exercise = make_exercise(lesson, lines=["old_line = 1", "other = 2"])
+    term = make_term("Oldterm", slug="oldterm", definition="An old definition.")
+    lesson.terms.add(term)
+    assert "old" in client.get(lesson_url(lesson)).content.decode()  # now cached
+
+    if where == "lesson":
+        lesson.summary = "The new summary."
+        lesson.save()
+    elif where == "block":
+        block.body = "The new prose."
+        block.save()
+    elif where == "snippet":
+        snippet.code = 'print("new code")\n'
+        snippet.save()
+    elif where == "exercise line":
+        line = exercise.lines.get(text="old_line = 1")
+        line.text = "new_line = 1"
+        line.save()
+    else:
+        term.term = "Newterm"
+        term.save()
+
+    html = client.get(lesson_url(lesson)).content.decode()
+    expected = {"lesson": "The new summary.", "block": "The new prose.", "snippet": "new code",
+                "exercise line": "new_line", "term": "Newterm"}[where]
+    assert expected in html
+
+
+def test_a_re_import_shows_at_once_on_a_cached_lesson_page(client, tmp_path, sample_content):
+    import shutil
+
+    from django.conf import settings
+    from django.core.management import call_command
+
+    url = "/learn/local-models/optimising-speed-and-memory/"
+    assert "Optimising speed and memory" in client.get(url).content.decode()
+    content = tmp_path / "content"
+    shutil.copytree(settings.BASE_DIR / "content", content)
+    seed = content / "local-models" / "optimising-speed-and-memory.yaml"
+    seed.write_text(seed.read_text().replace("Optimising speed and memory", "Speed and memory, tuned"))
+    call_command("import_content", str(content), verbosity=0)
+    assert "Speed and memory, tuned" in client.get(url).content.decode()

@@ -62,6 +62,16 @@ def refresh_lesson_progress(*, user: AbstractBaseUser, lesson: Lesson) -> Lesson
     return progress
 
 
+def count_run(*, user: AbstractBaseUser, lesson: Lesson) -> None:
+    """A run only adds one to the learner's runs (it does not change what is done): one
+    UPDATE, so a class pressing Run together holds the write lock for microseconds."""
+    counted = LessonProgress.objects.filter(user=user, lesson=lesson).update(
+        runs=F("runs") + 1, updated_at=timezone.now()
+    )
+    if not counted:
+        refresh_lesson_progress(user=user, lesson=lesson)
+
+
 def recompute_all_progress() -> int:
     """Rebuild every learner's progress from their stored attempts; returns rows written."""
     pairs = set()

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from course.models import Snippet
 from tutor import sandbox, tasks
-from tutor.actions.progress import refresh_lesson_progress
+from tutor.actions.progress import count_run
 from tutor.models import Run, worker_name
 
 
@@ -66,7 +66,7 @@ def queue_run(
         )
         transaction.on_commit(lambda: tasks.enqueue_run(run.pk))
         if purpose == Run.Purpose.RUN and user is not None and snippet is not None:
-            refresh_lesson_progress(user=user, lesson=snippet.block.lesson)
+            count_run(user=user, lesson=snippet.block.lesson)
     return run
 
 

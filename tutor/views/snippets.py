@@ -358,7 +358,8 @@ def answer_response(request: HttpRequest, prediction: Prediction) -> HttpRespons
     if not request.htmx:
         return redirect(snippet_url(snippet))
     practice = practice_for(request.user, snippet)
-    if practice.waiting and wait_for(practice.reveal, seconds=long_poll_seconds(request)).is_final:
+    reveal = practice.reveal
+    if practice.waiting and reveal and wait_for(reveal, seconds=long_poll_seconds(request)).is_final:
         practice = practice_for(request.user, snippet)  # with the verdict the worker gave
     return render_partial(request, "snippet-answer", practice)
 

@@ -1,0 +1,191 @@
+"""A whole class at once: N learners over real HTTP press Reveal, then Run, together.
+
+    .venv/bin/python bench/class.py N [--pg]
+
+Starts Parsnip exactly as `make run` does (bench/served.py: gunicorn + the django-q2
+worker, DEBUG off) on a throw-away SQLite database -- or, with --pg, on PostgreSQL with
+Redis as the broker, the scale-out deployment. Logs N learners in, then, each phase
+released at one instant (a barrier) from N threads:
+
+- open:   every learner opens the seed lesson;
+- reveal: every learner types a prediction for the seed's first snippet and presses
+          Reveal (one sandbox run serves them all);
+- run:    every learner presses Run on an edited version (N sandbox runs).
+
+Each click is followed as the page follows it (htmx headers; a panel that waits is
+polled through its own `hx-get`) until its output is final, and timed from the click to
+that final answer. Prints per phase done/N, p50, p95, max and HTTP errors, then the rows
+afterwards (predictions, runs, any left unfinished), and the floor measured in the same
+run: N x one sandbox run / cores, the least time N runs can take on this machine.
+"""
+
+import harness  # noqa: F401, I001  -- first: it fixes sys.path (see bench/harness.py)
+
+import argparse
+import os
+import re
+import statistics
+import threading
+import time
+
+import requests
+
+from harness import p95
+from bench.served import Site
+
+SEED = "/learn/local-models/optimising-speed-and-memory/"
+FIRST_SNIPPET = "backend-latency"
+PASSWORD = "bench-class-password-1"
+POLL = re.compile(r'hx-get="([^"]+)"\s+data-poll')
+
+
+class Learner:
+    def __init__(self, base: str, username: str) -> None:
+        self.base = base
+        self.username = username
+        self.http = requests.Session()
+
+    def log_in(self) -> None:
+        self.http.get(self.base + "/accounts/login/", timeout=30)
+        response = self.http.post(
+            self.base + "/accounts/login/",
+            data={"username": self.username, "password": PASSWORD,
+                  "csrfmiddlewaretoken": self.http.cookies["csrftoken"]},
+            timeout=60,
+        )
+        if "sessionid" not in self.http.cookies:
+            raise RuntimeError(f"{self.username} could not log in: {response.status_code}")
+
+    def open_lesson(self) -> None:
+        response = self.http.get(self.base + SEED, timeout=60)
+        response.raise_for_status()
+
+    def click(self, path: str, data: dict[str, str]) -> None:
+        """POST as htmx does, then follow the panel's polling until the answer is final."""
+        headers = {"HX-Request": "true", "X-CSRFToken": self.http.cookies["csrftoken"],
+                   "Referer": self.base + SEED}
+        response = self.http.post(self.base + path, data=data, headers=headers, timeout=60)
+        response.raise_for_status()
+        polls = 0
+        while match := POLL.search(response.text):
+            polls += 1
+            if polls > 200:
+                raise RuntimeError("still waiting after 200 polls")
+            response = self.http.get(self.base + match.group(1).replace("&amp;", "&"),
+                                     headers={"HX-Request": "true"}, timeout=60)
+            response.raise_for_status()
+
+
+def at_once(learners: list[Learner], action) -> tuple[list[float], list[str]]:
+    """Release `action(learner)` from one thread per learner at one instant; seconds taken
+    by each that succeeded, and the errors of the others."""
+    barrier = threading.Barrier(len(learners))
+    times: list[float] = []
+    errors: list[str] = []
+    lock = threading.Lock()
+
+    def one(learner: Learner) -> None:
+        barrier.wait()
+        started = time.perf_counter()
+        try:
+            action(learner)
+        except Exception as exc:  # an HTTP error or a reset is what the benchmark counts
+            with lock:
+                errors.append(f"{type(exc).__name__}: {exc}"[:200])
+            return
+        with lock:
+            times.append(time.perf_counter() - started)
+
+    threads = [threading.Thread(target=one, args=(learner,)) for learner in learners]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return times, errors
+
+
+def report(name: str, n: int, times: list[float], errors: list[str]) -> None:
+    if times:
+        ms = sorted(t * 1000 for t in times)
+        figures = (f"p50 {statistics.median(ms):7.0f} ms   p95 {p95(ms):7.0f} ms   "
+                   f"max {ms[-1]:7.0f} ms")
+    else:
+        figures = "no click finished"
+    print(f"{name:<8} done {len(times):>3}/{n:<3}  {figures}   HTTP errors {len(errors)}")
+    for error in sorted(set(errors))[:5]:
+        print(f"           {errors.count(error)} x {error}")
+
+
+def create_learners(n: int) -> list[str]:
+    from django.contrib.auth.hashers import make_password
+    from django.contrib.auth.models import User
+
+    hashed = make_password(PASSWORD)  # hashed once: n accounts need not cost n hashes
+    names = [f"learner{i:03d}" for i in range(n)]
+    User.objects.bulk_create([User(username=name, password=hashed) for name in names])
+    return names
+
+
+def sandbox_floor(n: int, code: str) -> tuple[float, float]:
+    """One sandbox run of the class's code (median of 15) and the floor for n of them."""
+    from tutor import sandbox
+
+    for _ in range(3):
+        sandbox.run(code)
+    times = []
+    for _ in range(15):
+        started = time.perf_counter()
+        sandbox.run(code)
+        times.append(time.perf_counter() - started)
+    one = statistics.median(times)
+    return one, n * one / (os.cpu_count() or 1)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("n", type=int, help="learners in the class")
+    parser.add_argument("--pg", action="store_true", help="PostgreSQL + Redis (scale-out)")
+    args = parser.parse_args()
+    n = args.n
+
+    with Site(pg=args.pg) as site:
+        from course.models import Snippet
+        from tutor.models import Prediction, Run
+
+        snippet = Snippet.objects.get(block__key=FIRST_SNIPPET)
+        learners = [Learner(site.url, name) for name in create_learners(n)]
+        _, errors = at_once(learners, Learner.log_in)
+        if errors:
+            raise SystemExit(f"log-in failed for {len(errors)}: {errors[:3]}")
+
+        def reveal(learner: Learner) -> None:
+            learner.click(f"/snippets/{snippet.pk}/predict/",
+                          {"text": "I think it prints the timings", "mode": "typed"})
+
+        def run(learner: Learner) -> None:
+            code = snippet.code + f'\nprint("{learner.username} changed it")\n'
+            learner.click(f"/snippets/{snippet.pk}/runs/", {"code": code})
+
+        where = "PostgreSQL + Redis" if args.pg else "SQLite + ORM broker (make run)"
+        print(f"class of {n} on {where}, {os.cpu_count()} cores, server as `make run` starts it")
+        report("open", n, *at_once(learners, Learner.open_lesson))
+        report("reveal", n, *at_once(learners, reveal))
+        report("run", n, *at_once(learners, run))
+
+        deadline = time.monotonic() + 30
+        while Run.objects.pending().exists() and time.monotonic() < deadline:
+            time.sleep(0.5)
+        print(
+            f"rows     predictions {Prediction.objects.count()} (expected {n}), "
+            f"reveal runs {Run.objects.filter(purpose=Run.Purpose.REVEAL).count()} (expected 1), "
+            f"runs {Run.objects.filter(purpose=Run.Purpose.RUN).count()} (expected {n}), "
+            f"unfinished {Run.objects.pending().count()}, "
+            f"failed {Run.objects.filter(status=Run.Status.FAILED).count()}"
+        )
+        one, floor = sandbox_floor(n, snippet.code)
+    print(f"floor    one sandbox run {one * 1000:.1f} ms; {n} runs / {os.cpu_count()} cores = "
+          f"{floor * 1000:.0f} ms")
+
+
+if __name__ == "__main__":
+    main()
