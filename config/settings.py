@@ -1,8 +1,8 @@
 """Parsnip settings: one module, driven by environment variables.
 
-Defaults give the embedded set-up (SQLite + django-q2's ORM broker) for development.
-Production sets DEBUG=0, SECRET_KEY, ALLOWED_HOSTS, and optionally DATABASE_URL and
-REDIS_URL for the scale-out path.
+Defaults give the embedded set-up (SQLite + django-q2's ORM broker), with DEBUG off: a
+developer sets DEBUG=1 (`make dev` does), production sets SECRET_KEY and ALLOWED_HOSTS, and
+optionally DATABASE_URL and REDIS_URL for the scale-out path.
 """
 
 import os
@@ -29,7 +29,8 @@ def env_list(name: str, default: list[str]) -> list[str]:
     return [item.strip() for item in value.split(",") if item.strip()]
 
 
-DEBUG = env_bool("DEBUG", True)
+# Off unless asked for: a deployment that forgets DEBUG gets no debug pages and no public key.
+DEBUG = env_bool("DEBUG", False)
 
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
 if not SECRET_KEY:
