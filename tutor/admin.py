@@ -11,6 +11,7 @@ from tutor.models import (
     LessonProgress,
     Membership,
     OrderingAttempt,
+    OrderingHelp,
     Prediction,
     Run,
 )
@@ -66,6 +67,13 @@ class PredictionAdmin(admin.ModelAdmin):
 class OrderingAttemptAdmin(admin.ModelAdmin):
     list_display = ["user", "exercise", "verdict", "lines_in_place", "help_used", "created_at"]
     list_filter = ["verdict"]
+    list_select_related = ["user", "exercise__block__lesson"]
+
+
+@admin.register(OrderingHelp)
+class OrderingHelpAdmin(admin.ModelAdmin):
+    list_display = ["user", "exercise", "given", "line_key", "created_at"]
+    list_filter = ["given"]
     list_select_related = ["user", "exercise__block__lesson"]
 
 
