@@ -128,7 +128,7 @@ def moved(
     """One step for one line: up or down in its area, out to "not used", or back in."""
     order, unused = list(order), list(unused)
     if key in fixed:
-        raise OrderingRefused(f"“{key}” is fixed in place by Help and cannot move.")
+        raise OrderingRefused("That line is fixed in place by Help and cannot move.")
     area = order if key in order else unused
     top = len(fixed) if area is order else 0
     i = area.index(key)
