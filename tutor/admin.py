@@ -1,4 +1,6 @@
 from django.contrib import admin, messages
+from django.contrib.auth.admin import UserAdmin
+from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.http import HttpRequest
@@ -18,6 +20,7 @@ from tutor.content_check import (
     queue_content_checks,
     snippets_in_order,
 )
+from tutor.forms import AccountChangeForm, AccountCreationForm
 from tutor.models import (
     Cohort,
     LessonProgress,
@@ -43,6 +46,17 @@ def resubmit_task(model_admin, request: HttpRequest, queryset: QuerySet) -> None
 for _model, _admin_class in ((Success, queue_admin.TaskAdmin), (Failure, queue_admin.FailAdmin)):
     admin.site.unregister(_model)
     admin.site.register(_model, type(_admin_class.__name__, (_admin_class,), {"actions": [resubmit_task]}))
+
+# Accounts made or edited in the admin follow the sign-up rules: no look-alike of a taken
+# username, one account per e-mail address.
+admin.site.unregister(User)
+
+
+@admin.register(User)
+class AccountAdmin(UserAdmin):
+    form = AccountChangeForm
+    add_form = AccountCreationForm
+
 
 # A results page names the runs it shows; more than this is not one admin's selection.
 MAX_CHECKED_RUNS = 1000
