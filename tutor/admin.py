@@ -1,3 +1,5 @@
+from axes.admin import AccessAttemptAdmin
+from axes.models import AccessAttempt
 from django.contrib import admin, messages
 from django.contrib.auth.admin import UserAdmin
 from django.contrib.auth.models import User
@@ -46,6 +48,17 @@ def resubmit_task(model_admin, request: HttpRequest, queryset: QuerySet) -> None
 for _model, _admin_class in ((Success, queue_admin.TaskAdmin), (Failure, queue_admin.FailAdmin)):
     admin.site.unregister(_model)
     admin.site.register(_model, type(_admin_class.__name__, (_admin_class,), {"actions": [resubmit_task]}))
+
+# django-axes' "Clean up expired attempts" deletes rows: only for staff who may delete them.
+admin.site.unregister(AccessAttempt)
+
+
+@admin.register(AccessAttempt)
+class LoginAttemptAdmin(AccessAttemptAdmin):
+    @admin.action(description="Clean up expired attempts", permissions=["delete"])
+    def cleanup_expired_attempts(self, request: HttpRequest, queryset: QuerySet) -> None:
+        super().cleanup_expired_attempts(request, queryset)
+
 
 # Accounts made or edited in the admin follow the sign-up rules: no look-alike of a taken
 # username, one account per e-mail address.

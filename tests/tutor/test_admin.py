@@ -1,4 +1,5 @@
 import re
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -232,3 +233,20 @@ def test_view_only_staff_cannot_resubmit_worker_tasks(client):
         {"action": "resubmit_task", "_selected_action": [failure.pk]},
     )
     assert Failure.objects.filter(pk=failure.pk).exists()  # resubmitting deletes it
+
+
+def test_view_only_staff_cannot_clean_up_login_attempts(client):
+    from axes.models import AccessAttempt
+
+    attempt = AccessAttempt.objects.create(
+        username="cleo", ip_address="10.0.0.1", failures_since_start=5,
+        attempt_time=timezone.now() - timedelta(days=1),  # expired: what the action removes
+    )
+    user = make_user(is_staff=True)
+    user.user_permissions.add(Permission.objects.get(codename="view_accessattempt"))
+    client.force_login(user)
+    client.post(
+        reverse("admin:axes_accessattempt_changelist"),
+        {"action": "cleanup_expired_attempts", "_selected_action": [attempt.pk]},
+    )
+    assert AccessAttempt.objects.filter(pk=attempt.pk).exists()
