@@ -93,9 +93,7 @@ class LessonWithChecksAdmin(LessonAdmin):
         permissions=["change"],
     )
     def check_outputs(self, request: HttpRequest, lessons: QuerySet[Lesson]) -> None:
-        runs = queue_content_checks(
-            snippets=snippets_in_order().filter(block__lesson__in=lessons), user=request.user
-        )
+        runs = queue_content_checks(snippets=snippets_in_order().filter(block__lesson__in=lessons))
         if not runs:
             self.message_user(request, "These lessons have no snippets to check.", messages.WARNING)
             return

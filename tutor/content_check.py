@@ -9,7 +9,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
 from course.models import Snippet
@@ -74,11 +73,12 @@ def snippets_in_order():
     )
 
 
-def queue_content_checks(*, snippets: Iterable[Snippet], user: AbstractBaseUser) -> list[Run]:
-    """One Run for the worker per snippet (never run in the web process)."""
+def queue_content_checks(*, snippets: Iterable[Snippet]) -> list[Run]:
+    """One Run for the worker per snippet (never run in the web process). They belong to
+    no learner: an admin checking a course is not spending a learner's run allowance."""
     with transaction.atomic():
         return [
-            queue_run(code=snippet.code, user=user, snippet=snippet, purpose=Run.Purpose.CONTENT)
+            queue_run(code=snippet.code, snippet=snippet, purpose=Run.Purpose.CONTENT)
             for snippet in snippets
         ]
 

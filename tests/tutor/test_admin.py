@@ -81,6 +81,7 @@ def test_check_outputs_queues_runs_for_the_worker_and_never_runs_code_itself(
     runs = Run.objects.filter(purpose=Run.Purpose.CONTENT)
     assert runs.count() == 6
     assert set(runs.values_list("status", flat=True)) == {Run.Status.QUEUED}
+    assert set(runs.values_list("user", flat=True)) == {None}  # no learner's allowance
     assert set(runs.values_list("snippet__code", flat=True)) == set(
         Snippet.objects.values_list("code", flat=True)
     )
