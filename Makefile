@@ -5,6 +5,8 @@ VENV := .venv
 PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
+# Made once, kept, and used by `make run` and its set-up steps (see RUN_ENV).
+SECRET_KEY_FILE := .secret-key
 
 # The first Python >= 3.12 on this machine (pyenv users get it from .python-version).
 PYTHON_312 := $(shell for p in python3.13 python3.12 $$(ls -d $$HOME/.pyenv/versions/3.1[2-9]*/bin/python 2>/dev/null) python3; do \
@@ -14,7 +16,9 @@ PYTHON_312 := $(shell for p in python3.13 python3.12 $$(ls -d $$HOME/.pyenv/vers
 
 run: setup db content demo static serve
 
-# The same with Django's autoreloading development server and DEBUG on.
+# The same with Django's autoreloading development server and DEBUG on (DEBUG is off
+# unless set: the set-up steps below then run as `make run` serves, with its secret key).
+dev: export DEBUG = 1
 dev: setup db content demo serve-dev
 
 # The whole suite on the embedded default (SQLite), then again on PostgreSQL, the
@@ -61,20 +65,21 @@ frontend: .make-frontend
 	npm run --silent build
 	@touch $@
 
-db: python-deps
-	$(PY) manage.py migrate --no-input -v 0
+db: python-deps $(SECRET_KEY_FILE)
+	$(MANAGE) migrate --no-input -v 0
 
 content: db
-	$(PY) manage.py import_content content
+	$(MANAGE) import_content content
 
 demo: db
-	$(PY) manage.py seed_demo
+	$(MANAGE) seed_demo
 
 # `make run` serves as a deployment does: DEBUG off, gunicorn (config/gunicorn.py) with
 # static files by WhiteNoise, and the worker. A secret key is made once and kept in
 # .secret-key; HTTPS=0 because it serves plain HTTP on this machine.
-SECRET_KEY_FILE := .secret-key
 RUN_ENV = DEBUG=0 HTTPS=0 SECRET_KEY="$$(cat $(SECRET_KEY_FILE))"
+# Set-up commands run as `make run` serves, or with DEBUG on under `make dev`.
+MANAGE = $(if $(filter 1,$(DEBUG)),,$(RUN_ENV)) $(PY) manage.py
 
 $(SECRET_KEY_FILE): | $(PY)
 	@umask 077; $(PY) -c 'import secrets; print(secrets.token_urlsafe(50))' > $@

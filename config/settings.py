@@ -1,11 +1,12 @@
 """Parsnip settings: one module, driven by environment variables.
 
-Defaults give the embedded set-up (SQLite + django-q2's ORM broker) for development.
-Production sets DEBUG=0, SECRET_KEY, ALLOWED_HOSTS, and optionally DATABASE_URL and
-REDIS_URL for the scale-out path.
+Defaults give the embedded set-up (SQLite + django-q2's ORM broker), with DEBUG off: a
+developer sets DEBUG=1 (`make dev` does), production sets SECRET_KEY and ALLOWED_HOSTS, and
+optionally DATABASE_URL and REDIS_URL for the scale-out path.
 """
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -29,7 +30,8 @@ def env_list(name: str, default: list[str]) -> list[str]:
     return [item.strip() for item in value.split(",") if item.strip()]
 
 
-DEBUG = env_bool("DEBUG", True)
+# Off unless asked for: a deployment that forgets DEBUG gets no debug pages and no public key.
+DEBUG = env_bool("DEBUG", False)
 
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
 if not SECRET_KEY:
@@ -49,6 +51,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django_htmx",
     "django_q",
+    "axes",
     "course",
     "tutor",
 ]
@@ -64,6 +67,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, as django-axes asks: it turns a locked-out login into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -141,6 +146,21 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# Log-in throttling (django-axes): after AXES_FAILURE_LIMIT wrong passwords for one username
+# from one address, that pair is locked out for AXES_COOLOFF_TIME. Keyed on both, so a
+# classmate cannot lock a teacher out from elsewhere and a class behind one address is not
+# locked out by one learner's typos. Admins unlock in the admin ("Access attempts") or with
+# `manage.py axes_reset_username NAME`; see docs/security.md.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = int(os.environ.get("LOGIN_FAILURE_LIMIT", "5"))
+AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("LOGIN_COOLOFF_MINUTES", "15")))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "tutor.views.accounts.locked_out"
+
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "course:catalogue"
 LOGOUT_REDIRECT_URL = "course:catalogue"

@@ -28,14 +28,33 @@ ALLOWED_TAGS = {
     "h5", "h6", "hr", "i", "kbd", "li", "ol", "p", "pre", "strong", "sub", "sup", "table",
     "tbody", "td", "th", "thead", "tr", "ul",
 }
+# What content may write. No hx-*, data-*, on*, style, id or class (but a code block's
+# language): content cannot add behaviour or restyle the page. Glossary links, which do
+# carry htmx attributes, are added by this module after sanitising (see _render).
 ALLOWED_ATTRIBUTES = {
-    "a": {"href", "title", "class", "hx-get", "hx-trigger", "hx-target", "hx-swap",
-          "data-term", "aria-describedby"},
+    "a": {"href", "title"},
     "abbr": {"title"},
     "code": {"class"},
     "td": {"align"},
     "th": {"align"},
 }
+CODE_LANGUAGE = re.compile(r"language-[A-Za-z0-9_+#.-]+")
+# Where a [[slug]] link goes until the HTML is sanitised: private-use characters that
+# content cannot bring in (they are removed from it first).
+_LINK_OPEN, _LINK_CLOSE = "\ue000", "\ue001"
+_LINK_SLOT = re.compile(f"{_LINK_OPEN}(\\d+){_LINK_CLOSE}")
+
+
+def _attribute_value(element: str, attribute: str, value: str) -> str | None:
+    """nh3's last word on each allowed attribute: None drops it.
+
+    A value holding "<" or ">" is dropped, so in the sanitised HTML a ">" always ends a
+    tag and the text between tags can be linked safely (_in_text)."""
+    if any(char in value for char in "<>" + _LINK_OPEN + _LINK_CLOSE):
+        return None
+    if attribute == "class":
+        return value if CODE_LANGUAGE.fullmatch(value) else None
+    return value
 
 
 def linked_term_slugs(text: str) -> list[str]:
@@ -58,16 +77,40 @@ def term_link(slug: str, text: str) -> str:
     )
 
 
-def _replace_term_links(text: str, terms: Mapping[str, str], link: bool = True) -> str:
+def _replace_term_links(
+    text: str, terms: Mapping[str, str], links: list[str], link: bool = True
+) -> str:
+    """[[slug]] references become a slot (filled with a link once the HTML is sanitised, so
+    no htmx attribute ever passes the sanitiser) or, for an unknown term, its words."""
+
     def replace(match: re.Match) -> str:
         slug, shown = match.group(1), match.group(2)
         name = shown or terms.get(slug) or slug
         if slug not in terms or not link:
             return html.escape(name)
-        # Markdown passes raw inline HTML through; nh3 cleans it afterwards.
-        return term_link(slug, name)
+        links.append(term_link(slug, name))
+        return f"{_LINK_OPEN}{len(links) - 1}{_LINK_CLOSE}"
 
+    text = text.replace(_LINK_OPEN, "").replace(_LINK_CLOSE, "")
     return TERM_LINK.sub(replace, text)
+
+
+def _in_text(rendered: str, replace) -> str:
+    """Apply `replace` to the text between tags only, never inside a tag (sanitised HTML:
+    no ">" inside attribute values, no comments), skipping links and code."""
+    skip_depth = 0
+    out = []
+    for part in _TAG.split(rendered):
+        if part.startswith("<"):
+            name = re.match(r"</?\s*([a-zA-Z0-9]+)", part)
+            if name and name.group(1).lower() in _SKIP_INSIDE:
+                skip_depth += -1 if part.startswith("</") else 1
+            out.append(part)
+        elif skip_depth > 0:
+            out.append(part)
+        else:
+            out.append(replace(part))
+    return "".join(out)
 
 
 _SKIP_INSIDE = {"a", "code", "pre"}
@@ -83,28 +126,15 @@ def _autolink_first_mentions(rendered: str, names: Mapping[str, str]) -> str:
         r"(?<![\w.-])(" + "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True)) + r")(?![\w-])",
         re.IGNORECASE,
     )
-    skip_depth = 0
-    out = []
-    for part in _TAG.split(rendered):
-        if part.startswith("<"):
-            name = re.match(r"</?\s*([a-zA-Z0-9]+)", part)
-            if name and name.group(1).lower() in _SKIP_INSIDE:
-                skip_depth += -1 if part.startswith("</") else 1
-            out.append(part)
-            continue
-        if skip_depth > 0 or not remaining:
-            out.append(part)
-            continue
 
-        def replace(match: re.Match) -> str:
-            key = match.group(1).lower()
-            slug = remaining.pop(key, None)
-            if slug is None:
-                return match.group(0)
-            return term_link(slug, html.unescape(match.group(1)))
+    def replace(match: re.Match) -> str:
+        key = match.group(1).lower()
+        slug = remaining.pop(key, None)
+        if slug is None:
+            return match.group(0)
+        return term_link(slug, html.unescape(match.group(1)))
 
-        out.append(pattern.sub(replace, part))
-    return "".join(out)
+    return _in_text(rendered, lambda part: pattern.sub(replace, part) if remaining else part)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -114,20 +144,29 @@ def _render(
     autolink: tuple[tuple[str, str], ...],
     link_terms: bool = True,
 ) -> str:
-    source = _replace_term_links(text, dict(terms), link=link_terms)
+    links: list[str] = []
+    source = _replace_term_links(text, dict(terms), links, link=link_terms)
     rendered = markdown.markdown(source, extensions=["fenced_code", "tables", "sane_lists"])
     cleaned = nh3.clean(
         rendered,
         tags=ALLOWED_TAGS,
         attributes=ALLOWED_ATTRIBUTES,
+        attribute_filter=_attribute_value,
         url_schemes={"http", "https", "mailto"},
         link_rel="noopener noreferrer",
     )
+    # The [[slug]] links go in now, between tags; inside a link or code they stay words.
+    cleaned = _in_text(cleaned, lambda part: _LINK_SLOT.sub(lambda m: links[int(m.group(1))], part))
+    cleaned = _LINK_SLOT.sub(lambda m: _link_words(links[int(m.group(1))]), cleaned)
     # A term already linked with [[slug]] is not linked a second time.
     already = set(LINKED_TERM.findall(cleaned))
     return _autolink_first_mentions(
         cleaned, {name: slug for name, slug in autolink if slug not in already}
     )
+
+
+def _link_words(link: str) -> str:
+    return link[link.index(">") + 1 : -len("</a>")]
 
 
 def render_markdown(

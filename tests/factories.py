@@ -151,3 +151,23 @@ def make_run(snippet: Snippet | None = None, **fields):
     fields.setdefault("code", snippet.code if snippet else 'print("hello")\n')
     fields.setdefault("status", Run.Status.OK)
     return Run.objects.create(snippet=snippet, **fields)
+
+
+def line_tokens(user: User, exercise: OrderingExercise) -> dict[str, str]:
+    """What `user`'s page calls each line of `exercise` (by line key): pages and POSTs
+    name lines by these tokens, never by their keys."""
+    from tutor.actions.ordering import ExerciseLines
+    from tutor.views.ordering import LineTokens
+
+    return LineTokens.of(user, ExerciseLines.of(exercise)).by_key
+
+
+def line_keys_by_token() -> dict[str, str]:
+    """Every line token of every learner and exercise, back to its line's key (for tests
+    that read a page and want to say which lines it shows)."""
+    return {
+        token: key
+        for user in User.objects.all()
+        for exercise in OrderingExercise.objects.all()
+        for key, token in line_tokens(user, exercise).items()
+    }

@@ -37,6 +37,19 @@ def test_production_refuses_to_start_without_a_secret_key():
     assert "SECRET_KEY must be set" in result.stderr
 
 
+def test_debug_is_off_unless_asked_for():
+    """A deployment that forgets DEBUG gets no debug pages, and no start without a key."""
+    show = "from django.conf import settings; print(settings.DEBUG)"
+    result = manage("shell", "-c", show, SECRET_KEY=PRODUCTION["SECRET_KEY"])
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split()[-1] == "False"
+    assert manage("shell", "-c", show, DEBUG="1").stdout.split()[-1] == "True"
+
+    forgot_everything = manage("check")
+    assert forgot_everything.returncode != 0
+    assert "SECRET_KEY must be set" in forgot_everything.stderr
+
+
 def test_a_weaker_sandbox_backend_is_refused_when_debug_is_off():
     result = manage("check", SANDBOX_BACKEND="unsafe-subprocess", **PRODUCTION)
     assert result.returncode != 0

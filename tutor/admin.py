@@ -1,48 +1,139 @@
+from axes.admin import AccessAttemptAdmin
+from axes.models import AccessAttempt
 from django.contrib import admin, messages
+from django.contrib.auth.admin import UserAdmin
+from django.contrib.auth.models import User
+from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.decorators import method_decorator
+from django.utils.html import format_html
+from django.views.decorators.http import require_GET
+from django_q import admin as queue_admin
+from django_q.models import Failure, Success
 
 from course.admin import LessonAdmin
 from course.models import Lesson
-from tutor import sandbox
-from tutor.content_check import check_snippets, snippets_in_order
+from tutor.content_check import (
+    SnippetCheck,
+    content_check_runs,
+    queue_content_checks,
+    snippets_in_order,
+)
+from tutor.forms import AccountChangeForm, AccountCreationForm
 from tutor.models import (
     Cohort,
     LessonProgress,
     Membership,
     OrderingAttempt,
+    OrderingHelp,
     Prediction,
     Run,
 )
 
-# The content admin lives in `course`; running snippets needs the sandbox, which is
-# this app's. So the Lesson admin gains its "Check outputs" action here.
+# The content admin lives in `course`; running snippets needs the worker, which is this
+# app's. So the Lesson admin gains its "Check outputs" action here.
 admin.site.unregister(Lesson)
+
+
+# django-q2's "Resubmit" puts tasks back on the worker's queue: only for staff who may
+# change them (its own action asks for no permission at all).
+@admin.action(description="Resubmit selected tasks to queue", permissions=["change"])
+def resubmit_task(model_admin, request: HttpRequest, queryset: QuerySet) -> None:
+    queue_admin.resubmit_task(model_admin, request, queryset)
+
+
+for _model, _admin_class in ((Success, queue_admin.TaskAdmin), (Failure, queue_admin.FailAdmin)):
+    admin.site.unregister(_model)
+    admin.site.register(_model, type(_admin_class.__name__, (_admin_class,), {"actions": [resubmit_task]}))
+
+# django-axes' "Clean up expired attempts" deletes rows: only for staff who may delete them.
+admin.site.unregister(AccessAttempt)
+
+
+@admin.register(AccessAttempt)
+class LoginAttemptAdmin(AccessAttemptAdmin):
+    @admin.action(description="Clean up expired attempts", permissions=["delete"])
+    def cleanup_expired_attempts(self, request: HttpRequest, queryset: QuerySet) -> None:
+        super().cleanup_expired_attempts(request, queryset)
+
+
+# Accounts made or edited in the admin follow the sign-up rules: no look-alike of a taken
+# username, one account per e-mail address.
+admin.site.unregister(User)
+
+
+@admin.register(User)
+class AccountAdmin(UserAdmin):
+    form = AccountChangeForm
+    add_form = AccountCreationForm
+
+
+# A results page names the runs it shows; more than this is not one admin's selection.
+MAX_CHECKED_RUNS = 1000
 
 
 @admin.register(Lesson)
 class LessonWithChecksAdmin(LessonAdmin):
     actions = ["check_outputs"]
 
-    @admin.action(description="Check outputs: run the snippets and compare with what they declare")
+    def get_urls(self):
+        results = path(
+            "check-outputs/",
+            self.admin_site.admin_view(self.check_outputs_results),
+            name="course_lesson_check_outputs",
+        )
+        return [results, *super().get_urls()]
+
+    # Running code is changing content's standing: view-only staff may not start it.
+    @admin.action(
+        description="Check outputs: run the snippets and compare with what they declare",
+        permissions=["change"],
+    )
     def check_outputs(self, request: HttpRequest, lessons: QuerySet[Lesson]) -> None:
-        try:
-            checks = check_snippets(snippets_in_order().filter(block__lesson__in=lessons))
-        except sandbox.SandboxUnavailable as exc:
-            self.message_user(request, f"Could not run the snippets: {exc}", messages.ERROR)
+        runs = queue_content_checks(snippets=snippets_in_order().filter(block__lesson__in=lessons))
+        if not runs:
+            self.message_user(request, "These lessons have no snippets to check.", messages.WARNING)
             return
-        wrong = [check for check in checks if not check.matches]
-        for check in wrong:
-            self.message_user(
-                request,
-                f"{check.where}: declares {check.snippet.expected_output!r} but prints "
-                f"{check.printed!r} (status {check.status}).",
-                messages.ERROR,
-            )
-        if not wrong:
-            self.message_user(
-                request, f"All {len(checks)} snippets print what they declare.", messages.SUCCESS
-            )
+        url = reverse("admin:course_lesson_check_outputs") + "?runs=" + ",".join(
+            str(run.pk) for run in runs
+        )
+        self.message_user(
+            request,
+            format_html(
+                "Checking {} snippet{} in the worker. <a href=\"{}\">See the results</a>.",
+                len(runs),
+                "" if len(runs) == 1 else "s",
+                url,
+            ),
+            messages.INFO,
+        )
+
+    @staticmethod
+    def _run_ids(request: HttpRequest) -> list[int]:
+        raw = request.GET.get("runs", "")
+        ids = [part for part in raw.split(",") if part]
+        if not ids or len(ids) > MAX_CHECKED_RUNS or not all(part.isdigit() for part in ids):
+            return []
+        return [int(part) for part in ids]
+
+    @method_decorator(require_GET)
+    def check_outputs_results(self, request: HttpRequest) -> TemplateResponse:
+        """What the queued checks found; the page reloads itself until every run is final."""
+        if not self.has_change_permission(request):
+            raise PermissionDenied
+        checks = [SnippetCheck.of_run(run) for run in content_check_runs(self._run_ids(request))]
+        context = {
+            **self.admin_site.each_context(request),
+            "title": "Check outputs",
+            "opts": self.opts,
+            "checks": checks,
+            "pending": sum(check.pending for check in checks),
+            "wrong": [check for check in checks if not check.pending and not check.matches],
+        }
+        return TemplateResponse(request, "admin/course/lesson/check_outputs.html", context)
 
 
 @admin.register(Run)
@@ -66,6 +157,13 @@ class PredictionAdmin(admin.ModelAdmin):
 class OrderingAttemptAdmin(admin.ModelAdmin):
     list_display = ["user", "exercise", "verdict", "lines_in_place", "help_used", "created_at"]
     list_filter = ["verdict"]
+    list_select_related = ["user", "exercise__block__lesson"]
+
+
+@admin.register(OrderingHelp)
+class OrderingHelpAdmin(admin.ModelAdmin):
+    list_display = ["user", "exercise", "given", "line_key", "created_at"]
+    list_filter = ["given"]
     list_select_related = ["user", "exercise__block__lesson"]
 
 

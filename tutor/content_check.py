@@ -1,17 +1,21 @@
 """Run snippets in the sandbox and compare what they print with what they declare.
 
-Used by `manage.py check_content` and the admin's "Check outputs" action.
+`manage.py check_content` runs them here and now (a command line has no worker to wait
+for); the admin's "Check outputs" action queues Run rows for the worker, like any run, and
+its results page compares them once they are final.
 """
 
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.conf import settings
+from django.db import transaction
 
 from course.models import Snippet
 from tutor import sandbox
-from tutor.actions.runs import limits_for
+from tutor.actions.runs import limits_for, queue_run
 from tutor.grading import outputs_match
+from tutor.models import Run, code_digest
 
 
 @dataclass(frozen=True)
@@ -20,10 +24,27 @@ class SnippetCheck:
     status: str
     printed: str
     stderr: str
+    pending: bool = False  # a queued run the worker has not finished
+    outdated: bool = False  # the snippet's code changed since the run
+
+    @classmethod
+    def of_run(cls, run: Run) -> "SnippetCheck":
+        return cls(
+            run.snippet,
+            run.status,
+            run.stdout,
+            run.stderr,
+            pending=not run.is_final,
+            outdated=run.code_hash != code_digest(run.snippet.code),
+        )
 
     @property
     def matches(self) -> bool:
-        return self.status == "ok" and outputs_match(self.printed, self.snippet.expected_output)
+        return (
+            self.status == "ok"
+            and not self.outdated
+            and outputs_match(self.printed, self.snippet.expected_output)
+        )
 
     @property
     def exact(self) -> bool:
@@ -49,4 +70,28 @@ def check_snippets(snippets: Iterable[Snippet]) -> list[SnippetCheck]:
 def snippets_in_order():
     return Snippet.objects.select_related("block__lesson__course").order_by(
         "block__lesson__course__position", "block__lesson__position", "block__position"
+    )
+
+
+def queue_content_checks(*, snippets: Iterable[Snippet]) -> list[Run]:
+    """One Run for the worker per snippet (never run in the web process). They belong to
+    no learner: an admin checking a course is not spending a learner's run allowance."""
+    with transaction.atomic():
+        return [
+            queue_run(code=snippet.code, snippet=snippet, purpose=Run.Purpose.CONTENT)
+            for snippet in snippets
+        ]
+
+
+def content_check_runs(run_ids: Iterable[int]):
+    """The content-check runs with these ids, in the order of the course."""
+    return (
+        Run.objects.filter(pk__in=list(run_ids), purpose=Run.Purpose.CONTENT, snippet__isnull=False)
+        .select_related("snippet__block__lesson__course")
+        .order_by(
+            "snippet__block__lesson__course__position",
+            "snippet__block__lesson__position",
+            "snippet__block__position",
+            "pk",
+        )
     )

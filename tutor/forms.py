@@ -1,6 +1,40 @@
 from django import forms
-from django.contrib.auth.forms import UserCreationForm
+from django.contrib.auth.forms import AdminUserCreationForm, UserChangeForm, UserCreationForm
 from django.contrib.auth.models import User
+
+from tutor.usernames import look_alike, mixes_look_alike_scripts
+
+
+def refuse_look_alike(username: str) -> None:
+    other = look_alike(username)
+    if other is not None:
+        raise forms.ValidationError(
+            "“%(username)s” looks just like the username “%(other)s”, which is taken: "
+            "some of its letters only look like theirs. Please choose another username.",
+            code="look_alike",
+            params={"username": username, "other": other},
+        )
+    if mixes_look_alike_scripts(username):
+        raise forms.ValidationError(
+            "This username mixes letters from different alphabets that look alike. "
+            "Please write it in one alphabet.",
+            code="mixed_scripts",
+        )
+
+
+def unused_email(email: str, *, account: User | None = None) -> str:
+    """One account per address, whatever its case: a password reset mails one account."""
+    email = User.objects.normalize_email((email or "").strip())
+    others = User.objects.filter(email__iexact=email)
+    if account is not None and account.pk:
+        others = others.exclude(pk=account.pk)
+    if email and others.exists():
+        raise forms.ValidationError(
+            "An account already uses this e-mail address. If it is yours, log in or "
+            "reset its password instead.",
+            code="email_taken",
+        )
+    return email
 
 
 class SignupForm(UserCreationForm):
@@ -11,3 +45,30 @@ class SignupForm(UserCreationForm):
     class Meta(UserCreationForm.Meta):
         model = User
         fields = ("username", "email")
+
+    def clean_username(self) -> str | None:
+        # Django's own check first: NFKC-normalised, and not an existing name in other case.
+        username = super().clean_username()
+        if username:
+            refuse_look_alike(username)
+        return username
+
+    def clean_email(self) -> str:
+        return unused_email(self.cleaned_data.get("email", ""))
+
+
+class AccountCreationForm(AdminUserCreationForm):
+    """The admin's "Add user": the same rules for names as signing up."""
+
+    def clean_username(self) -> str | None:
+        username = super().clean_username()
+        if username:
+            refuse_look_alike(username)
+        return username
+
+
+class AccountChangeForm(UserChangeForm):
+    """The admin's user page: an address already on another account is refused."""
+
+    def clean_email(self) -> str:
+        return unused_email(self.cleaned_data.get("email", ""), account=self.instance)

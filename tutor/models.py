@@ -304,6 +304,32 @@ class OrderingAttempt(models.Model):
         return f"{self.user} on {self.exercise}: {self.verdict}"
 
 
+class OrderingHelp(models.Model):
+    """One use of "Help me" on an ordering exercise. A fact for the teacher: "Start again"
+    resets the learner's board (OrderingArrangement), never these rows."""
+
+    class Given(models.TextChoices):
+        REMOVED = "removed", "Took away a line that does not belong"
+        FIXED = "fixed", "Fixed a line in its place"
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="ordering_help"
+    )
+    exercise = models.ForeignKey(
+        OrderingExercise, on_delete=models.PROTECT, related_name="help_given"
+    )
+    given = models.CharField(max_length=10, choices=Given.choices)
+    line_key = models.SlugField(help_text="The line Help took away or fixed.")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["created_at", "pk"]
+        indexes = [models.Index(fields=["exercise", "user"])]
+
+    def __str__(self) -> str:
+        return f"{self.user} on {self.exercise}: {self.get_given_display()}"
+
+
 class LessonProgress(models.Model):
     """How far one learner is through one lesson; derived from their predictions and attempts."""
 

@@ -294,11 +294,11 @@ class ExerciseAnalysis:
 def analyse_exercise(
     exercise,
     attempts: Iterable[tuple],
-    arrangements: Iterable[tuple[int, int]],
+    help_used: Iterable[tuple[int, int]],
     *,
     top: int = 3,
 ) -> ExerciseAnalysis:
-    """attempts: (student pk, student name, verdict, order) oldest first; arrangements:
+    """attempts: (student pk, student name, verdict, order) oldest first; help_used:
     (student pk, times "Help me" was used). Line texts come from `exercise.lines.all()`."""
     texts = {line.key: line.text for line in exercise.lines.all()}
     analysis = ExerciseAnalysis(exercise.key, exercise.intro)
@@ -317,10 +317,10 @@ def analyse_exercise(
     analysis.solved = len(solved_after)
     if solved_after:
         analysis.median_checks = statistics.median(solved_after.values())
-    for _, help_used in arrangements:
-        if help_used:
+    for _, times in help_used:
+        if times:
             analysis.help_students += 1
-            analysis.help_total += help_used
+            analysis.help_total += times
     groups = sorted(wrong.items(), key=lambda item: (-len(set(item[1])), item[0]))
     analysis.wrong_orders = [
         CommonAnswer(

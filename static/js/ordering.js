@@ -25,17 +25,17 @@
     return text.length > 48 ? text.slice(0, 46) + "…" : text;
   }
 
-  function keys(list) {
+  function tokens(list) {
     if (!list) {
       return [];
     }
     return Array.prototype.map.call(list.querySelectorAll(":scope > .ordering-line"), function (li) {
-      return li.dataset.key;
+      return li.dataset.line;
     });
   }
 
   function arrangement(slot) {
-    return JSON.stringify({ order: keys(area(slot, "order")), unused: keys(area(slot, "unused")) });
+    return JSON.stringify({ order: tokens(area(slot, "order")), unused: tokens(area(slot, "unused")) });
   }
 
   function announce(slot, text) {
@@ -120,7 +120,7 @@
     var button = li.querySelector(".line-button");
     if (button) {
       var inUnused = li.parentElement.dataset.area === "unused";
-      button.value = (inUnused ? "use:" : "up:") + li.dataset.key;
+      button.value = (inUnused ? "use:" : "up:") + li.dataset.line;
     }
   }
 

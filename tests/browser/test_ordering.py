@@ -12,7 +12,7 @@ import time
 import pytest
 from playwright.sync_api import expect
 
-from tests.factories import make_exercise, make_lesson, make_user
+from tests.factories import line_keys_by_token, line_tokens, make_exercise, make_lesson, make_user
 from tutor.actions.ordering import ExerciseLines, starting_order
 from tutor.models import OrderingArrangement
 
@@ -43,13 +43,19 @@ def open_exercise(page, exercise):
 
 
 def shown(region, area="order") -> list[str]:
-    return region.locator(f'[data-area="{area}"] > .ordering-line').evaluate_all(
-        "lines => lines.map(line => line.dataset.key)"
+    """The keys of the lines in an area (the page names them by the learner's tokens)."""
+    tokens = region.locator(f'[data-area="{area}"] > .ordering-line').evaluate_all(
+        "lines => lines.map(line => line.dataset.line)"
     )
+    keys = line_keys_by_token()
+    return [keys[token] for token in tokens]
 
 
 def line(region, key):
-    return region.locator(f'.ordering-line[data-key="{key}"]')
+    tokens = region.locator(".ordering-line").evaluate_all("lines => lines.map(line => line.dataset.line)")
+    keys = line_keys_by_token()
+    [token] = [token for token in tokens if keys[token] == key]
+    return region.locator(f'.ordering-line[data-line="{token}"]')
 
 
 def eventually_saved(user, exercise, order, unused=None):
@@ -136,7 +142,7 @@ def test_solve_by_dragging_lines(page, learner, exercise):
         if shown(region).index(key) != target:
             drag(page, line(region, key), region.locator('[data-area="order"] > .ordering-line').nth(target))
             expect(region.locator('[data-area="order"] > .ordering-line').nth(target)).to_have_attribute(
-                "data-key", key
+                "data-line", line_tokens(learner, exercise)[key]
             )
     assert shown(region) == CORRECT
     expect(page.locator("#exercise-abc-announce")).to_contain_text("moved to position")

@@ -10,7 +10,7 @@ from django.urls import reverse
 from playwright.sync_api import expect
 
 from course.models import Lesson, OrderingExercise, Snippet
-from tests.factories import make_teacher, make_user
+from tests.factories import line_keys_by_token, make_teacher, make_user
 from tutor.models import Cohort, LessonProgress
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -49,20 +49,26 @@ def solve_the_ordering_by_clicks(page):
         exercise.lines.filter(position__isnull=False).order_by("position").values_list("key", flat=True)
     )
 
+    keys = line_keys_by_token()  # the page names lines by the learner's tokens
+    token_of = {key: token for token, key in keys.items() if token in region.inner_html()}
+
     def shown():
-        return region.locator('[data-area="order"] > .ordering-line').evaluate_all(
-            "lines => lines.map(line => line.dataset.key)"
-        )
+        return [
+            keys[token]
+            for token in region.locator('[data-area="order"] > .ordering-line').evaluate_all(
+                "lines => lines.map(line => line.dataset.line)"
+            )
+        ]
 
     for key in [key for key in shown() if key not in correct]:
-        region.locator(f'.ordering-line[data-key="{key}"] .tool-leave-out').click()
-        expect(region.locator(f'[data-area="unused"] .ordering-line[data-key="{key}"]')).to_have_count(1)
+        region.locator(f'.ordering-line[data-line="{token_of[key]}"] .tool-leave-out').click()
+        expect(region.locator(f'[data-area="unused"] .ordering-line[data-line="{token_of[key]}"]')).to_have_count(1)
     for target, key in enumerate(correct):
         while shown().index(key) > target:
             before = shown().index(key)
-            region.locator(f'.ordering-line[data-key="{key}"] .line-button').click()
+            region.locator(f'.ordering-line[data-line="{token_of[key]}"] .line-button').click()
             expect(region.locator('[data-area="order"] > .ordering-line').nth(before - 1)).to_have_attribute(
-                "data-key", key
+                "data-line", token_of[key]
             )
     region.get_by_role("button", name="Check").click()
     expect(region.locator(".ordering-feedback")).to_contain_text("Solved")

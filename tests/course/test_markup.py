@@ -1,6 +1,8 @@
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from course.markup import (
     GlossaryLinker,
@@ -145,3 +147,118 @@ def test_unknown_language_is_shown_as_plain_text():
     html = highlight_code("just <text>\n", "no-such-language")
 
     assert "just &lt;text&gt;" in html
+
+
+# Content cannot add behaviour ---------------------------------------------------------
+
+# Attributes content may carry, by element; glossary links are checked on their own.
+CONTENT_ATTRIBUTES = {
+    "a": {"href", "title", "rel"},
+    "abbr": {"title"},
+    "code": {"class"},
+    "td": {"align"},
+    "th": {"align"},
+}
+GLOSSARY_LINK_ATTRIBUTES = {"class", "href", "data-term", "hx-get", "hx-trigger", "hx-target", "hx-swap"}
+
+HOSTILE = [
+    '<a href="/" hx-get="/accounts/logout/" hx-trigger="load" hx-target="body">x</a>',
+    '<a hx-post="/classes/join/" hx-vals=\'{"code": "X"}\' hx-trigger="load">x</a>',
+    '<p hx-get="/admin/" hx-trigger="load" hx-swap="outerHTML" hx-target="#main">hi</p>',
+    '<div data-hx-get="/x" data-hx-trigger="load">x</div>',
+    '<a data-term="vram" class="term-link" href="/glossary/vram/" hx-get="/evil/" '
+    'hx-target="body" hx-swap="innerHTML">VRAM</a>',
+    '<a href="/" hx-on:click="alert(1)" hx-on::load="alert(2)">x</a>',
+    '<span hx-ext="debug" hx-boost="true" hx-headers=\'{"X": "1"}\'>x</span>',
+    '<a href="x" onclick="alert(1)" onmouseover="alert(2)" style="position:fixed;inset:0">x</a>',
+    '<img src=x onerror=alert(1)>',
+    '<svg><script>alert(1)</script></svg><math><mi xlink:href="javascript:alert(1)">x</mi></math>',
+    '<form action="/accounts/logout/" method="post"><button>Log out</button></form>',
+    '<iframe src="/admin/"></iframe><object data="x"></object><embed src="x">',
+    '<meta http-equiv="refresh" content="0;url=/accounts/logout/"><base href="http://evil/">',
+    '<style>body{display:none}</style><link rel=stylesheet href=x>',
+    '<a id="term-preview" name="main" href="/">shadow the page\'s ids</a>',
+    '<code class="term-link language-python" id="x">x</code>',
+    '<table><tr><td align="left" style="color:red" data-x="1">x</td></tr></table>',
+    '[click](javascript:alert(1)) [data](data:text/html,<script>alert(1)</script>)',
+    '[x](http://a "> VRAM hx-get=/accounts/logout/ hx-trigger=load")',
+    '[x](http://a "[[vram]]") and ![alt [[vram]]](/x.png "[[vram]]")',
+    '<a title="> [[vram]] onmouseover=alert(1)">x</a> VRAM',
+    "[[vram|<b hx-get=/x hx-trigger=load>words</b>]]",
+    "\ue0000\ue001 and [[vram]] and \ue000 7 \ue001",
+    '<!-- <a hx-get="/x" hx-trigger="load"> --> VRAM',
+    '```\n<a hx-get="/x" hx-trigger="load">x</a>\n```\n\n`<b onclick=x>`',
+    '<a href="https://example.com" hx-get="/x">[[vram]]</a>',
+]
+
+
+def attributes_of(rendered: str) -> list[tuple[str, dict[str, str]]]:
+    from html.parser import HTMLParser
+
+    found = []
+
+    class Collect(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            found.append((tag, {name: value or "" for name, value in attrs}))
+
+    Collect(convert_charrefs=True).feed(rendered)
+    return found
+
+
+def assert_no_behaviour_from_content(rendered: str) -> None:
+    """Every element is one content may write, with attributes content may write; the only
+    htmx attributes are those of a glossary link, exactly as Parsnip makes them."""
+    for tag, attrs in attributes_of(rendered):
+        if attrs.get("class") == "term-link":
+            slug = attrs.get("data-term", "")
+            assert tag == "a" and set(attrs) == GLOSSARY_LINK_ATTRIBUTES, (tag, attrs)
+            assert slug in TERMS
+            assert attrs["href"] == f"/glossary/{slug}/"
+            assert attrs["hx-get"] == f"/glossary/{slug}/preview/"
+            assert attrs["hx-trigger"] == "mouseenter delay:150ms, focus"
+            assert attrs["hx-target"] == "#term-preview"
+            assert attrs["hx-swap"] == "outerHTML"
+            continue
+        assert tag in CONTENT_ATTRIBUTES or not attrs, (tag, attrs)
+        assert set(attrs) <= CONTENT_ATTRIBUTES.get(tag, set()), (tag, attrs)
+        if "class" in attrs:
+            assert re.fullmatch(r"language-[\w+#.-]+", attrs["class"]), attrs
+        for value in attrs.values():
+            assert not value.lower().startswith(("javascript:", "data:")), attrs
+    assert "<script" not in rendered and "\ue000" not in rendered and "\ue001" not in rendered
+
+
+@pytest.mark.parametrize("hostile", HOSTILE)
+def test_hostile_content_cannot_add_behaviour(hostile):
+    for rendered in (
+        render_markdown(hostile),
+        render_markdown(hostile, terms=TERMS, autolink=AUTOLINK),
+        render_markdown(hostile, terms=TERMS, link_terms=False),
+        GlossaryLinker(terms=TERMS, autolink=AUTOLINK).render(hostile),
+    ):
+        assert_no_behaviour_from_content(rendered)
+
+
+def test_a_hostile_glossary_link_loses_its_own_htmx_but_a_real_reference_keeps_its_own():
+    html = render_markdown(
+        '<a href="/glossary/vram/" hx-get="/evil/" hx-trigger="load">VRAM</a> and [[kv-cache]]',
+        terms=TERMS,
+    )
+    assert "/evil/" not in html and 'hx-trigger="load"' not in html
+    assert links(html) == ["kv-cache"]
+
+
+@given(
+    st.lists(
+        st.sampled_from(
+            ["<a ", "<p ", "<code ", "<td ", ">", "</a>", '"', "'", "=", " ", "hx-get", "hx-trigger",
+             "data-term", "onclick", "style", "class", "term-link", "load", "/x", "[[vram]]",
+             "[[kv-cache|KV]]", "VRAM", "KV cache", "[", "](", ")", "`", "```\n", "\n\n", "\ue000",
+             "\ue001", "0", "title", "href", "javascript:", "<!--", "-->", "*", "|"]
+        ),
+        max_size=40,
+    ).map("".join)
+)
+@settings(max_examples=300, deadline=None)
+def test_no_markdown_adds_behaviour(text):
+    assert_no_behaviour_from_content(render_markdown(text, terms=TERMS, autolink=AUTOLINK))

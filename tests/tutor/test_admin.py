@@ -1,12 +1,18 @@
+import re
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from django.contrib.auth.models import Permission
 from django.core.management import call_command
 from django.urls import reverse
+from django.utils import timezone
 
 from course.models import GlossaryTerm, Lesson, Snippet
-from tests.factories import make_admin, make_user
-from tutor.models import Prediction
+from tests.factories import make_admin, make_learner_run, make_user
+from tutor import sandbox
+from tutor.actions.runs import execute_run
+from tutor.models import Prediction, Run
 
 pytestmark = pytest.mark.django_db
 
@@ -48,29 +54,111 @@ def test_lesson_admin_searches_and_filters(admin_client, sample_content):
     assert b"Deploying a private model safely" not in response.content
 
 
-def test_check_outputs_action_reports_all_good(admin_client, sample_content):
-    lessons = Lesson.objects.values_list("pk", flat=True)
-    response = admin_client.post(
+def check_outputs(client, lessons):
+    return client.post(
         reverse("admin:course_lesson_changelist"),
-        {"action": "check_outputs", "_selected_action": list(lessons)},
+        {"action": "check_outputs", "_selected_action": [lesson.pk for lesson in lessons]},
         follow=True,
     )
-    assert b"All 6 snippets print what they declare." in response.content
 
 
-def test_check_outputs_action_reports_a_mismatch(admin_client, sample_content):
+def results_url(response) -> str:
+    match = re.search(r'href="(/admin/course/lesson/check-outputs/\?runs=[0-9,]+)"', response.text)
+    assert match, response.text[:3000]
+    return match.group(1)
+
+
+def test_check_outputs_queues_runs_for_the_worker_and_never_runs_code_itself(
+    admin_client, sample_content, monkeypatch
+):
+    def no_sandbox_here(*args, **kwargs):
+        raise AssertionError("the web process ran code")
+
+    monkeypatch.setattr(sandbox, "run", no_sandbox_here)
+    response = check_outputs(admin_client, Lesson.objects.all())
+
+    assert "Checking 6 snippets in the worker." in response.text
+    runs = Run.objects.filter(purpose=Run.Purpose.CONTENT)
+    assert runs.count() == 6
+    assert set(runs.values_list("status", flat=True)) == {Run.Status.QUEUED}
+    assert set(runs.values_list("user", flat=True)) == {None}  # no learner's allowance
+    assert set(runs.values_list("snippet__code", flat=True)) == set(
+        Snippet.objects.values_list("code", flat=True)
+    )
+    page = admin_client.get(results_url(response))
+    assert page.status_code == 200
+    assert "6 of 6 still to go" in page.text
+    assert '<meta http-equiv="refresh"' in page.text
+
+
+def test_check_outputs_reports_all_good_once_the_worker_ran_them(admin_client, sample_content):
+    response = check_outputs(admin_client, Lesson.objects.all())
+    for run in Run.objects.filter(purpose=Run.Purpose.CONTENT):
+        execute_run(run_id=run.pk)
+
+    page = admin_client.get(results_url(response))
+    assert "All 6 snippets print what they declare." in page.text
+    assert '<meta http-equiv="refresh"' not in page.text
+
+
+def test_check_outputs_reports_a_mismatch(admin_client, sample_content):
     snippet = Snippet.objects.get(block__key="backend-latency")
     snippet.expected_output = "nothing like it\n"
     snippet.save()
-    lesson = snippet.block.lesson
-    response = admin_client.post(
-        reverse("admin:course_lesson_changelist"),
-        {"action": "check_outputs", "_selected_action": [lesson.pk]},
-        follow=True,
-    )
-    html = response.content.decode()
-    assert "optimising-speed-and-memory · backend-latency: declares" in html
+    response = check_outputs(admin_client, [snippet.block.lesson])
+    for run in Run.objects.filter(purpose=Run.Purpose.CONTENT):
+        execute_run(run_id=run.pk)
+
+    html = admin_client.get(results_url(response)).text
+    assert "optimising-speed-and-memory · backend-latency" in html
+    assert "MISMATCH (status ok)" in html
     assert "nothing like it" in html
+    checked = Snippet.objects.filter(block__lesson=snippet.block.lesson).count()
+    assert f"1 of {checked} snippets prints something else than declared." in html
+
+
+def test_a_snippet_edited_after_its_check_is_not_reported_as_checked(admin_client, sample_content):
+    snippet = Snippet.objects.get(block__key="backend-latency")
+    response = check_outputs(admin_client, [snippet.block.lesson])
+    for run in Run.objects.filter(purpose=Run.Purpose.CONTENT):
+        execute_run(run_id=run.pk)
+    snippet.code += "print('more')\n"
+    snippet.save()
+
+    html = admin_client.get(results_url(response)).text
+    assert "the snippet changed since: check it again" in html
+
+
+@pytest.fixture
+def view_only_staff(client):
+    user = make_user(is_staff=True)
+    user.user_permissions.add(
+        *Permission.objects.filter(codename__in=["view_lesson", "view_snippet"])
+    )
+    client.force_login(user)
+    return user
+
+
+def test_view_only_staff_cannot_check_outputs(client, view_only_staff, sample_content, monkeypatch):
+    monkeypatch.setattr(sandbox, "run", lambda *a, **k: pytest.fail("the web process ran code"))
+    changelist = client.get(reverse("admin:course_lesson_changelist"))
+    assert changelist.status_code == 200
+    assert "check_outputs" not in changelist.text
+
+    response = check_outputs(client, Lesson.objects.all())
+
+    assert not Run.objects.exists()
+    assert "Checking" not in response.text
+    assert client.get("/admin/course/lesson/check-outputs/?runs=1").status_code == 403
+
+
+def test_the_results_page_shows_only_content_checks_it_is_given(admin_client, sample_content):
+    learner_run = make_learner_run(make_user(), Snippet.objects.first())
+    for query in (f"?runs={learner_run.pk}", "?runs=", "?runs=1,x", "?runs=" + ",".join(["1"] * 1001), ""):
+        page = admin_client.get("/admin/course/lesson/check-outputs/" + query)
+        assert page.status_code == 200
+        assert "No checks to show." in page.text
+    assert admin_client.post("/admin/course/lesson/check-outputs/").status_code == 405
 
 
 def test_editing_a_snippet_keeps_predictions_on_the_version_they_saw(admin_client, sample_content):
@@ -119,3 +207,47 @@ def test_admin_edits_export_to_files_that_reimport_the_same(admin_client, sample
         "Video memory on the GPU. Edited in the admin."
     )
     assert "Edited in the admin." in Path(tmp_path, "glossary.yaml").read_text()
+
+
+def test_every_admin_action_names_the_permission_it_needs():
+    """Django offers an action only to staff holding its permissions, and refuses it to others."""
+    from django.contrib import admin
+
+    for model, model_admin in admin.site._registry.items():
+        for name in model_admin.actions or ():
+            action = getattr(model_admin, name) if isinstance(name, str) else name
+            assert getattr(action, "allowed_permissions", ()), f"{model.__name__}: {name}"
+
+
+def test_view_only_staff_cannot_resubmit_worker_tasks(client):
+    from django_q.models import Failure
+
+    failure = Failure.objects.create(
+        id="a" * 32, name="run-1", func="tutor.tasks.execute_run", args=(1,),
+        started=timezone.now(), stopped=timezone.now(), success=False,
+    )
+    user = make_user(is_staff=True)
+    user.user_permissions.add(Permission.objects.get(codename="view_failure"))
+    client.force_login(user)
+    client.post(
+        reverse("admin:django_q_failure_changelist"),
+        {"action": "resubmit_task", "_selected_action": [failure.pk]},
+    )
+    assert Failure.objects.filter(pk=failure.pk).exists()  # resubmitting deletes it
+
+
+def test_view_only_staff_cannot_clean_up_login_attempts(client):
+    from axes.models import AccessAttempt
+
+    attempt = AccessAttempt.objects.create(
+        username="cleo", ip_address="10.0.0.1", failures_since_start=5,
+        attempt_time=timezone.now() - timedelta(days=1),  # expired: what the action removes
+    )
+    user = make_user(is_staff=True)
+    user.user_permissions.add(Permission.objects.get(codename="view_accessattempt"))
+    client.force_login(user)
+    client.post(
+        reverse("admin:axes_accessattempt_changelist"),
+        {"action": "cleanup_expired_attempts", "_selected_action": [attempt.pk]},
+    )
+    assert AccessAttempt.objects.filter(pk=attempt.pk).exists()

@@ -7,7 +7,7 @@ from tests.factories import make_exercise, make_user
 from tutor import tasks
 from tutor.actions import ordering as actions
 from tutor.actions.runs import RunRefused, execute_run
-from tutor.models import OrderingArrangement, OrderingAttempt, Run
+from tutor.models import OrderingArrangement, OrderingAttempt, OrderingHelp, Run
 
 pytestmark = pytest.mark.django_db
 
@@ -235,6 +235,22 @@ def test_help_comes_after_three_wrong_checks_and_removes_distractors_then_fixes_
     attempt = actions.check_order(user=user, exercise=exercise)
     assert attempt.help_used == 3
     assert attempt.verdict == OrderingAttempt.Verdict.SOLVED
+    given = OrderingHelp.objects.filter(user=user, exercise=exercise)
+    assert list(given.values_list("given", "line_key")) == [
+        ("removed", "d1"), ("removed", "d2"), ("fixed", "l1"),
+    ]
+
+
+def test_start_again_keeps_every_use_of_help_on_record():
+    user, exercise = make_user(), make_exercise(lines=["a", "b", "c"], distractors=["x"])
+    wrong_checks(user, exercise, times=3)
+    actions.help_with_order(user=user, exercise=exercise)
+
+    actions.start_again(user=user, exercise=exercise)
+
+    assert arrangement(user, exercise).help_used == 0  # the board's count starts afresh
+    assert OrderingHelp.objects.filter(user=user, exercise=exercise).count() == 1
+    assert OrderingAttempt.objects.filter(user=user, exercise=exercise).count() == 3
 
 
 def test_start_again_puts_the_lines_back_and_keeps_the_record():

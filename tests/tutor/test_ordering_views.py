@@ -6,7 +6,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from tests.factories import make_exercise, make_lesson, make_user
+from tests.factories import line_keys_by_token, line_tokens, make_exercise, make_lesson, make_user
 from tutor.actions import ordering as actions
 from tutor.actions.runs import execute_run
 from tutor.models import OrderingArrangement, OrderingAttempt
@@ -42,15 +42,39 @@ def saved(user, exercise) -> OrderingArrangement:
     return OrderingArrangement.objects.get(user=user, exercise=exercise)
 
 
+tokens = line_tokens
+
+
+def keys_by_token() -> dict[str, str]:
+    return line_keys_by_token()
+
+
 def shown_keys(html: str, area: str = "order") -> list[str]:
+    """The keys of the lines shown in an area, decoded from the page's tokens."""
     start = html.index(f'data-area="{area}"')
     block = html[start:]
     block = block[: block.index("</ol>" if area == "order" else "</ul>")]
-    return re.findall(r'<li class="ordering-line[^"]*" data-key="([^"]+)"', block)
+    shown = re.findall(r'<li class="ordering-line[^"]*" data-line="([^"]+)"', block)
+    return [keys_by_token()[token] for token in shown]
 
 
-def arrangement_post(order, unused=()):
-    return {"arrangement": json.dumps({"order": list(order), "unused": list(unused)})}
+def marked(html: str, mark: str) -> list[str]:
+    shown = re.findall(rf'<li class="ordering-line is-{mark}" data-line="([^"]+)"', html)
+    return [keys_by_token()[token] for token in shown]
+
+
+def arrangement_post(user, exercise, order, unused=()):
+    named = tokens(user, exercise)
+    return {
+        "arrangement": json.dumps(
+            {"order": [named.get(key, key) for key in order], "unused": [named.get(key, key) for key in unused]}
+        )
+    }
+
+
+def move_post(user, exercise, move: str) -> dict:
+    direction, key = move.split(":")
+    return {"move": f"{direction}:{tokens(user, exercise).get(key, key)}"}
 
 
 def assert_refused(client, response, exercise, message: str, *, htmx: bool = False) -> None:
@@ -104,8 +128,10 @@ def test_the_page_does_not_give_the_solution_away(client, learner, exercise):
     start = html.index('id="exercise-abc-practice"')
     region = html[start:]
     # Line keys appear in the learner's shuffle only: no positions, no solution order.
-    keys = re.findall(r'data-key="([^"]+)"', region)
-    assert keys == actions.starting_order(user_id=learner.pk, lines=actions.ExerciseLines.of(exercise))
+    shown = re.findall(r'data-line="([^"]+)"', region)
+    assert [keys_by_token()[token] for token in shown] == actions.starting_order(
+        user_id=learner.pk, lines=actions.ExerciseLines.of(exercise)
+    )
     assert "position" not in region
 
 
@@ -132,7 +158,7 @@ def test_the_page_costs_the_same_queries_for_one_exercise_or_many(
 def test_a_move_without_javascript_redirects_back_to_the_exercise(client, learner, exercise):
     start = shown_keys(client.get(lesson_page(exercise)).content.decode())
 
-    response = client.post(url("move", exercise), {"move": f"up:{start[1]}"})
+    response = client.post(url("move", exercise), move_post(learner, exercise, f"up:{start[1]}"))
 
     assert response.status_code == 302
     assert response["Location"] == f"{lesson_page(exercise)}#exercise-abc"
@@ -141,7 +167,9 @@ def test_a_move_without_javascript_redirects_back_to_the_exercise(client, learne
 
 
 def test_an_htmx_move_answers_with_the_region(client, learner, exercise):
-    response = client.post(url("move", exercise), arrangement_post(["l1", "l2", "l3", "l4"], ["d1"]), **HTMX)
+    response = client.post(
+        url("move", exercise), arrangement_post(learner, exercise, ["l1", "l2", "l3", "l4"], ["d1"]), **HTMX
+    )
 
     html = response.content.decode()
     assert response.status_code == 200
@@ -154,22 +182,34 @@ def test_an_htmx_move_answers_with_the_region(client, learner, exercise):
 @pytest.mark.parametrize(
     "data, message",
     [
-        ({"arrangement": "not json"}, "not valid JSON"),
-        ({"arrangement": '["l1"]'}, "“order” and “unused”"),
-        (arrangement_post(["l1", "l2", "l3", "l4", "zz"], ["d1"]), "“zz” is not a line of this exercise"),
-        (arrangement_post(["l1", "l2", "l3", "l4", "l1"], ["d1"]), "“l1” appears more than once"),
-        (arrangement_post(["l1", "l2", "l3"], ["d1"]), "missing: “l4”"),
-        ({"move": "sideways:l1"}, "is not a move"),
-        ({"move": "up:nope"}, "is not a move"),
-        ({}, "is not a move"),
+        (lambda *_: {"arrangement": "not json"}, "not valid JSON"),
+        (lambda *_: {"arrangement": '["l1"]'}, "“order” and “unused”"),
+        (
+            lambda *who: arrangement_post(*who, ["l1", "l2", "l3", "l4", "zz"], ["d1"]),
+            "names a line that is not one of yours",
+        ),
+        (
+            lambda *who: arrangement_post(*who, ["l1", "l2", "l3", "l4", "l1"], ["d1"]),
+            "names a line more than once",
+        ),
+        (lambda *who: arrangement_post(*who, ["l1", "l2", "l3"], ["d1"]), "some are missing"),
+        # The content's own keys are no names for lines: only the learner's tokens are.
+        (
+            lambda *_: {"arrangement": json.dumps({"order": ["l1", "l2", "l3", "l4"], "unused": ["d1"]})},
+            "not one of yours",
+        ),
+        (lambda *_: {"move": "up:l1"}, "is not a move"),
+        (lambda *who: move_post(*who, "sideways:l1"), "is not a move"),
+        (lambda *_: {"move": "up:nope"}, "is not a move"),
+        (lambda *_: {}, "is not a move"),
     ],
 )
 def test_a_malformed_move_is_refused_and_changes_nothing(client, learner, exercise, data, message):
-    client.post(url("move", exercise), {"move": "down:l1"})
+    client.post(url("move", exercise), move_post(learner, exercise, "down:l1"))
     before = saved(learner, exercise).order
 
     for extra in ({}, HTMX):
-        response = client.post(url("move", exercise), data, **extra)
+        response = client.post(url("move", exercise), data(learner, exercise), **extra)
         assert_refused(client, response, exercise, message, htmx=bool(extra))
 
     assert saved(learner, exercise).order == before
@@ -177,17 +217,20 @@ def test_a_malformed_move_is_refused_and_changes_nothing(client, learner, exerci
 
 def test_lines_from_another_exercise_are_refused(client, learner, exercise):
     other = make_exercise(lines=["one", "two", "three", "four", "five"])
+    theirs = tokens(learner, other)
     response = client.post(
-        url("move", exercise), arrangement_post(["l1", "l2", "l3", "l5"], ["d1"]), **HTMX
+        url("move", exercise),
+        {"arrangement": json.dumps({"order": list(theirs.values()), "unused": []})},
+        **HTMX,
     )
     assert response.status_code == 400
-    assert "“l5” is not a line of this exercise" in response.content.decode()
+    assert "names a line that is not one of yours" in response.content.decode()
     assert not OrderingArrangement.objects.filter(exercise=other).exists()
 
 
 def test_not_used_exists_only_where_there_are_distractors(client, learner):
     plain = make_exercise(lines=["a", "b", "c"])
-    response = client.post(url("move", plain), {"move": "leave-out:l1"})
+    response = client.post(url("move", plain), move_post(learner, plain, "leave-out:l1"))
     assert_refused(client, response, plain, "no “Not used” area")
     assert 'data-area="unused"' not in client.get(lesson_page(plain)).content.decode()
 
@@ -195,9 +238,15 @@ def test_not_used_exists_only_where_there_are_distractors(client, learner):
 def test_learners_move_only_their_own_lines(client, exercise):
     ada, bob = make_user(), make_user()
     client.force_login(ada)
-    client.post(url("move", exercise), arrangement_post(["l4", "l3", "l2", "l1"], ["d1"]))
+    client.post(url("move", exercise), arrangement_post(ada, exercise, ["l4", "l3", "l2", "l1"], ["d1"]))
     client.force_login(bob)
-    client.post(url("move", exercise), arrangement_post(["l1", "l2", "l3", "l4", "d1"]))
+    client.post(url("move", exercise), arrangement_post(bob, exercise, ["l1", "l2", "l3", "l4", "d1"]))
+    # Each learner's tokens are their own: Ada's page names nothing on Bob's.
+    assert not set(tokens(ada, exercise).values()) & set(tokens(bob, exercise).values())
+    response = client.post(
+        url("move", exercise), arrangement_post(ada, exercise, ["l2", "l1", "l3", "l4", "d1"]), **HTMX
+    )
+    assert response.status_code == 400
 
     assert saved(ada, exercise).order == ["l4", "l3", "l2", "l1"]
     assert saved(bob, exercise).order == ["l1", "l2", "l3", "l4", "d1"]
@@ -227,22 +276,21 @@ def test_the_endpoints_answer_post_only_and_unknown_exercises_404(client, learne
 
 def test_a_wrong_check_marks_lines_in_place_and_the_first_that_is_not(client, learner, exercise):
     response = client.post(
-        url("check", exercise), arrangement_post(["l1", "l3", "l2", "l4"], ["d1"]), **HTMX
+        url("check", exercise), arrangement_post(learner, exercise, ["l1", "l3", "l2", "l4"], ["d1"]), **HTMX
     )
     html = response.content.decode()
 
     assert "Check 1: not yet." in html
     assert "2 of 4 lines in place" in html
-    assert re.search(r'class="ordering-line is-in-place" data-key="l1"', html)
-    assert re.search(r'class="ordering-line is-first-wrong" data-key="l3"', html)
+    assert marked(html, "in-place") == ["l1", "l4"]
+    assert marked(html, "first-wrong") == ["l3"]
     assert "First line not in place" in html and "In place" in html
     attempt = OrderingAttempt.objects.get(user=learner)
-    assert re.search(r'class="ordering-line is-in-place" data-key="l4"', html)
     assert (attempt.verdict, attempt.lines_in_place) == ("wrong", 2)
 
 
 def test_a_check_without_javascript_shows_its_feedback_after_the_redirect(client, learner, exercise):
-    client.post(url("move", exercise), arrangement_post(["l1", "l3", "l2", "l4"], ["d1"]))
+    client.post(url("move", exercise), arrangement_post(learner, exercise, ["l1", "l3", "l2", "l4"], ["d1"]))
 
     response = client.post(url("check", exercise))
     assert response.status_code == 302
@@ -250,14 +298,14 @@ def test_a_check_without_javascript_shows_its_feedback_after_the_redirect(client
     html = client.get(response["Location"]).content.decode()
     assert "Check 1: not yet." in html
     # Moving a line afterwards clears the marks: they described the checked order.
-    client.post(url("move", exercise), {"move": "up:l2"})
+    client.post(url("move", exercise), move_post(learner, exercise, "up:l2"))
     html = client.get(lesson_page(exercise)).content.decode()
     assert "Check 1" not in html and "is-first-wrong" not in html
 
 
 def test_solved_is_celebrated_and_stays_solved_on_reload(client, learner, exercise):
     response = client.post(
-        url("check", exercise), arrangement_post(["l1", "l2", "l3", "l4"], ["d1"]), **HTMX
+        url("check", exercise), arrangement_post(learner, exercise, ["l1", "l2", "l3", "l4"], ["d1"]), **HTMX
     )
     assert "Solved on check 1" in response.content.decode()
 
@@ -265,7 +313,7 @@ def test_solved_is_celebrated_and_stays_solved_on_reload(client, learner, exerci
     assert "Solved on check 1" in html
     assert 'data-interactive' not in html
     assert "Practise again" in html
-    response = client.post(url("move", exercise), {"move": "up:l2"})
+    response = client.post(url("move", exercise), move_post(learner, exercise, "up:l2"))
     assert_refused(client, response, exercise, "You have solved this one already")
 
 
@@ -273,7 +321,7 @@ def test_an_output_check_polls_until_the_program_has_run(client, learner):
     exercise = make_exercise(
         lines=['print("a")', 'print("b")'], grading="output", expected_output="a\nb\n", key="out"
     )
-    response = client.post(url("check", exercise), arrangement_post(["l2", "l1"]), **HTMX)
+    response = client.post(url("check", exercise), arrangement_post(learner, exercise, ["l2", "l1"]), **HTMX)
     html = response.content.decode()
     assert "checking…" in html
     assert f'hx-get="{url("practice", exercise)}"' in html
@@ -298,7 +346,7 @@ def test_check_refuses_a_malformed_arrangement(client, learner, exercise):
 
 
 def test_help_appears_after_three_wrong_checks_and_takes_a_distractor_away(client, learner, exercise):
-    wrong = arrangement_post(["l2", "l1", "l3", "l4", "d1"])
+    wrong = arrangement_post(learner, exercise, ["l2", "l1", "l3", "l4", "d1"])
     for n in range(3):
         html = client.post(url("check", exercise), wrong, **HTMX).content.decode()
         assert ("Help me" in html) == (n == 2)
@@ -328,7 +376,7 @@ def test_help_before_three_wrong_checks_is_refused(client, learner, exercise):
 
 
 def test_start_again_shuffles_back_to_the_start(client, learner, exercise):
-    client.post(url("check", exercise), arrangement_post(["l1", "l2", "l3", "l4"], ["d1"]))
+    client.post(url("check", exercise), arrangement_post(learner, exercise, ["l1", "l2", "l3", "l4"], ["d1"]))
 
     html = client.post(url("reset", exercise), **HTMX).content.decode()
     assert "back where they started" in html
@@ -362,7 +410,7 @@ def test_a_check_refused_for_too_many_runs_keeps_the_move_and_says_why(client, l
     moved = next(
         order for order in (["l2", "l1", "l3"], ["l3", "l2", "l1"]) if order != start
     )
-    response = client.post(url("check", exercise), arrangement_post(moved))
+    response = client.post(url("check", exercise), arrangement_post(learner, exercise, moved))
 
     assert response["Location"] == f"{lesson_page(exercise)}#exercise-out"
     html = client.get(response["Location"]).content.decode()
@@ -373,14 +421,14 @@ def test_a_check_refused_for_too_many_runs_keeps_the_move_and_says_why(client, l
 # The exercise's lines edited while a learner is on it ---------------------------------
 
 
-def checked_midway(client, exercise) -> None:
+def checked_midway(client, learner, exercise) -> None:
     """A learner who moved lines and pressed Check, then left."""
-    client.post(url("check", exercise), arrangement_post(["l2", "l1", "l3", "l4"], ["d1"]))
+    client.post(url("check", exercise), arrangement_post(learner, exercise, ["l2", "l1", "l3", "l4"], ["d1"]))
     assert OrderingAttempt.objects.filter(exercise=exercise).count() == 1
 
 
 def test_a_line_removed_from_the_exercise_does_not_break_the_page(client, learner, exercise):
-    checked_midway(client, exercise)
+    checked_midway(client, learner, exercise)
     exercise.lines.filter(key="l2").delete()  # the line the check marked "first not in place"
 
     response = client.get(lesson_page(exercise))
@@ -389,10 +437,10 @@ def test_a_line_removed_from_the_exercise_does_not_break_the_page(client, learne
     assert shown_keys(html) == ["l1", "l3", "l4"]
     assert "is-first-wrong" not in html  # marks for the old lines would point at nothing
 
-    assert client.post(url("move", exercise), {"move": "up:l4"}).status_code == 302
+    assert client.post(url("move", exercise), move_post(learner, exercise, "up:l4")).status_code == 302
     assert saved(learner, exercise).order == ["l1", "l4", "l3"]
     response = client.post(
-        url("check", exercise), arrangement_post(["l1", "l3", "l4"], ["d1"]), **HTMX
+        url("check", exercise), arrangement_post(learner, exercise, ["l1", "l3", "l4"], ["d1"]), **HTMX
     )
     assert response.status_code == 200
     assert "Solved on check 2" in response.content.decode()
@@ -400,19 +448,19 @@ def test_a_line_removed_from_the_exercise_does_not_break_the_page(client, learne
 
 
 def test_a_line_added_to_the_exercise_joins_the_learners_answer(client, learner, exercise):
-    checked_midway(client, exercise)
+    checked_midway(client, learner, exercise)
     exercise.lines.create(key="l5", text="foxtrot", position=5)
 
     response = client.get(lesson_page(exercise))
     assert response.status_code == 200
     assert shown_keys(response.content.decode()) == ["l2", "l1", "l3", "l4", "l5"]
 
-    response = client.post(url("move", exercise), {"move": "up:l5"})
+    response = client.post(url("move", exercise), move_post(learner, exercise, "up:l5"))
     assert response.status_code == 302
     assert saved(learner, exercise).order == ["l2", "l1", "l3", "l5", "l4"]
     html = client.post(url("check", exercise), **HTMX).content.decode()
     assert "Check 2: not yet." in html
     response = client.post(
-        url("check", exercise), arrangement_post(["l1", "l2", "l3", "l4", "l5"], ["d1"]), **HTMX
+        url("check", exercise), arrangement_post(learner, exercise, ["l1", "l2", "l3", "l4", "l5"], ["d1"]), **HTMX
     )
     assert "Solved on check 3" in response.content.decode()

@@ -22,7 +22,15 @@ from tests.factories import (
     make_teacher,
     make_user,
 )
-from tutor.models import Cohort, LessonProgress, Membership, OrderingArrangement, Prediction
+from tutor.actions.ordering import check_order
+from tutor.models import (
+    Cohort,
+    LessonProgress,
+    Membership,
+    OrderingArrangement,
+    OrderingHelp,
+    Prediction,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -469,7 +477,8 @@ def test_item_analysis_of_an_ordering_exercise(client, people):
     make_ordering_attempt(ben, exercise, order=["l3"], verdict="wrong")  # after solving: ignored
     make_ordering_attempt(cat, exercise, order=wrong, verdict="wrong")
     make_ordering_attempt(cat, exercise, order=["l1"], verdict="pending")  # not graded yet
-    OrderingArrangement.objects.create(user=ben, exercise=exercise, help_used=2)
+    for key in ("l1", "l2"):
+        OrderingHelp.objects.create(user=ben, exercise=exercise, given="fixed", line_key=key)
     OrderingArrangement.objects.create(user=ann, exercise=exercise)
 
     client.force_login(people["teacher"])
@@ -481,6 +490,32 @@ def test_item_analysis_of_an_ordering_exercise(client, people):
     assert common.text == "b = a\na = 1\nprint(b)"
     assert (common.count, common.students) == (3, ["ben", "cat"])
     assert "2 of 3" in response.text
+
+
+def test_starting_again_does_not_hide_help_from_the_teacher(client, people):
+    """Help used, then "Start again": the board is fresh, the teacher's record is not."""
+    lesson = make_lesson()
+    exercise = make_exercise(lesson, lines=["a = 1", "b = a", "print(b)"], distractors=["c = 0"])
+    student = make_user("stu")
+    Membership.objects.create(cohort=people["cohort"], student=student)
+    client.force_login(student)
+    wrong = ["l3", "l2", "l1", "d1"]
+    OrderingArrangement.objects.create(user=student, exercise=exercise, order=wrong)
+    for _ in range(3):
+        check_order(user=student, exercise=exercise)
+    for _ in range(2):
+        response = client.post(reverse("tutor:ordering_help", args=[exercise.pk]))
+        assert response.status_code == 302
+    response = client.post(reverse("tutor:ordering_reset", args=[exercise.pk]))
+    assert response.status_code == 302
+    assert OrderingArrangement.objects.get(user=student, exercise=exercise).help_used == 0
+
+    client.force_login(people["teacher"])
+    response = client.get(reverse("tutor:class_lesson", args=[people["cohort"].pk, lesson.pk]))
+    [analysis] = response.context["exercises"]
+    assert (analysis.help_students, analysis.help_total) == (1, 2)
+    assert (analysis.tried, analysis.solved) == (1, 0)
+    assert "1 student, 2 times in all" in " ".join(response.text.split())
 
 
 def test_item_analysis_charts_completion_over_time(client, people, lesson):

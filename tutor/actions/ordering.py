@@ -18,7 +18,7 @@ from course.models import OrderingExercise, OrderingLine
 from tutor import grading
 from tutor.actions.progress import refresh_lesson_progress
 from tutor.actions.runs import queue_run
-from tutor.models import OrderingArrangement, OrderingAttempt, Run, code_digest
+from tutor.models import OrderingArrangement, OrderingAttempt, OrderingHelp, Run, code_digest
 
 UP, DOWN, LEAVE_OUT, USE = "up", "down", "leave-out", "use"
 DIRECTIONS = (UP, DOWN, LEAVE_OUT, USE)
@@ -128,7 +128,7 @@ def moved(
     """One step for one line: up or down in its area, out to "not used", or back in."""
     order, unused = list(order), list(unused)
     if key in fixed:
-        raise OrderingRefused(f"“{key}” is fixed in place by Help and cannot move.")
+        raise OrderingRefused("That line is fixed in place by Help and cannot move.")
     area = order if key in order else unused
     top = len(fixed) if area is order else 0
     i = area.index(key)
@@ -400,10 +400,12 @@ def help_with_order(*, user: AbstractBaseUser, exercise: OrderingExercise) -> st
             order = [k for k in order if k != key]
             unused = [k for k in unused if k != key]
             arrangement.removed = [*arrangement.removed, key]
+            given = OrderingHelp.Given.REMOVED
             done = f"Help took away “{lines.texts[key].strip()}”: it does not belong."
         elif len(arrangement.fixed) < len(lines.correct):
             key = lines.correct[len(arrangement.fixed)]
             arrangement.fixed = [*arrangement.fixed, key]
+            given = OrderingHelp.Given.FIXED
             done = (
                 f"Help put “{lines.texts[key].strip()}” in its place, "
                 f"line {len(arrangement.fixed)}, and locked it."
@@ -413,12 +415,13 @@ def help_with_order(*, user: AbstractBaseUser, exercise: OrderingExercise) -> st
         arrangement.order, arrangement.unused = pinned(order, unused, arrangement.fixed)
         arrangement.save(update_fields=["order", "unused", "removed", "fixed", "updated_at"])
         OrderingArrangement.objects.filter(pk=arrangement.pk).update(help_used=F("help_used") + 1)
+        OrderingHelp.objects.create(user=user, exercise=exercise, given=given, line_key=key)
     return done
 
 
 def start_again(*, user: AbstractBaseUser, exercise: OrderingExercise) -> OrderingArrangement:
     """Back to the learner's starting shuffle, with a fresh count of checks and help.
-    Earlier attempts stay on record."""
+    Only the board: the attempts, runs and uses of Help stay on record for the teacher."""
     lines = ExerciseLines.of(exercise)
     with transaction.atomic():
         arrangement = _locked_arrangement(user=user, exercise=exercise, lines=lines)

@@ -3,8 +3,12 @@
 The region these views swap is the `exercise-practice` partial of
 templates/tutor/ordering_practice.html (the element `#exercise-<key>-practice`), which the
 lesson page includes once per exercise. A plain (no-JS) POST redirects back to the
-exercise on the lesson page; an htmx POST gets the partial. The page never shows the
-solution's order: lines appear in the learner's own shuffle.
+exercise on the lesson page; an htmx POST gets the partial.
+
+Nothing a learner receives tells the solution: lines appear in the learner's own shuffle,
+the page and the POSTs name each line by an opaque token of its own for that learner
+(never by its key in the content, which may say `wrong-return`), and a refused
+arrangement is told what is wrong in general terms, never which lines it lacks.
 """
 
 import json
@@ -19,6 +23,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
+from django.utils.crypto import salted_hmac
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
@@ -45,12 +50,42 @@ MAX_ARRANGEMENT_CHARS = 10_000
 
 
 class Malformed(ValueError):
-    """The POST does not describe a move of this exercise's lines; the message says why."""
+    """The POST does not describe a move of this exercise's lines; the message says why
+    in general terms (it names no line: that could tell which lines the answer lacks)."""
+
+
+@dataclass(frozen=True)
+class LineTokens:
+    """What one learner's page calls each line of one exercise: an HMAC of the learner,
+    the exercise and the line's key, so it tells nothing about the line, differs from one
+    learner to the next and cannot be made up without the site's secret key."""
+
+    by_key: dict[str, str]
+
+    @classmethod
+    def of(cls, user: AbstractBaseUser, lines: ExerciseLines) -> "LineTokens":
+        return cls(
+            {
+                key: "line-"
+                + salted_hmac(
+                    "parsnip.ordering.line", f"{user.pk}:{lines.exercise_id}:{key}", algorithm="sha256"
+                ).hexdigest()[:16]
+                for key in lines.texts
+            }
+        )
+
+    def key_of(self, token: str) -> str | None:
+        return self.keys.get(token)
+
+    @property
+    def keys(self) -> dict[str, str]:
+        return {token: key for key, token in self.by_key.items()}
 
 
 @dataclass
 class BoardLine:
     key: str
+    token: str
     text: str
     mark: str = ""  # "in-place", "first-wrong" or "fixed"
 
@@ -95,7 +130,7 @@ class Board:
     @property
     def arrangement_json(self) -> str:
         return json.dumps(
-            {"order": [line.key for line in self.order], "unused": [line.key for line in self.unused]}
+            {"order": [line.token for line in self.order], "unused": [line.token for line in self.unused]}
         )
 
     @property
@@ -154,9 +189,11 @@ def build_board(
     arrangement: OrderingArrangement | None = None,
     attempt: OrderingAttempt | None = None,
 ) -> Board:
+    tokens = LineTokens.of(user, lines).by_key if user.is_authenticated else {}
+
     def board_lines(keys: list[str], fixed: list[str] = ()) -> list[BoardLine]:
         return [
-            BoardLine(key, lines.texts[key], "fixed" if key in fixed else "")
+            BoardLine(key, tokens.get(key, ""), lines.texts[key], "fixed" if key in fixed else "")
             for key in keys
             if key in lines.texts
         ]
@@ -274,10 +311,20 @@ def lesson_context(request: HttpRequest, lesson: Lesson) -> dict:
 # Reading what the learner sent --------------------------------------------------------
 
 
+# Every refusal of an arrangement reads the same whatever the exercise: it says what kind
+# of thing is wrong, never which line.
+RELOAD = "Reload the page to see your lines as saved."
+NOT_A_LINE = f"The arrangement names a line that is not one of yours in this exercise. {RELOAD}"
+TWICE = f"The arrangement names a line more than once. {RELOAD}"
+INCOMPLETE = f"Every line must be in your answer or in “Not used”, once each; some are missing. {RELOAD}"
+NO_UNUSED_AREA = "This exercise has no “Not used” area: every line belongs in the answer."
+
+
 def read_arrangement(
-    raw: str, lines: ExerciseLines, *, removed: list[str]
+    raw: str, lines: ExerciseLines, tokens: LineTokens, *, removed: list[str]
 ) -> tuple[list[str], list[str]]:
-    """Every line of the exercise exactly once, in the answer or in "not used"."""
+    """Every line of the exercise exactly once, in the answer or in "not used", named by
+    the learner's tokens; returns the lines' keys."""
     if len(raw) > MAX_ARRANGEMENT_CHARS:
         raise Malformed(
             f"The arrangement is too long: at most {MAX_ARRANGEMENT_CHARS:,} characters."
@@ -289,44 +336,42 @@ def read_arrangement(
     if not (
         isinstance(data, dict)
         and all(isinstance(data.get(area), list) for area in ("order", "unused"))
-        and all(isinstance(key, str) for key in data["order"] + data["unused"])
+        and all(isinstance(token, str) for token in data["order"] + data["unused"])
     ):
         raise Malformed(
             "The arrangement must be a JSON object with “order” and “unused”, "
-            "each a list of line keys."
+            "each a list of the page's lines."
         )
+    keys = tokens.keys
     seen: set[str] = set()
-    for key in data["order"] + data["unused"]:
-        if key not in lines.texts:
-            raise Malformed(f"“{key[:60]}” is not a line of this exercise.")
+    for token in data["order"] + data["unused"]:
+        key = keys.get(token)
+        if key is None:
+            raise Malformed(NOT_A_LINE)
         if key in seen:
-            raise Malformed(f"“{key}” appears more than once.")
+            raise Malformed(TWICE)
         seen.add(key)
-    missing = [key for key in lines.texts if key not in seen and key not in removed]
-    if missing:
-        raise Malformed(
-            "Every line must be in the answer or in “Not used”; missing: "
-            + ", ".join(f"“{key}”" for key in missing)
-            + "."
-        )
+    if any(key not in seen and key not in removed for key in lines.texts):
+        raise Malformed(INCOMPLETE)
     if data["unused"] and not lines.distractors:
-        raise Malformed("This exercise has no “Not used” area: every line belongs in the answer.")
+        raise Malformed(NO_UNUSED_AREA)
     # A line Help took away in another tab is simply dropped.
     return (
-        [key for key in data["order"] if key not in removed],
-        [key for key in data["unused"] if key not in removed],
+        [keys[token] for token in data["order"] if keys[token] not in removed],
+        [keys[token] for token in data["unused"] if keys[token] not in removed],
     )
 
 
-def read_move(raw: str, lines: ExerciseLines) -> tuple[str, str]:
-    direction, _, key = raw.partition(":")
-    if direction not in DIRECTIONS or key not in lines.texts:
+def read_move(raw: str, lines: ExerciseLines, tokens: LineTokens) -> tuple[str, str]:
+    direction, _, token = raw.partition(":")
+    key = tokens.key_of(token)
+    if direction not in DIRECTIONS or key is None:
         raise Malformed(
-            f"“{raw[:60]}” is not a move: send up, down, leave-out or use, a colon, "
-            "and the key of a line of this exercise."
+            "That is not a move: send up, down, leave-out or use, a colon, and one of "
+            f"your lines on the page. {RELOAD}"
         )
     if direction in (LEAVE_OUT, USE) and not lines.distractors:
-        raise Malformed("This exercise has no “Not used” area: every line belongs in the answer.")
+        raise Malformed(NO_UNUSED_AREA)
     return key, direction
 
 
@@ -423,7 +468,7 @@ def ordering_practice(request: HttpRequest, exercise_id: int) -> HttpResponse:
 
 @require_POST
 def ordering_move(request: HttpRequest, exercise_id: int) -> HttpResponse:
-    """Save a move: one step of one line (`move=up:<key>`), or where every line now is
+    """Save a move: one step of one line (`move=up:<token>`), or where every line now is
     (`arrangement`, JSON, sent by the page's script after a drag, click or key)."""
     exercise = exercise_or_404(exercise_id)
     if not request.user.is_authenticated:
@@ -432,10 +477,13 @@ def ordering_move(request: HttpRequest, exercise_id: int) -> HttpResponse:
     try:
         if "arrangement" in request.POST:
             removed = removed_keys(request.user, exercise, lines)
-            order, unused = read_arrangement(request.POST["arrangement"], lines, removed=removed)
+            order, unused = read_arrangement(
+                request.POST["arrangement"], lines, LineTokens.of(request.user, lines), removed=removed
+            )
             actions.arrange_lines(user=request.user, exercise=exercise, order=order, unused=unused)
         else:
-            key, direction = read_move(request.POST.get("move", ""), lines)
+            tokens = LineTokens.of(request.user, lines)
+            key, direction = read_move(request.POST.get("move", ""), lines, tokens)
             actions.move_line(user=request.user, exercise=exercise, key=key, direction=direction)
     except (Malformed, OrderingRefused) as refusal:
         return refused(request, exercise, str(refusal))
@@ -452,7 +500,9 @@ def ordering_check(request: HttpRequest, exercise_id: int) -> HttpResponse:
     try:
         if "arrangement" in request.POST:
             removed = removed_keys(request.user, exercise, lines)
-            order, unused = read_arrangement(request.POST["arrangement"], lines, removed=removed)
+            order, unused = read_arrangement(
+                request.POST["arrangement"], lines, LineTokens.of(request.user, lines), removed=removed
+            )
         attempt = actions.check_order(
             user=request.user, exercise=exercise, order=order, unused=unused
         )

@@ -30,8 +30,8 @@ from tutor.models import (
     Cohort,
     LessonProgress,
     Membership,
-    OrderingArrangement,
     OrderingAttempt,
+    OrderingHelp,
     Prediction,
     Run,
 )
@@ -282,10 +282,12 @@ def class_lesson(request: HttpRequest, pk: int, lesson_pk: int) -> TemplateRespo
         ),
         lambda row: (row[1], teaching.student_name(*row[2:5]), row[5], row[6]),
     )
-    arrangements = grouped(
-        OrderingArrangement.objects.filter(in_class, exercise__in=exercises).values_list(
-            "exercise_id", "user_id", "help_used"
-        ),
+    help_used = grouped(
+        OrderingHelp.objects.filter(in_class, exercise__in=exercises)
+        .values("exercise_id", "user_id")
+        .annotate(times=Count("pk"))
+        .values_list("exercise_id", "user_id", "times")
+        .order_by(),
         lambda row: row[1:],
     )
     students = Membership.objects.filter(cohort=cohort).count()
@@ -300,7 +302,7 @@ def class_lesson(request: HttpRequest, pk: int, lesson_pk: int) -> TemplateRespo
         "students": students,
         "snippets": [teaching.analyse_snippet(s, predictions[s.pk]) for s in snippets],
         "exercises": [
-            teaching.analyse_exercise(e, attempts[e.pk], arrangements[e.pk]) for e in exercises
+            teaching.analyse_exercise(e, attempts[e.pk], help_used[e.pk]) for e in exercises
         ],
         "over_time": teaching.completion_over_time(completed, students),
     }
