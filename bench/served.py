@@ -49,6 +49,8 @@ class Site:
             REDIS_URL=REDIS_URL if self.pg else "",
             Q_CLUSTER_NAME=self.name,
             LOG_LEVEL="WARNING",
+            DEBUG="0",  # as `make run`; its own commands below need a key too
+            HTTPS="0",
             **self.extra_env,
         )
         return env
