@@ -2,6 +2,7 @@ from django.contrib import admin
 from django.urls import reverse
 from django.utils.html import format_html
 
+from course.forms import KeepsTextExactly
 from course.models import (
     Block,
     Course,
@@ -13,7 +14,7 @@ from course.models import (
 )
 
 
-class LessonInline(admin.TabularInline):
+class LessonInline(KeepsTextExactly, admin.TabularInline):
     model = Lesson
     fields = ["position", "title", "slug", "level"]
     extra = 0
@@ -21,7 +22,7 @@ class LessonInline(admin.TabularInline):
 
 
 @admin.register(Course)
-class CourseAdmin(admin.ModelAdmin):
+class CourseAdmin(KeepsTextExactly, admin.ModelAdmin):
     list_display = ["title", "slug", "position"]
     list_editable = ["position"]
     search_fields = ["title", "summary"]
@@ -29,7 +30,7 @@ class CourseAdmin(admin.ModelAdmin):
     inlines = [LessonInline]
 
 
-class BlockInline(admin.StackedInline):
+class BlockInline(KeepsTextExactly, admin.StackedInline):
     model = Block
     fields = [("position", "kind", "key"), "title", "body", "items", "practice"]
     readonly_fields = ["practice"]
@@ -47,7 +48,7 @@ class BlockInline(admin.StackedInline):
 
 
 @admin.register(Lesson)
-class LessonAdmin(admin.ModelAdmin):
+class LessonAdmin(KeepsTextExactly, admin.ModelAdmin):
     list_display = ["title", "course", "position", "level"]
     list_filter = ["course", "level"]
     list_select_related = ["course"]
@@ -58,7 +59,7 @@ class LessonAdmin(admin.ModelAdmin):
 
 
 @admin.register(Snippet)
-class SnippetAdmin(admin.ModelAdmin):
+class SnippetAdmin(KeepsTextExactly, admin.ModelAdmin):
     list_display = ["__str__", "caption", "version"]
     list_filter = ["block__lesson__course", "block__lesson"]
     list_select_related = ["block__lesson"]
@@ -70,7 +71,7 @@ class SnippetAdmin(admin.ModelAdmin):
         return snippet.block.lesson.get_absolute_url() + f"#snippet-{snippet.block.key}"
 
 
-class OrderingLineInline(admin.TabularInline):
+class OrderingLineInline(KeepsTextExactly, admin.TabularInline):
     model = OrderingLine
     fk_name = "exercise"
     fields = ["position", "key", "text", "depends_on"]
@@ -79,7 +80,7 @@ class OrderingLineInline(admin.TabularInline):
 
 
 @admin.register(OrderingExercise)
-class OrderingExerciseAdmin(admin.ModelAdmin):
+class OrderingExerciseAdmin(KeepsTextExactly, admin.ModelAdmin):
     list_display = ["__str__", "grading"]
     list_filter = ["grading", "block__lesson__course"]
     list_select_related = ["block__lesson"]
@@ -91,7 +92,7 @@ class OrderingExerciseAdmin(admin.ModelAdmin):
 
 
 @admin.register(GlossaryTerm)
-class GlossaryTermAdmin(admin.ModelAdmin):
+class GlossaryTermAdmin(KeepsTextExactly, admin.ModelAdmin):
     list_display = ["term", "slug"]
     search_fields = ["term", "definition", "slug"]
     prepopulated_fields = {"slug": ["term"]}
