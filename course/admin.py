@@ -2,7 +2,8 @@ from django.contrib import admin
 from django.urls import reverse
 from django.utils.html import format_html
 
-from course.forms import KeepsTextExactly
+from course.forms import KeepsLearnerWork, KeepsTextExactly, OrderingLineFormSet
+from course.learner_work import learner_work
 from course.models import (
     Block,
     Course,
@@ -14,15 +15,29 @@ from course.models import (
 )
 
 
+class ContentAdmin(KeepsTextExactly, admin.ModelAdmin):
+    """Text kept exactly; Delete refused, naming the work, while learners' work points at
+    the content or at anything its deletion would take with it."""
+
+    def get_deleted_objects(self, objs, request):
+        deleted, counts, perms_needed, protected = super().get_deleted_objects(objs, request)
+        work = learner_work(objs)
+        if work:
+            # What the learners did, counted, instead of every one of their rows by name.
+            protected = [f"{found} points at it." for found in work]
+        return deleted, counts, perms_needed, protected
+
+
 class LessonInline(KeepsTextExactly, admin.TabularInline):
     model = Lesson
+    formset = KeepsLearnerWork
     fields = ["position", "title", "slug", "level"]
     extra = 0
     show_change_link = True
 
 
 @admin.register(Course)
-class CourseAdmin(KeepsTextExactly, admin.ModelAdmin):
+class CourseAdmin(ContentAdmin):
     list_display = ["title", "slug", "position"]
     list_editable = ["position"]
     search_fields = ["title", "summary"]
@@ -32,6 +47,7 @@ class CourseAdmin(KeepsTextExactly, admin.ModelAdmin):
 
 class BlockInline(KeepsTextExactly, admin.StackedInline):
     model = Block
+    formset = KeepsLearnerWork
     fields = [("position", "kind", "key"), "title", "body", "items", "practice"]
     readonly_fields = ["practice"]
     extra = 0
@@ -48,7 +64,7 @@ class BlockInline(KeepsTextExactly, admin.StackedInline):
 
 
 @admin.register(Lesson)
-class LessonAdmin(KeepsTextExactly, admin.ModelAdmin):
+class LessonAdmin(ContentAdmin):
     list_display = ["title", "course", "position", "level"]
     list_filter = ["course", "level"]
     list_select_related = ["course"]
@@ -59,7 +75,7 @@ class LessonAdmin(KeepsTextExactly, admin.ModelAdmin):
 
 
 @admin.register(Snippet)
-class SnippetAdmin(KeepsTextExactly, admin.ModelAdmin):
+class SnippetAdmin(ContentAdmin):
     list_display = ["__str__", "caption", "version"]
     list_filter = ["block__lesson__course", "block__lesson"]
     list_select_related = ["block__lesson"]
@@ -73,6 +89,7 @@ class SnippetAdmin(KeepsTextExactly, admin.ModelAdmin):
 
 class OrderingLineInline(KeepsTextExactly, admin.TabularInline):
     model = OrderingLine
+    formset = OrderingLineFormSet
     fk_name = "exercise"
     fields = ["position", "key", "text", "depends_on"]
     extra = 0
@@ -80,7 +97,7 @@ class OrderingLineInline(KeepsTextExactly, admin.TabularInline):
 
 
 @admin.register(OrderingExercise)
-class OrderingExerciseAdmin(KeepsTextExactly, admin.ModelAdmin):
+class OrderingExerciseAdmin(ContentAdmin):
     list_display = ["__str__", "grading"]
     list_filter = ["grading", "block__lesson__course"]
     list_select_related = ["block__lesson"]
@@ -92,7 +109,7 @@ class OrderingExerciseAdmin(KeepsTextExactly, admin.ModelAdmin):
 
 
 @admin.register(GlossaryTerm)
-class GlossaryTermAdmin(KeepsTextExactly, admin.ModelAdmin):
+class GlossaryTermAdmin(ContentAdmin):
     list_display = ["term", "slug"]
     search_fields = ["term", "definition", "slug"]
     prepopulated_fields = {"slug": ["term"]}

@@ -1,4 +1,4 @@
-"""Admin forms that keep content text exactly as written.
+"""Admin forms that keep content text exactly as written, and learners' work whole.
 
 Django's form fields strip leading and trailing white space, and browsers send a
 textarea's line breaks as CRLF: one Save of an unchanged form would then drop a snippet
@@ -10,6 +10,8 @@ import re
 
 from django import forms
 from django.db import models
+
+from course.learner_work import learner_work
 
 _LINE_BREAK = re.compile(r"\r\n?")
 
@@ -71,3 +73,43 @@ class KeepsTextExactly:
         if type(db_field) in (models.CharField, models.TextField) and not db_field.choices:
             kwargs.setdefault("form_class", ExactText)
         return super().formfield_for_dbfield(db_field, request, **kwargs)
+
+
+class KeepsLearnerWork(forms.BaseInlineFormSet):
+    """An inline of content rows: ticking Delete on a row learners' work points at (or on
+    one whose deletion would take such a row with it) is refused, naming the work."""
+
+    def clean(self):
+        # Before Django's own check, which names every learner row it would delete.
+        doomed = [
+            form.instance
+            for form in self.forms
+            if form.instance.pk is not None and getattr(form, "cleaned_data", {}).get("DELETE")
+        ]
+        refusals = [
+            f"{work} points at it, so it cannot be deleted: untick its Delete box "
+            "(you may change everything else)."
+            for work in learner_work(doomed)
+        ]
+        if refusals:
+            raise forms.ValidationError(refusals)
+        super().clean()
+
+
+class OrderingLineFormSet(KeepsLearnerWork):
+    """Learners' attempts name lines by key: a line they name keeps its key."""
+
+    def clean(self):
+        super().clean()
+        renamed = {
+            form.instance.pk: form
+            for form in self.forms
+            if form.instance.pk is not None and "key" in form.changed_data
+        }
+        stored = self.model._default_manager.filter(pk__in=renamed)
+        for work in learner_work(list(stored)):
+            renamed[work.row.pk].add_error(
+                "key",
+                f"{work} names this line by its key '{work.row.key}': keep the key "
+                "(you may change the text).",
+            )
