@@ -353,6 +353,21 @@ def test_export_keeps_any_code_exactly(sample_content, tmp_path, code):
     assert Snippet.objects.get(block__key="backend-latency").code == code
 
 
+@pytest.mark.parametrize("output", ["1\n\n", "1\n\n\n", "\n", "1"])
+def test_a_snippet_whose_output_ends_in_an_empty_line_exports(sample_content, tmp_path, output):
+    """`print()` last: the exporter crashed on it (the empty line between blocks was read
+    back as part of the text)."""
+    Snippet.objects.filter(block__key="backend-latency").update(
+        code="print(1)\nprint()\n", expected_output=output
+    )
+    call_command("export_content", str(tmp_path), verbosity=0)
+    wipe()
+    import_content(tmp_path)
+    assert Snippet.objects.get(block__key="backend-latency").expected_output == output
+    # the next block is still a block of its own
+    assert Snippet.objects.get(block__key="kv-cache-vram").code.startswith("def kv_cache_vram")
+
+
 def test_export_removes_lesson_files_of_deleted_lessons(sample_content, tmp_path):
     call_command("export_content", str(tmp_path), verbosity=0)
     Lesson.objects.filter(slug="deploying-a-private-model-safely").delete()
