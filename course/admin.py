@@ -81,7 +81,10 @@ class SnippetAdmin(ContentAdmin):
     list_select_related = ["block__lesson"]
     search_fields = ["caption", "code", "block__key"]
     readonly_fields = ["version"]
-    fields = ["block", "caption", "language", "code", "expected_output", "run_limits", "version"]
+    fields = [
+        "block", "caption", "language", "code", "stdin", "expected_output", "raises",
+        "run_limits", "version",
+    ]
 
     def view_on_site(self, snippet: Snippet) -> str:
         return snippet.block.lesson.get_absolute_url() + f"#snippet-{snippet.block.key}"

@@ -34,10 +34,7 @@ class LessonWithChecksAdmin(LessonAdmin):
         wrong = [check for check in checks if not check.matches]
         for check in wrong:
             self.message_user(
-                request,
-                f"{check.where}: declares {check.snippet.expected_output!r} but prints "
-                f"{check.printed!r} (status {check.status}).",
-                messages.ERROR,
+                request, f"{check.where}: {'; '.join(check.problems)}.", messages.ERROR
             )
         if not wrong:
             self.message_user(

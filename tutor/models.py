@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from course.models import Lesson, OrderingExercise, OrderingLine, Snippet
 from tutor import run_notices
+from tutor.feedback import RaisedException, learner_traceback, raised_by
 
 
 def code_digest(code: str) -> str:
@@ -42,6 +43,12 @@ class RunQuerySet(models.QuerySet):
                 started_at__lt=now - Run.RUNNING_GRACE,
             )
             | models.Q(status=Run.Status.QUEUED, created_at__lt=now - Run.QUEUED_GRACE)
+        )
+
+    def reveals_of(self, snippet: Snippet) -> "RunQuerySet":
+        """Runs that show what this version of the snippet prints: its code, fed its input."""
+        return self.filter(
+            purpose=Run.Purpose.REVEAL, code_hash=code_digest(snippet.code), stdin=snippet.stdin
         )
 
     def fail_stale(self, now=None) -> int:
@@ -166,6 +173,20 @@ class Run(models.Model):
     @property
     def is_final(self) -> bool:
         return self.status in self.FINAL_STATUSES
+
+    def shows(self, snippet: Snippet) -> bool:
+        """Whether this run ran the snippet's current code with its input."""
+        return self.code_hash == code_digest(snippet.code) and self.stdin == snippet.stdin
+
+    @property
+    def raised(self) -> RaisedException | None:
+        """The exception the program ended with, if it stopped with an error."""
+        return raised_by(status=self.status, stderr=self.stderr)
+
+    @property
+    def learner_traceback(self) -> str:
+        """stderr as a learner reads it: the frames of their own program only."""
+        return learner_traceback(self.stderr)
 
     @property
     def queue_ms(self) -> int | None:

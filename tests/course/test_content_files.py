@@ -73,7 +73,7 @@ def dump() -> dict:
                 ]
                 if block.kind == "snippet":
                     s = block.snippet
-                    entry += [s.caption, s.language, s.code, s.expected_output]
+                    entry += [s.caption, s.language, s.code, s.stdin, s.expected_output, s.raises]
                 if block.kind == "ordering":
                     e = block.exercise
                     entry += [e.intro, e.grading, e.expected_output]
@@ -388,6 +388,22 @@ BAD_FILES = {
         "wall_secs: 20",
         "unknown limit 'wall_secs' (did you mean 'wall_seconds'?)",
     ),
+    "raises not an exception name": (
+        SEED,
+        "    key: backend-latency\n",
+        "    key: backend-latency\n    raises: division by zero\n",
+        "raises: division by zero",
+        "'raises' must be an exception's name as Python prints it, e.g. ZeroDivisionError, "
+        "not 'division by zero'",
+    ),
+    "raises not text": (
+        SEED,
+        "    key: backend-latency\n",
+        "    key: backend-latency\n    raises: [ValueError]\n",
+        "raises: [ValueError]",
+        "'raises' must be an exception's name as Python prints it, e.g. ZeroDivisionError, "
+        "not a list",
+    ),
     "run limit not a positive number": (
         "local-models/course.yaml",
         "order: 1\n",
@@ -621,3 +637,20 @@ def test_run_limits_of_a_course_and_a_snippet_are_imported_and_exported(content,
         "cpu_seconds": 2,
     }
     assert "limits:\n  wall_seconds: 20\n" in (tmp_path / "out/local-models/course.yaml").read_text()
+
+
+def test_a_snippet_reads_its_input_and_declared_exception_from_the_files(content):
+    import_content(content)
+    snippet = Snippet.objects.get(block__key="refused-request")
+    assert (snippet.stdin, snippet.raises) == ("change-me-7f3b\n", "PermissionError")
+    assert snippet.expected_output.endswith("with the key from the input...\n")
+
+    edit(content / DEPLOYING, "    stdin: |\n      change-me-7f3b\n", "    stdin: |\n      change-me-7f3a\n")
+    import_content(content)
+    snippet.refresh_from_db()
+    assert snippet.version == 2  # the learner predicts from the input too
+
+    edit(content / DEPLOYING, "    raises: PermissionError\n", "")
+    import_content(content)
+    snippet.refresh_from_db()
+    assert (snippet.raises, snippet.version) == ("", 2)

@@ -55,7 +55,7 @@ def test_check_outputs_action_reports_all_good(admin_client, sample_content):
         {"action": "check_outputs", "_selected_action": list(lessons)},
         follow=True,
     )
-    assert b"All 6 snippets print what they declare." in response.content
+    assert b"All 7 snippets print what they declare." in response.content
 
 
 def test_check_outputs_action_reports_a_mismatch(admin_client, sample_content):
@@ -71,6 +71,23 @@ def test_check_outputs_action_reports_a_mismatch(admin_client, sample_content):
     html = response.content.decode()
     assert "optimising-speed-and-memory · backend-latency: declares" in html
     assert "nothing like it" in html
+
+
+def test_check_outputs_action_reports_a_snippet_that_does_not_end_as_declared(
+    admin_client, sample_content
+):
+    snippet = Snippet.objects.get(block__key="refused-request")
+    snippet.raises = "ZeroDivisionError"
+    snippet.save()
+    response = admin_client.post(
+        reverse("admin:course_lesson_changelist"),
+        {"action": "check_outputs", "_selected_action": [snippet.block.lesson.pk]},
+        follow=True,
+    )
+    assert (
+        "deploying-a-private-model-safely · refused-request: should stop with ZeroDivisionError "
+        "but stops with PermissionError: 401 Unauthorized: wrong or missing API key."
+    ) in response.content.decode()
 
 
 def test_editing_a_snippet_keeps_predictions_on_the_version_they_saw(admin_client, sample_content):

@@ -99,7 +99,7 @@ class SnippetPractice:
     def comparison(self) -> PredictionComparison | None:
         if not self.answer_known or self.prediction.said_out_loud:
             return None
-        return compare_prediction(self.prediction.text, self.reveal.stdout)
+        return compare_prediction(self.prediction.text, self.reveal.stdout, error=self.reveal.raised)
 
     @property
     def needs_self_check(self) -> bool:
@@ -110,15 +110,16 @@ class SnippetPractice:
         )
 
 
-def pick_reveal_runs(runs: list[Run]) -> dict[str, Run]:
-    """Per code hash: the latest run that could run, else the latest failure (runs newest first)."""
-    chosen: dict[str, Run] = {}
+def pick_reveal_runs(runs: list[Run]) -> dict[tuple[str, str], Run]:
+    """Per code hash and input: the latest run that could run, else the latest failure
+    (runs newest first)."""
+    chosen: dict[tuple[str, str], Run] = {}
     for run in runs:
-        current = chosen.get(run.code_hash)
+        current = chosen.get((run.code_hash, run.stdin))
         if current is None or (
             current.status == Run.Status.FAILED and run.status != Run.Status.FAILED
         ):
-            chosen[run.code_hash] = run
+            chosen[run.code_hash, run.stdin] = run
     return chosen
 
 
@@ -147,7 +148,8 @@ def attach_practice(
             list(Run.objects.filter(purpose=Run.Purpose.REVEAL, code_hash__in=hashes))
         )
         for practice in revealed:
-            practice.reveal = runs.get(code_digest(practice.snippet.code))
+            snippet = practice.snippet
+            practice.reveal = runs.get((code_digest(snippet.code), snippet.stdin))
     if run_id is not None:
         run = Run.objects.filter(
             pk=run_id, user=user, purpose=Run.Purpose.RUN, snippet__in=snippets
