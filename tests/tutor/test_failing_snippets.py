@@ -108,3 +108,9 @@ def test_changing_only_the_declared_output_or_exception_keeps_the_version(refuse
     refused.raises = "KeyError"
     refused.save()
     assert refused.version == 1
+
+
+def test_the_snippets_teaching_text_is_on_the_page(client, refused):
+    html = client.get(refused.block.lesson.get_absolute_url()).content.decode()
+    block = html.split('id="snippet-refused-request"')[1].split('<figure class="snippet">')[0]
+    assert "A refused request should stop the client" in block
