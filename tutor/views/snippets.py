@@ -33,12 +33,15 @@ from tutor.actions import (
     submit_prediction,
 )
 from tutor.actions.predictions import SelfCheckRefused
+from tutor.actions.runs import limits_for
+from tutor.feedback import Explanation, explain_run
 from tutor.grading import PredictionComparison, compare_prediction
 from tutor.models import CodeDraft, Prediction, Run, code_digest
 
 TEMPLATE = "tutor/snippet_practice.html"
 MAX_PREDICTION_CHARS = 5_000
 MAX_CODE_CHARS = 20_000
+MAX_STDIN_CHARS = 20_000
 
 
 def output_lines(text: str) -> list[str]:
@@ -100,6 +103,22 @@ class SnippetPractice:
         if not self.answer_known or self.prediction.said_out_loud:
             return None
         return compare_prediction(self.prediction.text, self.reveal.stdout, error=self.reveal.raised)
+
+    @property
+    def stdin(self) -> str:
+        """What the Run form's input box holds: the shown run's input, else the snippet's."""
+        return self.run.stdin if self.run is not None else self.snippet.stdin
+
+    @property
+    def run_explanation(self) -> Explanation | None:
+        """What went wrong with the shown run, in a beginner's words."""
+        run = self.run
+        if run is None or not run.is_final:
+            return None
+        return explain_run(
+            status=run.status, stderr=run.stderr, exit_code=run.exit_code, stdin=run.stdin,
+            limits=limits_for(self.snippet),
+        )
 
     @property
     def needs_self_check(self) -> bool:
@@ -226,12 +245,23 @@ class CodeForm(forms.Form):
             "max_length": f"That code is too long to run: keep it under {MAX_CODE_CHARS:,} characters.",
         },
     )
+    stdin = forms.CharField(
+        required=False,
+        strip=False,
+        max_length=MAX_STDIN_CHARS,
+        error_messages={
+            "max_length": f"That input is too long: keep it under {MAX_STDIN_CHARS:,} characters."
+        },
+    )
 
     def clean_code(self) -> str:
         code = self.cleaned_data["code"].replace("\r\n", "\n")
         if not code.strip():
             raise forms.ValidationError(self.fields["code"].error_messages["required"])
         return code
+
+    def clean_stdin(self) -> str:
+        return self.cleaned_data["stdin"].replace("\r\n", "\n")
 
 
 class DraftForm(forms.Form):
@@ -424,7 +454,9 @@ def run_create(request: HttpRequest, snippet_id: int) -> HttpResponse:
     code = form.cleaned_data["code"]
     save_draft(user=request.user, snippet=snippet, code=code)  # kept even if the run is refused
     try:
-        run = queue_run(code=code, user=request.user, snippet=snippet)
+        run = queue_run(
+            code=code, stdin=form.cleaned_data["stdin"], user=request.user, snippet=snippet
+        )
     except RunRefused as refusal:
         if request.htmx:
             return refuse(request, snippet, str(refusal), status=429)
