@@ -79,6 +79,7 @@ def change_url(model: str, pk: int) -> str:
         ("lesson", lambda: Lesson.objects.get(slug=SEED)),
         ("snippet", lambda: Snippet.objects.get(block__key="kv-cache-vram")),
         ("snippet", lambda: Snippet.objects.get(block__key="backend-latency")),
+        ("snippet", lambda: Snippet.objects.get(block__key="refused-request")),  # input, raises
         ("orderingexercise", lambda: OrderingExercise.objects.get(block__key="kv-cache-vram-order")),
         ("glossaryterm", lambda: GlossaryTerm.objects.get(slug="kv-cache")),
         ("course", lambda: Course.objects.get()),
