@@ -141,3 +141,22 @@ def test_an_edited_ordering_line_keeps_its_indentation(django_app, sample_conten
 
     line.refresh_from_db()
     assert line.text == "        return bits * capacity / 1024  # GiB"
+
+
+def test_the_admin_keeps_a_snippets_input_and_refuses_a_raises_that_names_no_exception(
+    django_app, sample_content
+):
+    snippet = Snippet.objects.get(block__key="refused-request")
+    admin = make_admin()
+    form = django_app.get(change_url("snippet", snippet.pk), user=admin).forms["snippet_form"]
+    form["raises"] = "a 401 error"
+    page = form.submit("_save", user=admin)
+    assert page.status_code == 200
+    assert "&#x27;a 401 error&#x27; is not an exception&#x27;s name" in page.text
+
+    form = page.forms["snippet_form"]
+    form["raises"] = "PermissionError"
+    form["stdin"] = "\r\n  change-me-7f3a  \r\n"
+    assert form.submit("_save", user=admin).status_code == 302
+    snippet.refresh_from_db()
+    assert (snippet.stdin, snippet.raises, snippet.version) == ("\n  change-me-7f3a  \n", "PermissionError", 2)
