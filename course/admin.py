@@ -2,6 +2,8 @@ from django.contrib import admin
 from django.urls import reverse
 from django.utils.html import format_html
 
+from course.forms import KeepsLearnerWork, KeepsTextExactly, OrderingLineFormSet
+from course.learner_work import learner_work
 from course.models import (
     Block,
     Course,
@@ -13,15 +15,29 @@ from course.models import (
 )
 
 
-class LessonInline(admin.TabularInline):
+class ContentAdmin(KeepsTextExactly, admin.ModelAdmin):
+    """Text kept exactly; Delete refused, naming the work, while learners' work points at
+    the content or at anything its deletion would take with it."""
+
+    def get_deleted_objects(self, objs, request):
+        deleted, counts, perms_needed, protected = super().get_deleted_objects(objs, request)
+        work = learner_work(objs)
+        if work:
+            # What the learners did, counted, instead of every one of their rows by name.
+            protected = [f"{found} points at it." for found in work]
+        return deleted, counts, perms_needed, protected
+
+
+class LessonInline(KeepsTextExactly, admin.TabularInline):
     model = Lesson
+    formset = KeepsLearnerWork
     fields = ["position", "title", "slug", "level"]
     extra = 0
     show_change_link = True
 
 
 @admin.register(Course)
-class CourseAdmin(admin.ModelAdmin):
+class CourseAdmin(ContentAdmin):
     list_display = ["title", "slug", "position"]
     list_editable = ["position"]
     search_fields = ["title", "summary"]
@@ -29,8 +45,9 @@ class CourseAdmin(admin.ModelAdmin):
     inlines = [LessonInline]
 
 
-class BlockInline(admin.StackedInline):
+class BlockInline(KeepsTextExactly, admin.StackedInline):
     model = Block
+    formset = KeepsLearnerWork
     fields = [("position", "kind", "key"), "title", "body", "items", "practice"]
     readonly_fields = ["practice"]
     extra = 0
@@ -47,7 +64,7 @@ class BlockInline(admin.StackedInline):
 
 
 @admin.register(Lesson)
-class LessonAdmin(admin.ModelAdmin):
+class LessonAdmin(ContentAdmin):
     list_display = ["title", "course", "position", "level"]
     list_filter = ["course", "level"]
     list_select_related = ["course"]
@@ -58,20 +75,24 @@ class LessonAdmin(admin.ModelAdmin):
 
 
 @admin.register(Snippet)
-class SnippetAdmin(admin.ModelAdmin):
+class SnippetAdmin(ContentAdmin):
     list_display = ["__str__", "caption", "version"]
     list_filter = ["block__lesson__course", "block__lesson"]
     list_select_related = ["block__lesson"]
     search_fields = ["caption", "code", "block__key"]
     readonly_fields = ["version"]
-    fields = ["block", "caption", "language", "code", "expected_output", "run_limits", "version"]
+    fields = [
+        "block", "caption", "language", "code", "stdin", "expected_output", "raises",
+        "run_limits", "version",
+    ]
 
     def view_on_site(self, snippet: Snippet) -> str:
         return snippet.block.lesson.get_absolute_url() + f"#snippet-{snippet.block.key}"
 
 
-class OrderingLineInline(admin.TabularInline):
+class OrderingLineInline(KeepsTextExactly, admin.TabularInline):
     model = OrderingLine
+    formset = OrderingLineFormSet
     fk_name = "exercise"
     fields = ["position", "key", "text", "depends_on"]
     extra = 0
@@ -79,7 +100,7 @@ class OrderingLineInline(admin.TabularInline):
 
 
 @admin.register(OrderingExercise)
-class OrderingExerciseAdmin(admin.ModelAdmin):
+class OrderingExerciseAdmin(ContentAdmin):
     list_display = ["__str__", "grading"]
     list_filter = ["grading", "block__lesson__course"]
     list_select_related = ["block__lesson"]
@@ -91,7 +112,7 @@ class OrderingExerciseAdmin(admin.ModelAdmin):
 
 
 @admin.register(GlossaryTerm)
-class GlossaryTermAdmin(admin.ModelAdmin):
+class GlossaryTermAdmin(ContentAdmin):
     list_display = ["term", "slug"]
     search_fields = ["term", "definition", "slug"]
     prepopulated_fields = {"slug": ["term"]}

@@ -162,16 +162,44 @@ class Block(models.Model):
         return kinds.get(self.kind)
 
 
+EXCEPTION_NAME = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
+
+
+def validate_exception_name(value: str) -> None:
+    if value and not EXCEPTION_NAME.fullmatch(value):
+        raise ValidationError(
+            f"'{value}' is not an exception's name: write it as Python prints it, "
+            "e.g. ZeroDivisionError or json.JSONDecodeError."
+        )
+
+
 class Snippet(models.Model):
     block = models.OneToOneField(Block, on_delete=models.CASCADE, related_name="snippet")
     caption = models.CharField(max_length=300, blank=True)
     language = models.CharField(max_length=30, default="python")
     code = models.TextField()
+    stdin = models.TextField(
+        "input",
+        blank=True,
+        help_text="Fed to the program as its input (what input() reads); shown with the code.",
+    )
     expected_output = models.TextField(
-        blank=True, help_text="What the code prints, exactly (leading empty lines count)."
+        blank=True,
+        help_text="What the code prints, exactly (leading empty lines count); for a program "
+        "that fails on purpose, what it prints before it fails.",
+    )
+    raises = models.CharField(
+        "ends with the exception",
+        max_length=100,
+        blank=True,
+        validators=[validate_exception_name],
+        help_text="For a program that fails on purpose: the exception it ends with, "
+        "e.g. ZeroDivisionError. Empty: it must finish without an error.",
     )
     version = models.PositiveIntegerField(
-        default=1, help_text="Goes up whenever the code changes; predictions keep the one they saw."
+        default=1,
+        help_text="Goes up whenever the code or its input changes; predictions keep the one "
+        "they saw.",
     )
     run_limits = models.JSONField(
         default=dict,
@@ -184,11 +212,19 @@ class Snippet(models.Model):
         return f"{self.block.lesson} · {self.block.key}"
 
     def save(self, *args, **kwargs) -> None:
+        # What the learner predicts from is the code and its input: a new version when
+        # either changes, so earlier predictions keep the version they answered.
         if self.pk is not None:
-            old_code = Snippet.objects.filter(pk=self.pk).values_list("code", flat=True).first()
-            if old_code is not None and old_code != self.code:
+            old = Snippet.objects.filter(pk=self.pk).values_list("code", "stdin").first()
+            if old is not None and old != (self.code, self.stdin):
                 self.version += 1
         super().save(*args, **kwargs)
+
+    def raised(self, name: str) -> bool:
+        """Whether the exception Python printed as `name` is the one this snippet declares.
+        Only the class name counts: Python prints `json.decoder.JSONDecodeError` for what an
+        author knows as `json.JSONDecodeError`, or just `JSONDecodeError`."""
+        return bool(self.raises) and name.rpartition(".")[2] == self.raises.rpartition(".")[2]
 
     @property
     def key(self) -> str:

@@ -9,9 +9,13 @@ class TutorConfig(AppConfig):
     def ready(self) -> None:
         from django_q.signals import post_spawn
 
+        from course import learner_work
         from tutor import sandbox, tasks
+        from tutor.models import ordering_lines_in_attempts
 
         post_spawn.connect(tasks.worker_started, dispatch_uid="parsnip-worker-started")
 
         # The sandbox module knows nothing of Django: hand it the configured backend here.
         sandbox.configure(backend=settings.SANDBOX_BACKEND)
+        # Attempts name lines by key: tell content edits, which know nothing of tutor.
+        learner_work.register_key_finder(ordering_lines_in_attempts)

@@ -1,5 +1,7 @@
-"""Run snippets in the sandbox and compare what they print with what they declare.
+"""Run snippets in the sandbox and compare what they do with what they declare.
 
+A snippet declares what it prints (`expected_output`) and, when it fails on purpose, the
+exception it ends with (`raises`); it runs fed its declared input (`stdin`).
 `manage.py check_content` runs them here and now (a command line has no worker to wait
 for); the admin's "Check outputs" action queues Run rows for the worker, like any run, and
 its results page compares them once they are final.
@@ -14,6 +16,7 @@ from django.db import transaction
 from course.models import Snippet
 from tutor import sandbox
 from tutor.actions.runs import limits_for, queue_run
+from tutor.feedback import RaisedException, raised_by
 from tutor.grading import outputs_match
 from tutor.models import Run, code_digest
 
@@ -39,9 +42,20 @@ class SnippetCheck:
         )
 
     @property
+    def raised(self) -> RaisedException | None:
+        return raised_by(status=self.status, stderr=self.stderr)
+
+    @property
+    def ends_as_declared(self) -> bool:
+        """Finished without an error, or failed with the declared exception."""
+        if not self.snippet.raises:
+            return self.status == "ok"
+        return self.raised is not None and self.snippet.raised(self.raised.name)
+
+    @property
     def matches(self) -> bool:
         return (
-            self.status == "ok"
+            self.ends_as_declared
             and not self.outdated
             and outputs_match(self.printed, self.snippet.expected_output)
         )
@@ -56,12 +70,36 @@ class SnippetCheck:
         return f"{lesson.course.slug}/{lesson.slug} · {self.snippet.block.key}"
 
 
+    @property
+    def problems(self) -> list[str]:
+        """What differs from the declaration, one sentence each (none when it matches)."""
+        problems = []
+        declared = self.snippet.raises
+        if not self.ends_as_declared:
+            if self.raised is not None:
+                ended = f"stops with {self.raised.line}"
+            elif self.status == "ok":
+                ended = "finishes without an error"
+            else:
+                ended = f"ends with status {self.status}"
+            wanted = f"stop with {declared}" if declared else "finish without an error"
+            problems.append(f"should {wanted} but {ended}")
+        if not outputs_match(self.printed, self.snippet.expected_output):
+            problems.append(
+                f"declares {self.snippet.expected_output!r} but prints {self.printed!r}"
+            )
+        return problems
+
+
 def check_snippets(snippets: Iterable[Snippet]) -> list[SnippetCheck]:
     """Run each snippet; raises sandbox.SandboxUnavailable if code cannot run here at all."""
     checks = []
     for snippet in snippets:
         result = sandbox.run(
-            snippet.code, limits=limits_for(snippet), backend=settings.SANDBOX_BACKEND
+            snippet.code,
+            stdin=snippet.stdin,
+            limits=limits_for(snippet),
+            backend=settings.SANDBOX_BACKEND,
         )
         checks.append(SnippetCheck(snippet, result.status, result.stdout, result.stderr))
     return checks
@@ -78,7 +116,10 @@ def queue_content_checks(*, snippets: Iterable[Snippet]) -> list[Run]:
     no learner: an admin checking a course is not spending a learner's run allowance."""
     with transaction.atomic():
         return [
-            queue_run(code=snippet.code, snippet=snippet, purpose=Run.Purpose.CONTENT)
+            queue_run(
+                code=snippet.code, stdin=snippet.stdin, snippet=snippet,
+                purpose=Run.Purpose.CONTENT,
+            )
             for snippet in snippets
         ]
 

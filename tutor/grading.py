@@ -6,7 +6,9 @@ Nothing here touches the database; actions load rows and store verdicts.
 import difflib
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+
+from tutor.feedback import RaisedException
 
 
 def output_lines(text: str) -> list[str]:
@@ -23,6 +25,7 @@ class LineComparison:
     number: int  # 1-based line number in the real output (for "extra": where it would go)
     expected: str | None
     predicted: str | None
+    error: bool = False  # the line is the error the program ends with, not printed output
 
 
 @dataclass(frozen=True)
@@ -87,9 +90,18 @@ def _slips(
     return slips
 
 
-def compare_prediction(prediction: str, output: str) -> PredictionComparison:
+def compare_prediction(
+    prediction: str, output: str, *, error: RaisedException | None = None
+) -> PredictionComparison:
+    """Line by line. A program that fails ends with `error`: the learner predicts it as the
+    last line, where its name alone counts (`ZeroDivisionError`, with or without a message)."""
     expected = output_lines(output)
     predicted = output_lines(prediction)
+    if error is not None:
+        expected.append(error.line)
+        if predicted and error.is_named_by(predicted[-1]):
+            # Empty lines just before the error count no more than at the end of the output.
+            predicted = output_lines("\n".join(predicted[:-1])) + [error.line]
     lines: list[LineComparison] = []
     matcher = difflib.SequenceMatcher(a=expected, b=predicted, autojunk=False)
     for tag, e1, e2, p1, p2 in matcher.get_opcodes():
@@ -119,8 +131,30 @@ def compare_prediction(prediction: str, output: str) -> PredictionComparison:
         LineComparison("match", line.number, line.expected, line.expected) if line in matched else line
         for line in lines
     ]
+    if error is not None:
+        lines = [
+            replace(line, error=True) if line.kind != "extra" and line.number == len(expected) else line
+            for line in lines
+        ]
     slips = [] if expected == predicted else _slips(expected, predicted, lines)
+    slips += _error_slips(expected, predicted, error)
     return PredictionComparison(lines=lines, slips=slips)
+
+
+_LOOKS_LIKE_AN_ERROR = re.compile(r"^\s*(Traceback \(most recent call last\)|[A-Z]\w*(Error|Exception)\b)")
+
+
+def _error_slips(expected: list[str], predicted: list[str], error: RaisedException | None) -> list[str]:
+    if error is not None and (not predicted or predicted[-1] != error.line):
+        if not any(error.is_named_by(line) for line in predicted):
+            return [
+                f"It stops with an error: end your prediction with the error's name "
+                f"(`{error.short_name}`), on a line of its own."
+            ]
+        return []
+    if error is None and predicted and _LOOKS_LIKE_AN_ERROR.match(predicted[-1]):
+        return ["It doesn't stop with an error: it runs to the end."]
+    return []
 
 
 @dataclass(frozen=True)

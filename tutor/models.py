@@ -1,7 +1,9 @@
-"""What learners do: runs of code, predictions, ordering attempts, and (later) progress.
+"""What learners do: runs of code, predictions, ordering attempts, and progress.
 
 Rows that record learner work point at content with PROTECT: re-importing content
-updates snippets and exercises in place, and refuses to delete one learners used.
+updates snippets and exercises in place, and the importer and the admin refuse to delete
+content learners' work points at (course.learner_work names it). Runs keep their code and
+output, so a run's snippet may go (SET_NULL).
 """
 
 import hashlib
@@ -13,8 +15,9 @@ from django.conf import settings
 from django.db import models, transaction
 from django.utils import timezone
 
-from course.models import Lesson, OrderingExercise, Snippet
+from course.models import Lesson, OrderingExercise, OrderingLine, Snippet
 from tutor import run_notices
+from tutor.feedback import RaisedException, learner_traceback, raised_by
 
 
 def code_digest(code: str) -> str:
@@ -40,6 +43,12 @@ class RunQuerySet(models.QuerySet):
                 started_at__lt=now - Run.RUNNING_GRACE,
             )
             | models.Q(status=Run.Status.QUEUED, created_at__lt=now - Run.QUEUED_GRACE)
+        )
+
+    def reveals_of(self, snippet: Snippet) -> "RunQuerySet":
+        """Runs that show what this version of the snippet prints: its code, fed its input."""
+        return self.filter(
+            purpose=Run.Purpose.REVEAL, code_hash=code_digest(snippet.code), stdin=snippet.stdin
         )
 
     def fail_stale(self, now=None) -> int:
@@ -165,6 +174,20 @@ class Run(models.Model):
     def is_final(self) -> bool:
         return self.status in self.FINAL_STATUSES
 
+    def shows(self, snippet: Snippet) -> bool:
+        """Whether this run ran the snippet's current code with its input."""
+        return self.code_hash == code_digest(snippet.code) and self.stdin == snippet.stdin
+
+    @property
+    def raised(self) -> RaisedException | None:
+        """The exception the program ended with, if it stopped with an error."""
+        return raised_by(status=self.status, stderr=self.stderr)
+
+    @property
+    def learner_traceback(self) -> str:
+        """stderr as a learner reads it: the frames of their own program only."""
+        return learner_traceback(self.stderr)
+
     @property
     def queue_ms(self) -> int | None:
         if self.started_at is None:
@@ -235,7 +258,7 @@ class CodeDraft(models.Model):
     """A learner's edited version of a snippet, saved as they type."""
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="drafts")
-    snippet = models.ForeignKey(Snippet, on_delete=models.CASCADE, related_name="drafts")
+    snippet = models.ForeignKey(Snippet, on_delete=models.PROTECT, related_name="drafts")
     code = models.TextField()
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -255,7 +278,7 @@ class OrderingArrangement(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="arrangements"
     )
     exercise = models.ForeignKey(
-        OrderingExercise, on_delete=models.CASCADE, related_name="arrangements"
+        OrderingExercise, on_delete=models.PROTECT, related_name="arrangements"
     )
     order = models.JSONField(default=list, help_text="Line keys in the answer area, top to bottom.")
     unused = models.JSONField(default=list, help_text="Line keys in the 'not used' area.")
@@ -274,6 +297,31 @@ class OrderingArrangement(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} on {self.exercise}"
+
+
+class OrderingAttemptQuerySet(models.QuerySet):
+    def learners_by_line(self, lines: list[OrderingLine]) -> dict[OrderingLine, set[int]]:
+        """The learners whose attempts name each of `lines` (attempts keep line keys, so no
+        foreign key protects a line)."""
+        by_key = {(line.exercise_id, line.key): line for line in lines}
+        learners: dict[OrderingLine, set[int]] = {}
+        attempts = self.filter(exercise_id__in={line.exercise_id for line in lines})
+        for user_id, exercise_id, order in attempts.values_list("user_id", "exercise_id", "order"):
+            for key in order:
+                line = by_key.get((exercise_id, key))
+                if line is not None:
+                    learners.setdefault(line, set()).add(user_id)
+        return learners
+
+
+def ordering_lines_in_attempts(rows: list) -> list[tuple[OrderingLine, str, set[int]]]:
+    """For course.learner_work: the doomed ordering lines learners' attempts name."""
+    lines = [row for row in rows if isinstance(row, OrderingLine)]
+    if not lines:
+        return []
+    what = str(OrderingAttempt._meta.verbose_name_plural)
+    found = OrderingAttempt.objects.learners_by_line(lines)
+    return [(line, what, user_ids) for line, user_ids in found.items()]
 
 
 class OrderingAttempt(models.Model):
@@ -296,6 +344,8 @@ class OrderingAttempt(models.Model):
     help_used = models.PositiveIntegerField(default=0)
     run = models.ForeignKey(Run, null=True, blank=True, on_delete=models.SET_NULL)
     created_at = models.DateTimeField(default=timezone.now)
+
+    objects = OrderingAttemptQuerySet.as_manager()
 
     class Meta:
         ordering = ["created_at", "pk"]
@@ -336,7 +386,7 @@ class LessonProgress(models.Model):
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="lesson_progress"
     )
-    lesson = models.ForeignKey(Lesson, on_delete=models.CASCADE, related_name="progress")
+    lesson = models.ForeignKey(Lesson, on_delete=models.PROTECT, related_name="progress")
     snippets_total = models.PositiveIntegerField(default=0)
     snippets_predicted = models.PositiveIntegerField(default=0)
     predictions_right = models.PositiveIntegerField(default=0, help_text="First predictions that were right.")
@@ -348,6 +398,7 @@ class LessonProgress(models.Model):
     completed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        verbose_name_plural = "lesson progress"
         constraints = [
             models.UniqueConstraint(fields=["user", "lesson"], name="one_progress_per_lesson")
         ]

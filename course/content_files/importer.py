@@ -1,8 +1,9 @@
 """Write checked content into the database, in one transaction, keeping rows by stable keys.
 
 Snippet and OrderingExercise rows keep their ids across re-imports (learner data points at
-them); rows gone from the files are deleted unless learner data protects them, in which
-case the whole import is rolled back with an error saying which key to keep.
+them); rows gone from the files are deleted unless learners' work points at them
+(course.learner_work), in which case the whole import is rolled back with an error naming
+the content, how many learners' work it holds, and which key to keep.
 """
 
 from collections import Counter
@@ -15,6 +16,7 @@ from django.db.models import ProtectedError, RestrictedError
 from course import kinds
 from course.content_files.errors import ContentError, ContentErrors
 from course.content_files.reader import BlockData, Content, CourseData, LessonData
+from course.learner_work import all_of, learner_work
 from course.models import Block, ContentVersion, Course, GlossaryTerm, Lesson
 
 
@@ -99,11 +101,17 @@ class _Importer:
             self.mark_updated(row)
 
     def delete(self, row: models.Model, path: str, refusal: str) -> bool:
+        """Delete `row` (and what goes with it) unless learners' work points at any of it;
+        then `refusal` is reported, its "{work}" naming that work."""
+        work = learner_work([row])
+        if work:
+            self.refused.append(ContentError(path, None, refusal.replace("{work}", all_of(work).describe())))
+            return False
         try:
             with transaction.atomic():
                 _, deleted = row.delete()
         except (ProtectedError, RestrictedError):
-            self.refused.append(ContentError(path, None, refusal))
+            self.refused.append(ContentError(path, None, refusal.replace("{work}", "learners' work")))
             return False
         labels = {model._meta.label: model for model in content_models()}
         for label, count in deleted.items():
@@ -206,8 +214,8 @@ class _Importer:
                 self.delete(
                     content,
                     path,
-                    f"{old_kind.noun} '{data.key}' is now a {data.kind} block, but learners' "
-                    f"work points at it: keep it a {old_kind.noun}, or give the new block "
+                    f"{old_kind.noun} '{data.key}' is now a {data.kind} block, but {{work}} "
+                    f"points at it: keep it a {old_kind.noun}, or give the new block "
                     "another key",
                 )
         block = self.save(
@@ -227,7 +235,7 @@ class _Importer:
         return self.delete(
             block,
             path,
-            f"{what} is gone from the file, but learners' work points at it: put it back "
+            f"{what} is gone from the file, but {{work}} points at it: put it back "
             f"with the same key ('{block.key}'); you may change everything else",
         )
 
@@ -239,7 +247,7 @@ class _Importer:
         return self.delete(
             lesson,
             lesson_path,
-            f"lesson '{lesson.slug}' is gone from the files, but learners' work points at it: "
+            f"lesson '{lesson.slug}' is gone from the files, but {{work}} points at it: "
             "put the file back",
         )
 
@@ -253,7 +261,7 @@ class _Importer:
         return self.delete(
             course,
             str(path),
-            f"course '{course.slug}' is gone from the files, but learners' work points at it: "
+            f"course '{course.slug}' is gone from the files, but {{work}} points at it: "
             "put its folder back",
         )
 

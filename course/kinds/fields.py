@@ -7,6 +7,7 @@ lists, dicts), the same value the database keeps. Values read from a file carry 
 they came from (`Lined`), which checks across fields use to point at the right line.
 """
 
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -148,6 +149,33 @@ class Text(Field):
         if value == self.fallback and not self.always:
             return None
         return Quoted(value) if self.quoted else Literal(value)
+
+
+@dataclass(frozen=True)
+class Name(Field):
+    """A one-line name that must match `pattern` (an exception's name), written plain."""
+
+    pattern: re.Pattern | None = None
+    meaning: str = "a name"  # what an error says it must be: "an exception's name, e.g. ..."
+    model_field: models.Field | None = None  # gives its maximum length
+
+    @property
+    def default(self) -> str:
+        return ""
+
+    def read_value(self, reading: Reading, mapping: YamlMap, what: str) -> str:
+        value, line = mapping[self.name], mapping.line_of(self.name)
+        if not isinstance(value, str) or not self.pattern.fullmatch(value):
+            shown = f"'{value}'" if isinstance(value, str) else describe(value)
+            reading.error(line, f"'{self.name}' must be {self.meaning}, not {shown}")
+            return ""
+        limit = self.model_field.max_length if self.model_field is not None else None
+        if limit and len(value) > limit:
+            reading.error(line, f"'{self.name}' is {len(value)} characters long; at most {limit}")
+        return Lined.at(value, line)
+
+    def write(self, value: str) -> str | None:
+        return value or None
 
 
 @dataclass(frozen=True)

@@ -87,7 +87,7 @@ class OrderingKind(BlockKind):
                 line,
                 path,
                 f"line '{line.key}' of exercise '{block.key}' is gone from the file, but "
-                "learners' work points at it: put it back with the same key",
+                "{work} points at it: put it back with the same key",
             )
 
     def reading_texts(self, block) -> list[str]:

@@ -1,12 +1,14 @@
 """Snippet: code a learner predicts the output of, then reveals and runs (tutor app).
 
 Its content is a Snippet row beside the block; learners' predictions, drafts and runs
-point at that row, so it is updated in place and never silently replaced.
+point at that row, so it is updated in place and never silently replaced. A snippet may
+read input (`stdin`) and may fail on purpose (`raises`): its `output` is then what it
+prints before the exception it ends with.
 """
 
 from course.kinds import BlockKind, common_fields, register
-from course.kinds.fields import Limits, Text
-from course.models import RUN_LIMITS, Snippet
+from course.kinds.fields import Limits, Name, Text
+from course.models import EXCEPTION_NAME, RUN_LIMITS, Snippet
 
 
 def _field(name: str):
@@ -21,7 +23,9 @@ class SnippetKind(BlockKind):
             "caption": snippet.caption,
             "language": snippet.language,
             "code": snippet.code,
+            "stdin": snippet.stdin,
             "output": snippet.expected_output,
+            "raises": snippet.raises,
             "limits": snippet.run_limits,
         }
 
@@ -38,7 +42,9 @@ class SnippetKind(BlockKind):
                 "caption": values["caption"],
                 "language": values["language"] or "python",
                 "code": values["code"],
+                "stdin": values["stdin"],
                 "expected_output": values["output"],
+                "raises": values["raises"],
                 "run_limits": values["limits"],
             },
             block=block,
@@ -58,7 +64,14 @@ register(
             Text("caption", model_field=_field("caption")),
             Text("language", model_field=_field("language"), fallback="python", always=True),
             Text("code", required=True),
+            Text("stdin"),
             Text("output"),
+            Name(
+                "raises",
+                pattern=EXCEPTION_NAME,
+                model_field=_field("raises"),
+                meaning="an exception's name as Python prints it, e.g. ZeroDivisionError",
+            ),
             Limits("limits", names=RUN_LIMITS),
         ),
         needs_key=True,

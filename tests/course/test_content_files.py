@@ -73,7 +73,7 @@ def dump() -> dict:
                 ]
                 if block.kind == "snippet":
                     s = block.snippet
-                    entry += [s.caption, s.language, s.code, s.expected_output]
+                    entry += [s.caption, s.language, s.code, s.stdin, s.expected_output, s.raises]
                 if block.kind == "ordering":
                     e = block.exercise
                     entry += [e.intro, e.grading, e.expected_output]
@@ -353,6 +353,21 @@ def test_export_keeps_any_code_exactly(sample_content, tmp_path, code):
     assert Snippet.objects.get(block__key="backend-latency").code == code
 
 
+@pytest.mark.parametrize("output", ["1\n\n", "1\n\n\n", "\n", "1"])
+def test_a_snippet_whose_output_ends_in_an_empty_line_exports(sample_content, tmp_path, output):
+    """`print()` last: the exporter crashed on it (the empty line between blocks was read
+    back as part of the text)."""
+    Snippet.objects.filter(block__key="backend-latency").update(
+        code="print(1)\nprint()\n", expected_output=output
+    )
+    call_command("export_content", str(tmp_path), verbosity=0)
+    wipe()
+    import_content(tmp_path)
+    assert Snippet.objects.get(block__key="backend-latency").expected_output == output
+    # the next block is still a block of its own
+    assert Snippet.objects.get(block__key="kv-cache-vram").code.startswith("def kv_cache_vram")
+
+
 def test_export_removes_lesson_files_of_deleted_lessons(sample_content, tmp_path):
     call_command("export_content", str(tmp_path), verbosity=0)
     Lesson.objects.filter(slug="deploying-a-private-model-safely").delete()
@@ -372,6 +387,22 @@ BAD_FILES = {
         "    key: backend-latency\n    limits:\n      wall_secs: 20\n",
         "wall_secs: 20",
         "unknown limit 'wall_secs' (did you mean 'wall_seconds'?)",
+    ),
+    "raises not an exception name": (
+        SEED,
+        "    key: backend-latency\n",
+        "    key: backend-latency\n    raises: division by zero\n",
+        "raises: division by zero",
+        "'raises' must be an exception's name as Python prints it, e.g. ZeroDivisionError, "
+        "not 'division by zero'",
+    ),
+    "raises not text": (
+        SEED,
+        "    key: backend-latency\n",
+        "    key: backend-latency\n    raises: [ValueError]\n",
+        "raises: [ValueError]",
+        "'raises' must be an exception's name as Python prints it, e.g. ZeroDivisionError, "
+        "not a list",
     ),
     "run limit not a positive number": (
         "local-models/course.yaml",
@@ -606,3 +637,20 @@ def test_run_limits_of_a_course_and_a_snippet_are_imported_and_exported(content,
         "cpu_seconds": 2,
     }
     assert "limits:\n  wall_seconds: 20\n" in (tmp_path / "out/local-models/course.yaml").read_text()
+
+
+def test_a_snippet_reads_its_input_and_declared_exception_from_the_files(content):
+    import_content(content)
+    snippet = Snippet.objects.get(block__key="refused-request")
+    assert (snippet.stdin, snippet.raises) == ("change-me-7f3b\n", "PermissionError")
+    assert snippet.expected_output.endswith("with the key from the input...\n")
+
+    edit(content / DEPLOYING, "    stdin: |\n      change-me-7f3b\n", "    stdin: |\n      change-me-7f3a\n")
+    import_content(content)
+    snippet.refresh_from_db()
+    assert snippet.version == 2  # the learner predicts from the input too
+
+    edit(content / DEPLOYING, "    raises: PermissionError\n", "")
+    import_content(content)
+    snippet.refresh_from_db()
+    assert (snippet.raises, snippet.version) == ("", 2)

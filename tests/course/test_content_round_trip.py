@@ -29,6 +29,7 @@ from course.kinds.fields import (
     Field,
     Items,
     Limits,
+    Name,
     Slug,
     SlugList,
     Text,
@@ -107,6 +108,14 @@ def strategy_for(field: Field) -> st.SearchStrategy:
         return text_for(field)
     if isinstance(field, Choice):
         return st.sampled_from(field.choices)
+    if isinstance(field, Name):
+        return st.one_of(
+            st.just(""),
+            st.from_regex(field.pattern, fullmatch=True).filter(
+                lambda name: len(name) <= field.model_field.max_length
+            ),
+            st.sampled_from(["ZeroDivisionError", "json.decoder.JSONDecodeError", "null", "True"]),
+        )
     if isinstance(field, WholeNumber):
         return st.integers(0, 10_000)
     if isinstance(field, Slug):

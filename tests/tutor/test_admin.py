@@ -97,7 +97,7 @@ def test_check_outputs_reports_all_good_once_the_worker_ran_them(admin_client, s
         execute_run(run_id=run.pk)
 
     page = admin_client.get(results_url(response))
-    assert "All 6 snippets print what they declare." in page.text
+    assert "All 7 snippets print what they declare." in page.text
     assert '<meta http-equiv="refresh"' not in page.text
 
 
@@ -111,7 +111,7 @@ def test_check_outputs_reports_a_mismatch(admin_client, sample_content):
 
     html = admin_client.get(results_url(response)).text
     assert "optimising-speed-and-memory · backend-latency" in html
-    assert "MISMATCH (status ok)" in html
+    assert "MISMATCH: declares" in html
     assert "nothing like it" in html
     checked = Snippet.objects.filter(block__lesson=snippet.block.lesson).count()
     assert f"1 of {checked} snippets prints something else than declared." in html
@@ -159,6 +159,23 @@ def test_the_results_page_shows_only_content_checks_it_is_given(admin_client, sa
         assert page.status_code == 200
         assert "No checks to show." in page.text
     assert admin_client.post("/admin/course/lesson/check-outputs/").status_code == 405
+
+
+def test_check_outputs_action_reports_a_snippet_that_does_not_end_as_declared(
+    admin_client, sample_content
+):
+    snippet = Snippet.objects.get(block__key="refused-request")
+    snippet.raises = "ZeroDivisionError"
+    snippet.save()
+    response = check_outputs(admin_client, [snippet.block.lesson])
+    for run in Run.objects.filter(purpose=Run.Purpose.CONTENT):
+        execute_run(run_id=run.pk)
+    html = admin_client.get(results_url(response)).content.decode()
+    assert "deploying-a-private-model-safely · refused-request" in html
+    assert (
+        "MISMATCH: should stop with ZeroDivisionError "
+        "but stops with PermissionError: 401 Unauthorized: wrong or missing API key."
+    ) in html
 
 
 def test_editing_a_snippet_keeps_predictions_on_the_version_they_saw(admin_client, sample_content):

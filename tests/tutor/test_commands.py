@@ -35,8 +35,10 @@ def test_sandbox_run_names_a_missing_file():
 def test_check_content_passes_on_the_shipped_course(sample_content):
     out = StringIO()
     call_command("check_content", stdout=out)
-    assert "All 6 snippets print what they declare." in out.getvalue()
+    assert "All 7 snippets print what they declare, and end as declared." in out.getvalue()
     assert "optimising-speed-and-memory · backend-latency" in out.getvalue()
+    # fed its input, the sample that fails on purpose stops as it declares
+    assert "ok        local-models/deploying-a-private-model-safely · refused-request\n" in out.getvalue()
 
 
 def test_check_content_reports_a_snippet_whose_declared_output_is_wrong(sample_content):
@@ -44,7 +46,45 @@ def test_check_content_reports_a_snippet_whose_declared_output_is_wrong(sample_c
     snippet.expected_output = snippet.expected_output.replace("16.00 GB", "32.00 GB")
     snippet.save()
     out = StringIO()
-    with pytest.raises(CommandError, match="1 of 6 snippets"):
+    with pytest.raises(CommandError, match="1 of 7 snippets"):
         call_command("check_content", stdout=out)
     assert "MISMATCH  local-models/optimising-speed-and-memory · kv-cache-vram" in out.getvalue()
     assert "32.00 GB" in out.getvalue()
+
+
+def check_content_output(**options) -> str:
+    out = StringIO()
+    with pytest.raises(CommandError, match="1 of 7 snippets"):
+        call_command("check_content", stdout=out, **options)
+    return out.getvalue()
+
+
+def test_check_content_reports_a_snippet_expected_to_succeed_that_fails(sample_content):
+    snippet = Snippet.objects.get(block__key="api-key-check")
+    snippet.code = snippet.code + "print(1 / 0)\n"
+    snippet.save()
+    out = check_content_output()
+    assert "MISMATCH  local-models/deploying-a-private-model-safely · api-key-check (status: error)" in out
+    assert "it should finish without an error but stops with ZeroDivisionError: division by zero" in out
+
+
+def test_check_content_reports_a_snippet_that_does_not_fail_as_declared(sample_content):
+    Snippet.objects.filter(block__key="refused-request").update(raises="KeyError")
+    out = check_content_output()
+    assert (
+        "it should stop with KeyError but stops with PermissionError: 401 Unauthorized: "
+        "wrong or missing API key"
+    ) in out
+
+
+def test_check_content_reports_a_snippet_declared_to_fail_that_finishes(sample_content):
+    Snippet.objects.filter(block__key="refused-request").update(stdin="change-me-7f3a\n")
+    out = check_content_output()
+    assert "it should stop with PermissionError but finishes without an error" in out
+    assert "Answer received" in out
+
+
+def test_check_content_feeds_each_snippet_its_input(sample_content):
+    Snippet.objects.filter(block__key="refused-request").update(stdin="")
+    out = check_content_output()
+    assert "it should stop with PermissionError but stops with EOFError: EOF when reading a line" in out

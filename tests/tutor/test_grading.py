@@ -1,4 +1,9 @@
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tutor.feedback import RaisedException
 from tutor.grading import (
+    LineComparison,
     assemble_program,
     compare_prediction,
     grade_dependencies,
@@ -105,3 +110,58 @@ def test_assembled_program_and_output_match():
     assert assemble_program(["q", "p"], texts) == "print('there')\nprint('hi')\n"
     assert outputs_match("hi\nthere  \n\n", "hi\nthere\n")
     assert not outputs_match("\nhi\n", "hi\n")
+
+
+# --- A program that fails on purpose -------------------------------------------------------
+
+ZERO = RaisedException(name="ZeroDivisionError", line="ZeroDivisionError: division by zero")
+
+
+def test_a_prediction_ending_with_the_errors_name_is_right():
+    for last in ("ZeroDivisionError", "ZeroDivisionError: division by zero", "ZeroDivisionError: oops"):
+        comparison = compare_prediction(f"1\n2\n\n{last}\n", "1\n2\n", error=ZERO)
+        assert comparison.is_right, last
+        assert comparison.lines[-1] == LineComparison(
+            "match", 3, ZERO.line, ZERO.line, error=True
+        )
+
+
+def test_a_prediction_without_the_error_misses_it_and_is_told_why():
+    comparison = compare_prediction("1\n2\n", "1\n2\n", error=ZERO)
+    assert not comparison.is_right
+    assert comparison.lines[-1] == LineComparison("missing", 3, ZERO.line, None, error=True)
+    assert comparison.slips == [
+        "It stops with an error: end your prediction with the error's name "
+        "(`ZeroDivisionError`), on a line of its own."
+    ]
+
+
+def test_the_wrong_error_is_a_wrong_line():
+    comparison = compare_prediction("1\nValueError\n", "1\n", error=ZERO)
+    assert not comparison.is_right
+    assert comparison.lines[-1] == LineComparison(
+        "wrong", 2, ZERO.line, "ValueError", error=True
+    )
+
+
+def test_predicting_an_error_for_a_program_that_finishes_is_told():
+    comparison = compare_prediction("1\nZeroDivisionError\n", "1\n")
+    assert not comparison.is_right
+    assert "It doesn't stop with an error: it runs to the end." in comparison.slips
+
+
+exception_names = st.from_regex(r"[A-Z][A-Za-z]{0,12}(Error|Exception)", fullmatch=True)
+printed = st.lists(st.text(st.characters(blacklist_categories=("Cs",)), max_size=20), max_size=6)
+
+
+# The traceback's last line: one line (tutor.feedback reads nothing else as the error).
+one_line = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\n"), max_size=20)
+
+
+@given(lines=printed, name=exception_names, message=one_line, with_message=st.booleans())
+def test_any_output_then_the_errors_name_is_right(lines, name, message, with_message):
+    output = "".join(line.replace("\n", " ").replace("\r", " ") + "\n" for line in lines)
+    error = RaisedException(name=name, line=f"{name}: {message}".rstrip() if message.strip() else name)
+    last = error.line if with_message else name
+    assert compare_prediction(output + last + "\n", output, error=error).is_right
+    assert not compare_prediction(output, output, error=error).is_right

@@ -11,25 +11,23 @@ from course.models import Snippet
 from tutor.actions.progress import refresh_lesson_progress
 from tutor.actions.runs import lock_learner, queue_run
 from tutor.grading import compare_prediction
-from tutor.models import CodeDraft, Prediction, Run, code_digest
+from tutor.models import CodeDraft, Prediction, Run
 
 
 def reveal_run(*, snippet: Snippet) -> Run:
     """The run that shows what this version of the snippet prints, shared by every learner.
 
-    Reuses the latest reveal run of the same code unless it could not run at all; only
-    the first learner to reveal a version queues one.
+    Reuses the latest reveal run of the same code and input unless it could not run at
+    all; only the first learner to reveal a version queues one.
     """
     with transaction.atomic():
-        run = (
-            Run.objects.filter(purpose=Run.Purpose.REVEAL, code_hash=code_digest(snippet.code))
-            .exclude(status=Run.Status.FAILED)
-            .first()
-        )
+        run = Run.objects.reveals_of(snippet).exclude(status=Run.Status.FAILED).first()
         if run is not None and not run.is_final and run.fail_if_stale():
             run = None
         if run is None:
-            run = queue_run(code=snippet.code, snippet=snippet, purpose=Run.Purpose.REVEAL)
+            run = queue_run(
+                code=snippet.code, stdin=snippet.stdin, snippet=snippet, purpose=Run.Purpose.REVEAL
+            )
     return run
 
 
@@ -37,7 +35,7 @@ def verdict_for(prediction: Prediction, run: Run) -> str:
     """The verdict once the real output is known (said-out-loud ones wait for the self-check)."""
     if prediction.said_out_loud:
         return prediction.verdict
-    if compare_prediction(prediction.text, run.stdout).is_right:
+    if compare_prediction(prediction.text, run.stdout, error=run.raised).is_right:
         return Prediction.Verdict.RIGHT
     return Prediction.Verdict.WRONG
 
@@ -66,7 +64,7 @@ def settle_predictions_for_run(*, run: Run) -> list[Prediction]:
     if run.purpose != Run.Purpose.REVEAL or run.snippet is None:
         return []
     snippet = run.snippet
-    if code_digest(snippet.code) != run.code_hash:
+    if not run.shows(snippet):
         return []  # the snippet changed since; its new version has a reveal run of its own
     waiting = list(
         Prediction.objects.filter(
@@ -150,10 +148,7 @@ def record_self_check(*, prediction: Prediction, got_it: bool) -> Prediction:
         if locked.snippet_version != snippet.version:
             raise SelfCheckRefused("The code has changed since: predict what it prints now.")
         answer_known = (
-            Run.objects.final()
-            .filter(purpose=Run.Purpose.REVEAL, code_hash=code_digest(snippet.code))
-            .exclude(status=Run.Status.FAILED)
-            .exists()
+            Run.objects.final().reveals_of(snippet).exclude(status=Run.Status.FAILED).exists()
         )
         if not answer_known:
             raise SelfCheckRefused(

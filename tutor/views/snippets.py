@@ -33,12 +33,15 @@ from tutor.actions import (
     submit_prediction,
 )
 from tutor.actions.predictions import SelfCheckRefused
+from tutor.actions.runs import limits_for
+from tutor.feedback import Explanation, explain_run
 from tutor.grading import PredictionComparison, compare_prediction
 from tutor.models import CodeDraft, Prediction, Run, code_digest
 
 TEMPLATE = "tutor/snippet_practice.html"
 MAX_PREDICTION_CHARS = 5_000
 MAX_CODE_CHARS = 20_000
+MAX_STDIN_CHARS = 20_000
 
 
 def output_lines(text: str) -> list[str]:
@@ -99,7 +102,23 @@ class SnippetPractice:
     def comparison(self) -> PredictionComparison | None:
         if not self.answer_known or self.prediction.said_out_loud:
             return None
-        return compare_prediction(self.prediction.text, self.reveal.stdout)
+        return compare_prediction(self.prediction.text, self.reveal.stdout, error=self.reveal.raised)
+
+    @property
+    def stdin(self) -> str:
+        """What the Run form's input box holds: the shown run's input, else the snippet's."""
+        return self.run.stdin if self.run is not None else self.snippet.stdin
+
+    @property
+    def run_explanation(self) -> Explanation | None:
+        """What went wrong with the shown run, in a beginner's words."""
+        run = self.run
+        if run is None or not run.is_final:
+            return None
+        return explain_run(
+            status=run.status, stderr=run.stderr, exit_code=run.exit_code, stdin=run.stdin,
+            limits=limits_for(self.snippet),
+        )
 
     @property
     def needs_self_check(self) -> bool:
@@ -110,15 +129,16 @@ class SnippetPractice:
         )
 
 
-def pick_reveal_runs(runs: list[Run]) -> dict[str, Run]:
-    """Per code hash: the latest run that could run, else the latest failure (runs newest first)."""
-    chosen: dict[str, Run] = {}
+def pick_reveal_runs(runs: list[Run]) -> dict[tuple[str, str], Run]:
+    """Per code hash and input: the latest run that could run, else the latest failure
+    (runs newest first)."""
+    chosen: dict[tuple[str, str], Run] = {}
     for run in runs:
-        current = chosen.get(run.code_hash)
+        current = chosen.get((run.code_hash, run.stdin))
         if current is None or (
             current.status == Run.Status.FAILED and run.status != Run.Status.FAILED
         ):
-            chosen[run.code_hash] = run
+            chosen[run.code_hash, run.stdin] = run
     return chosen
 
 
@@ -147,7 +167,8 @@ def attach_practice(
             list(Run.objects.filter(purpose=Run.Purpose.REVEAL, code_hash__in=hashes))
         )
         for practice in revealed:
-            practice.reveal = runs.get(code_digest(practice.snippet.code))
+            snippet = practice.snippet
+            practice.reveal = runs.get((code_digest(snippet.code), snippet.stdin))
     if run_id is not None:
         run = Run.objects.filter(
             pk=run_id, user=user, purpose=Run.Purpose.RUN, snippet__in=snippets
@@ -224,12 +245,23 @@ class CodeForm(forms.Form):
             "max_length": f"That code is too long to run: keep it under {MAX_CODE_CHARS:,} characters.",
         },
     )
+    stdin = forms.CharField(
+        required=False,
+        strip=False,
+        max_length=MAX_STDIN_CHARS,
+        error_messages={
+            "max_length": f"That input is too long: keep it under {MAX_STDIN_CHARS:,} characters."
+        },
+    )
 
     def clean_code(self) -> str:
         code = self.cleaned_data["code"].replace("\r\n", "\n")
         if not code.strip():
             raise forms.ValidationError(self.fields["code"].error_messages["required"])
         return code
+
+    def clean_stdin(self) -> str:
+        return self.cleaned_data["stdin"].replace("\r\n", "\n")
 
 
 class DraftForm(forms.Form):
@@ -423,7 +455,9 @@ def run_create(request: HttpRequest, snippet_id: int) -> HttpResponse:
     code = form.cleaned_data["code"]
     save_draft(user=request.user, snippet=snippet, code=code)  # kept even if the run is refused
     try:
-        run = queue_run(code=code, user=request.user, snippet=snippet)
+        run = queue_run(
+            code=code, stdin=form.cleaned_data["stdin"], user=request.user, snippet=snippet
+        )
     except RunRefused as refusal:
         if request.htmx:
             return refuse(request, snippet, str(refusal), status=429)

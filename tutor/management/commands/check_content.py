@@ -6,8 +6,10 @@ from tutor.content_check import check_snippets, snippets_in_order
 
 class Command(BaseCommand):
     help = (
-        "Run every snippet of every lesson in the sandbox and report each whose declared "
-        "output differs from what it really prints. Exits non-zero when any differs."
+        "Run every snippet of every lesson in the sandbox, fed its declared input, and report "
+        "each whose declared output differs from what it really prints, or that does not end "
+        "as declared (without an error, or with the exception it declares). Exits non-zero "
+        "when any differs."
     )
 
     def add_arguments(self, parser) -> None:
@@ -29,6 +31,9 @@ class Command(BaseCommand):
                 continue
             mismatches += 1
             self.stdout.write(self.style.ERROR(f"MISMATCH  {check.where} (status: {check.status})"))
+            if not check.ends_as_declared:
+                ends = check.problems[0]
+                self.stdout.write(f"  it {ends}")
             self.stdout.write("  declared:\n" + _indent(check.snippet.expected_output))
             self.stdout.write("  printed:\n" + _indent(check.printed))
             if check.stderr:
@@ -37,7 +42,9 @@ class Command(BaseCommand):
             raise CommandError(
                 f"{mismatches} of {len(checks)} snippets print something else than declared."
             )
-        self.stdout.write(self.style.SUCCESS(f"All {len(checks)} snippets print what they declare."))
+        self.stdout.write(
+            self.style.SUCCESS(f"All {len(checks)} snippets print what they declare, and end as declared.")
+        )
 
 
 def _indent(text: str) -> str:

@@ -1,0 +1,186 @@
+"""What a run's result means, in a beginner's words.
+
+The sandbox answers with a status, an exit code, stdout and stderr. Read here as a learner
+reads them: the traceback cut to the frames of the learner's own program, the exception it
+ends with, and for each way a run can fail (no input given, too slow, too much memory or
+output, a syntax error) what happened in plain words, next to the real traceback. Snippet
+reveals and Run use it; so can any later exercise that runs a learner's code.
+
+Pure functions: nothing here touches the database.
+"""
+
+import re
+from dataclasses import dataclass
+
+from tutor.sandbox import Limits
+
+PROGRAM_FILE = "main.py"  # the name the sandbox gives the learner's program
+
+_FRAME = re.compile(r'^  File "(?P<file>[^"]*)", line (?P<line>\d+)')
+_EXCEPTION_LINE = re.compile(r"^(?P<name>[A-Za-z_][\w.]*)(?::(?P<message>.*))?$")
+_SYNTAX_ERRORS = {"SyntaxError", "IndentationError", "TabError"}
+
+
+@dataclass(frozen=True)
+class RaisedException:
+    """The exception a program ended with, as the traceback's last line shows it."""
+
+    name: str  # as Python prints it: "ZeroDivisionError", "json.decoder.JSONDecodeError"
+    line: str  # the whole line: "ZeroDivisionError: division by zero"
+    at_line: int | None = None  # where in the learner's program, when the traceback says
+
+    @property
+    def short_name(self) -> str:
+        return self.name.rpartition(".")[2]
+
+    def is_named_by(self, text: str) -> bool:
+        """Whether a learner's line names this exception: its name, with or without a
+        message (`ZeroDivisionError`, `ZeroDivisionError: division by zero`)."""
+        head = text.strip().partition(":")[0].strip()
+        return head in {self.name, self.short_name}
+
+
+def learner_traceback(stderr: str) -> str:
+    """`stderr` with every traceback cut to the frames of the learner's program: the
+    frames of the libraries it called (and of anything around it) left out."""
+    kept: list[str] = []
+    in_frame = keep_frame = False
+    for line in stderr.split("\n"):
+        frame = _FRAME.match(line)
+        if frame:
+            in_frame, keep_frame = True, frame["file"] == PROGRAM_FILE
+        elif in_frame and (line.startswith("    ") or line.startswith("  [Previous line")):
+            pass  # the frame's source line, its carets, a "repeated" note: as the frame goes
+        else:
+            in_frame = False
+            kept.append(line)
+            continue
+        if keep_frame:
+            kept.append(line)
+    return "\n".join(kept)
+
+
+def final_exception(stderr: str) -> RaisedException | None:
+    """The exception the last traceback in `stderr` ends with, or None when there is none."""
+    lines = stderr.split("\n")
+    frames = [n for n, line in enumerate(lines) if _FRAME.match(line)]
+    if not frames:
+        return None
+    at_line = None
+    for n in reversed(frames):
+        frame = _FRAME.match(lines[n])
+        if frame["file"] == PROGRAM_FILE:
+            at_line = int(frame["line"])
+            break
+    for line in lines[frames[-1] + 1 :]:
+        if line.startswith(" ") or not line:
+            continue
+        found = _EXCEPTION_LINE.match(line)
+        if found is None:
+            return None
+        return RaisedException(name=found["name"], line=line.rstrip(), at_line=at_line)
+    return None
+
+
+def raised_by(*, status: str, stderr: str) -> RaisedException | None:
+    """The exception a finished run ended with (only a run that stopped with an error has one)."""
+    return final_exception(stderr) if status == "error" else None
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """Why a run did not go as planned, for a beginner: a heading and a sentence or two."""
+
+    kind: str  # no_input, timeout, memory, output_limit, syntax_error, error, exit, killed, failed
+    title: str
+    text: str
+    line: int | None = None  # the line of the program it is about, when there is one
+
+
+def _seconds(value: float) -> str:
+    return f"{value:g} second" + ("" if value == 1 else "s")
+
+
+def explain_run(
+    *, status: str, stderr: str, exit_code: int | None, stdin: str, limits: Limits
+) -> Explanation | None:
+    """What went wrong with a finished run, in plain words; None when it finished well."""
+    if status == "ok":
+        return None
+    if status == "timeout":
+        return Explanation(
+            "timeout",
+            "Too slow: your program was stopped",
+            f"A run may compute for {_seconds(limits.cpu_seconds)} and take "
+            f"{_seconds(limits.wall_seconds)} in all; yours was still going, so it was "
+            "stopped before it finished. A loop whose condition never becomes false is the "
+            "usual reason: check what should make it stop.",
+        )
+    if status == "memory":
+        return Explanation(
+            "memory",
+            "Too much memory: your program was stopped",
+            f"A run may use {limits.memory_bytes // (1024 * 1024)} MiB of memory; yours asked "
+            "for more. A list or text that keeps growing, often inside a loop that never ends, "
+            "is the usual reason.",
+        )
+    if status == "output_limit":
+        return Explanation(
+            "output_limit",
+            "Too much output: your program was stopped",
+            f"A run may print {limits.output_bytes // 1024} KiB; yours printed more, so it was "
+            "stopped and its output is cut short. A print inside a loop that never ends is "
+            "the usual reason.",
+        )
+    if status == "killed":
+        return Explanation(
+            "killed",
+            "Your program was stopped",
+            "The sandbox stopped it: it tried something a run may not do here, such as "
+            "starting too many processes or threads.",
+        )
+    if status == "failed":
+        return Explanation(
+            "failed",
+            "Parsnip couldn't run your program",
+            "This was not your code's fault. Please run it again in a moment.",
+        )
+    raised = final_exception(stderr)
+    if raised is None:
+        return Explanation(
+            "exit",
+            f"Your program ended with exit code {exit_code}",
+            "It stopped on purpose (sys.exit with a number other than 0 means “something "
+            "went wrong”), or Python stopped it without a traceback.",
+        )
+    where = f" on line {raised.at_line}" if raised.at_line else ""
+    if raised.short_name in _SYNTAX_ERRORS:
+        return Explanation(
+            "syntax_error",
+            f"Python couldn't read your program: a {raised.short_name}{where}",
+            "Python checks the whole program before it runs any of it, so nothing ran. "
+            f"Look at line {raised.at_line} and the line before it: a missing bracket, quote "
+            "or colon, or indentation that doesn't line up, is the usual reason."
+            if raised.at_line
+            else "Python checks the whole program before it runs any of it, so nothing ran.",
+            raised.at_line,
+        )
+    if raised.short_name == "EOFError" and "EOF when reading a line" in raised.line:
+        if not stdin:
+            text = (
+                f"It called input(){where} to read a line, but no input was given. Type what "
+                "it should read in the Input box, one line for each input(), and run it again."
+            )
+        else:
+            text = (
+                f"It called input(){where} once more than the Input box has lines. Add a line "
+                "to the Input box for each input() it calls, and run it again."
+            )
+        return Explanation("no_input", "Your program waited for input", text, raised.at_line)
+    return Explanation(
+        "error",
+        f"Your program stopped with an error{where}",
+        f"Python's last line says what went wrong: `{raised.line}`. Everything the program "
+        "printed before it stopped is still shown.",
+        raised.at_line,
+    )
