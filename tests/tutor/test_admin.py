@@ -77,7 +77,7 @@ def test_check_outputs_queues_runs_for_the_worker_and_never_runs_code_itself(
     monkeypatch.setattr(sandbox, "run", no_sandbox_here)
     response = check_outputs(admin_client, Lesson.objects.all())
 
-    assert "Checking 6 snippets in the worker." in response.text
+    assert "Checking 7 snippets in the worker." in response.text
     runs = Run.objects.filter(purpose=Run.Purpose.CONTENT)
     assert runs.count() == 6
     assert set(runs.values_list("status", flat=True)) == {Run.Status.QUEUED}
@@ -174,7 +174,7 @@ def test_check_outputs_action_reports_a_snippet_that_does_not_end_as_declared(
     assert "deploying-a-private-model-safely · refused-request" in html
     assert (
         "MISMATCH: should stop with ZeroDivisionError "
-        "but stops with PermissionError: 401 Unauthorized: wrong or missing API key."
+        "but stops with PermissionError: 401 Unauthorized: wrong or missing API key"
     ) in html
 
 
