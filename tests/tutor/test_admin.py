@@ -87,7 +87,7 @@ def test_check_outputs_queues_runs_for_the_worker_and_never_runs_code_itself(
     )
     page = admin_client.get(results_url(response))
     assert page.status_code == 200
-    assert "6 of 6 still to go" in page.text
+    assert "7 of 7 still to go" in page.text
     assert '<meta http-equiv="refresh"' in page.text
 
 
