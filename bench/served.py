@@ -105,4 +105,6 @@ class Site:
         if self.pg:
             time.sleep(0.5)
             subprocess.run(["dropdb", "--if-exists", "--force", self.name], check=False)
+        if os.environ.get("KEEP_SERVER_LOG"):
+            print(self.log.read_text()[-20000:])
         self.tmp.cleanup()

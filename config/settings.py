@@ -122,7 +122,9 @@ if DATABASES["default"]["ENGINE"].startswith("django.db.backends.postgresql") an
     DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
         "min_size": 1,
         "max_size": DB_POOL_MAX,
-        "timeout": 20,  # seconds a request may wait for a free connection
+        # A request waits for a free connection rather than failing: a hundred logins at once
+        # hash passwords for seconds of CPU while holding theirs.
+        "timeout": int(os.environ.get("DB_POOL_TIMEOUT", "60")),
     }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["OPTIONS"] = {**SQLITE_OPTIONS, **DATABASES["default"].get("OPTIONS", {})}

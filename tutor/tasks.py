@@ -12,11 +12,12 @@ def execute_run(run_id: int) -> None:
     Run.objects.fail_stale()  # a read, unless some run's worker is gone: then it fails it
     run = actions.execute_run(run_id=run_id)
     if run is not None:
-        # Verdicts waiting for this output are given here, by the worker, so they never
-        # depend on the learner still having the page open.
+        # Waiting learners are woken first: each one's own request gives its verdict.
+        run_notices.announce(run.pk)
+        # Verdicts still waiting for this output are given here, by the worker, so they
+        # never depend on the learner still having the page open.
         actions.settle_predictions_for_run(run=run)
         actions.settle_checks_for_run(run=run)
-        run_notices.announce(run.pk)
 
 
 def enqueue_run(run_id: int) -> None:

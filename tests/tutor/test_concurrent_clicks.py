@@ -131,3 +131,21 @@ def test_a_prediction_flood_over_http_is_refused_in_words(client, settings):
     plain = client.post(url, {"text": "x", "mode": "typed"}, follow=True).content.decode()
     assert "predictions in the last minute" in plain
     assert Prediction.objects.filter(user=user).count() == 2
+
+
+def test_a_class_revealing_one_snippet_at_once_shares_one_run():
+    snippet = make_snippet()
+    learners = [make_user() for _ in range(12)]
+    queue = iter(learners)
+    lock = threading.Lock()
+
+    def reveal():
+        with lock:
+            learner = next(queue)
+        return actions.submit_prediction(user=learner, snippet=snippet, text="x", said_out_loud=False)
+
+    results = at_once(12, reveal)
+    assert not [r for r in results if isinstance(r, Exception)]
+    assert Run.objects.filter(purpose=Run.Purpose.REVEAL).count() == 1
+    assert len({run.pk for _, run in results}) == 1
+    assert Prediction.objects.filter(is_first=True).count() == 12

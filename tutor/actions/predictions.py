@@ -18,16 +18,27 @@ def reveal_run(*, snippet: Snippet) -> Run:
     """The run that shows what this version of the snippet prints, shared by every learner.
 
     Reuses the latest reveal run of the same code and input unless it could not run at
-    all; only the first learner to reveal a version queues one.
+    all; only the first learner to reveal a version queues one. A class revealing at once
+    finds it without a lock once it exists; until then they queue behind a lock on the
+    snippet's row (a short transaction of its own), so exactly one run is queued.
     """
+    run = _reusable_reveal(snippet)
+    if run is not None:
+        return run
     with transaction.atomic():
-        run = Run.objects.reveals_of(snippet).exclude(status=Run.Status.FAILED).first()
-        if run is not None and not run.is_final and run.fail_if_stale():
-            run = None
+        Snippet.objects.select_for_update().filter(pk=snippet.pk).values_list("pk").first()
+        run = _reusable_reveal(snippet)
         if run is None:
             run = queue_run(
                 code=snippet.code, stdin=snippet.stdin, snippet=snippet, purpose=Run.Purpose.REVEAL
             )
+    return run
+
+
+def _reusable_reveal(snippet: Snippet) -> Run | None:
+    run = Run.objects.reveals_of(snippet).exclude(status=Run.Status.FAILED).first()
+    if run is not None and not run.is_final and run.fail_if_stale():
+        return None
     return run
 
 
@@ -86,6 +97,7 @@ def submit_prediction(
     The first prediction on a version of the snippet is the one that counts; later ones
     are kept with is_first=False.
     """
+    run = reveal_run(snippet=snippet)  # first, in its own short transaction
     with transaction.atomic():
         lock_learner(user)
         recent = Prediction.objects.filter(
@@ -116,7 +128,6 @@ def submit_prediction(
             prediction.pk = None
             prediction.is_first = False
             prediction.save()
-        run = reveal_run(snippet=snippet)
         if not settle_predictions(predictions=[prediction], run=run):
             refresh_lesson_progress(user=user, lesson=snippet.block.lesson)
     return prediction, run
