@@ -88,12 +88,15 @@ static: python-deps frontend $(SECRET_KEY_FILE)
 	@$(RUN_ENV) $(PY) manage.py collectstatic --no-input -v 0
 
 # The web server and the worker together; one Ctrl-C stops both.
+# Each is stopped through its main process, once, which stops its own children (a second
+# signal to django-q2's children mid-shutdown crashes them); either one ending stops both.
 serve: $(SECRET_KEY_FILE)
 	@echo "Parsnip on http://$(HOST):$(PORT)/  (Ctrl-C stops the server and the worker)"
-	@trap 'kill 0' INT TERM EXIT; \
-	export $(RUN_ENV); \
-	$(PY) manage.py qcluster & \
-	BIND=$(HOST):$(PORT) $(VENV)/bin/gunicorn -c config/gunicorn.py config.wsgi
+	@export $(RUN_ENV); \
+	setsid $(PY) manage.py qcluster & worker=$$!; \
+	BIND=$(HOST):$(PORT) setsid $(VENV)/bin/gunicorn -c config/gunicorn.py config.wsgi & web=$$!; \
+	trap 'kill -TERM $$worker $$web 2>/dev/null' INT TERM; \
+	wait -n; kill -TERM $$worker $$web 2>/dev/null; wait
 
 serve-dev:
 	@echo "Parsnip (development) on http://$(HOST):$(PORT)/  (Ctrl-C stops the server and the worker)"

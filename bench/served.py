@@ -93,7 +93,7 @@ class Site:
 
     def __exit__(self, *exc) -> None:
         if self.server is not None and self.server.poll() is None:
-            os.killpg(self.server.pid, signal.SIGTERM)
+            os.killpg(self.server.pid, signal.SIGINT)  # as Ctrl-C in the terminal
             try:
                 self.server.wait(20)
             except subprocess.TimeoutExpired:
