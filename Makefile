@@ -108,7 +108,7 @@ serve-dev:
 lint: python-deps
 	$(VENV)/bin/ruff check .
 
-BENCHMARKS := sandbox queue practice pages teacher
+BENCHMARKS := sandbox queue practice pages teacher writes
 
 bench: setup
 	for b in $(BENCHMARKS); do echo "== bench/$$b.py"; $(PY) bench/$$b.py || exit 1; done
