@@ -30,7 +30,8 @@ from . import cgroup, seccomp
 from .limits import Limits, Result, SandboxUnavailable
 from .process import SandboxBroken, classify, pump
 
-READY_TIMEOUT = 10.0
+READY_TIMEOUT = 10.0  # for a new zygote to come up
+ANSWER_TIMEOUT = 10.0  # for a running zygote to answer a run with the run's pidfd
 END_TIMEOUT = 3.0  # after the run's pid 1 is killed, for C1's report
 RECYCLE_AFTER = 5000  # runs; a fresh zygote now and then costs ~30 ms
 SHM_BYTES = 4 << 20  # zygote_main.py caps /dev/shm at min(workdir, 4 MiB)
@@ -318,7 +319,7 @@ class ZygoteProcess:
                         os.close(fd)
 
     def _receive_pidfd(self, sock):
-        if not select.select([sock], [], [], READY_TIMEOUT)[0]:
+        if not select.select([sock], [], [], ANSWER_TIMEOUT)[0]:
             self.kill()
             raise SandboxBroken("the fork server did not answer")
         try:
