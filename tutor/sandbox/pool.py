@@ -67,8 +67,7 @@ class Pool:
             self._ready.clear()
             self._cond.notify_all()
         for sandbox in idle:  # let them all see EOF first, then reap them
-            os.close(sandbox.control)
-            sandbox.control = -1
+            sandbox.close_control()
         for sandbox in idle:
             sandbox.discard()
 
