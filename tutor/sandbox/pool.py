@@ -3,7 +3,7 @@ interpreter to come up. Each sandbox is taken once and thrown away after its run
 background threads start replacements."""
 
 import collections
-import os
+import contextlib
 import threading
 import time
 
@@ -67,23 +67,22 @@ class Pool:
             self._ready.clear()
             self._cond.notify_all()
         for sandbox in idle:  # let them all see EOF first, then reap them
-            os.close(sandbox.control)
-            sandbox.control = -1
+            sandbox.close_control()
         for sandbox in idle:
             sandbox.discard()
 
     def forget(self):
-        """After fork: the child must not use, nor kill, its parent's sandboxes."""
+        """After fork: the child must not use, nor kill, its parent's sandboxes. It closes
+        its copies of their descriptors through their owners (the Popen's pipe objects
+        would otherwise close the same numbers again when collected, by then perhaps the
+        child's own database or Redis connection); no lock: another thread may have held
+        it at the fork."""
         for sandbox in self._ready:
-            for fd in (
-                sandbox.control,
-                sandbox.proc.stdin.fileno(),
-                sandbox.proc.stdout.fileno(),
-                sandbox.proc.stderr.fileno(),
-            ):
-                try:
-                    os.close(fd)
-                except OSError:
-                    pass
+            with contextlib.suppress(OSError):
+                sandbox.close_control()
+            for stream in (sandbox.proc.stdin, sandbox.proc.stdout, sandbox.proc.stderr):
+                if stream is not None:
+                    with contextlib.suppress(OSError):
+                        stream.close()
         self._ready.clear()
         self._closed = True

@@ -73,12 +73,19 @@ class StartedSandbox:
         self.proc.returncode = os.waitstatus_to_exitcode(status)
         return status, usage
 
+    def close_control(self):
+        """Close the pipe the code goes through (an unused sandbox exits on its own at
+        EOF). The only place its descriptor is closed: the number is forgotten first, so
+        a second call, from whichever path, cannot close a number the process has since
+        given to another descriptor."""
+        control, self.control = self.control, -1
+        if control >= 0:
+            os.close(control)
+
     def discard(self):
         """Throw away an unused or finished sandbox and everything it started."""
-        if self.control >= 0:
-            with contextlib.suppress(OSError):
-                os.close(self.control)  # an unused sandbox exits on its own at EOF
-            self.control = -1
+        with contextlib.suppress(OSError):
+            self.close_control()
         if self.proc.returncode is None and self.wait(0.5) is None:
             self.kill()
             if self.wait(1.0) is None:
@@ -130,30 +137,42 @@ def _deliver(sandbox, source: bytes, limits: Limits):
     except BrokenPipeError as exc:
         raise SandboxBroken from exc
     finally:
-        os.close(sandbox.control)
-        sandbox.control = -1
+        sandbox.close_control()
 
 
 def pump(*, out_fd, err_fd, in_fd, stdin, done_fd, deadline, output_bytes):
-    """Feed ``stdin`` to ``in_fd`` (closed afterwards) and read ``out_fd`` and ``err_fd``
-    until both reach EOF and ``done_fd`` is readable, keeping at most ``output_bytes``
-    together. Returns (stdout, stderr, reason) where reason is None, "timeout" (the
-    ``deadline`` passed) or "output_limit" (the cap was hit); then the caller kills."""
-    poller = select.poll()
-    for fd in (out_fd, err_fd):
-        _nonblocking(fd)
-        poller.register(fd, select.POLLIN)
-    poller.register(done_fd, select.POLLIN)
-    pending_stdin = memoryview(stdin)
-    if pending_stdin:
-        _nonblocking(in_fd)
-        poller.register(in_fd, select.POLLOUT)
-    else:
-        os.close(in_fd)
-    chunks = {out_fd: [], err_fd: []}
-    open_streams = {out_fd, err_fd}
-    total, reason, exited = 0, None, False
+    """Feed ``stdin`` to ``in_fd`` and read ``out_fd`` and ``err_fd`` until both reach EOF
+    and ``done_fd`` is readable, keeping at most ``output_bytes`` together. Returns
+    (stdout, stderr, reason) where reason is None, "timeout" (the ``deadline`` passed) or
+    "output_limit" (the cap was hit); then the caller kills.
+
+    ``in_fd`` is handed over: pump closes it exactly once, as soon as ``stdin`` is
+    written (the program's EOF) and on every way out, an exception included. The caller
+    must forget the number before the call: closing it again later would close whatever
+    descriptor another thread has been given that number since."""
+    stdin_open = True
+
+    def close_stdin():
+        nonlocal stdin_open
+        if stdin_open:
+            stdin_open = False
+            os.close(in_fd)
+
     try:
+        poller = select.poll()
+        for fd in (out_fd, err_fd):
+            _nonblocking(fd)
+            poller.register(fd, select.POLLIN)
+        poller.register(done_fd, select.POLLIN)
+        pending_stdin = memoryview(stdin)
+        if pending_stdin:
+            _nonblocking(in_fd)
+            poller.register(in_fd, select.POLLOUT)
+        else:
+            close_stdin()
+        chunks = {out_fd: [], err_fd: []}
+        open_streams = {out_fd, err_fd}
+        total, reason, exited = 0, None, False
         while open_streams or not exited:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
@@ -163,7 +182,7 @@ def pump(*, out_fd, err_fd, in_fd, stdin, done_fd, deadline, output_bytes):
                 if fd == done_fd:
                     exited = True
                     poller.unregister(done_fd)
-                elif fd == in_fd:
+                elif stdin_open and fd == in_fd:
                     try:
                         pending_stdin = pending_stdin[os.write(in_fd, pending_stdin[: 1 << 16]) :]
                     except BlockingIOError:
@@ -172,7 +191,7 @@ def pump(*, out_fd, err_fd, in_fd, stdin, done_fd, deadline, output_bytes):
                         pending_stdin = memoryview(b"")
                     if not pending_stdin:
                         poller.unregister(in_fd)
-                        os.close(in_fd)
+                        close_stdin()
                 else:
                     data = os.read(fd, 1 << 16)
                     if not data:
@@ -190,9 +209,7 @@ def pump(*, out_fd, err_fd, in_fd, stdin, done_fd, deadline, output_bytes):
             if reason:
                 break
     finally:
-        if pending_stdin:
-            with contextlib.suppress(OSError):
-                os.close(in_fd)
+        close_stdin()
     return b"".join(chunks[out_fd]), b"".join(chunks[err_fd]), reason
 
 
@@ -252,9 +269,6 @@ def execute(sandbox: StartedSandbox, source: bytes, stdin: bytes, limits: Limits
         )
     finally:
         os.close(pidfd)
-        if sandbox.control >= 0:
-            os.close(sandbox.control)
-            sandbox.control = -1
         sandbox.discard()
 
 

@@ -30,7 +30,8 @@ from . import cgroup, seccomp
 from .limits import Limits, Result, SandboxUnavailable
 from .process import SandboxBroken, classify, pump
 
-READY_TIMEOUT = 10.0
+READY_TIMEOUT = 10.0  # for a new zygote to come up
+ANSWER_TIMEOUT = 10.0  # for a running zygote to answer a run with the run's pidfd
 END_TIMEOUT = 3.0  # after the run's pid 1 is killed, for C1's report
 RECYCLE_AFTER = 5000  # runs; a fresh zygote now and then costs ~30 ms
 SHM_BYTES = 4 << 20  # zygote_main.py caps /dev/shm at min(workdir, 4 MiB)
@@ -191,11 +192,18 @@ class ZygoteProcess:
                 cgroup.destroy_later(self.cgroup)
             self.cgroup = None
 
+    def _close_control(self):
+        """The control socket is closed here only, through its socket object, which
+        forgets its number as it closes it: a second close is a no-op, never a close of
+        whatever descriptor has been given that number since."""
+        control, self.control = self.control, None
+        if control is not None:
+            with contextlib.suppress(OSError):
+                control.close()
+
     def kill(self):
         """Kill the zygote's sandbox (bubblewrap's pid 1 takes every run with it)."""
-        if self.control is not None:
-            self.control.close()
-            self.control = None
+        self._close_control()
         if self.proc is not None and self.proc.returncode is None:
             # inside out: the zygote (its pid namespace dies with it) first, so that
             # bubblewrap's outer process reaps it and exits, and nothing is orphaned
@@ -217,9 +225,7 @@ class ZygoteProcess:
 
     def close(self):
         """Ask it to go (EOF on its control socket), then make sure it did."""
-        if self.control is not None:
-            self.control.close()
-            self.control = None
+        self._close_control()
         if self.proc is not None and self.proc.returncode is None:
             try:
                 self.proc.wait(1.0)
@@ -229,10 +235,7 @@ class ZygoteProcess:
 
     def forget(self):
         """After fork: the child closes its copies and leaves the zygote to its parent."""
-        if self.control is not None:
-            with contextlib.suppress(OSError):
-                os.close(self.control.detach())
-            self.control = None
+        self._close_control()
         self.proc = None
         self.cgroup = None  # the parent's to remove
 
@@ -265,16 +268,16 @@ class ZygoteProcess:
             if self.cgroup is not None:
                 run_cgroup = self._run_cgroup(limits)
             self._deliver(ours, source, limits)
+            in_fd, in_w = in_w, -1  # pump owns it from here on, and closes it whatever happens
             out, err, reason = pump(
                 out_fd=out_r,
                 err_fd=err_r,
-                in_fd=in_w,
+                in_fd=in_fd,
                 stdin=stdin,
                 done_fd=ours.fileno(),
                 deadline=started + limits.wall_seconds,
                 output_bytes=limits.output_bytes,
             )
-            in_w = -1  # pump closed it
             if reason:
                 with contextlib.suppress(OSError):
                     signal.pidfd_send_signal(pidfd, signal.SIGKILL)
@@ -318,7 +321,7 @@ class ZygoteProcess:
                         os.close(fd)
 
     def _receive_pidfd(self, sock):
-        if not select.select([sock], [], [], READY_TIMEOUT)[0]:
+        if not select.select([sock], [], [], ANSWER_TIMEOUT)[0]:
             self.kill()
             raise SandboxBroken("the fork server did not answer")
         try:
