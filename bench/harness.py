@@ -21,6 +21,7 @@ sys.path[:] = [str(ROOT)] + [p for p in sys.path if Path(p or ".").resolve() != 
 # Settings need a key unless DEBUG is on; benchmarks that serve pages in this process turn
 # DEBUG off themselves (throwaway_django), and bench/served.py serves as `make run` does.
 os.environ.setdefault("DEBUG", "1")
+os.environ.setdefault("LOG_LEVEL", "WARNING")  # no log line per login in the figures
 os.environ.setdefault("SECRET_KEY", "parsnip-benchmarks-only-key-never-used-anywhere-else")
 # WhiteNoise warns that collectstatic has not run; benchmarks serve no static files.
 warnings.filterwarnings("ignore", message="No directory at")
