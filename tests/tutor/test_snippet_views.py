@@ -231,7 +231,10 @@ def test_without_javascript_a_waiting_reveal_links_to_its_result(client, learner
     assert response.status_code == 302
     waiting = client.get(response["Location"]).content.decode()
     assert "Running the snippet" in waiting
-    assert f'href="{lesson_url(snippet)}#snippet-two-lines">See the result</a>' in waiting
+    see_result = reverse("tutor:prediction_detail", args=[Prediction.objects.get().pk])
+    assert f'href="{see_result}">See the result</a>' in waiting
+    # ... which leads back to the snippet on the page, loaded again (not just scrolled to).
+    assert client.get(see_result)["Location"] == f"{lesson_url(snippet)}#snippet-two-lines"
 
     execute_run(run_id=Run.objects.get().pk)
     html = client.get(lesson_url(snippet)).content.decode()
@@ -446,7 +449,8 @@ def test_plain_run_redirects_to_the_snippet_and_the_page_shows_the_output(client
     assert response["Location"] == f"{lesson_url(snippet)}?run={queued.pk}#snippet-two-lines"
     waiting = client.get(response["Location"]).content.decode().split('id="snippet-two-lines-output"')[1]
     assert "Waiting for a worker" in waiting
-    assert f'href="{response["Location"]}">See the result</a>' in waiting
+    # Not the page's own address, which would only scroll: one that redirects back to it.
+    assert f'href="{reverse("tutor:run_detail", args=[queued.pk])}">See the result</a>' in waiting
     execute_run(run_id=queued.pk)
     html = client.get(response["Location"]).content.decode()
     assert "See the result" not in html.split('id="snippet-two-lines-output"')[1]
