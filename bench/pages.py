@@ -1,4 +1,5 @@
-"""How long the seed lesson page takes on the server, against a trivial Django view.
+"""How long the seed lesson page takes on the server, against a trivial Django view:
+for a reader who is not logged in, and for a logged-in learner (their state rendered).
 
     .venv/bin/python bench/pages.py [--iterations N]
 
@@ -24,14 +25,21 @@ def main() -> None:
         from django.core.management import call_command
         from django.test import Client
 
+        from django.contrib.auth.models import User
+
         call_command("import_content", str(harness.ROOT / "content"), verbosity=0)
         client = Client()
         trivial_ms = harness.median_ms(client, "/trivial/", args.iterations, warmup=20)
         lesson_ms = harness.median_ms(client, SEED_URL, args.iterations, warmup=20)
+        learner = Client()
+        learner.force_login(User.objects.create_user("bench-learner"))
+        learner_ms = harness.median_ms(learner, SEED_URL, args.iterations, warmup=20)
 
-    print(f"trivial view        median {trivial_ms:8.3f} ms")
-    print(f"seed lesson page    median {lesson_ms:8.3f} ms")
-    print(f"ratio lesson/trivial       {lesson_ms / trivial_ms:8.1f}x  ({args.iterations} requests each)")
+    print(f"trivial view                    median {trivial_ms:8.3f} ms")
+    print(f"seed lesson page, not logged in median {lesson_ms:8.3f} ms   "
+          f"{lesson_ms / trivial_ms:6.1f}x trivial")
+    print(f"seed lesson page, a learner     median {learner_ms:8.3f} ms   "
+          f"{learner_ms / trivial_ms:6.1f}x trivial  ({args.iterations} requests each)")
 
 
 if __name__ == "__main__":
