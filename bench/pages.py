@@ -22,10 +22,9 @@ def main() -> None:
     args = parser.parse_args()
 
     with harness.throwaway_django():
+        from django.contrib.auth.models import User
         from django.core.management import call_command
         from django.test import Client
-
-        from django.contrib.auth.models import User
 
         call_command("import_content", str(harness.ROOT / "content"), verbosity=0)
         client = Client()
