@@ -398,7 +398,7 @@ class LessonProgress(models.Model):
     completed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        verbose_name_plural = "lesson progress"
+        verbose_name = verbose_name_plural = "lesson progress"
         constraints = [
             models.UniqueConstraint(fields=["user", "lesson"], name="one_progress_per_lesson")
         ]
@@ -437,7 +437,8 @@ class CohortQuerySet(models.QuerySet):
 
 
 class Cohort(models.Model):
-    """A teacher's class. Students join with its code."""
+    """A teacher's class. Students join with its code. ("Cohort" in the code only, because
+    `class` is a Python keyword: people see "class" everywhere, the admin included.)"""
 
     name = models.CharField(max_length=100)
     teacher = models.ForeignKey(
@@ -453,19 +454,25 @@ class Cohort(models.Model):
 
     class Meta:
         ordering = ["name", "pk"]
+        verbose_name = "class"
+        verbose_name_plural = "classes"
 
     def __str__(self) -> str:
         return self.name
 
 
 class Membership(models.Model):
-    cohort = models.ForeignKey(Cohort, on_delete=models.CASCADE, related_name="memberships")
+    cohort = models.ForeignKey(
+        Cohort, on_delete=models.CASCADE, related_name="memberships", verbose_name="class"
+    )
     student = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
     )
     joined_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
+        verbose_name = "student in a class"
+        verbose_name_plural = "students in the class"
         constraints = [
             models.UniqueConstraint(fields=["cohort", "student"], name="one_membership_per_class")
         ]

@@ -268,3 +268,13 @@ def test_view_only_staff_cannot_clean_up_login_attempts(client):
         {"action": "cleanup_expired_attempts", "_selected_action": [attempt.pk]},
     )
     assert AccessAttempt.objects.filter(pk=attempt.pk).exists()
+
+
+def test_the_admin_calls_classes_and_progress_what_the_site_calls_them(admin_client):
+    index = admin_client.get(reverse("admin:index")).content.decode()
+    assert ">Classes<" in index
+    assert ">Lesson progress<" in index
+    assert "Cohort" not in index
+    assert "progresss" not in index.lower()
+    changelist = admin_client.get(reverse("admin:tutor_cohort_changelist")).content.decode()
+    assert "Select class to change" in changelist
