@@ -78,16 +78,35 @@ def _slips(
         slips.append("Some lines differ only in upper or lower case.")
     if any(e != p and e.split() == p.split() for e, p in pairs):
         slips.append("Some lines differ only in spacing inside the line.")
-    if any(
-        e != p
-        and _NUMBER.sub("#", e) == _NUMBER.sub("#", p)
-        and [float(n) for n in _NUMBER.findall(e)] == [float(n) for n in _NUMBER.findall(p)]
-        for e, p in pairs
-    ):
-        slips.append(
-            "Check how numbers are formatted: `%.2f` always prints two decimals (2.00, not 2)."
-        )
+    numbers = next(
+        (
+            (printed, said)
+            for e, p in pairs
+            if e != p and _NUMBER.sub("#", e) == _NUMBER.sub("#", p)
+            for printed, said in _same_numbers_written_differently(e, p)
+        ),
+        None,
+    )
+    if numbers:
+        printed, said = numbers
+        slip = f"Check how numbers are formatted: it prints `{printed}` where you wrote `{said}`"
+        decimals = len(printed.partition(".")[2])
+        if decimals:
+            slip += (
+                f" — a format such as `%.{decimals}f` always prints {decimals} "
+                f"decimal{'s' if decimals > 1 else ''}"
+            )
+        slips.append(slip + ".")
     return slips
+
+
+def _same_numbers_written_differently(expected: str, predicted: str) -> list[tuple[str, str]]:
+    """The numbers of two lines, pair by pair, when every pair has the same value; the pairs
+    written differently. (Different values are a different mistake, not a formatting slip.)"""
+    pairs = list(zip(_NUMBER.findall(expected), _NUMBER.findall(predicted), strict=True))
+    if any(float(e) != float(p) for e, p in pairs):
+        return []
+    return [(e, p) for e, p in pairs if e != p]
 
 
 def compare_prediction(

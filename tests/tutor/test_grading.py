@@ -1,4 +1,4 @@
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from tutor.feedback import RaisedException
@@ -56,9 +56,38 @@ def test_extra_and_missing_lines_are_counted():
     assert "1 extra" in comparison.verdict
 
 
-def test_number_formatting_slip_is_named():
+def test_number_formatting_slip_quotes_what_was_printed_and_what_was_typed():
     comparison = compare_prediction("x: 2.0s\n", "x: 2.00s\n")
-    assert any("two decimals" in slip for slip in comparison.slips)
+    assert comparison.slips == [
+        "Check how numbers are formatted: it prints `2.00` where you wrote `2.0`"
+        " — a format such as `%.2f` always prints 2 decimals."
+    ]
+    comparison = compare_prediction("x: 2.0\n", "x: 2\n")
+    assert comparison.slips == ["Check how numbers are formatted: it prints `2` where you wrote `2.0`."]
+
+
+def test_a_different_number_is_not_called_a_formatting_slip():
+    assert compare_prediction("x: 2.0 and 3\n", "x: 2.00 and 4\n").slips == []
+
+
+@given(
+    whole=st.integers(-(10**6), 10**6),
+    digits=st.text("0123456789", max_size=3).map(lambda text: text.rstrip("0")),
+    printed_zeros=st.integers(0, 3),
+    said_zeros=st.integers(0, 3),
+)
+def test_a_formatting_slip_names_the_numbers_as_they_were_written(
+    whole, digits, printed_zeros, said_zeros
+):
+    def written(zeros: int) -> str:  # the same number, with `zeros` more zeros after the point
+        decimals = digits + "0" * zeros
+        return f"{whole}.{decimals}" if decimals else str(whole)
+
+    printed, said = written(printed_zeros), written(said_zeros)
+    assume(printed != said)
+    slips = compare_prediction(f"total: {said}\n", f"total: {printed}\n").slips
+    assert len(slips) == 1
+    assert f"it prints `{printed}` where you wrote `{said}`" in slips[0]
 
 
 def test_case_and_spacing_and_order_slips_are_named():
