@@ -67,6 +67,24 @@ def test_said_out_loud_then_an_honest_self_check(learner_page):
     expect(answer).to_contain_text("You got it.")
 
 
+def colour(locator) -> str:
+    return locator.evaluate("element => getComputedStyle(element).color")
+
+
+def test_an_honest_i_didnt_is_not_shown_in_success_green(learner_page):
+    page = learner_page
+    page.goto(SEED + FIRST)
+    for key, button in ((FIRST, "I got it"), ("#snippet-kv-cache-vram", "I didn't")):
+        page.locator(f"{key}-practice").get_by_role("button", name="I said it out loud").click()
+        page.locator(f"{key}-answer").get_by_role("button", name=button).click()
+    got_it = page.locator(f"{FIRST}-answer .self-verdict")
+    didnt = page.locator("#snippet-kv-cache-vram-answer .self-verdict")
+    expect(didnt).to_contain_text("You didn't this time")
+    plain_text = colour(page.locator("#snippet-kv-cache-vram-answer"))
+    assert colour(got_it) != plain_text  # success green
+    assert colour(didnt) == plain_text
+
+
 def test_edit_and_run_shows_the_output_then_autosave_survives_a_reload(learner_page):
     page = learner_page
     page.goto(SEED + FIRST)
