@@ -190,10 +190,12 @@ def test_help_appears_after_three_wrong_checks_and_leads_to_the_solution(
             re.compile("First line not in place")
         )
     # 2 distractors to take away, then 7 lines to fix, one per use.
-    for _ in range(2):
+    for taken in ("1 line", "2 lines"):
         help_button.click()
-        expect(region.locator(".ordering-notice")).to_contain_text("Help took away")
-    expect(region.locator(".ordering-removed")).to_contain_text("2 lines")
+        # Said once, and focused so that it is read out.
+        expect(region.get_by_text("Help took away")).to_have_count(1)
+        expect(region.locator(".ordering-removed")).to_contain_text(taken)
+        expect(region.locator(".ordering-removed")).to_be_focused()
     for fixed in range(1, 8):
         help_button.click()
         expect(region.locator(".is-fixed")).to_have_count(fixed)

@@ -269,9 +269,10 @@ def test_term_preview_is_a_partial_for_htmx(client):
     assert html.lstrip().startswith('<div id="term-preview"')
     assert "<html" not in html
     assert "KV cache" in html
-    # Inside the popover the reference reads as a word, not as another link.
+    # Inside the popover the reference reads as a word, not as another link: the one
+    # link opens the entry.
     assert "kept in VRAM." in html
-    assert "<a " not in html
+    assert re.findall(r"<a [^>]*>", html) == ['<a href="/glossary/kv-cache/">']
     assert "HX-Request" in response["Vary"]
 
 
@@ -452,3 +453,11 @@ def test_a_re_import_shows_at_once_on_a_cached_lesson_page(client, tmp_path, sam
     seed.write_text(seed.read_text().replace("Optimising speed and memory", "Speed and memory, tuned"))
     call_command("import_content", str(content), verbosity=0)
     assert "Speed and memory, tuned" in client.get(url).content.decode()
+
+
+def test_term_preview_links_to_the_entry_it_mentions(client):
+    make_term("KV cache", slug="kv-cache")
+    html = client.get(
+        reverse("course:term_preview", args=["kv-cache"]), headers={"HX-Request": "true"}
+    ).content.decode()
+    assert '<a href="/glossary/kv-cache/">Open the entry</a> for the words it points at.' in html

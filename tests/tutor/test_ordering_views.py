@@ -353,7 +353,12 @@ def test_help_appears_after_three_wrong_checks_and_takes_a_distractor_away(clien
 
     response = client.post(url("help", exercise), **HTMX)
     html = response.content.decode()
-    assert "Help took away “echo”" in html
+    # Said once, in the list of what Help took away, which is announced and focused.
+    assert html.count("Help took away") == 1
+    assert re.search(
+        r'<p class="ordering-removed" role="status" tabindex="-1" data-feedback>'
+        r"Help took away 1 line that does not belong: <code>echo</code>", html
+    )
     assert "d1" not in shown_keys(html)
     assert 'data-area="unused"' not in html  # no line left that could go there
     assert saved(learner, exercise).help_used == 1
@@ -464,3 +469,24 @@ def test_a_line_added_to_the_exercise_joins_the_learners_answer(client, learner,
         url("check", exercise), arrangement_post(learner, exercise, ["l1", "l2", "l3", "l4", "l5"], ["d1"]), **HTMX
     )
     assert "Solved on check 3" in response.content.decode()
+
+
+def test_help_that_took_a_line_away_says_it_once_without_javascript(client, learner, exercise):
+    wrong = arrangement_post(learner, exercise, ["l2", "l1", "l3", "l4", "d1"])
+    for _ in range(3):
+        client.post(url("check", exercise), wrong)
+    response = client.post(url("help", exercise))
+    html = client.get(response["Location"]).content.decode()
+    assert html.count("Help took away") == 1
+    assert "Help took away 1 line that does not belong: <code>echo</code>" in html
+
+
+def test_signing_up_from_an_exercise_comes_back_to_it(client, exercise):
+    html = client.get(lesson_page(exercise)).content.decode()
+    href = re.search(r'<a href="([^"]+)">Sign up</a> — it takes a minute', html).group(1)
+    response = client.post(
+        href.replace("&amp;", "&"),
+        {"username": "newbie", "password1": "a-long-passphrase-42", "password2": "a-long-passphrase-42"},
+    )
+    assert response.status_code == 302
+    assert response["Location"] == f"{lesson_page(exercise)}#exercise-abc"

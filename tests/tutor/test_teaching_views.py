@@ -1,5 +1,6 @@
 import csv
 import io
+import re
 from datetime import timedelta
 
 import pytest
@@ -211,6 +212,27 @@ def test_the_join_link_sends_a_visitor_to_log_in_first(client, people):
     response = client.get(url)
     assert response.status_code == 302
     assert response["Location"] == f"{reverse('login')}?next={url}"
+
+
+def test_a_visitor_who_signs_up_from_a_join_link_comes_back_to_join(client, people):
+    cohort = people["cohort"]
+    login_page = client.get(reverse("tutor:class_join", args=[cohort.join_code]), follow=True)
+    # The header's "Sign up" on the log-in page keeps where the visitor was going.
+    signup = re.search(r'<a href="([^"]+)">Sign up</a>', login_page.text).group(1)
+    signup_page = client.get(signup.replace("&amp;", "&"))
+    response = client.post(
+        signup.replace("&amp;", "&"),
+        {
+            "username": "newcomer",
+            "password1": "a-long-passphrase-42",
+            "password2": "a-long-passphrase-42",
+            "next": signup_page.context["next"],
+        },
+        follow=True,
+    )
+    assert "Join “Tuesday group”?" in response.text
+    client.post(reverse("tutor:class_join"), {"code": cohort.join_code})
+    assert cohort.students.filter(username="newcomer").exists()
 
 
 def test_joining_with_a_typed_code(client, people):

@@ -124,6 +124,10 @@ class Board:
         return f"{reverse('login')}?next={quote(self.lesson_url)}%23{self.anchor}"
 
     @property
+    def signup_url(self) -> str:
+        return f"{reverse('tutor:signup')}?next={quote(self.lesson_url)}%23{self.anchor}"
+
+    @property
     def interactive(self) -> bool:
         return self.signed_in and not self.solved
 
@@ -406,9 +410,14 @@ def refused(request: HttpRequest, exercise: OrderingExercise, message: str) -> H
 
 
 def practice_response(
-    request: HttpRequest, exercise: OrderingExercise, *, notice: str = ""
+    request: HttpRequest, exercise: OrderingExercise, *, notice: str = "", help_removed: bool = False
 ) -> HttpResponse:
-    """The practice region for htmx; otherwise back to the exercise on the lesson page."""
+    """The practice region for htmx; otherwise back to the exercise on the lesson page.
+
+    `help_removed`: Help just took a line away; the region's list of lines Help took away
+    says so (and is announced), so the notice is not said a second time."""
+    if help_removed:
+        notice = ""
     if not request.htmx:
         if notice:
             messages.info(request, notice)
@@ -427,7 +436,9 @@ def practice_response(
         arrangement=arrangement,
         attempt=attempt,
     )
-    context = {"exercise": exercise, "block": exercise.block, "notice": notice}
+    context = {
+        "exercise": exercise, "block": exercise.block, "notice": notice, "help_removed": help_removed,
+    }
     return TemplateResponse(request, PARTIAL, context)
 
 
@@ -520,11 +531,15 @@ def ordering_help(request: HttpRequest, exercise_id: int) -> HttpResponse:
     exercise = exercise_or_404(exercise_id)
     if not request.user.is_authenticated:
         return log_in_first(request, exercise)
+    removed_before = len(removed_keys(request.user, exercise, ExerciseLines.of(exercise)))
     try:
         done = actions.help_with_order(user=request.user, exercise=exercise)
     except OrderingRefused as refusal:
         return refused(request, exercise, str(refusal))
-    return practice_response(request, exercise, notice=done)
+    removed_after = len(removed_keys(request.user, exercise, ExerciseLines.of(exercise)))
+    return practice_response(
+        request, exercise, notice=done, help_removed=removed_after > removed_before
+    )
 
 
 @require_POST
