@@ -99,9 +99,36 @@
     });
   }
 
+  // The prediction's character counter: the textarea stops at its maxlength, so a long
+  // paste would be cut without a word; the counter shows it, and says so at the limit.
+  function countCharacters(counter) {
+    if (counter.dataset.enhanced) {
+      return;
+    }
+    counter.dataset.enhanced = "true";
+    var textarea = document.getElementById(counter.dataset.countFor);
+    var alert = counter.parentNode.querySelector("[data-count-alert]");
+    var limit = textarea.maxLength;
+    var wasFull = false;
+    function update() {
+      var used = textarea.value.length;
+      var full = used >= limit;
+      counter.textContent = used.toLocaleString("en") + " of " + limit.toLocaleString("en") + " characters" +
+        (full ? ": that is the limit, anything longer is cut." : "");
+      counter.classList.toggle("is-full", full);
+      if (full !== wasFull && alert) {
+        alert.textContent = full ? "Your prediction is at the " + limit.toLocaleString("en") + " character limit." : "";
+      }
+      wasFull = full;
+    }
+    textarea.addEventListener("input", update);
+    update();
+  }
+
   htmx.onLoad(function (root) {
     var forms = root.matches && root.matches("form.run-form") ? [root] : root.querySelectorAll("form.run-form");
     Array.prototype.forEach.call(forms, enhance);
+    Array.prototype.forEach.call(root.querySelectorAll(".char-count[data-count-for]"), countCharacters);
   });
 
   // Refusals carry HX-Retarget to the snippet's message line: show them there.

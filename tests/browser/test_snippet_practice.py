@@ -176,3 +176,18 @@ def test_a_run_still_arrives_when_the_server_drops_the_page_poll(
     tasks.execute_run(run.pk)  # the worker gets to it
     expect(output.locator(".run-status")).to_contain_text("Finished", timeout=15_000)
     assert len(dropped) == 2
+
+
+def test_the_prediction_counter_counts_and_says_when_the_limit_is_reached(learner_page):
+    page = learner_page
+    page.goto(SEED + FIRST)
+    practice = page.locator(f"{FIRST}-practice")
+    counter = practice.locator(".char-count")
+    expect(counter).to_have_text("0 of 5,000 characters")
+    practice.get_by_label("What will it print?").fill("hello\nworld")
+    expect(counter).to_have_text("11 of 5,000 characters")
+    practice.get_by_label("What will it print?").fill("x" * 6000)  # a paste cut at the limit
+    expect(counter).to_have_text("5,000 of 5,000 characters: that is the limit, anything longer is cut.")
+    expect(practice.locator("[data-count-alert]")).to_have_text(
+        "Your prediction is at the 5,000 character limit."
+    )

@@ -178,6 +178,37 @@ def test_said_out_loud_reveals_then_asks_for_an_honest_self_check(client, learne
     assert Prediction.objects.get().verdict == Prediction.Verdict.SELF_UNCHECKED
 
 
+def test_a_prediction_as_long_as_the_textarea_allows_is_accepted(client, learner, snippet):
+    # The browser counts a line break as one character and sends it as two (CRLF).
+    text = "\r\n".join(["x" * 99] * 50)  # 4,999 characters in the textarea
+    assert predict(client, snippet, text=text, **HX).status_code == 200
+    assert Prediction.objects.get().text == text.replace("\r\n", "\n")
+
+
+def test_the_prediction_box_shows_its_limit(client, learner, snippet):
+    html = client.get(lesson_url(snippet)).content.decode()
+    assert 'maxlength="5000"' in html
+    assert "Up to 5,000 characters." in html
+
+
+def test_the_verdict_comes_before_the_outputs(client, learner, snippet):
+    make_run(snippet, purpose=Run.Purpose.REVEAL, stdout=OUTPUT)
+    html = predict(client, snippet, text="first\nthird", **HX).content.decode()
+    assert html.index("Not quite: 1 of 2 lines right") < html.index(">Your prediction<")
+    assert "comparison-more" not in html  # short: nothing folded
+
+
+def test_a_long_comparison_folds_after_forty_lines(client, learner, snippet):
+    output = "".join(f"line {n}\n" for n in range(1, 101))
+    make_run(snippet, purpose=Run.Purpose.REVEAL, stdout=output)
+    html = predict(client, snippet, text="line 1\n", **HX).content.decode()
+    shown, folded = html.split('<details class="comparison-more">')
+    assert html.index("Not quite: 1 of 100 lines right, 99 missing.") < html.index(">Your prediction<")
+    assert shown.count('<tr class="line ') == 40
+    assert "<summary>Show the other 60 lines</summary>" in folded
+    assert folded.count('<tr class="line ') == 60
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [("   \n", "Type what you think it prints first"), ("x" * 5001, "too long")],

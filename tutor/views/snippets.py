@@ -42,6 +42,8 @@ TEMPLATE = "tutor/snippet_practice.html"
 MAX_PREDICTION_CHARS = 5_000
 MAX_CODE_CHARS = 20_000
 MAX_STDIN_CHARS = 20_000
+# A longer comparison shows this many lines and folds the rest, so the table stays readable.
+COMPARISON_LINES_SHOWN = 40
 
 
 def output_lines(text: str) -> list[str]:
@@ -61,6 +63,9 @@ class SnippetPractice:
     reveal: Run | None = None  # the shared run that shows what this version prints
     draft: CodeDraft | None = None
     run: Run | None = None  # the learner's run to show (after a plain POST)
+
+    prediction_limit = MAX_PREDICTION_CHARS
+    prediction_limit_text = f"{MAX_PREDICTION_CHARS:,}"
 
     @property
     def revealed(self) -> bool:
@@ -119,6 +124,14 @@ class SnippetPractice:
             status=run.status, stderr=run.stderr, exit_code=run.exit_code, stdin=run.stdin,
             limits=limits_for(self.snippet),
         )
+
+    @property
+    def comparison_lines_shown(self) -> list:
+        return self.comparison.lines[:COMPARISON_LINES_SHOWN] if self.comparison else []
+
+    @property
+    def comparison_lines_folded(self) -> list:
+        return self.comparison.lines[COMPARISON_LINES_SHOWN:] if self.comparison else []
 
     @property
     def needs_self_check(self) -> bool:
@@ -216,8 +229,16 @@ def lesson_context(request: HttpRequest, lesson: Lesson) -> dict:
 # Forms --------------------------------------------------------------------------------
 
 
+class LinesField(forms.CharField):
+    """Text whose line breaks are counted as the browser counts them (one character each),
+    so what the textarea allowed is not refused as too long once sent as CRLF."""
+
+    def to_python(self, value) -> str:
+        return super().to_python(value).replace("\r\n", "\n")
+
+
 class PredictionForm(forms.Form):
-    text = forms.CharField(
+    text = LinesField(
         required=False,
         strip=False,
         max_length=MAX_PREDICTION_CHARS,
