@@ -28,6 +28,7 @@ def test_predict_and_reveal_the_first_snippet_shows_the_missing_empty_line(learn
     page = learner_page
     page.goto(SEED + FIRST)
     practice = page.locator(f"{FIRST}-practice")
+    expect(page.locator("#lesson-progress")).to_have_text("Not started")
     # Nothing of the answer before the reveal.
     expect(practice).not_to_contain_text("llama.cpp on NVIDIA")
     assert "llama.cpp on NVIDIA: 2.00s" not in page.content()
@@ -51,6 +52,8 @@ def test_predict_and_reveal_the_first_snippet_shows_the_missing_empty_line(learn
     expect(missing).to_have_count(1)
     expect(missing.locator(".line-expected")).to_have_text("↵ (empty line)")
     expect(answer).not_to_have_attribute("hx-trigger", re.compile(".+"))  # polling has stopped
+    # One of the lesson's three items done: the badge at the top says so without a reload.
+    expect(page.locator("#lesson-progress")).to_have_text("33% done")
     # And the code is now the learner's to change, in the editor.
     expect(practice.locator(".cm-editor .cm-content")).to_contain_text("def backend_latency")
 

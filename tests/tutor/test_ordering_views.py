@@ -490,3 +490,11 @@ def test_signing_up_from_an_exercise_comes_back_to_it(client, exercise):
     )
     assert response.status_code == 302
     assert response["Location"] == f"{lesson_page(exercise)}#exercise-abc"
+
+
+def test_solving_brings_the_lessons_new_progress_badge_out_of_band(client, learner, exercise):
+    solution = arrangement_post(learner, exercise, ["l1", "l2", "l3", "l4"], ["d1"])
+    html = client.post(url("check", exercise), solution, **HTMX).content.decode()
+    assert "Solved" in html
+    badge = html.split('<div id="lesson-progress" class="lesson-progress" hx-swap-oob="true">')[1]
+    assert "Complete" in badge

@@ -158,6 +158,16 @@ def test_htmx_reveal_with_a_known_output_shows_output_and_comparison(client, lea
     assert Run.objects.count() == 1  # the cached output was reused
 
 
+def test_a_reveal_brings_the_lessons_new_progress_badge_out_of_band(client, learner, snippet):
+    make_snippet(snippet.block.lesson)  # a second snippet: one of two is half done
+    make_run(snippet, purpose=Run.Purpose.REVEAL, stdout=OUTPUT)
+    html = predict(client, snippet, **HX).content.decode()
+    badge = html.split('<div id="lesson-progress" class="lesson-progress" hx-swap-oob="true">')[1]
+    assert "50% done" in badge
+    # Without htmx the page is reloaded, badge and all: no out-of-band piece.
+    assert "hx-swap-oob" not in client.get(lesson_url(snippet)).content.decode()
+
+
 def test_htmx_reveal_still_running_answers_with_a_poller_and_no_answer(client, learner, snippet):
     response = predict(client, snippet, **HX)
     html = response.content.decode()

@@ -42,6 +42,7 @@ from tutor.actions.ordering import (
 )
 from tutor.grading import compare_prediction
 from tutor.models import OrderingArrangement, OrderingAttempt, Run
+from tutor.views.progress import with_lesson_progress
 
 PARTIAL = "tutor/ordering_practice.html#exercise-practice"
 MAX_SHOWN_OUTPUT = 2_000
@@ -410,12 +411,18 @@ def refused(request: HttpRequest, exercise: OrderingExercise, message: str) -> H
 
 
 def practice_response(
-    request: HttpRequest, exercise: OrderingExercise, *, notice: str = "", help_removed: bool = False
+    request: HttpRequest,
+    exercise: OrderingExercise,
+    *,
+    notice: str = "",
+    help_removed: bool = False,
+    progress: bool = False,
 ) -> HttpResponse:
     """The practice region for htmx; otherwise back to the exercise on the lesson page.
 
     `help_removed`: Help just took a line away; the region's list of lines Help took away
-    says so (and is announced), so the notice is not said a second time."""
+    says so (and is announced), so the notice is not said a second time. `progress`: the
+    request may have solved the exercise, so the lesson's progress badge comes too."""
     if help_removed:
         notice = ""
     if not request.htmx:
@@ -439,7 +446,10 @@ def practice_response(
     context = {
         "exercise": exercise, "block": exercise.block, "notice": notice, "help_removed": help_removed,
     }
-    return TemplateResponse(request, PARTIAL, context)
+    response = TemplateResponse(request, PARTIAL, context)
+    if progress:
+        return with_lesson_progress(request, response, exercise.block.lesson)
+    return response
 
 
 def removed_keys(
@@ -474,7 +484,7 @@ def ordering_practice(request: HttpRequest, exercise_id: int) -> HttpResponse:
     if attempt is not None and attempt.verdict == OrderingAttempt.Verdict.PENDING:
         # The page's poll waits for the worker's notice; a plain GET does not wait.
         wait_for(attempt, seconds=settings.RUN_LONG_POLL_SECONDS if request.htmx else 0)
-    return practice_response(request, exercise)
+    return practice_response(request, exercise, progress=True)
 
 
 @require_POST
@@ -523,7 +533,7 @@ def ordering_check(request: HttpRequest, exercise_id: int) -> HttpResponse:
         return practice_response(request, exercise, notice=str(refusal))
     if attempt.verdict == OrderingAttempt.Verdict.PENDING:
         wait_for(attempt, seconds=settings.RUN_WAIT_SECONDS)
-    return practice_response(request, exercise)
+    return practice_response(request, exercise, progress=True)
 
 
 @require_POST

@@ -5,6 +5,7 @@ from collections.abc import Iterable
 from django.contrib.auth.decorators import login_required
 from django.db.models import Prefetch, Sum
 from django.http import HttpRequest
+from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_GET
 
@@ -31,6 +32,28 @@ def lesson_context(request: HttpRequest, lesson: Lesson) -> dict:
     if not request.user.is_authenticated:
         return {}
     return {"lesson_progress": _progress_by_lesson(request.user, [lesson.pk]).get(lesson.pk)}
+
+
+def with_lesson_progress(
+    request: HttpRequest, response: TemplateResponse, lesson: Lesson
+) -> TemplateResponse:
+    """An htmx swap that may change the learner's progress also brings the lesson page's
+    progress badge, swapped out of band, so it is never stale until a reload."""
+    if not request.htmx or not request.user.is_authenticated:
+        return response
+
+    def add_badge(rendered: TemplateResponse) -> None:
+        context = {
+            "lesson_progress": _progress_by_lesson(request.user, [lesson.pk]).get(lesson.pk),
+            "oob": True,
+        }
+        badge = render_to_string(
+            "tutor/lesson_progress.html#lesson-progress", context, request=request
+        )
+        rendered.content += badge.encode(rendered.charset)
+
+    response.add_post_render_callback(add_badge)
+    return response
 
 
 @require_GET

@@ -37,6 +37,7 @@ from tutor.actions.runs import limits_for
 from tutor.feedback import Explanation, explain_run
 from tutor.grading import PredictionComparison, compare_prediction
 from tutor.models import CodeDraft, Prediction, Run, code_digest
+from tutor.views.progress import with_lesson_progress
 
 TEMPLATE = "tutor/snippet_practice.html"
 MAX_PREDICTION_CHARS = 5_000
@@ -395,7 +396,8 @@ def prediction_create(request: HttpRequest, snippet_id: int) -> HttpResponse:
     wait_for(run)
     if not request.htmx:
         return redirect(snippet_url(snippet))
-    return render_partial(request, "snippet-practice", practice_for(request.user, snippet))
+    response = render_partial(request, "snippet-practice", practice_for(request.user, snippet))
+    return with_lesson_progress(request, response, snippet.block.lesson)
 
 
 def own_prediction_or_404(request: HttpRequest, prediction_id: int) -> Prediction:
@@ -414,7 +416,8 @@ def answer_response(request: HttpRequest, prediction: Prediction) -> HttpRespons
     reveal = practice.reveal
     if practice.waiting and reveal and wait_for(reveal, seconds=long_poll_seconds(request)).is_final:
         practice = practice_for(request.user, snippet)  # with the verdict the worker gave
-    return render_partial(request, "snippet-answer", practice)
+    response = render_partial(request, "snippet-answer", practice)
+    return with_lesson_progress(request, response, snippet.block.lesson)
 
 
 @require_GET
