@@ -127,6 +127,33 @@ class Lesson(models.Model):
         words = sum(len(re.findall(r"\w+", text)) for text in texts)
         return max(1, round(words / WORDS_PER_MINUTE))
 
+    def block_shown_in_preview(self) -> "Block | None":
+        """The block whose answer "What you will see" shows (the preview is that snippet's
+        output, give or take blank lines at the ends and trailing spaces), or None.
+
+        The page then folds the preview away until the learner has predicted it. Uses
+        `self.blocks.all()`, so a view that prefetches blocks pays no query.
+        """
+        preview = comparable_output(self.what_you_will_see)
+        if not preview:
+            return None
+        for block in self.blocks.all():
+            output = block.kind_spec.output_to_predict(block)
+            if output is not None and comparable_output(output) == preview:
+                return block
+        return None
+
+
+def comparable_output(text: str) -> list[str]:
+    """Output lines as a reader compares them: trailing spaces and blank lines at either
+    end do not count."""
+    lines = [line.rstrip() for line in text.replace("\r\n", "\n").split("\n")]
+    while lines and not lines[0]:
+        lines.pop(0)
+    while lines and not lines[-1]:
+        lines.pop()
+    return lines
+
 
 class Block(models.Model):
     """One piece of a lesson page, in page order. Its `kind` names one of the kinds

@@ -81,6 +81,12 @@ class LessonContent:
         return list(self.lesson.terms.all())
 
     @cached_property
+    def block_shown_in_preview(self) -> Block | None:
+        """The snippet block whose answer "What you will see" shows, if any."""
+        self.blocks  # noqa: B018 -- prefetched, so finding it costs no query
+        return self.lesson.block_shown_in_preview()
+
+    @cached_property
     def siblings(self) -> list[dict]:
         return list(
             Lesson.objects.filter(course=self.lesson.course_id)

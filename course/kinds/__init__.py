@@ -96,6 +96,11 @@ class BlockKind:
     def store(self, block, values: dict[str, Any], saving: Saving, path: str) -> None:
         """Keep the values in the kind's own rows (display kinds have none)."""
 
+    def output_to_predict(self, block) -> str | None:
+        """What a learner predicts before it is revealed (a snippet's declared output), so
+        the page does not show it before then; None for kinds with nothing to predict."""
+        return None
+
     def reading_texts(self, block) -> list[str]:
         """The prose of the block, for the lesson's reading time."""
         texts = [block.title, block.body]

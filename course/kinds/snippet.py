@@ -50,6 +50,10 @@ class SnippetKind(BlockKind):
             block=block,
         )
 
+    def output_to_predict(self, block) -> str | None:
+        snippet = self.content_of(block)
+        return snippet.expected_output if snippet is not None else None
+
     def reading_texts(self, block) -> list[str]:
         return [*super().reading_texts(block), block.snippet.caption]
 

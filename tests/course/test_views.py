@@ -348,7 +348,7 @@ def test_seed_lesson_reads_like_the_seed(seed_html):
         "Pick a backend and tune the KV cache",
         "Compare backend latency across hardware.",
         "Before you run it, say out loud what it will print. Then open the answer.",
-        "Show how lower KV cache precision frees VRAM.",
+        '<figcaption class="snippet-caption">Show how lower KV cache precision frees VRAM.',
         "Put it in order",
         "Before you write anything, put these lines back in the right order.",
         "Data Flow",
@@ -376,10 +376,13 @@ def test_seed_lesson_reads_like_the_seed(seed_html):
 
 
 def test_seed_lesson_keeps_the_first_snippets_output_hidden(seed_html):
-    # The second snippet's output is also the lesson's "What you will see", shown on
-    # purpose by the author; the first one's must wait for the reveal.
+    # The second snippet's output is also the lesson's "What you will see": it is there,
+    # folded, saying whose answer it is; the first one's must wait for the reveal.
     for line in ["llama.cpp on NVIDIA: 2.00s", "vllm on NVIDIA: 1.00s", "vllm on CPU: 3.00s"]:
         assert line not in seed_html
+    folded = seed_html.split('<details class="what-you-will-see is-answer">')[1].split("</details>")[0]
+    assert "This is what “Show how lower KV cache precision frees VRAM.” prints" in folded
+    assert "16-bit, 1000 units: 16.00 GB" in folded
 
 
 def test_seed_lesson_links_its_glossary_words(seed_html):
@@ -461,3 +464,23 @@ def test_term_preview_links_to_the_entry_it_mentions(client):
         reverse("course:term_preview", args=["kv-cache"]), headers={"HX-Request": "true"}
     ).content.decode()
     assert '<a href="/glossary/kv-cache/">Open the entry</a> for the words it points at.' in html
+
+
+def test_a_preview_that_is_a_snippets_answer_is_folded_and_says_so(client):
+    lesson = make_lesson(what_you_will_see="Total: 3\nDone\n")
+    make_snippet(lesson, caption="Add them up.", expected_output="\nTotal: 3  \nDone\n\n")
+
+    html = client.get(lesson_url(lesson)).content.decode()
+
+    # A reader who is not practising opens it with one click; it says what it gives away.
+    folded = html.split('<details class="what-you-will-see is-answer">')[1].split("</details>")[0]
+    assert "This is what “Add them up.” prints" in folded
+    assert '<pre class="output">Total: 3\nDone</pre>' in folded
+
+
+def test_a_preview_that_is_no_snippets_answer_stays_open(client):
+    lesson = make_lesson(what_you_will_see="Total: 3\n")
+    make_snippet(lesson, expected_output="Total: 4\n")
+    html = client.get(lesson_url(lesson)).content.decode()
+    assert "<details" not in html.split("What you will see")[0][-200:]
+    assert '<section class="what-you-will-see"' in html

@@ -5,6 +5,7 @@ from urllib.parse import quote
 
 import pytest
 from django.core.cache import cache
+from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
@@ -113,6 +114,30 @@ def test_the_lesson_page_costs_the_same_queries_for_one_snippet_or_many(
     with django_assert_num_queries(len(small_queries.captured_queries) + 1):
         # one more: the shared reveal runs, needed once anything is revealed
         assert client.get(big.get_absolute_url()).status_code == 200
+
+
+def test_the_preview_of_a_snippets_answer_opens_once_the_learner_revealed_it(client, learner, snippet):
+    lesson = snippet.block.lesson
+    lesson.what_you_will_see = OUTPUT
+    lesson.save()
+    assert '<details class="what-you-will-see is-answer">' in client.get(lesson_url(snippet)).text
+    revealed(learner, snippet)
+    html = client.get(lesson_url(snippet)).text
+    assert '<details class="what-you-will-see' not in html
+    assert '<section class="what-you-will-see"' in html
+
+
+def test_the_preview_stays_folded_for_learners_who_have_not_revealed_it(client, learner, snippet):
+    """The page's content is cached; whether the preview is folded is each learner's own."""
+    lesson = snippet.block.lesson
+    lesson.what_you_will_see = OUTPUT
+    lesson.save()
+    revealed(learner, snippet)
+    assert '<section class="what-you-will-see"' in client.get(lesson_url(snippet)).text
+    other = Client()
+    other.force_login(make_user())
+    assert '<details class="what-you-will-see is-answer">' in other.get(lesson_url(snippet)).text
+    assert '<details class="what-you-will-see is-answer">' in Client().get(lesson_url(snippet)).text
 
 
 @pytest.mark.parametrize("run_id", ["²", "abc", "-1", "9" * 30, "9" * 5000])
