@@ -6,6 +6,7 @@
 
   var AUTOSAVE_DELAY_MS = 800;
   var REFUSALS = [400, 403, 429];
+  var unsaved = []; // each editor's "save what is not saved yet, now" (for leaving the page)
 
   function savedState(form) {
     // The element is replaced by every save, so look it up each time.
@@ -51,6 +52,22 @@
       say(form, "Not saved yet…");
       timer = setTimeout(saveNow, AUTOSAVE_DELAY_MS);
     }
+
+    // Leaving the page (or its tab) within the autosave delay must not lose the edit:
+    // the browser still delivers a beacon after the page is gone. The form's fields carry
+    // the CSRF token; `leaving` asks for an empty answer, as nobody is there to read it.
+    function saveOnLeaving() {
+      if (!timer) {
+        return;
+      }
+      cancelSave();
+      var data = new FormData(form);
+      data.append("leaving", "1");
+      if (navigator.sendBeacon(autosave.getAttribute("hx-post"), data)) {
+        say(form, "Saved.");
+      }
+    }
+    unsaved.push(saveOnLeaving);
 
     function run() {
       if (!runButton.disabled) {
@@ -124,6 +141,18 @@
     textarea.addEventListener("input", update);
     update();
   }
+
+  function saveAllOnLeaving() {
+    unsaved.forEach(function (save) {
+      save();
+    });
+  }
+  document.addEventListener("visibilitychange", function () {
+    if (document.visibilityState === "hidden") {
+      saveAllOnLeaving();
+    }
+  });
+  window.addEventListener("pagehide", saveAllOnLeaving);
 
   htmx.onLoad(function (root) {
     var forms = root.matches && root.matches("form.run-form") ? [root] : root.querySelectorAll("form.run-form");

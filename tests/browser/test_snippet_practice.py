@@ -7,11 +7,13 @@ in tests/tutor/test_worker.py).
 """
 
 import re
+import time
 
 import pytest
 from playwright.sync_api import expect
 
 from tests.factories import make_user
+from tutor.models import CodeDraft
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -194,3 +196,24 @@ def test_the_prediction_counter_counts_and_says_when_the_limit_is_reached(learne
     expect(practice.locator("[data-count-alert]")).to_have_text(
         "Your prediction is at the 5,000 character limit."
     )
+
+
+def test_an_edit_made_just_before_leaving_the_page_is_kept(learner_page):
+    page = learner_page
+    page.goto(SEED + FIRST)
+    practice = page.locator(f"{FIRST}-practice")
+    practice.get_by_role("button", name="I said it out loud").click()
+    editor = practice.locator(".cm-content")
+    expect(editor).to_be_visible()
+    editor.click()
+    page.keyboard.press("ControlOrMeta+End")
+    page.keyboard.type('\nprint("typed just before leaving")')
+    # Away at once, long before the autosave would have fired (800 ms after typing).
+    page.goto("/glossary/")
+    # The beacon travels beside the navigation; give the server the moment it needs.
+    deadline = time.monotonic() + 5
+    while not CodeDraft.objects.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    page.goto(SEED + FIRST)
+    expect(page.locator(f"{FIRST}-practice .cm-content")).to_contain_text('print("typed just before leaving")')
+    expect(page.locator(f"{FIRST}-saved")).to_have_text("Your changes are saved.")

@@ -1,5 +1,6 @@
 """Predict, reveal, run and draft endpoints: full page (plain POST) and htmx partial."""
 
+import re
 from datetime import timedelta
 from urllib.parse import quote
 
@@ -593,6 +594,22 @@ def test_plain_save_redirects_with_a_message(client, learner, snippet):
     response = draft(client, snippet, {"code": "print(3)\n"}, follow=True)
     assert response.redirect_chain[-1][0] == lesson_url(snippet) + "#snippet-two-lines"
     assert "Saved." in response.content.decode()
+
+
+def test_the_save_sent_as_the_page_is_left_keeps_the_edit_and_leaves_no_message(client, learner, snippet):
+    revealed(learner, snippet)
+    csrf_client = Client(enforce_csrf_checks=True)
+    csrf_client.force_login(learner)
+    page = csrf_client.get(lesson_url(snippet)).text
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1)
+    # Without the token in the body it is refused like any other POST.
+    url = reverse("tutor:draft_save", args=[snippet.pk])
+    assert csrf_client.post(url, {"code": "print(4)\n", "leaving": "1"}).status_code == 403
+    response = csrf_client.post(url, {"code": "print(4)\n", "leaving": "1", "csrfmiddlewaretoken": token})
+    assert response.status_code == 204
+    assert CodeDraft.objects.get(user=learner).code == "print(4)\n"
+    # Nobody was there to read "Saved.": it must not turn up on the next page instead.
+    assert "Saved." not in csrf_client.get(lesson_url(snippet)).text
 
 
 def test_drafts_are_refused_before_reveal_when_oversized_or_anonymous(client, snippet):

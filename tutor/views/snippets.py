@@ -296,6 +296,8 @@ class DraftForm(forms.Form):
         },
     )
     reset = forms.BooleanField(required=False)
+    # Sent by the page as it is left (a beacon): nobody reads the answer.
+    leaving = forms.BooleanField(required=False)
 
 
 SAY_WHETHER = "Say whether you got it: “I got it” or “I didn't”."
@@ -527,6 +529,8 @@ def draft_save(request: HttpRequest, snippet_id: int) -> HttpResponse:
         code = form.cleaned_data["code"].replace("\r\n", "\n")
         draft = save_draft(user=request.user, snippet=snippet, code=code)
         note = "Saved." if draft else "Same as the original: nothing to save."
+    if form.cleaned_data["leaving"]:
+        return HttpResponse(status=204)
     if not request.htmx:
         messages.success(request, note)
         return redirect(snippet_url(snippet))
