@@ -11,6 +11,7 @@ from django.template.response import TemplateResponse
 from django.utils.cache import patch_vary_headers
 from django.utils.functional import SimpleLazyObject
 from django.utils.module_loading import import_string
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
 from course.markup import GlossaryLinker
@@ -115,6 +116,7 @@ class LessonContent:
 
 
 @require_GET
+@never_cache  # Back and Forward must show what the learner has done since, not a stale copy
 def lesson_detail(request: HttpRequest, course_slug: str, lesson_slug: str) -> HttpResponse:
     # The content is the same for every reader: its renderings are cached under the
     # content version (templates/course/lesson_detail.html), read here with the lesson in

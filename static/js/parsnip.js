@@ -1,4 +1,4 @@
-// Parsnip's own script: the glossary preview popover. htmx swaps a term's preview into
+// Parsnip's own script: the glossary preview popover (and fresh pages on Back, at the end). htmx swaps a term's preview into
 // the page's one #term-popover; this places the popover next to the link that asked for
 // it, keeps it open while the pointer or focus stays there, and closes it on Escape.
 // (The popover, not the swapped #term-preview, carries the position: htmx copies a
@@ -144,6 +144,14 @@
     var link = requester(event);
     if (link && link === wanted) {
       show(link);
+    }
+  });
+
+  // A page brought back from the back/forward cache shows the state it was left in, but
+  // practice may have moved on since (a reveal, another tab): load it afresh.
+  window.addEventListener("pageshow", function (event) {
+    if (event.persisted && document.querySelector(".practice-slot")) {
+      window.location.reload();
     }
   });
 

@@ -217,3 +217,62 @@ def test_an_edit_made_just_before_leaving_the_page_is_kept(learner_page):
     page.goto(SEED + FIRST)
     expect(page.locator(f"{FIRST}-practice .cm-content")).to_contain_text('print("typed just before leaving")')
     expect(page.locator(f"{FIRST}-saved")).to_have_text("Your changes are saved.")
+
+
+@pytest.fixture
+def browser_with_history_cache(browser):
+    """Chromium as people run it: pages left are kept in the back/forward cache (Playwright
+    turns that cache off by default)."""
+    from tests.conftest import CHROMIUM, CHROMIUM_ARGS
+
+    with_cache = browser.browser_type.launch(
+        executable_path=CHROMIUM,
+        headless=True,
+        args=CHROMIUM_ARGS,
+        ignore_default_args=["--disable-back-forward-cache"],
+    )
+    yield with_cache
+    with_cache.close()
+
+
+def test_back_shows_the_answer_revealed_since_not_an_empty_form(
+    browser_with_history_cache, live_server, client, sample_content, inline_worker
+):
+    ada = make_user("ada")
+    client.force_login(ada)
+    context = browser_with_history_cache.new_context(base_url=live_server.url)
+    context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server.url}])
+    tab_a, tab_b = context.new_page(), context.new_page()
+    tab_a.goto(SEED + FIRST)
+    expect(tab_a.locator(f"{FIRST}-practice").get_by_label("What will it print?")).to_be_visible()
+    tab_a.get_by_role("navigation", name="Main").get_by_role("link", name="Glossary").click()
+    expect(tab_a).to_have_url(re.compile("/glossary/$"))
+
+    # Meanwhile the snippet is revealed (here in another tab).
+    tab_b.goto(SEED + FIRST)
+    tab_b.locator(f"{FIRST}-practice").get_by_label("What will it print?").fill("my guess")
+    tab_b.locator(f"{FIRST}-practice").get_by_role("button", name="Reveal").click()
+    expect(tab_b.locator(f"{FIRST}-answer .real-output")).to_contain_text("vllm on CPU: 3.00s")
+
+    tab_a.go_back()
+    expect(tab_a.locator(f"{FIRST}-answer .real-output")).to_contain_text("vllm on CPU: 3.00s")
+    expect(tab_a.locator(f"{FIRST}-practice").get_by_label("What will it print?")).to_have_count(0)
+    context.close()
+
+
+def test_a_prediction_from_a_second_tab_says_it_does_not_count(learner_page):
+    tab_a = learner_page
+    tab_b = tab_a.context.new_page()
+    tab_a.goto(SEED + FIRST)
+    tab_b.goto(SEED + FIRST)
+
+    tab_a.locator(f"{FIRST}-practice").get_by_label("What will it print?").fill("guess in tab A")
+    tab_a.locator(f"{FIRST}-practice").get_by_role("button", name="Reveal").click()
+    expect(tab_a.locator(f"{FIRST}-answer .prediction-said")).to_have_text("guess in tab A")
+
+    tab_b.locator(f"{FIRST}-practice").get_by_label("What will it print?").fill("guess in tab B")
+    tab_b.locator(f"{FIRST}-practice").get_by_role("button", name="Reveal").click()
+    answer_b = tab_b.locator(f"{FIRST}-answer")
+    expect(answer_b.locator(".practice-notice")).to_contain_text("You had already predicted this snippet")
+    expect(answer_b.locator(".practice-notice")).to_contain_text("does not count")
+    expect(answer_b.locator(".prediction-said")).to_have_text("guess in tab A")

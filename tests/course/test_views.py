@@ -409,6 +409,19 @@ def test_a_lesson_page_read_again_costs_one_query_for_anonymous_readers(
     assert again == first
 
 
+def test_a_lesson_page_from_the_cache_is_never_stored_by_the_browser(
+    client, django_assert_num_queries
+):
+    """Back and Forward ask again: even the cached page for readers not logged in (one who
+    logs in, then goes Back, must not see the page they had before)."""
+    lesson = make_lesson()
+    first = client.get(lesson_url(lesson))
+    with django_assert_num_queries(1):  # the whole page, from the cache
+        again = client.get(lesson_url(lesson))
+    assert "no-store" in first["Cache-Control"]
+    assert "no-store" in again["Cache-Control"]
+
+
 @pytest.mark.parametrize("where", ["lesson", "block", "snippet", "exercise line", "term"])
 def test_an_edit_shows_at_once_on_a_cached_lesson_page(client, where):
     lesson = make_lesson(summary="The old summary.")

@@ -498,3 +498,7 @@ def test_solving_brings_the_lessons_new_progress_badge_out_of_band(client, learn
     assert "Solved" in html
     badge = html.split('<div id="lesson-progress" class="lesson-progress" hx-swap-oob="true">')[1]
     assert "Complete" in badge
+
+
+def test_the_exercise_region_is_never_stored_by_the_browser(client, learner, exercise):
+    assert "no-store" in client.get(url("practice", exercise), **HTMX)["Cache-Control"]

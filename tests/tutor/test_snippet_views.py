@@ -194,6 +194,39 @@ def test_a_reveal_brings_the_lessons_new_progress_badge_out_of_band(client, lear
     assert "hx-swap-oob" not in client.get(lesson_url(snippet)).content.decode()
 
 
+def test_a_second_prediction_from_an_out_of_date_page_says_it_does_not_count(client, learner, snippet):
+    make_run(snippet, purpose=Run.Purpose.REVEAL, stdout=OUTPUT)
+    predict(client, snippet, text="first\nsecond", **HX)  # tab A
+    html = predict(client, snippet, text="something else", **HX).content.decode()  # tab B
+    assert "You had already predicted this snippet" in html
+    assert "does not count" in html
+    assert "Spot on" in html  # the first prediction's result, now said to be that
+    assert list(Prediction.objects.values_list("text", "is_first")) == [
+        ("first\nsecond", True), ("something else", False)
+    ]
+    # Without JavaScript: the same words, on the lesson page.
+    response = predict(client, snippet, text="a third", follow=True)
+    assert "You had already predicted this snippet" in response.content.decode()
+
+
+def test_the_first_prediction_gets_no_such_notice(client, learner, snippet):
+    make_run(snippet, purpose=Run.Purpose.REVEAL, stdout=OUTPUT)
+    assert "already predicted" not in predict(client, snippet, **HX).content.decode()
+
+
+@pytest.mark.parametrize("name", ["lesson", "prediction", "run"])
+def test_practice_pages_and_partials_are_never_stored_by_the_browser(client, learner, snippet, name):
+    prediction = revealed(learner, snippet)
+    run = make_run(snippet, user=learner)
+    url = {
+        "lesson": lesson_url(snippet),
+        "prediction": reverse("tutor:prediction_detail", args=[prediction.pk]),
+        "run": reverse("tutor:run_detail", args=[run.pk]),
+    }[name]
+    response = client.get(url, **HX)
+    assert "no-store" in response["Cache-Control"]
+
+
 def test_htmx_reveal_still_running_answers_with_a_poller_and_no_answer(client, learner, snippet):
     response = predict(client, snippet, **HX)
     html = response.content.decode()

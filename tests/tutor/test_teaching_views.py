@@ -7,6 +7,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
 from django.utils import timezone
+from playwright.sync_api import expect
 
 from course.models import Lesson
 from tests.factories import (
@@ -667,3 +668,11 @@ def test_sorting_the_grid_swaps_it_in_place_and_keeps_the_address(page, login_in
     assert rows.all_inner_texts() == ["bob", "ada", "cy"]
     assert page.evaluate("window.notReloaded") is True  # htmx swapped the grid, no page load
     assert page.locator(".copy-button").is_visible()
+    # Back asks the server again (htmx keeps no copy of learners' data in the browser), so
+    # the grid shows the progress made since.
+    LessonProgress.objects.filter(user__username="cy").update(snippets_predicted=1)
+    page.go_back()
+    page.wait_for_url(f"**/classes/{cohort.pk}/")
+    expect(page.locator("#class-grid tbody tr").nth(2)).to_contain_text("cy")
+    expect(page.locator("#class-grid tbody tr").nth(2).locator("td").first).to_have_text("1/2")
+    assert page.evaluate("localStorage.getItem('htmx-history-cache')") is None

@@ -24,6 +24,7 @@ from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.crypto import salted_hmac
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
@@ -475,6 +476,7 @@ def wait_for(attempt: OrderingAttempt, *, seconds: float) -> OrderingAttempt:
 
 
 @require_GET
+@never_cache  # practice state: never a stale copy on Back
 def ordering_practice(request: HttpRequest, exercise_id: int) -> HttpResponse:
     """The practice region again: what a check that is still running polls."""
     exercise = exercise_or_404(exercise_id)

@@ -7,6 +7,7 @@ from django.db.models import Prefetch, Sum
 from django.http import HttpRequest
 from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
 from course.models import Course, Lesson
@@ -57,6 +58,7 @@ def with_lesson_progress(
 
 
 @require_GET
+@never_cache  # practice state: never a stale copy on Back
 @login_required
 def my_progress(request: HttpRequest) -> TemplateResponse:
     courses = list(

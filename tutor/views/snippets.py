@@ -18,6 +18,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
 from course.models import Lesson, Snippet
@@ -300,6 +301,11 @@ class DraftForm(forms.Form):
     leaving = forms.BooleanField(required=False)
 
 
+ALREADY_PREDICTED = (
+    "You had already predicted this snippet (in another tab, or before going back), so "
+    "that first prediction is the one that counts, and it is shown here. The one you just "
+    "sent is kept in your history but does not count."
+)
 SAY_WHETHER = "Say whether you got it: “I got it” or “I didn't”."
 
 
@@ -396,9 +402,15 @@ def prediction_create(request: HttpRequest, snippet_id: int) -> HttpResponse:
         messages.warning(request, str(refusal))
         return redirect(snippet_url(snippet))
     wait_for(run)
+    # Sent from a page that was out of date (another tab, or Back after a reveal): say
+    # so, rather than show the first prediction as if it answered this one.
+    notice = "" if prediction.is_first else ALREADY_PREDICTED
     if not request.htmx:
+        if notice:
+            messages.info(request, notice)
         return redirect(snippet_url(snippet))
     response = render_partial(request, "snippet-practice", practice_for(request.user, snippet))
+    response.context_data["notice"] = notice
     return with_lesson_progress(request, response, snippet.block.lesson)
 
 
@@ -423,6 +435,7 @@ def answer_response(request: HttpRequest, prediction: Prediction) -> HttpRespons
 
 
 @require_GET
+@never_cache  # practice state: never a stale copy on Back
 @login_required
 def prediction_detail(request: HttpRequest, prediction_id: int) -> HttpResponse:
     """The answer under a prediction; htmx polls it until the real output is known."""
@@ -496,6 +509,7 @@ def run_create(request: HttpRequest, snippet_id: int) -> HttpResponse:
 
 
 @require_GET
+@never_cache  # practice state: never a stale copy on Back
 @login_required
 def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
     """One of the learner's runs; htmx polls it until it is final."""
