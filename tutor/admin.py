@@ -31,6 +31,7 @@ from tutor.models import (
     OrderingHelp,
     Prediction,
     Run,
+    VersionPrediction,
 )
 
 # The content admin lives in `course`; running snippets needs the worker, which is this
@@ -185,3 +186,11 @@ class CohortAdmin(admin.ModelAdmin):
     list_display = ["name", "teacher", "join_code", "created_at"]
     search_fields = ["name", "join_code", "teacher__username"]
     inlines = [MembershipInline]
+
+
+@admin.register(VersionPrediction)
+class VersionPredictionAdmin(admin.ModelAdmin):
+    list_display = ["user", "snippet", "created_at"]
+    search_fields = ["user__username", "text"]
+    list_select_related = ["user", "snippet__block__lesson"]
+    raw_id_fields = ["run"]

@@ -254,6 +254,29 @@ class Prediction(models.Model):
         return self.verdict in {self.Verdict.RIGHT, self.Verdict.SELF_RIGHT}
 
 
+class VersionPrediction(models.Model):
+    """What a learner said their own edited version would print, sent with its run.
+
+    Kept apart from Prediction on purpose: it is practice after the reveal, so it never
+    counts as the first prediction, changes no verdict and no item analysis."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="version_predictions"
+    )
+    snippet = models.ForeignKey(
+        Snippet, on_delete=models.PROTECT, related_name="version_predictions"
+    )
+    run = models.OneToOneField(Run, on_delete=models.CASCADE, related_name="version_prediction")
+    text = models.TextField()
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["created_at", "pk"]
+
+    def __str__(self) -> str:
+        return f"{self.user}'s prediction of their version of {self.snippet}"
+
+
 class CodeDraft(models.Model):
     """A learner's edited version of a snippet, saved as they type."""
 

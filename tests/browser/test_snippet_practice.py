@@ -18,6 +18,10 @@ from tutor.models import CodeDraft
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 SEED = "/learn/local-models/optimising-speed-and-memory/"
+SEED_OUTPUT = (
+    "\nOptimising speed and memory\nllama.cpp on NVIDIA: 2.00s\nllama.cpp on CPU: 2.00s\n"
+    "vllm on NVIDIA: 1.00s\nvllm on CPU: 3.00s\n"
+)
 FIRST = "#snippet-backend-latency"
 
 
@@ -276,3 +280,23 @@ def test_a_prediction_from_a_second_tab_says_it_does_not_count(learner_page):
     expect(answer_b.locator(".practice-notice")).to_contain_text("You had already predicted this snippet")
     expect(answer_b.locator(".practice-notice")).to_contain_text("does not count")
     expect(answer_b.locator(".prediction-said")).to_have_text("guess in tab A")
+
+
+def test_after_editing_the_learner_may_predict_what_their_version_prints(learner_page):
+    page = learner_page
+    page.goto(SEED + FIRST)
+    practice = page.locator(f"{FIRST}-practice")
+    practice.get_by_role("button", name="I said it out loud").click()
+    editor = practice.locator(".cm-content")
+    editor.click()
+    page.keyboard.press("ControlOrMeta+End")
+    page.keyboard.press("Enter")
+    page.keyboard.press("Shift+Tab")
+    page.keyboard.type('print("%.1f" % 2)')
+    practice.get_by_text("Predict what your version prints").click()
+    practice.get_by_label("What will your version print?").fill(SEED_OUTPUT + "2.0")
+    practice.get_by_role("button", name="Run", exact=True).click()
+    own = page.locator(f"{FIRST}-output .own-comparison")
+    expect(own).to_contain_text("Your prediction of your version: Spot on")
+    # The first prediction (said out loud) still waits for its honest self-check.
+    expect(page.locator(f"{FIRST}-answer").get_by_role("button", name="I got it")).to_be_visible()

@@ -13,7 +13,7 @@ from django.utils import timezone
 from tests.factories import make_lesson, make_prediction, make_run, make_snippet, make_user
 from tutor import tasks
 from tutor.actions import execute_run
-from tutor.models import CodeDraft, LessonProgress, Prediction, Run
+from tutor.models import CodeDraft, LessonProgress, Prediction, Run, VersionPrediction
 
 pytestmark = pytest.mark.django_db
 
@@ -501,6 +501,86 @@ def test_htmx_run_queues_it_and_polls_until_it_is_final(client, learner, snippet
     assert "Finished" in final
     assert "mine" in final
     assert " ms" in final
+
+
+def test_predicting_your_own_version_is_compared_with_its_run_and_counts_for_nothing_else(
+    client, learner, snippet
+):
+    first = make_prediction(learner, snippet, text="first\nthird", verdict=Prediction.Verdict.WRONG)
+    progress_before = LessonProgress.objects.filter(user=learner).values().first()
+    response = client.post(
+        reverse("tutor:run_create", args=[snippet.pk]),
+        {"code": 'print("mine")\nprint(2.0)\n', "prediction": "mine\r\n2"},
+        **HX,
+    )
+    assert response.status_code == 200
+    queued = Run.objects.get(purpose=Run.Purpose.RUN)
+    own = VersionPrediction.objects.get()
+    assert (own.user, own.snippet, own.run, own.text) == (learner, snippet, queued, "mine\n2")
+    # Not a prediction of the snippet: the first one and its verdict stay as they were.
+    assert list(Prediction.objects.values_list("pk", "verdict", "is_first")) == [
+        (first.pk, Prediction.Verdict.WRONG, True)
+    ]
+    progress = LessonProgress.objects.filter(user=learner).values().first()
+    assert progress["predictions_right"] == (progress_before or {}).get("predictions_right", 0)
+
+    execute_run(run_id=queued.pk)
+    html = client.get(reverse("tutor:run_detail", args=[queued.pk]), **HX).content.decode()
+    assert "Your prediction of your version:</span> Not quite: 1 of 2 lines right, 1 different." in html
+    assert "it prints <code>2.0</code> where you wrote <code>2</code>" in html
+
+
+def test_a_run_without_a_prediction_of_your_version_records_none(client, learner, snippet):
+    revealed(learner, snippet)
+    client.post(
+        reverse("tutor:run_create", args=[snippet.pk]), {"code": "print(1)\n", "prediction": "  \n"}, **HX
+    )
+    assert Run.objects.filter(purpose=Run.Purpose.RUN).exists()
+    assert not VersionPrediction.objects.exists()
+
+
+def test_an_oversized_prediction_of_your_version_is_refused_before_running(client, learner, snippet):
+    revealed(learner, snippet)
+    response = client.post(
+        reverse("tutor:run_create", args=[snippet.pk]), {"code": "print(1)\n", "prediction": "x" * 5001}, **HX
+    )
+    assert response.status_code == 400
+    assert "That prediction is too long" in response.content.decode()
+    assert not Run.objects.filter(purpose=Run.Purpose.RUN).exists()
+
+
+def test_predicting_your_version_runs_it_with_your_input_and_counts_the_error_it_ends_with(
+    client, learner, snippet
+):
+    revealed(learner, snippet)
+    client.post(
+        reverse("tutor:run_create", args=[snippet.pk]),
+        {
+            "code": 'name = input()\nprint("Hi", name)\nraise ValueError("no")\n',
+            "stdin": "Ada\n",
+            "prediction": "Hi Ada\nValueError",
+        },
+        **HX,
+    )
+    queued = Run.objects.get(purpose=Run.Purpose.RUN)
+    assert queued.stdin == "Ada\n"
+    assert VersionPrediction.objects.get().run == queued
+    execute_run(run_id=queued.pk)
+    html = client.get(reverse("tutor:run_detail", args=[queued.pk]), **HX).content.decode()
+    assert "Your prediction of your version:</span> Spot on" in html
+
+
+def test_a_refused_run_keeps_no_prediction_of_your_version(client, learner, snippet, settings):
+    settings.RUNS_PENDING_MAX = 1
+    revealed(learner, snippet)
+    make_run(snippet, user=learner, status=Run.Status.QUEUED)  # still waiting for a worker
+    response = client.post(
+        reverse("tutor:run_create", args=[snippet.pk]), {"code": "print(1)\n", "prediction": "1"}, **HX
+    )
+    assert response.status_code == 429
+    assert "runs waiting for a worker" in response.content.decode()
+    assert not VersionPrediction.objects.exists()
+    assert Run.objects.filter(purpose=Run.Purpose.RUN).count() == 1
 
 
 def test_run_output_shows_tracebacks_and_the_status_in_words(client, learner, snippet):

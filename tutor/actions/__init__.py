@@ -28,6 +28,7 @@ from tutor.actions.predictions import (
     record_self_check,
     retry_reveal,
     reveal_run,
+    run_own_version,
     save_draft,
     settle_predictions,
     settle_predictions_for_run,
@@ -38,7 +39,8 @@ from tutor.actions.runs import RunRefused, check_run_allowance, execute_run, que
 __all__ = ["RunRefused", "check_run_allowance", "execute_run", "queue_run"]
 __all__ += ["ClassRefused", "create_class", "join_class", "leave_class", "remove_student"]
 __all__ += [
-    "PredictionRefused", "SelfCheckRefused", "discard_draft", "record_self_check", "retry_reveal", "reveal_run", "save_draft",
+    "PredictionRefused", "SelfCheckRefused", "discard_draft", "record_self_check", "retry_reveal",
+    "reveal_run", "run_own_version", "save_draft",
     "settle_predictions", "settle_predictions_for_run", "submit_prediction",
 ]
 __all__ += [

@@ -11,7 +11,7 @@ from course.models import Snippet
 from tutor.actions.progress import refresh_lesson_progress
 from tutor.actions.runs import lock_learner, queue_run
 from tutor.grading import compare_prediction
-from tutor.models import CodeDraft, Prediction, Run
+from tutor.models import CodeDraft, Prediction, Run, VersionPrediction
 
 
 def reveal_run(*, snippet: Snippet) -> Run:
@@ -171,6 +171,20 @@ def record_self_check(*, prediction: Prediction, got_it: bool) -> Prediction:
         prediction.save(update_fields=["verdict"])
         refresh_lesson_progress(user=prediction.user, lesson=snippet.block.lesson)
     return prediction
+
+
+def run_own_version(
+    *, user: AbstractBaseUser, snippet: Snippet, code: str, prediction: str, stdin: str = ""
+) -> Run:
+    """Run the learner's edited code (with `stdin`) together with what they said it would print.
+
+    The prediction is kept beside the run, never as a Prediction of the snippet: the
+    first prediction stays the one that counts. RunRefused, as queue_run, stores neither.
+    """
+    with transaction.atomic():
+        run = queue_run(code=code, stdin=stdin, user=user, snippet=snippet)
+        VersionPrediction.objects.create(user=user, snippet=snippet, run=run, text=prediction)
+    return run
 
 
 def save_draft(*, user: AbstractBaseUser, snippet: Snippet, code: str) -> CodeDraft | None:

@@ -29,6 +29,7 @@ from tutor.actions import (
     queue_run,
     record_self_check,
     retry_reveal,
+    run_own_version,
     save_draft,
     settle_predictions,
     submit_prediction,
@@ -37,7 +38,7 @@ from tutor.actions.predictions import SelfCheckRefused
 from tutor.actions.runs import limits_for
 from tutor.feedback import Explanation, explain_run
 from tutor.grading import PredictionComparison, compare_prediction
-from tutor.models import CodeDraft, Prediction, Run, code_digest
+from tutor.models import CodeDraft, Prediction, Run, VersionPrediction, code_digest
 from tutor.views.progress import with_lesson_progress
 
 TEMPLATE = "tutor/snippet_practice.html"
@@ -134,6 +135,18 @@ class SnippetPractice:
     @property
     def comparison_lines_folded(self) -> list:
         return self.comparison.lines[COMPARISON_LINES_SHOWN:] if self.comparison else []
+
+    @cached_property
+    def own_comparison(self) -> PredictionComparison | None:
+        """The learner's prediction of their own version against what the run printed."""
+        run = self.run
+        if run is None or not run.is_final or run.status == Run.Status.FAILED:
+            return None
+        try:
+            own = run.version_prediction
+        except VersionPrediction.DoesNotExist:
+            return None
+        return compare_prediction(own.text, run.stdout, error=run.raised)
 
     @property
     def needs_self_check(self) -> bool:
@@ -260,6 +273,15 @@ class PredictionForm(forms.Form):
 
 
 class CodeForm(forms.Form):
+    # Optional: what the learner says their version will print, checked against this run.
+    prediction = LinesField(
+        required=False,
+        strip=False,
+        max_length=MAX_PREDICTION_CHARS,
+        error_messages={
+            "max_length": f"That prediction is too long: keep it under {MAX_PREDICTION_CHARS:,} characters."
+        },
+    )
     code = forms.CharField(
         strip=False,
         max_length=MAX_CODE_CHARS,
@@ -493,10 +515,14 @@ def run_create(request: HttpRequest, snippet_id: int) -> HttpResponse:
         return refuse(request, snippet, first_error(form), status=400)
     code = form.cleaned_data["code"]
     save_draft(user=request.user, snippet=snippet, code=code)  # kept even if the run is refused
+    stdin, own_prediction = form.cleaned_data["stdin"], form.cleaned_data["prediction"]
     try:
-        run = queue_run(
-            code=code, stdin=form.cleaned_data["stdin"], user=request.user, snippet=snippet
-        )
+        if own_prediction.strip():
+            run = run_own_version(
+                user=request.user, snippet=snippet, code=code, stdin=stdin, prediction=own_prediction
+            )
+        else:
+            run = queue_run(code=code, stdin=stdin, user=request.user, snippet=snippet)
     except RunRefused as refusal:
         if request.htmx:
             return refuse(request, snippet, str(refusal), status=429)
