@@ -5,6 +5,7 @@ found again on every re-import by their lesson and stable `key`, so editing cont
 updates them in place instead of orphaning what learners did.
 """
 
+import html
 import re
 
 from django.core.exceptions import ValidationError
@@ -257,6 +258,26 @@ class Snippet(models.Model):
     def key(self) -> str:
         return self.block.key
 
+    @property
+    def title(self) -> str:
+        """What teachers read for this snippet: its caption, else the block's title, else its key."""
+        return self.caption or self.block.title or self.block.key
+
+
+TITLE_CHARACTERS = 60
+
+
+def title_from_intro(intro: str) -> str:
+    """A short title for an exercise without one: the intro's first sentence, as plain text,
+    cut at a word when long."""
+    from course import markup
+
+    text = html.unescape(markup.render_plain_text(intro))
+    sentence = re.split(r"(?<=[.!?])\s", text, maxsplit=1)[0].strip()
+    if len(sentence) <= TITLE_CHARACTERS:
+        return sentence
+    return sentence[: TITLE_CHARACTERS - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+
 
 class OrderingExercise(models.Model):
     class Grading(models.TextChoices):
@@ -275,6 +296,12 @@ class OrderingExercise(models.Model):
     @property
     def key(self) -> str:
         return self.block.key
+
+    @property
+    def title(self) -> str:
+        """What teachers read for this exercise: the block's title, else one made from the
+        intro, else its key."""
+        return self.block.title or title_from_intro(self.intro) or self.block.key
 
 
 class OrderingLine(models.Model):

@@ -44,7 +44,10 @@ class SignupForm(UserCreationForm):
 
     class Meta(UserCreationForm.Meta):
         model = User
-        fields = ("username", "email")
+        fields = ("username", "first_name", "email")
+        # One "display name" kept in first_name: teachers' pages show it beside the username.
+        labels = {"first_name": "Your name"}
+        help_texts = {"first_name": "Optional: shown to the teachers of classes you join."}
 
     def clean_username(self) -> str | None:
         # Django's own check first: NFKC-normalised, and not an existing name in other case.

@@ -6,12 +6,15 @@ Plain functions over plain values: every query is made (and counted) in tutor.vi
 
 import csv
 import functools
+import itertools
 import statistics
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from django.utils import timezone
+from django.utils.formats import date_format
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
@@ -50,12 +53,12 @@ EMPTY_CELL = Cell(0, NOT_STARTED, "none")
 
 @functools.lru_cache(maxsize=4096)  # a class has few distinct (done, total) pairs
 def progress_cell(done: int, total: int, completed: bool) -> Cell:
+    """Every started cell reads as a percentage, so a column compares at a glance."""
     if completed:
         return Cell(100, "100%", "done")
     percent = round(100 * done / total) if total else 0
     percent = min(percent, 99)  # only a completed lesson reads 100%
-    text = f"{done}/{total}" if total else "0%"
-    return Cell(percent, text, "high" if percent >= 50 else "low")
+    return Cell(percent, f"{percent}%", "high" if percent >= 50 else "low")
 
 
 @dataclass
@@ -225,7 +228,7 @@ class VersionShare:
 @dataclass
 class SnippetAnalysis:
     key: str
-    caption: str
+    title: str
     code: str
     expected_output: str
     version: int
@@ -248,7 +251,7 @@ GRADED = RIGHT | {Prediction.Verdict.WRONG, Prediction.Verdict.SELF_WRONG}
 def analyse_snippet(snippet, predictions: Iterable[tuple], *, top: int = 5) -> SnippetAnalysis:
     """predictions: first predictions on this snippet as (version, verdict, text, student name)."""
     analysis = SnippetAnalysis(
-        snippet.key, snippet.caption, snippet.code, snippet.expected_output, snippet.version
+        snippet.key, snippet.title, snippet.code, snippet.expected_output, snippet.version
     )
     older: dict[int, VersionShare] = {}
     wrong: dict[str, list[str]] = defaultdict(list)
@@ -282,6 +285,7 @@ GRADED_CHECKS = {OrderingAttempt.Verdict.SOLVED, OrderingAttempt.Verdict.WRONG}
 @dataclass
 class ExerciseAnalysis:
     key: str
+    title: str
     intro: str
     tried: int = 0
     solved: int = 0
@@ -301,7 +305,7 @@ def analyse_exercise(
     """attempts: (student pk, student name, verdict, order) oldest first; help_used:
     (student pk, times "Help me" was used). Line texts come from `exercise.lines.all()`."""
     texts = {line.key: line.text for line in exercise.lines.all()}
-    analysis = ExerciseAnalysis(exercise.key, exercise.intro)
+    analysis = ExerciseAnalysis(exercise.key, exercise.title, exercise.intro)
     checks: dict[int, int] = defaultdict(int)
     solved_after: dict[int, int] = {}
     wrong: dict[tuple[str, ...], list[str]] = defaultdict(list)
@@ -374,7 +378,9 @@ class _Echo:
 
 def csv_lines(header: list[str], rows: Iterable[Iterable]) -> Iterator[str]:
     writer = csv.writer(_Echo())
-    yield writer.writerow(header)
+    # The byte order mark tells spreadsheets the file is UTF-8 (Excel reads it as ANSI
+    # otherwise, and names with accents come out garbled).
+    yield "\ufeff" + writer.writerow(header)
     for row in rows:
         yield writer.writerow([spreadsheet_safe(value) for value in row])
 
@@ -412,28 +418,70 @@ def grid_csv_rows(
 
 @dataclass
 class OverTime:
-    points: str  # SVG polyline points
-    first: datetime
-    last: datetime
-    steps: list[tuple[datetime, int]]  # (day, students complete by the end of it)
     students: int
+    complete: int
+    period: str  # in words: "between 1 Dec 2026 and 3 Dec 2026", "on 3 Dec 2026 at 09:12", ...
+    unit: str  # what a step is: "Day" or "Time"
+    steps: list[tuple[str, int]]  # (day or time, students complete by the end of it)
+    points: str = ""  # SVG polyline points; empty when every completion is at one moment
+    start: str = ""  # the labels under the chart's two ends
+    end: str = ""
 
 
-def completion_over_time(completed: list[datetime], students: int) -> OverTime | None:
-    """completed: when each student completed the lesson, oldest first."""
-    if not completed or not students:
-        return None
-    per_day = Counter(when.date() for when in completed)
-    days = sorted(per_day)
-    span = max((days[-1] - days[0]).days, 1)
-    steps, total, y_before = [], 0, 40.0
-    points = []
-    for day in days:
-        total += per_day[day]
-        x = round(100 * (day - days[0]).days / span, 3)
+def _step_points(offsets: list[float], totals: list[int], students: int) -> str:
+    """A step line from 0 up to each total at its offset (0 to 1) across the chart."""
+    points, y_before = [], 40.0
+    for offset, total in zip(offsets, totals, strict=True):
+        x = round(100 * offset, 3)
         y = round(40 - 40 * total / students, 3)
         points += [f"{x},{y_before}", f"{x},{y}"]
         y_before = y
-        steps.append((day, total))
     points.append(f"100,{y_before}")
-    return OverTime(" ".join(points), completed[0], completed[-1], steps, students)
+    return " ".join(points)
+
+
+def completion_over_time(completed: list[datetime], students: int) -> OverTime | None:
+    """completed: when each student completed the lesson, oldest first.
+
+    Over several days the chart steps once a day; within one day it steps at each time
+    (a line over one day between two equal dates would say nothing); at one single
+    moment there is no line to draw, only the sentence."""
+    if not completed or not students:
+        return None
+    local = [timezone.localtime(when) for when in completed]
+    day = functools.partial(date_format, format="j M Y")
+    if local[0].date() != local[-1].date():
+        per_day = Counter(when.date() for when in local)
+        days = sorted(per_day)
+        span = (days[-1] - days[0]).days
+        totals = list(itertools.accumulate(per_day[d] for d in days))
+        return OverTime(
+            students,
+            totals[-1],
+            f"between {day(days[0])} and {day(days[-1])}",
+            "Day",
+            [(day(d), total) for d, total in zip(days, totals, strict=True)],
+            _step_points([(d - days[0]).days / span for d in days], totals, students),
+            day(days[0]),
+            day(days[-1]),
+        )
+    per_minute = Counter(when.replace(second=0, microsecond=0) for when in local)
+    minutes = sorted(per_minute)
+    totals = list(itertools.accumulate(per_minute[m] for m in minutes))
+    clock = functools.partial(date_format, format="H:i")
+    steps = [(clock(m), total) for m, total in zip(minutes, totals, strict=True)]
+    if len(minutes) == 1:
+        return OverTime(
+            students, totals[-1], f"on {day(minutes[0])} at {clock(minutes[0])}", "Time", steps
+        )
+    span = (minutes[-1] - minutes[0]).total_seconds()
+    return OverTime(
+        students,
+        totals[-1],
+        f"on {day(minutes[0])}, between {clock(minutes[0])} and {clock(minutes[-1])}",
+        "Time",
+        steps,
+        _step_points([(m - minutes[0]).total_seconds() / span for m in minutes], totals, students),
+        clock(minutes[0]),
+        clock(minutes[-1]),
+    )

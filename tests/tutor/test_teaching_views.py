@@ -7,6 +7,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.formats import date_format
 from playwright.sync_api import expect
 
 from course.models import Lesson
@@ -32,6 +33,7 @@ from tutor.models import (
     OrderingArrangement,
     OrderingHelp,
     Prediction,
+    VersionPrediction,
 )
 
 pytestmark = pytest.mark.django_db
@@ -62,7 +64,10 @@ def lesson():
 
 
 def stream(response) -> str:
-    return b"".join(response.streaming_content).decode()
+    content = b"".join(response.streaming_content)
+    # UTF-8 with a byte order mark, so that spreadsheets read it as UTF-8.
+    assert content.startswith("\ufeff".encode())
+    return content.decode("utf-8-sig")
 
 
 # Who may see what ----------------------------------------------------------------------
@@ -236,6 +241,23 @@ def test_a_visitor_who_signs_up_from_a_join_link_comes_back_to_join(client, peop
     assert cohort.students.filter(username="newcomer").exists()
 
 
+def test_the_name_given_at_sign_up_is_what_teachers_see(client, people, lesson):
+    assert "Your name" in client.get(reverse("tutor:signup")).text
+    client.post(
+        reverse("tutor:signup"),
+        {"username": "ada", "first_name": "Ada Lovelace",
+         "password1": "a-long-passphrase-42", "password2": "a-long-passphrase-42"},
+    )
+    client.post(reverse("tutor:class_join"), {"code": people["cohort"].join_code})
+    ada = User.objects.get(username="ada")
+    client.force_login(people["teacher"])
+    cohort = people["cohort"]
+    assert "Ada Lovelace (ada)" in client.get(reverse("tutor:class_detail", args=[cohort.pk])).text
+    assert "Ada Lovelace (ada)" in client.get(reverse("tutor:class_student", args=[cohort.pk, ada.pk])).text
+    rows = list(csv.DictReader(io.StringIO(stream(client.get(reverse("tutor:class_csv", args=[cohort.pk]))))))
+    assert {row["username"]: row["name"] for row in rows}["ada"] == "Ada Lovelace"
+
+
 def test_joining_with_a_typed_code(client, people):
     client.force_login(people["another_student"])
     code = people["cohort"].join_code
@@ -353,7 +375,7 @@ def test_class_overview_shows_each_cell_as_text_and_the_class_average(client, pe
     rows = {row.name: [cell.text for cell in row.cells] + [row.overall] for row in grid.rows}
     assert rows == {
         "amy": ["100%", "100%", 100],
-        "bea": ["2/3", "—", 34],
+        "bea": ["67%", "—", 34],  # one format for every started cell
         "cal": ["—", "—", 0],
         "student": ["—", "—", 0],
     }
@@ -361,7 +383,7 @@ def test_class_overview_shows_each_cell_as_text_and_the_class_average(client, pe
     assert grid.average == 34  # (100 + 34 + 0 + 0) / 4, rounded half to even
     html = response.text
     assert '<td class="cell cell-done">100%</td>' in html
-    assert '<td class="cell cell-high">2/3</td>' in html
+    assert '<td class="cell cell-high">67%</td>' in html
     assert '<td class="cell cell-none">—</td>' in html
     assert "Class average" in html
     assert " style=" not in html  # the CSP refuses inline styles
@@ -545,7 +567,7 @@ def test_item_analysis_charts_completion_over_time(client, people, lesson):
     cohort = people["cohort"]
     other = make_user("other")
     Membership.objects.create(cohort=cohort, student=other)
-    day = timezone.now() - timedelta(days=4)
+    day = timezone.now().replace(hour=10) - timedelta(days=4)
     make_lesson_progress(people["student"], lesson, completed_at=day)
     make_lesson_progress(other, lesson, completed_at=day + timedelta(days=2))
     client.force_login(people["teacher"])
@@ -553,7 +575,56 @@ def test_item_analysis_charts_completion_over_time(client, people, lesson):
     over_time = response.context["over_time"]
     assert [total for _, total in over_time.steps] == [1, 2]
     assert over_time.points == "0.0,40.0 0.0,20.0 100.0,20.0 100.0,0.0 100,0.0"
-    assert "2 of 2 students completed the lesson" in response.text
+    assert (over_time.start, over_time.end) == (date_format(day, "j M Y"), date_format(day + timedelta(days=2), "j M Y"))
+    assert "2 of 2 students completed the lesson between" in response.text
+
+
+def test_completion_within_one_day_is_charted_by_the_hour_not_as_two_equal_dates(client, people, lesson):
+    cohort = people["cohort"]
+    others = [make_user(name) for name in ("other", "third")]
+    for user in others:
+        Membership.objects.create(cohort=cohort, student=user)
+    morning = (timezone.now() - timedelta(days=1)).replace(hour=9, minute=15)
+    make_lesson_progress(people["student"], lesson, completed_at=morning)
+    make_lesson_progress(others[0], lesson, completed_at=morning + timedelta(minutes=45))
+    make_lesson_progress(others[1], lesson, completed_at=morning + timedelta(hours=3))
+    client.force_login(people["teacher"])
+    response = client.get(reverse("tutor:class_lesson", args=[cohort.pk, lesson.pk]))
+    over_time = response.context["over_time"]
+    assert (over_time.start, over_time.end) == ("09:15", "12:15")
+    assert over_time.steps == [("09:15", 1), ("10:00", 2), ("12:15", 3)]
+    assert over_time.points == "0.0,40.0 0.0,26.667 25.0,26.667 25.0,13.333 100.0,13.333 100.0,0.0 100,0.0"
+    day = date_format(morning, "j M Y")
+    assert f"3 of 3 students completed the lesson on {day}, between 09:15 and 12:15." in response.text
+    assert "<th scope=\"col\">Time</th>" in response.text
+
+
+def test_completion_at_a_single_moment_is_said_not_drawn(client, people, lesson):
+    moment = (timezone.now() - timedelta(days=1)).replace(hour=14, minute=5)
+    make_lesson_progress(people["student"], lesson, completed_at=moment)
+    client.force_login(people["teacher"])
+    response = client.get(reverse("tutor:class_lesson", args=[people["cohort"].pk, lesson.pk]))
+    assert "over-time-chart" not in response.text
+    assert f"1 of 1 student completed the lesson on {date_format(moment, 'j M Y')} at 14:05." in response.text
+
+
+def test_item_analysis_and_timeline_name_items_by_their_titles(client, people, lesson):
+    student = people["student"]
+    snippet = lesson.blocks.get(key="count").snippet
+    snippet.caption = "Count to two."
+    snippet.save()
+    block = lesson.blocks.get(key="order-it")
+    block.title = "The loop, in order"
+    block.save()
+    make_prediction(student, snippet)
+    make_ordering_attempt(student, block.exercise)
+    client.force_login(people["teacher"])
+    analysis = client.get(reverse("tutor:class_lesson", args=[people["cohort"].pk, lesson.pk])).text
+    timeline = client.get(reverse("tutor:class_student", args=[people["cohort"].pk, student.pk])).text
+    for html in (analysis, timeline):
+        assert ">Count to two.</" in html
+        assert ">The loop, in order</" in html
+        assert ">order-it<" not in html and ">count<" not in html
 
 
 def test_item_analysis_of_a_lesson_nobody_tried(client, people, lesson):
@@ -617,30 +688,47 @@ def test_progress_csv_streams_one_row_per_student_with_correct_quoting(client, p
     assert len(rows) == 1 + 5
 
 
-def test_attempts_csv_has_every_kind_and_keeps_formulas_out(client, people, lesson):
+def test_attempts_csv_has_every_kind_in_time_order_and_keeps_formulas_out(client, people, lesson):
     student, cohort = people["student"], people["cohort"]
+    student.first_name = "Stu Dent"
+    student.save()
     snippet = lesson.blocks.get(key="count").snippet
+    snippet.caption = "Count to two."
+    snippet.save()
     exercise = lesson.blocks.get(key="order-it").exercise
-    make_prediction(student, snippet, text="=HYPERLINK(\"x\")\n-1", verdict="wrong")
-    make_prediction(student, snippet, text="-1", verdict="wrong", is_first=False)
-    make_ordering_attempt(student, exercise, help_used=1)
-    make_learner_run(student, snippet, code='print("a,b")\n', stdout="a,b\n")
+    exercise.intro = "Put the **four** lines back in order. Then check."
+    exercise.save()
+    start = timezone.now() - timedelta(hours=1)
+    at = [start + timedelta(minutes=n) for n in range(6)]
+    make_prediction(student, snippet, text="=HYPERLINK(\"x\")\n-1", verdict="wrong", created_at=at[0])
+    make_ordering_attempt(student, exercise, help_used=1, created_at=at[1])
+    make_prediction(student, snippet, text="-1", verdict="wrong", is_first=False, created_at=at[2])
+    make_learner_run(student, snippet, code='print("a,b")\n', stdout="a,b\n", created_at=at[3])
+    own = make_learner_run(student, snippet, code="print(3)\n", stdout="3\n", created_at=at[4])
+    VersionPrediction.objects.create(user=student, snippet=snippet, run=own, text="3", created_at=at[4])
     make_prediction(people["another_student"], snippet)  # not in the class
     client.force_login(people["teacher"])
     response = client.get(reverse("tutor:class_attempts_csv", args=[cohort.pk]))
     assert response.streaming
     assert "attempts" in response["Content-Disposition"]
     rows = list(csv.DictReader(io.StringIO(stream(response))))
-    assert [row["kind"] for row in rows] == ["prediction", "prediction", "ordering", "run"]
-    assert {row["username"] for row in rows} == {"student"}
+    assert [row["kind"] for row in rows] == [
+        "prediction", "ordering", "prediction", "run", "prediction of their version", "run"
+    ]
+    assert [row["time"] for row in rows] == sorted(row["time"] for row in rows)
+    assert {(row["username"], row["name"]) for row in rows} == {("student", "Stu Dent")}
     first = rows[0]
     assert (first["lesson"], first["item"], first["verdict"], first["first prediction"]) == (
-        "Loops", "count", "wrong", "yes"
+        "Loops", "Count to two.", "wrong", "yes"
     )
     assert first["answer"] == "'=HYPERLINK(\"x\")\n-1"
-    assert rows[1]["answer"] == "-1"  # a number stays a number
-    assert rows[2]["answer"] == "l1 l2 l3 l4" and rows[2]["help used"] == "1"
+    ordering = rows[1]
+    assert ordering["item"] == "Put the four lines back in order."  # a title made from the intro
+    assert ordering["answer"] == "first\nsecond\nthird\nfourth"  # code lines, not keys
+    assert ordering["help used"] == "1"
+    assert rows[2]["answer"] == "-1"  # a number stays a number
     assert rows[3]["answer"] == 'print("a,b")\n' and rows[3]["output"] == "a,b\n"
+    assert (rows[4]["answer"], rows[4]["output"], rows[4]["verdict"]) == ("3", "3\n", "right")
 
 
 # In a browser -------------------------------------------------------------------------------
@@ -674,5 +762,20 @@ def test_sorting_the_grid_swaps_it_in_place_and_keeps_the_address(page, login_in
     page.go_back()
     page.wait_for_url(f"**/classes/{cohort.pk}/")
     expect(page.locator("#class-grid tbody tr").nth(2)).to_contain_text("cy")
-    expect(page.locator("#class-grid tbody tr").nth(2).locator("td").first).to_have_text("1/2")
+    expect(page.locator("#class-grid tbody tr").nth(2).locator("td").first).to_have_text("50%")
     assert page.evaluate("localStorage.getItem('htmx-history-cache')") is None
+
+
+def test_attempts_csv_grades_a_prediction_of_a_version_that_fails_as_the_page_does(
+    client, people, lesson
+):
+    student, cohort = people["student"], people["cohort"]
+    snippet = lesson.blocks.get(key="count").snippet
+    stderr = 'Traceback (most recent call last):\n  File "main.py", line 2, in <module>\nValueError: no\n'
+    own = make_learner_run(student, snippet, status="error", exit_code=1, stdout="1\n", stderr=stderr)
+    VersionPrediction.objects.create(user=student, snippet=snippet, run=own, text="1\nValueError")
+    client.force_login(people["teacher"])
+    response = client.get(reverse("tutor:class_attempts_csv", args=[cohort.pk]))
+    rows = list(csv.DictReader(io.StringIO(stream(response))))
+    graded = next(row for row in rows if row["kind"] == "prediction of their version")
+    assert graded["verdict"] == "right"

@@ -4,6 +4,7 @@ Every teacher page checks, in the view, that the user is a teacher (403 otherwis
 the class is theirs (404 otherwise; an admin may review any class).
 """
 
+import heapq
 from collections import defaultdict
 
 from django import forms
@@ -26,6 +27,8 @@ from course.models import Lesson, OrderingExercise, OrderingLine, Snippet
 from tutor import teaching
 from tutor.actions import ClassRefused, create_class, join_class, leave_class, remove_student
 from tutor.actions.classes import JOIN_CODE_LENGTH, normalise_join_code
+from tutor.feedback import raised_by
+from tutor.grading import compare_prediction
 from tutor.models import (
     Cohort,
     LessonProgress,
@@ -34,6 +37,7 @@ from tutor.models import (
     OrderingHelp,
     Prediction,
     Run,
+    VersionPrediction,
 )
 from tutor.roles import is_teacher
 
@@ -390,58 +394,121 @@ def class_csv(request: HttpRequest, pk: int) -> StreamingHttpResponse:
 
 
 ATTEMPT_HEADER = [
-    "kind", "username", "time", "course", "lesson", "item", "snippet version", "verdict",
+    "kind", "username", "name", "time", "course", "lesson", "item", "snippet version", "verdict",
     "first prediction", "answer", "output", "help used", "run status",
 ]
 
 
+def item_titles() -> tuple[dict[int, str], dict[int, tuple[str, dict[str, str]]]]:
+    """Every snippet's title, and every exercise's title with its lines' texts by key (the
+    content is small next to a class's attempts; two queries and a prefetch)."""
+    snippets = {s.pk: s.title for s in Snippet.objects.select_related("block")}
+    exercises = {
+        e.pk: (e.title, {line.key: line.text for line in e.lines.all()})
+        for e in OrderingExercise.objects.select_related("block").prefetch_related("lines")
+    }
+    return snippets, exercises
+
+
 def attempt_rows(cohort: Cohort):
+    """Every prediction, check and run of the class's students, oldest first across kinds.
+
+    Each kind is read in time order by its own query and the three are merged as they
+    stream, so a class of any size goes out in constant memory."""
     in_class = Q(user__memberships__cohort=cohort)
-    predictions = (
-        Prediction.objects.filter(in_class)
-        .order_by("created_at", "pk")
-        .values_list(
-            "user__username", "created_at", "snippet__block__lesson__course__title",
-            "snippet__block__lesson__title", "snippet__block__key", "snippet_version",
-            "verdict", "is_first", "text",
+    snippet_titles, exercises = item_titles()
+    person = ("user__username", "user__first_name", "user__last_name")
+
+    def predictions():
+        rows = (
+            Prediction.objects.filter(in_class)
+            .order_by("created_at", "pk")
+            .values_list(
+                "created_at", *person, "snippet__block__lesson__course__title",
+                "snippet__block__lesson__title", "snippet_id", "snippet_version",
+                "verdict", "is_first", "text",
+            )
+            .iterator(chunk_size=CSV_CHUNK)
         )
-        .iterator(chunk_size=CSV_CHUNK)
-    )
-    for username, when, course, lesson, key, version, verdict, first, text in predictions:
-        yield ["prediction", username, when.isoformat(), course, lesson, key, version, verdict,
-               "yes" if first else "no", text, "", "", ""]
-    attempts = (
-        OrderingAttempt.objects.filter(in_class)
-        .order_by("created_at", "pk")
-        .values_list(
-            "user__username", "created_at", "exercise__block__lesson__course__title",
-            "exercise__block__lesson__title", "exercise__block__key", "verdict", "order",
-            "help_used", "run__stdout", "run__status",
+        for when, username, first, last, course, lesson, snippet, version, verdict, is_first, text in rows:
+            yield when, [
+                "prediction", username, f"{first} {last}".strip(), when.isoformat(), course, lesson,
+                snippet_titles.get(snippet, ""), version, verdict, "yes" if is_first else "no",
+                text, "", "", "",
+            ]
+
+    def version_predictions():
+        rows = (
+            VersionPrediction.objects.filter(in_class)
+            .order_by("created_at", "pk")
+            .values_list(
+                "created_at", *person, "snippet__block__lesson__course__title",
+                "snippet__block__lesson__title", "snippet_id", "text", "run__stdout", "run__stderr",
+                "run__status",
+            )
+            .iterator(chunk_size=CSV_CHUNK)
         )
-        .iterator(chunk_size=CSV_CHUNK)
-    )
-    for username, when, course, lesson, key, verdict, order, help_used, stdout, status in attempts:
-        yield ["ordering", username, when.isoformat(), course, lesson, key, "", verdict, "",
-               " ".join(order), stdout or "", help_used, status or ""]
-    runs = (
-        Run.objects.filter(in_class)
-        .exclude(purpose=Run.Purpose.CHECK)  # those are in the ordering rows
-        .order_by("created_at", "pk")
-        .values_list(
-            "user__username", "created_at", "snippet__block__lesson__course__title",
-            "snippet__block__lesson__title", "snippet__block__key", "purpose", "code",
-            "stdout", "stderr", "status",
+        for when, username, first, last, course, lesson, snippet, text, stdout, stderr, status in rows:
+            verdict = ""
+            if status in Run.FINAL_STATUSES and status != Run.Status.FAILED:
+                # Graded as on the page: the error the version ends with is its last line.
+                error = raised_by(status=status, stderr=stderr)
+                verdict = "right" if compare_prediction(text, stdout, error=error).is_right else "wrong"
+            yield when, [
+                "prediction of their version", username, f"{first} {last}".strip(), when.isoformat(),
+                course, lesson, snippet_titles.get(snippet, ""), "", verdict, "no", text, stdout,
+                "", status,
+            ]
+
+    def checks():
+        rows = (
+            OrderingAttempt.objects.filter(in_class)
+            .order_by("created_at", "pk")
+            .values_list(
+                "created_at", *person, "exercise__block__lesson__course__title",
+                "exercise__block__lesson__title", "exercise_id", "verdict", "order",
+                "help_used", "run__stdout", "run__status",
+            )
+            .iterator(chunk_size=CSV_CHUNK)
         )
-        .iterator(chunk_size=CSV_CHUNK)
+        for when, username, first, last, course, lesson, exercise, verdict, order, help_used, stdout, status in rows:
+            title, texts = exercises.get(exercise, ("", {}))
+            # The lines as the student put them, one per line, as a teacher reads code.
+            answer = "\n".join(texts.get(key, f"[{key}]") for key in order)
+            yield when, [
+                "ordering", username, f"{first} {last}".strip(), when.isoformat(), course, lesson,
+                title, "", verdict, "", answer, stdout or "", help_used, status or "",
+            ]
+
+    def runs():
+        rows = (
+            Run.objects.filter(in_class)
+            .exclude(purpose=Run.Purpose.CHECK)  # those are in the ordering rows
+            .order_by("created_at", "pk")
+            .values_list(
+                "created_at", *person, "snippet__block__lesson__course__title",
+                "snippet__block__lesson__title", "snippet_id", "purpose", "code",
+                "stdout", "stderr", "status",
+            )
+            .iterator(chunk_size=CSV_CHUNK)
+        )
+        for when, username, first, last, course, lesson, snippet, purpose, code, stdout, stderr, status in rows:
+            yield when, [
+                "run" if purpose == Run.Purpose.RUN else purpose, username, f"{first} {last}".strip(),
+                when.isoformat(), course or "", lesson or "", snippet_titles.get(snippet, ""),
+                "", "", "", code, stdout + stderr, "", status,
+            ]
+
+    merged = heapq.merge(
+        predictions(), version_predictions(), checks(), runs(), key=lambda row: row[0]
     )
-    for username, when, course, lesson, key, purpose, code, stdout, stderr, status in runs:
-        yield ["run" if purpose == Run.Purpose.RUN else purpose, username, when.isoformat(),
-               course or "", lesson or "", key or "", "", "", "", code, stdout + stderr, "", status]
+    for _, row in merged:
+        yield row
 
 
 @require_GET
 @login_required
 def class_attempts_csv(request: HttpRequest, pk: int) -> StreamingHttpResponse:
-    """Every prediction, ordering check and run of the class's students, oldest first per kind."""
+    """Every prediction, ordering check and run of the class's students, oldest first."""
     cohort = taught_class(request, pk)
     return csv_response(attempt_rows(cohort), header=ATTEMPT_HEADER, cohort=cohort, what="attempts")
