@@ -31,15 +31,16 @@ class ContentAdmin(KeepsTextExactly, admin.ModelAdmin):
 class LessonInline(KeepsTextExactly, admin.TabularInline):
     model = Lesson
     formset = KeepsLearnerWork
-    fields = ["position", "title", "slug", "level"]
+    fields = ["position", "title", "slug", "status", "level"]
     extra = 0
     show_change_link = True
 
 
 @admin.register(Course)
 class CourseAdmin(ContentAdmin):
-    list_display = ["title", "slug", "position"]
-    list_editable = ["position"]
+    list_display = ["title", "slug", "status", "position"]
+    list_editable = ["status", "position"]
+    list_filter = ["status"]
     search_fields = ["title", "summary"]
     prepopulated_fields = {"slug": ["title"]}
     inlines = [LessonInline]
@@ -65,8 +66,9 @@ class BlockInline(KeepsTextExactly, admin.StackedInline):
 
 @admin.register(Lesson)
 class LessonAdmin(ContentAdmin):
-    list_display = ["title", "course", "position", "level"]
-    list_filter = ["course", "level"]
+    list_display = ["title", "course", "status", "position", "level"]
+    list_editable = ["status"]
+    list_filter = ["status", "course", "level"]
     list_select_related = ["course"]
     search_fields = ["title", "summary", "slug"]
     prepopulated_fields = {"slug": ["title"]}

@@ -55,14 +55,42 @@ def validate_run_limits(value) -> None:
             raise ValidationError(f"Run limit '{name}' must be a positive number.")
 
 
+class Status(models.TextChoices):
+    """A course or lesson is seen by learners only once it is published."""
+
+    DRAFT = "draft", "Draft: only staff see it"
+    PUBLISHED = "published", "Published"
+
+
+STATUS_HELP = "Drafts are shown to staff only (with a “draft” banner), never to learners."
+
+
+def can_see_drafts(user) -> bool:
+    return bool(getattr(user, "is_staff", False))
+
+
+class CourseQuerySet(models.QuerySet):
+    def published(self) -> "CourseQuerySet":
+        return self.filter(status=Status.PUBLISHED)
+
+    def visible_to(self, user) -> "CourseQuerySet":
+        """Staff see drafts too; everyone else, published courses only."""
+        return self.all() if can_see_drafts(user) else self.published()
+
+
 class Course(models.Model):
     slug = models.SlugField(unique=True)
     title = models.CharField(max_length=200)
+    status = models.CharField(
+        max_length=10, choices=Status.choices, default=Status.PUBLISHED, help_text=STATUS_HELP
+    )
     summary = models.TextField(blank=True, help_text="Markdown.")
     position = models.PositiveIntegerField(default=0, help_text="Place in the catalogue.")
     run_limits = models.JSONField(
         default=dict, blank=True, validators=[validate_run_limits], help_text=RUN_LIMITS_HELP
     )
+
+    objects = CourseQuerySet.as_manager()
 
     class Meta:
         ordering = ["position", "title"]
@@ -73,8 +101,20 @@ class Course(models.Model):
     def get_absolute_url(self) -> str:
         return reverse("course:course_detail", args=[self.slug])
 
+    @property
+    def is_draft(self) -> bool:
+        return self.status == Status.DRAFT
+
 
 class LessonQuerySet(models.QuerySet):
+    def published(self) -> "LessonQuerySet":
+        """Lessons learners may see: published, in a published course."""
+        return self.filter(status=Status.PUBLISHED, course__status=Status.PUBLISHED)
+
+    def visible_to(self, user) -> "LessonQuerySet":
+        """Staff see drafts too; everyone else, published lessons only."""
+        return self.all() if can_see_drafts(user) else self.published()
+
     def in_order(self) -> "LessonQuerySet":
         return self.order_by("course__position", "course__title", "position", "pk")
 
@@ -93,6 +133,9 @@ class Lesson(models.Model):
     course = models.ForeignKey(Course, on_delete=models.CASCADE, related_name="lessons")
     slug = models.SlugField()
     title = models.CharField(max_length=200)
+    status = models.CharField(
+        max_length=10, choices=Status.choices, default=Status.PUBLISHED, help_text=STATUS_HELP
+    )
     level = models.CharField(max_length=40, blank=True, help_text="Badge, e.g. Beginner or Master.")
     summary = models.TextField(blank=True, help_text="Markdown.")
     what_you_will_see = models.TextField(blank=True, help_text="Shown literally, as output.")
@@ -114,6 +157,11 @@ class Lesson(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("course:lesson_detail", args=[self.course.slug, self.slug])
+
+    @property
+    def is_draft(self) -> bool:
+        """A draft itself, or in a draft course: either way learners do not see it."""
+        return self.status == Status.DRAFT or self.course.is_draft
 
     def reading_minutes(self) -> int:
         """Minutes to read the lesson's prose at an adult's average 238 words a minute.

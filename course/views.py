@@ -3,6 +3,7 @@ from functools import cached_property
 
 from django.conf import settings
 from django.contrib import messages
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.cache import cache
 from django.db.models import Prefetch, prefetch_related_objects
 from django.http import HttpRequest, HttpResponse
@@ -20,8 +21,10 @@ from course.models import Block, ContentVersion, Course, GlossaryTerm, Lesson
 CACHE_SECONDS = 24 * 60 * 60  # renderings of old content versions expire by themselves
 
 
-def lessons_in_order() -> Prefetch:
-    return Prefetch("lessons", queryset=Lesson.objects.order_by("position", "pk"))
+def lessons_in_order(request: HttpRequest) -> Prefetch:
+    """A course's lessons the user may see (drafts: staff only), in order."""
+    lessons = Lesson.objects.visible_to(request.user).order_by("position", "pk")
+    return Prefetch("lessons", queryset=lessons)
 
 
 def glossary_names() -> dict[str, str]:
@@ -44,7 +47,7 @@ def extend_lesson_list(request: HttpRequest, lessons: list[Lesson]) -> dict:
 
 @require_GET
 def catalogue(request: HttpRequest) -> TemplateResponse:
-    courses = list(Course.objects.prefetch_related(lessons_in_order()))
+    courses = list(Course.objects.visible_to(request.user).prefetch_related(lessons_in_order(request)))
     context = {"courses": courses}
     context.update(
         extend_lesson_list(request, [lesson for course in courses for lesson in course.lessons.all()])
@@ -54,7 +57,10 @@ def catalogue(request: HttpRequest) -> TemplateResponse:
 
 @require_GET
 def course_detail(request: HttpRequest, course_slug: str) -> TemplateResponse:
-    course = get_object_or_404(Course.objects.prefetch_related(lessons_in_order()), slug=course_slug)
+    course = get_object_or_404(
+        Course.objects.visible_to(request.user).prefetch_related(lessons_in_order(request)),
+        slug=course_slug,
+    )
     context = {"course": course}
     context.update(extend_lesson_list(request, list(course.lessons.all())))
     return TemplateResponse(request, "course/course_detail.html", context)
@@ -65,8 +71,12 @@ class LessonContent:
     exercises and lines), terms, neighbours and glossary links. Loaded on first use, in a
     fixed number of queries, so a page served from cached renderings never loads it."""
 
-    def __init__(self, lesson: Lesson, *, when_loaded: Callable[[], None] = lambda: None) -> None:
+    def __init__(
+        self, lesson: Lesson, *, user: AbstractBaseUser | AnonymousUser,
+        when_loaded: Callable[[], None] = lambda: None,
+    ) -> None:
         self.lesson = lesson
+        self.user = user  # previous / next skip the lessons this user may not see
         self.when_loaded = when_loaded
 
     @cached_property
@@ -90,7 +100,8 @@ class LessonContent:
     @cached_property
     def siblings(self) -> list[dict]:
         return list(
-            Lesson.objects.filter(course=self.lesson.course_id)
+            Lesson.objects.visible_to(self.user)
+            .filter(course=self.lesson.course_id)
             .order_by("position", "pk")
             .values("pk", "slug", "title")
         )
@@ -128,7 +139,9 @@ def lesson_detail(request: HttpRequest, course_slug: str, lesson_slug: str) -> H
         anonymous_key = f"lesson-page:{version}:{course_slug}/{lesson_slug}"
         if (html := cache.get(anonymous_key)) is not None:
             return HttpResponse(html)
-    lessons = Lesson.objects.select_related("course")
+    # A draft is not found by readers who may not see it. (A cached page for readers who
+    # are not logged in cannot be a draft's: a change of status moves the content version.)
+    lessons = Lesson.objects.visible_to(request.user).select_related("course")
     if version is None:
         lessons = lessons.annotate(content_version=ContentVersion.current())
     lesson = get_object_or_404(lessons, course__slug=course_slug, slug=lesson_slug)
@@ -143,7 +156,7 @@ def lesson_detail(request: HttpRequest, course_slug: str, lesson_slug: str) -> H
         for extension in settings.LESSON_PAGE_EXTENSIONS:
             context.update(import_string(extension)(request, lesson))
 
-    content = LessonContent(lesson, when_loaded=add_practice)
+    content = LessonContent(lesson, user=request.user, when_loaded=add_practice)
     context["content"] = content
     context["glossary_linker"] = SimpleLazyObject(lambda: content.glossary_linker)
     if request.user.is_authenticated:
@@ -173,12 +186,11 @@ def glossary(request: HttpRequest) -> TemplateResponse:
     return TemplateResponse(request, "course/glossary.html", context)
 
 
-def term_page_context(slug: str) -> dict:
+def term_page_context(request: HttpRequest, slug: str) -> dict:
+    lessons = Lesson.objects.visible_to(request.user).select_related("course").in_order()
     term = get_object_or_404(
         GlossaryTerm.objects.prefetch_related(
-            "see_also",
-            "pointed_at_by",
-            Prefetch("lessons", queryset=Lesson.objects.select_related("course").in_order()),
+            "see_also", "pointed_at_by", Prefetch("lessons", queryset=lessons)
         ),
         slug=slug,
     )
@@ -187,7 +199,7 @@ def term_page_context(slug: str) -> dict:
 
 @require_GET
 def term_detail(request: HttpRequest, slug: str) -> TemplateResponse:
-    return TemplateResponse(request, "course/term_detail.html", term_page_context(slug))
+    return TemplateResponse(request, "course/term_detail.html", term_page_context(request, slug))
 
 
 @require_GET
@@ -198,7 +210,9 @@ def term_preview(request: HttpRequest, slug: str) -> TemplateResponse:
         context = {"term": term, "term_names": glossary_names()}
         response = TemplateResponse(request, "course/term_detail.html#term-preview", context)
     else:
-        response = TemplateResponse(request, "course/term_detail.html", term_page_context(slug))
+        response = TemplateResponse(
+            request, "course/term_detail.html", term_page_context(request, slug)
+        )
     patch_vary_headers(response, ["HX-Request"])
     return response
 
@@ -208,7 +222,9 @@ def search(request: HttpRequest) -> TemplateResponse:
     query = request.GET.get("q", "").strip()[:100]
     context = {"query": query, "lessons": [], "terms": []}
     if query:
-        context["lessons"] = list(Lesson.objects.search(query).select_related("course").in_order())
+        context["lessons"] = list(
+            Lesson.objects.visible_to(request.user).search(query).select_related("course").in_order()
+        )
         context["terms"] = list(GlossaryTerm.objects.search(query))
         context["term_names"] = glossary_names()
     template = "course/search.html#search-results" if wants_partial(request) else "course/search.html"

@@ -45,6 +45,7 @@ def glossary_document() -> dict:
 def course_document(course: Course) -> dict:
     values = {
         "title": course.title,
+        "status": course.status,
         "summary": course.summary,
         "order": course.position,
         "limits": course.run_limits,
@@ -56,6 +57,7 @@ def course_document(course: Course) -> dict:
 def lesson_document(lesson: Lesson) -> dict:
     values = {
         "title": lesson.title,
+        "status": lesson.status,
         "level": lesson.level,
         "summary": lesson.summary,
         "what_you_will_see": lesson.what_you_will_see,

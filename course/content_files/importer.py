@@ -164,6 +164,7 @@ class _Importer:
             data.slug,
             {
                 "title": values["title"],
+                "status": values["status"],
                 "summary": values["summary"],
                 "position": values["order"],
                 "run_limits": values["limits"],
@@ -186,6 +187,7 @@ class _Importer:
             data.slug,
             {
                 "title": values["title"],
+                "status": values["status"],
                 "level": values["level"],
                 "summary": values["summary"],
                 "what_you_will_see": values["what_you_will_see"],

@@ -14,6 +14,7 @@ from course import kinds
 from course.content_files.errors import ContentError, ContentErrors, did_you_mean
 from course.content_files.yaml_lines import YamlList, YamlMap, YamlSyntaxError, load
 from course.kinds.fields import (
+    Choice,
     Field,
     Items,
     Limits,
@@ -40,6 +41,7 @@ def _model_field(model, name: str):
 
 COURSE_FIELDS: tuple[Field, ...] = (
     Text("title", required=True, model_field=_model_field(Course, "title")),
+    Choice("status", model_field=_model_field(Course, "status"), optional=True),
     Text("summary", markdown=True),
     WholeNumber("order"),
     Limits("limits", names=RUN_LIMITS),
@@ -47,6 +49,7 @@ COURSE_FIELDS: tuple[Field, ...] = (
 )
 LESSON_FIELDS: tuple[Field, ...] = (
     Text("title", required=True, model_field=_model_field(Lesson, "title")),
+    Choice("status", model_field=_model_field(Lesson, "status"), optional=True),
     Text("level", model_field=_model_field(Lesson, "level")),
     Text("summary", markdown=True),
     Text("what_you_will_see"),

@@ -180,9 +180,11 @@ class Name(Field):
 
 @dataclass(frozen=True)
 class Choice(Field):
-    """One of the model field's choices."""
+    """One of the model field's choices. An `optional` choice is left out of the file when
+    it is the default (`status: published` need not be written in every file)."""
 
     model_field: models.Field | None = None
+    optional: bool = False
 
     @property
     def choices(self) -> list[str]:
@@ -200,7 +202,9 @@ class Choice(Field):
         reading.error(mapping.line_of(self.name), f"unknown {self.name} '{value}'{hint}")
         return self.default
 
-    def write(self, value: str) -> str:
+    def write(self, value: str) -> str | None:
+        if self.optional and value == self.default:
+            return None
         return value
 
 

@@ -384,10 +384,12 @@ def read_move(raw: str, lines: ExerciseLines, tokens: LineTokens) -> tuple[str, 
 # Responses ----------------------------------------------------------------------------
 
 
-def exercise_or_404(exercise_id: int) -> OrderingExercise:
+def exercise_or_404(request: HttpRequest, exercise_id: int) -> OrderingExercise:
+    """The exercise, if its lesson is one the user may see (a draft's: staff only)."""
     return get_object_or_404(
         OrderingExercise.objects.select_related("block__lesson__course").prefetch_related("lines"),
         pk=exercise_id,
+        block__lesson__in=Lesson.objects.visible_to(request.user),
     )
 
 
@@ -479,7 +481,7 @@ def wait_for(attempt: OrderingAttempt, *, seconds: float) -> OrderingAttempt:
 @never_cache  # practice state: never a stale copy on Back
 def ordering_practice(request: HttpRequest, exercise_id: int) -> HttpResponse:
     """The practice region again: what a check that is still running polls."""
-    exercise = exercise_or_404(exercise_id)
+    exercise = exercise_or_404(request, exercise_id)
     if not request.user.is_authenticated:
         return log_in_first(request, exercise)
     attempt = _latest_attempts(request.user, [exercise.pk]).get(exercise.pk)
@@ -493,7 +495,7 @@ def ordering_practice(request: HttpRequest, exercise_id: int) -> HttpResponse:
 def ordering_move(request: HttpRequest, exercise_id: int) -> HttpResponse:
     """Save a move: one step of one line (`move=up:<token>`), or where every line now is
     (`arrangement`, JSON, sent by the page's script after a drag, click or key)."""
-    exercise = exercise_or_404(exercise_id)
+    exercise = exercise_or_404(request, exercise_id)
     if not request.user.is_authenticated:
         return log_in_first(request, exercise)
     lines = ExerciseLines.of(exercise)
@@ -515,7 +517,7 @@ def ordering_move(request: HttpRequest, exercise_id: int) -> HttpResponse:
 
 @require_POST
 def ordering_check(request: HttpRequest, exercise_id: int) -> HttpResponse:
-    exercise = exercise_or_404(exercise_id)
+    exercise = exercise_or_404(request, exercise_id)
     if not request.user.is_authenticated:
         return log_in_first(request, exercise)
     lines = ExerciseLines.of(exercise)
@@ -540,7 +542,7 @@ def ordering_check(request: HttpRequest, exercise_id: int) -> HttpResponse:
 
 @require_POST
 def ordering_help(request: HttpRequest, exercise_id: int) -> HttpResponse:
-    exercise = exercise_or_404(exercise_id)
+    exercise = exercise_or_404(request, exercise_id)
     if not request.user.is_authenticated:
         return log_in_first(request, exercise)
     removed_before = len(removed_keys(request.user, exercise, ExerciseLines.of(exercise)))
@@ -556,7 +558,7 @@ def ordering_help(request: HttpRequest, exercise_id: int) -> HttpResponse:
 
 @require_POST
 def ordering_reset(request: HttpRequest, exercise_id: int) -> HttpResponse:
-    exercise = exercise_or_404(exercise_id)
+    exercise = exercise_or_404(request, exercise_id)
     if not request.user.is_authenticated:
         return log_in_first(request, exercise)
     actions.start_again(user=request.user, exercise=exercise)

@@ -61,12 +61,15 @@ def with_lesson_progress(
 @never_cache  # practice state: never a stale copy on Back
 @login_required
 def my_progress(request: HttpRequest) -> TemplateResponse:
+    visible = Lesson.objects.visible_to(request.user)
     courses = list(
-        Course.objects.prefetch_related(
-            Prefetch("lessons", queryset=Lesson.objects.order_by("position", "pk"))
+        Course.objects.visible_to(request.user).prefetch_related(
+            Prefetch("lessons", queryset=visible.order_by("position", "pk"))
         )
     )
-    progress_rows = LessonProgress.objects.filter(user=request.user).select_related("lesson__course")
+    progress_rows = LessonProgress.objects.filter(
+        user=request.user, lesson__in=visible
+    ).select_related("lesson__course")
     by_lesson = {row.lesson_id: row for row in progress_rows}
     summaries = []
     for course in courses:
@@ -82,7 +85,7 @@ def my_progress(request: HttpRequest) -> TemplateResponse:
                 "percent": round(100 * done / len(lessons)) if lessons else 0,
             }
         )
-    totals = LessonProgress.objects.filter(user=request.user).aggregate(
+    totals = progress_rows.aggregate(
         right=Sum("predictions_right"), predicted=Sum("snippets_predicted")
     )
     accuracy = (

@@ -341,8 +341,13 @@ class SelfCheckForm(forms.Form):
 # Helpers ------------------------------------------------------------------------------
 
 
-def snippet_or_404(snippet_id: int) -> Snippet:
-    return get_object_or_404(Snippet.objects.select_related("block__lesson__course"), pk=snippet_id)
+def snippet_or_404(request: HttpRequest, snippet_id: int) -> Snippet:
+    """The snippet, if its lesson is one the user may see (a draft's: staff only)."""
+    return get_object_or_404(
+        Snippet.objects.select_related("block__lesson__course"),
+        pk=snippet_id,
+        block__lesson__in=Lesson.objects.visible_to(request.user),
+    )
 
 
 def snippet_url(snippet: Snippet, **query) -> str:
@@ -407,7 +412,7 @@ def practice_for(user: AbstractBaseUser, snippet: Snippet, **kwargs) -> SnippetP
 @login_required
 def prediction_create(request: HttpRequest, snippet_id: int) -> HttpResponse:
     """Store the prediction (typed, or said out loud) and reveal the real output."""
-    snippet = snippet_or_404(snippet_id)
+    snippet = snippet_or_404(request, snippet_id)
     form = PredictionForm(request.POST)
     if not form.is_valid():
         return refuse(request, snippet, first_error(form), status=400)
@@ -507,7 +512,7 @@ def revealed_or_refuse(request: HttpRequest, snippet: Snippet) -> HttpResponse |
 @login_required
 def run_create(request: HttpRequest, snippet_id: int) -> HttpResponse:
     """Run the learner's version of the snippet through the queue and the worker."""
-    snippet = snippet_or_404(snippet_id)
+    snippet = snippet_or_404(request, snippet_id)
     if refused := revealed_or_refuse(request, snippet):
         return refused
     form = CodeForm(request.POST)
@@ -556,7 +561,7 @@ def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
 @login_required
 def draft_save(request: HttpRequest, snippet_id: int) -> HttpResponse:
     """Keep the learner's edited code (autosaved as they type), or reset to the original."""
-    snippet = snippet_or_404(snippet_id)
+    snippet = snippet_or_404(request, snippet_id)
     if refused := revealed_or_refuse(request, snippet):
         return refused
     form = DraftForm(request.POST)

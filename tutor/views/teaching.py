@@ -89,7 +89,8 @@ def grouped(rows, value) -> defaultdict[int, list]:
 def lessons_with_practice():
     practice = Q(blocks__kind__in=[kind.name for kind in kinds.practice_kinds()])
     return (
-        Lesson.objects.in_order()
+        Lesson.objects.published()  # a draft is not taught yet, even to staff teachers
+        .in_order()
         .annotate(items=Count("blocks", filter=practice))
         .filter(items__gt=0)
     )
@@ -259,7 +260,7 @@ def class_remove_student(request: HttpRequest, pk: int, student_pk: int) -> Http
 def class_lesson(request: HttpRequest, pk: int, lesson_pk: int) -> TemplateResponse:
     """Item analysis: how the class did on each snippet and ordering exercise of a lesson."""
     cohort = taught_class(request, pk)
-    lesson = get_object_or_404(Lesson.objects.select_related("course"), pk=lesson_pk)
+    lesson = get_object_or_404(Lesson.objects.published().select_related("course"), pk=lesson_pk)
     in_class = Q(user__memberships__cohort=cohort)
     snippets = list(
         Snippet.objects.filter(block__lesson=lesson).select_related("block").order_by("block__position")
@@ -341,7 +342,7 @@ def class_student(request: HttpRequest, pk: int, student_pk: int) -> TemplateRes
             texts = {line.key: line.text for line in event.row.exercise.lines.all()}
             event.order_text = "\n".join(texts.get(key, f"[{key}]") for key in event.row.order)
     progress = (
-        LessonProgress.objects.filter(user=student)
+        LessonProgress.objects.filter(user=student, lesson__in=Lesson.objects.published())
         .select_related("lesson__course")
         .order_by("lesson__course__position", "lesson__position", "lesson__pk")
     )
