@@ -1,6 +1,11 @@
 from django.contrib import admin
 from django.urls import include, path
 
+# The admin speaks the site's language: Parsnip, classes, lessons (not "Django", "cohorts").
+admin.site.site_header = "Parsnip administration"
+admin.site.site_title = "Parsnip admin"
+admin.site.index_title = "Content, classes and learners' work"
+
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("django.contrib.auth.urls")),

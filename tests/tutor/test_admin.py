@@ -272,6 +272,7 @@ def test_view_only_staff_cannot_clean_up_login_attempts(client):
 
 def test_the_admin_calls_classes_and_progress_what_the_site_calls_them(admin_client):
     index = admin_client.get(reverse("admin:index")).content.decode()
+    assert "Parsnip administration" in index and "Django administration" not in index
     assert ">Classes<" in index
     assert ">Lesson progress<" in index
     assert "Cohort" not in index
