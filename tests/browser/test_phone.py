@@ -1,0 +1,87 @@
+"""The seed lesson on a phone (390 px wide, touch) in the system Chromium."""
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.factories import make_prediction, make_user
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+SEED = "/learn/local-models/optimising-speed-and-memory/"
+EXERCISE = "#exercise-kv-cache-vram-order-practice"
+
+
+@pytest.fixture
+def phone(browser, live_server, client, sample_content):
+    """A phone-sized touch screen, logged in as a learner who revealed the first snippet."""
+    from course.models import Snippet
+
+    learner = make_user("ada")
+    make_prediction(learner, Snippet.objects.get(block__key="backend-latency"))
+    client.force_login(learner)
+    context = browser.new_context(
+        base_url=live_server.url,
+        viewport={"width": 390, "height": 844},
+        has_touch=True,
+        is_mobile=True,
+    )
+    context.add_cookies(
+        [{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server.url}]
+    )
+    errors: list[str] = []
+    page = context.new_page()
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    yield page
+    context.close()
+    assert not errors
+
+
+def height(locator) -> float:
+    return locator.bounding_box()["height"]
+
+
+def test_ordering_lines_keep_their_indentation_and_never_wrap(phone):
+    phone.goto(SEED + "#exercise-kv-cache-vram-order")
+    lines = phone.locator(f"{EXERCISE} .ordering-line code")
+    expect(lines.first).to_be_visible()
+    short = phone.locator(f"{EXERCISE} .ordering-line code", has_text="print()").first
+    long = phone.locator(
+        f"{EXERCISE} .ordering-line code", has_text="Lower KV cache precision frees VRAM: True"
+    )
+    indented = phone.locator(f"{EXERCISE} .ordering-line code", has_text="return bits * capacity")
+    # Every line is one line high, however long: a long one scrolls sideways instead.
+    for line in lines.all():
+        assert height(line) <= height(short) + 1, line.inner_text()
+    assert long.evaluate("code => code.scrollWidth > code.clientWidth")
+    # The indentation is there to see: the body of the function starts further right.
+    assert indented.inner_text().startswith("    return")
+    # Where the first visible character of a line is drawn.
+    word = "code => { const walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT); let node; while ((node = walker.nextNode())) { const i = node.data.search(/\\S/); if (i >= 0) { const r = document.createRange(); r.setStart(node, i); r.setEnd(node, i + 1); return r.getBoundingClientRect().left; } } }"
+    unindented = phone.locator(f"{EXERCISE} .ordering-line code", has_text="def kv_cache_vram")
+    assert indented.evaluate(word) > unindented.evaluate(word) + 20
+
+
+def test_the_header_leaves_the_first_screen_to_the_lesson(phone):
+    phone.goto(SEED)
+    header = phone.locator(".site-header")
+    assert height(header) <= 844 / 9  # a third of the screen, it was; three short rows now
+    expect(phone.get_by_role("heading", level=1)).to_be_in_viewport()
+    # Everything is still there: the sections, the search and the account links.
+    for name in ("Lessons", "Glossary", "My progress", "Classes", "Password"):
+        expect(header.get_by_role("link", name=name, exact=True)).to_be_attached()
+    expect(header.get_by_role("searchbox")).to_be_visible()
+    expect(header.get_by_role("button", name="Log out")).to_be_attached()
+
+
+def test_no_keyboard_shortcuts_are_offered_on_a_touch_screen(phone, page, login_in_browser):
+    phone.goto(SEED + "#snippet-backend-latency")
+    expect(phone.locator("#snippet-backend-latency-practice .run-button")).to_be_visible()
+    expect(phone.locator("#snippet-backend-latency-practice .shortcut")).to_be_hidden()
+    assert "Alt" not in phone.locator(f"{EXERCISE} .ordering-hint").inner_text()
+    # With a mouse and a keyboard they are there.
+    from django.contrib.auth.models import User
+
+    login_in_browser(User.objects.get(username="ada"))
+    page.goto(SEED + "#snippet-backend-latency")
+    expect(page.locator("#snippet-backend-latency-practice .shortcut")).to_be_visible()
+    assert "Alt" in page.locator(f"{EXERCISE} .ordering-hint").inner_text()
