@@ -20,6 +20,16 @@ ROOT = Path(__file__).resolve().parents[2]
 OUT = Path(__file__).resolve().parent
 WIDTHS = {"desktop": (1280, 1500), "phone": (390, 844)}
 SEED = "/learn/local-models/optimising-speed-and-memory/"
+UNION_BOX = """part => {
+    let [left, top, right, bottom] = [Infinity, Infinity, -Infinity, -Infinity];
+    for (const element of [part, ...part.querySelectorAll("*")]) {
+        const r = element.getBoundingClientRect();
+        if (!r.width || !r.height) continue;
+        [left, top] = [Math.min(left, r.left), Math.min(top, r.top)];
+        [right, bottom] = [Math.max(right, r.right), Math.max(bottom, r.bottom)];
+    }
+    return {x: left + scrollX, y: top + scrollY, width: right - left, height: bottom - top};
+}"""
 # Shots of one part of a page rather than of the first screen.
 PARTS = {
     "lesson-ordering": "#exercise-kv-cache-vram-order",
@@ -146,7 +156,8 @@ def photograph(base: str, ids: dict) -> None:
                     # element beyond the screen drops the touch emulation (hover and pointer).
                     tall = page.evaluate("document.documentElement.scrollHeight")
                     page.set_viewport_size({"width": width, "height": tall})
-                    box = page.locator(element).bounding_box()
+                    # The part and everything in it (the exercise is wider than its section).
+                    box = page.locator(element).evaluate(UNION_BOX)
                     page.screenshot(path=OUT / f"{name}-{width}.png", clip=box)
                     page.set_viewport_size({"width": width, "height": height})
                 else:
