@@ -52,21 +52,30 @@ def verdict_for(prediction: Prediction, run: Run) -> str:
 
 
 def settle_predictions(*, predictions: list[Prediction], run: Run) -> list[Prediction]:
-    """Give pending predictions their verdict from a final reveal run; returns those changed."""
+    """Give pending predictions their verdict from a final reveal run; returns those changed.
+
+    One short transaction per learner, and the verdict is compared before it: a class
+    whose reveal arrives together is settled by each learner's own request and by the
+    worker at once, and whichever comes second finds nothing left to do.
+    """
     if not run.is_final or run.status == Run.Status.FAILED:
         return []
     changed = []
     for prediction in predictions:
-        if prediction.verdict == Prediction.Verdict.PENDING:
-            prediction.verdict = verdict_for(prediction, run)
-            changed.append(prediction)
-    if changed:
+        if prediction.verdict != Prediction.Verdict.PENDING:
+            continue
+        verdict = verdict_for(prediction, run)
         with transaction.atomic():
-            Prediction.objects.bulk_update(changed, ["verdict"])
-            for prediction in {p.user_id: p for p in changed}.values():
+            settled = Prediction.objects.filter(
+                pk=prediction.pk, verdict=Prediction.Verdict.PENDING
+            ).update(verdict=verdict)
+            if settled:
                 refresh_lesson_progress(
                     user=prediction.user, lesson=prediction.snippet.block.lesson
                 )
+        prediction.verdict = verdict  # the same whoever gave it
+        if settled:
+            changed.append(prediction)
     return changed
 
 
@@ -80,7 +89,7 @@ def settle_predictions_for_run(*, run: Run) -> list[Prediction]:
     waiting = list(
         Prediction.objects.filter(
             snippet=snippet, snippet_version=snippet.version, verdict=Prediction.Verdict.PENDING
-        ).select_related("snippet__block__lesson")
+        ).select_related("user", "snippet__block__lesson")
     )
     return settle_predictions(predictions=waiting, run=run)
 
@@ -128,7 +137,10 @@ def submit_prediction(
             prediction.pk = None
             prediction.is_first = False
             prediction.save()
-        if not settle_predictions(predictions=[prediction], run=run):
+        settled = settle_predictions(predictions=[prediction], run=run)
+        # A prediction still waiting for its output counts for nothing yet: whoever gives
+        # it its verdict counts it (one write fewer in a class's reveal burst).
+        if not settled and prediction.verdict != Prediction.Verdict.PENDING:
             refresh_lesson_progress(user=user, lesson=snippet.block.lesson)
     return prediction, run
 

@@ -2,11 +2,11 @@
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from course.models import Lesson, OrderingExercise, Snippet
+from course.models import Block, Lesson, OrderingExercise, Snippet
 from tutor.models import LessonProgress, OrderingAttempt, Prediction, Run
 
 
@@ -18,34 +18,18 @@ def refresh_lesson_progress(*, user: AbstractBaseUser, lesson: Lesson) -> Lesson
     lesson is complete when every snippet has a prediction and every exercise is solved.
     """
     with transaction.atomic():
-        progress, _ = LessonProgress.objects.get_or_create(user=user, lesson=lesson)
-        progress = LessonProgress.objects.select_for_update().get(pk=progress.pk)
-
-        snippets = Snippet.objects.filter(block__lesson=lesson)
-        predictions = Prediction.objects.filter(user=user, snippet__block__lesson=lesson).exclude(
-            verdict=Prediction.Verdict.PENDING
-        )
-        first_on_current = predictions.filter(
-            is_first=True, snippet_version=F("snippet__version")
-        )
-        progress.snippets_total = snippets.count()
-        progress.snippets_predicted = predictions.values("snippet").distinct().count()
-        progress.predictions_right = first_on_current.filter(
-            verdict__in=[Prediction.Verdict.RIGHT, Prediction.Verdict.SELF_RIGHT]
-        ).count()
-        progress.exercises_total = OrderingExercise.objects.filter(block__lesson=lesson).count()
-        # Solved once is solved: "Practise again" afterwards does not undo it.
-        progress.exercises_solved = (
-            OrderingAttempt.objects.filter(
-                user=user, exercise__block__lesson=lesson, verdict=OrderingAttempt.Verdict.SOLVED
-            )
-            .values("exercise")
-            .distinct()
-            .count()
-        )
-        progress.runs = Run.objects.filter(
-            user=user, snippet__block__lesson=lesson, purpose=Run.Purpose.RUN
-        ).count()
+        progress = LessonProgress.objects.select_for_update().filter(user=user, lesson=lesson).first()
+        if progress is None:
+            progress, _ = LessonProgress.objects.get_or_create(user=user, lesson=lesson)
+            progress = LessonProgress.objects.select_for_update().get(pk=progress.pk)
+        (
+            progress.snippets_total,
+            progress.snippets_predicted,
+            progress.predictions_right,
+            progress.exercises_total,
+            progress.exercises_solved,
+            progress.runs,
+        ) = _counts(user_id=user.pk, lesson_id=lesson.pk)
 
         now = timezone.now()
         done = (
@@ -60,6 +44,41 @@ def refresh_lesson_progress(*, user: AbstractBaseUser, lesson: Lesson) -> Lesson
         progress.updated_at = now
         progress.save()
     return progress
+
+
+def _counts(*, user_id: int, lesson_id: int) -> tuple[int, ...]:
+    """Snippets, those predicted, first predictions right on the current version,
+    exercises, those solved (once solved stays solved: "Practise again" does not undo it),
+    and runs: one statement, because it runs while the row is locked (and, on SQLite,
+    while every other writer waits). Six ORM counts cost several milliseconds of Python."""
+    snippet, block = Snippet._meta.db_table, Block._meta.db_table
+    prediction, exercise = Prediction._meta.db_table, OrderingExercise._meta.db_table
+    attempt, run = OrderingAttempt._meta.db_table, Run._meta.db_table
+    of_lesson = f"JOIN {block} b ON b.id = s.block_id WHERE b.lesson_id = %(lesson)s"
+    predictions = (
+        f"FROM {prediction} p JOIN {snippet} s ON s.id = p.snippet_id {of_lesson} "
+        "AND p.user_id = %(user)s AND p.verdict <> %(pending)s"
+    )
+    sql = f"""SELECT
+        (SELECT COUNT(*) FROM {snippet} s {of_lesson}),
+        (SELECT COUNT(DISTINCT p.snippet_id) {predictions}),
+        (SELECT COUNT(*) {predictions} AND p.is_first = %(true)s
+            AND p.snippet_version = s.version AND p.verdict IN (%(right)s, %(self_right)s)),
+        (SELECT COUNT(*) FROM {exercise} s {of_lesson}),
+        (SELECT COUNT(DISTINCT a.exercise_id) FROM {attempt} a
+            JOIN {exercise} s ON s.id = a.exercise_id {of_lesson}
+            AND a.user_id = %(user)s AND a.verdict = %(solved)s),
+        (SELECT COUNT(*) FROM {run} r JOIN {snippet} s ON s.id = r.snippet_id {of_lesson}
+            AND r.user_id = %(user)s AND r.purpose = %(purpose)s)"""
+    params = {
+        "lesson": lesson_id, "user": user_id, "pending": Prediction.Verdict.PENDING.value,
+        "true": True, "right": Prediction.Verdict.RIGHT.value,
+        "self_right": Prediction.Verdict.SELF_RIGHT.value,
+        "solved": OrderingAttempt.Verdict.SOLVED.value, "purpose": Run.Purpose.RUN.value,
+    }
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return tuple(cursor.fetchone())
 
 
 def count_run(*, user: AbstractBaseUser, lesson: Lesson) -> None:
