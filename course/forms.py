@@ -284,9 +284,12 @@ class OrderingLineForm(ChecksLikeTheFiles):
             self.fields["position"].label = "Place in the solution"
             self.fields["position"].help_text = ""
         if "depends_on" in self.fields:
-            # The other lines of the same exercise, by key (not every line of every exercise).
+            # The other lines of the same solution, by key (not every line of every exercise;
+            # never a distractor, which no line may depend on).
             choices = self.fields["depends_on"]
-            lines = OrderingLine.objects.filter(exercise_id=self.instance.exercise_id)
+            lines = OrderingLine.objects.filter(
+                exercise_id=self.instance.exercise_id, position__isnull=False
+            )
             choices.queryset = lines.exclude(pk=self.instance.pk).order_by("position", "pk")
             choices.label_from_instance = lambda line: line.key
             choices.widget = forms.CheckboxSelectMultiple(choices=choices.choices)
