@@ -19,7 +19,17 @@ from course.content_files.reader import (
     TERM_FIELDS,
     check_values,
 )
-from course.kinds.fields import Field, Items, Lined, LinedDict, Text
+from course.kinds.fields import (
+    Choice,
+    Field,
+    Limits,
+    Lined,
+    LinedDict,
+    Name,
+    Slug,
+    SlugList,
+    WholeNumber,
+)
 from course.learner_work import learner_work
 from course.models import GlossaryTerm, OrderingLine
 
@@ -210,6 +220,11 @@ class _Problems:
 # --- The content files' rules, applied to what the admin saves ------------------------------
 
 
+# Fields whose rules the model's own fields enforce (choices, names, slugs, limits) or that
+# the admin edits as relations (slug lists): checking them again would say it twice.
+_MODEL_CHECKS = (Choice, Limits, Name, Slug, SlugList, WholeNumber)
+
+
 class ChecksLikeTheFiles(ContentForm):
     """Refuses what the content files refuse, with the same words: the fields the files
     declare (course.kinds, content_files.reader) check the form's values, glossary links
@@ -229,7 +244,7 @@ class ChecksLikeTheFiles(ContentForm):
         names = {}
         for declared in self.file_fields(data):
             name = self.file_names.get(declared.name, declared.name)
-            if isinstance(declared, Text | Items) and name in self.fields:
+            if not isinstance(declared, _MODEL_CHECKS) and name in self.fields:
                 names[declared.name] = name
         values = {file: data[name] for file, name in names.items() if data.get(name) is not None}
         fields = tuple(f for f in self.file_fields(data) if f.name in values)

@@ -253,3 +253,49 @@ def test_a_term_made_in_the_admin_points_at_the_terms_it_links(django_app, clien
     page = client.get(term.get_absolute_url()).content.decode()
     points_at = page[page.index('id="points-at"'):]
     assert re.search(r"KV cache.*VRAM", points_at, re.S)
+
+
+@pytest.mark.parametrize(
+    "kind, items, message",
+    [
+        ("data_flow", '["Read", 3]', "each step must be text, not a number"),
+        (
+            "examples",
+            '[{"titel": "One", "lines": "x"}]',
+            "unknown field 'titel' in an item (did you mean 'title'?)",
+        ),
+        ("explanations", "[]", "'items' must not be empty"),
+    ],
+)
+def test_a_blocks_items_follow_the_files_rules(django_app, kind, items, message):
+    admin = make_admin()
+    lesson = make_lesson()
+    data = shown_fields(django_app, change_url(lesson), admin)
+    data.update({
+        "blocks-TOTAL_FORMS": "1", "blocks-0-position": "1", "blocks-0-kind": kind,
+        "blocks-0-key": "listed", "blocks-0-items": items,
+        "blocks-0-snippet-TOTAL_FORMS": "0", "blocks-0-snippet-INITIAL_FORMS": "0",
+        "blocks-0-snippet-MIN_NUM_FORMS": "0", "blocks-0-snippet-MAX_NUM_FORMS": "1",
+        "blocks-0-exercise-TOTAL_FORMS": "0", "blocks-0-exercise-INITIAL_FORMS": "0",
+        "blocks-0-exercise-MIN_NUM_FORMS": "0", "blocks-0-exercise-MAX_NUM_FORMS": "1",
+        "_save": "Save",
+    })
+
+    page = django_app.post(change_url(lesson), data, user=admin)
+
+    assert page.status_code == 200
+    assert html.escape(message) in page.text
+    assert not Block.objects.filter(key="listed").exists()
+
+
+def test_a_snippets_own_page_offers_only_snippet_blocks_without_one(django_app, sample_content):
+    admin = make_admin()
+    lesson = Lesson.objects.get(slug=SEED)
+    bare = Block.objects.create(lesson=lesson, kind="snippet", key="bare", position=99)
+
+    form = django_app.get(reverse("admin:course_snippet_add"), user=admin).forms["snippet_form"]
+    assert [value for value, _, _ in form["block"].options if value] == [str(bare.pk)]
+
+    snippet = Snippet.objects.get(block__key="kv-cache-vram")
+    page = django_app.get(reverse("admin:course_snippet_change", args=[snippet.pk]), user=admin)
+    assert "block" not in page.forms["snippet_form"].fields
