@@ -1,8 +1,23 @@
+import nested_admin
+from django import forms
 from django.contrib import admin
-from django.urls import reverse
-from django.utils.html import format_html
+from django.db.models import F
 
-from course.forms import KeepsLearnerWork, KeepsTextExactly, OrderingLineFormSet
+from course.content_files.importer import link_term
+from course.forms import (
+    BlockForm,
+    BlockFormSet,
+    ContentFormSet,
+    CourseForm,
+    GlossaryTermForm,
+    KeepsLearnerWork,
+    KeepsTextExactly,
+    LessonForm,
+    OrderingExerciseForm,
+    OrderingLineForm,
+    OrderingLineFormSet,
+    SnippetForm,
+)
 from course.learner_work import learner_work
 from course.models import (
     Block,
@@ -38,6 +53,7 @@ class LessonInline(KeepsTextExactly, admin.TabularInline):
 
 @admin.register(Course)
 class CourseAdmin(ContentAdmin):
+    form = CourseForm
     list_display = ["title", "slug", "status", "position"]
     list_editable = ["status", "position"]
     list_filter = ["status"]
@@ -46,26 +62,62 @@ class CourseAdmin(ContentAdmin):
     inlines = [LessonInline]
 
 
-class BlockInline(KeepsTextExactly, admin.StackedInline):
-    model = Block
-    formset = KeepsLearnerWork
-    fields = [("position", "kind", "key"), "title", "body", "items", "practice"]
-    readonly_fields = ["practice"]
+class OrderingLineInline(KeepsTextExactly, nested_admin.NestedTabularInline):
+    model = OrderingLine
+    form = OrderingLineForm
+    formset = OrderingLineFormSet
+    fk_name = "exercise"
+    fields = ["position", "distractor", "key", "text", "depends_on"]
     extra = 0
-    ordering = ["position"]
+    ordering = [F("position").asc(nulls_last=True), "pk"]
+    classes = ["ordering-lines"]
 
-    @admin.display(description="Snippet / exercise")
-    def practice(self, block: Block) -> str:
-        for attr, name in (("snippet", "snippet"), ("exercise", "orderingexercise")):
-            target = getattr(block, attr, None)
-            if target is not None and target.pk:
-                url = reverse(f"admin:course_{name}_change", args=[target.pk])
-                return format_html('<a href="{}">Edit the {} “{}”</a>', url, attr, block.key)
-        return "—"
+    def formfield_for_dbfield(self, db_field, request, **kwargs):
+        if db_field.name == "text":
+            # One line of code: a one-row monospace box, not a page-wide textarea.
+            kwargs["widget"] = forms.Textarea(attrs={"rows": 1, "class": "code-field"})
+        return super().formfield_for_dbfield(db_field, request, **kwargs)
+
+
+class SnippetInline(KeepsTextExactly, nested_admin.NestedStackedInline):
+    model = Snippet
+    form = SnippetForm
+    formset = ContentFormSet
+    fields = [
+        "caption", "language", "code", "stdin", "expected_output", "raises", "run_limits",
+        "version",
+    ]
+    readonly_fields = ["version"]
+    extra = 0
+    classes = ["kind-snippet"]
+
+
+class OrderingExerciseInline(KeepsTextExactly, nested_admin.NestedStackedInline):
+    model = OrderingExercise
+    form = OrderingExerciseForm
+    formset = ContentFormSet
+    fields = ["intro", "grading", "expected_output"]
+    extra = 0
+    classes = ["kind-ordering"]
+    inlines = [OrderingLineInline]
+
+
+class BlockInline(KeepsTextExactly, nested_admin.NestedStackedInline):
+    """Every block of the lesson in page order, each with its snippet or exercise (and the
+    exercise's lines) edited in place."""
+
+    model = Block
+    form = BlockForm
+    formset = BlockFormSet
+    fields = [("position", "kind", "key"), "title", "body", "items"]
+    extra = 0
+    ordering = ["position", "pk"]
+    inlines = [SnippetInline, OrderingExerciseInline]
 
 
 @admin.register(Lesson)
-class LessonAdmin(ContentAdmin):
+class LessonAdmin(nested_admin.NestedModelAdminMixin, ContentAdmin):
+    form = LessonForm
     list_display = ["title", "course", "status", "position", "level"]
     list_editable = ["status"]
     list_filter = ["status", "course", "level"]
@@ -75,9 +127,32 @@ class LessonAdmin(ContentAdmin):
     filter_horizontal = ["terms"]
     inlines = [BlockInline]
 
+    class Media:
+        css = {"all": ["css/admin.css"]}
+
+
+class WritesInPlace:
+    """A snippet or exercise is written on its lesson's page; its own page keeps the
+    block it belongs to (and offers, when adding, only blocks of its kind without one)."""
+
+    kind = ""
+
+    def get_readonly_fields(self, request, obj=None):
+        fields = list(super().get_readonly_fields(request, obj))
+        return [*fields, "block"] if obj is not None else fields
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        if db_field.name == "block":
+            kwargs["queryset"] = Block.objects.filter(
+                kind=self.kind, **{f"{self.model._meta.get_field('block').remote_field.name}__isnull": True}
+            ).select_related("lesson")
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
 
 @admin.register(Snippet)
-class SnippetAdmin(ContentAdmin):
+class SnippetAdmin(WritesInPlace, ContentAdmin):
+    kind = "snippet"
+    form = SnippetForm
     list_display = ["__str__", "caption", "version"]
     list_filter = ["block__lesson__course", "block__lesson"]
     list_select_related = ["block__lesson"]
@@ -92,22 +167,19 @@ class SnippetAdmin(ContentAdmin):
         return snippet.block.lesson.get_absolute_url() + f"#snippet-{snippet.block.key}"
 
 
-class OrderingLineInline(KeepsTextExactly, admin.TabularInline):
-    model = OrderingLine
-    formset = OrderingLineFormSet
-    fk_name = "exercise"
-    fields = ["position", "key", "text", "depends_on"]
-    extra = 0
-    ordering = ["position"]
-
-
 @admin.register(OrderingExercise)
-class OrderingExerciseAdmin(ContentAdmin):
+class OrderingExerciseAdmin(WritesInPlace, nested_admin.NestedModelAdminMixin, ContentAdmin):
+    kind = "ordering"
+    form = OrderingExerciseForm
+    fields = ["block", "intro", "grading", "expected_output"]
     list_display = ["__str__", "grading"]
     list_filter = ["grading", "block__lesson__course"]
     list_select_related = ["block__lesson"]
     search_fields = ["intro", "block__key", "lines__text"]
     inlines = [OrderingLineInline]
+
+    class Media:
+        css = {"all": ["css/admin.css"]}
 
     def view_on_site(self, exercise: OrderingExercise) -> str:
         return exercise.block.lesson.get_absolute_url() + f"#exercise-{exercise.block.key}"
@@ -115,7 +187,13 @@ class OrderingExerciseAdmin(ContentAdmin):
 
 @admin.register(GlossaryTerm)
 class GlossaryTermAdmin(ContentAdmin):
+    form = GlossaryTermForm
     list_display = ["term", "slug"]
     search_fields = ["term", "definition", "slug"]
     prepopulated_fields = {"slug": ["term"]}
     filter_horizontal = ["see_also"]
+
+    def save_related(self, request, form, formsets, change):
+        super().save_related(request, form, formsets, change)
+        # The links the files would give it: the terms its definition links to point too.
+        link_term(form.instance)

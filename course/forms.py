@@ -10,8 +10,28 @@ import re
 
 from django import forms
 from django.db import models
+from nested_admin.formsets import NestedInlineFormSetMixin
 
+from course import kinds
+from course.content_files.reader import (
+    COURSE_FIELDS,
+    LESSON_FIELDS,
+    TERM_FIELDS,
+    check_values,
+)
+from course.kinds.fields import (
+    Choice,
+    Field,
+    Limits,
+    Lined,
+    LinedDict,
+    Name,
+    Slug,
+    SlugList,
+    WholeNumber,
+)
 from course.learner_work import learner_work
+from course.models import GlossaryTerm, OrderingLine
 
 _LINE_BREAK = re.compile(r"\r\n?")
 
@@ -51,6 +71,12 @@ class ContentForm(forms.ModelForm):
     Text a browser cannot send back as stored (a CR inside a line, a line break in a
     one-line field, both only ever written in the content files) keeps its stored value
     unless the person changed the field."""
+
+    def has_changed(self) -> bool:
+        # On the lesson page a new exercise may differ from an empty one only by its lines
+        # (forms nested by django-nested-admin): it is still to be saved.
+        nested = getattr(self, "nested_formsets", ())
+        return super().has_changed() or any(formset.has_changed() for formset in nested)
 
     def clean(self):
         data = super().clean()
@@ -96,7 +122,44 @@ class KeepsLearnerWork(forms.BaseInlineFormSet):
         super().clean()
 
 
-class OrderingLineFormSet(KeepsLearnerWork):
+class ContentFormSet(NestedInlineFormSetMixin, KeepsLearnerWork):
+    """KeepsLearnerWork for inlines on the lesson page, which nest (django-nested-admin)."""
+
+
+class BlockFormSet(ContentFormSet):
+    """A block has the content its kind keeps in rows of its own (a snippet block its
+    snippet), and no other kind's."""
+
+    def clean(self):
+        super().clean()
+        for form in self.forms:
+            data = getattr(form, "cleaned_data", None)
+            if not data or data.get("DELETE") or data.get("kind") not in kinds.names():
+                continue
+            kind = kinds.get(data["kind"])
+            for nested in getattr(form, "nested_formsets", []):
+                owner = next(k for k in kinds.every() if nested.model in k.content_models)
+                nested.is_valid()
+                present = any(
+                    (sub.instance.pk is not None or sub.has_changed())
+                    and not getattr(sub, "cleaned_data", {}).get("DELETE")
+                    for sub in nested.forms
+                )
+                if owner is not kind and present:
+                    form.add_error(
+                        "kind",
+                        f"{_a(kind.name)} block has no {owner.noun}: make it {_a(owner.name)} "
+                        f"block, or delete its {owner.noun}",
+                    )
+                elif owner is kind and not present:
+                    form.add_error("kind", f"{_a(kind.name)} block needs its {kind.noun}: add it below")
+
+
+def _a(word: str) -> str:
+    return f"{'an' if word[:1] in 'aeiou' else 'a'} {word}"
+
+
+class OrderingLineFormSet(ContentFormSet):
     """Learners' attempts name lines by key: a line they name keeps its key."""
 
     def clean(self):
@@ -113,3 +176,173 @@ class OrderingLineFormSet(KeepsLearnerWork):
                 f"{work} names this line by its key '{work.row.key}': keep the key "
                 "(you may change the text).",
             )
+        self.check_like_the_files()
+
+    def check_like_the_files(self) -> None:
+        """The exercise's own rules from the files (keys unique, dependencies on earlier lines
+        of the solution, no cycle); "line N" is the line's row in this table."""
+        lines, distractors = [], []
+        for row, form in enumerate(self.forms, start=1):
+            data = getattr(form, "cleaned_data", None)
+            if not data or data.get("DELETE") or not data.get("key"):
+                continue
+            item = LinedDict(key=Lined.at(data["key"], row))
+            item.line, item.lines = row, {}
+            if data.get("position") is None:
+                distractors.append(item)
+                continue
+            item["depends_on"] = [Lined.at(other.key, row) for other in data.get("depends_on", [])]
+            lines.append((data["position"], row, item))
+        problems = _Problems()
+        kinds.get("ordering").check(problems, {
+            "lines": [item for _, _, item in sorted(lines, key=lambda found: found[:2])],
+            "distractors": distractors,
+        })
+        if problems.messages:
+            raise forms.ValidationError(problems.messages)
+
+
+class _Problems:
+    """Collects what a kind's check reports (its Reading), to show above the table."""
+
+    path = ""
+
+    def __init__(self):
+        self.messages: list[str] = []
+
+    def error(self, line: int | None, message: str) -> None:
+        self.messages.append(message)
+
+    def markdown(self, mapping, name: str, text: str) -> None:
+        pass
+
+
+# --- The content files' rules, applied to what the admin saves ------------------------------
+
+
+# Fields whose rules the model's own fields enforce (choices, names, slugs, limits) or that
+# the admin edits as relations (slug lists): checking them again would say it twice.
+_MODEL_CHECKS = (Choice, Limits, Name, Slug, SlugList, WholeNumber)
+
+
+class ChecksLikeTheFiles(ContentForm):
+    """Refuses what the content files refuse, with the same words: the fields the files
+    declare (course.kinds, content_files.reader) check the form's values, glossary links
+    included. Rules the model itself enforces (choices, limits, names) are left to it."""
+
+    what = "it"  # how a message names the thing: "a snippet block"
+    file_names: dict[str, str] = {}  # content-file field name -> form field, where they differ
+
+    def file_fields(self, data: dict) -> tuple[Field, ...]:
+        return ()
+
+    def glossary(self, data: dict) -> set[str]:
+        return set(GlossaryTerm.objects.values_list("slug", flat=True))
+
+    def clean(self):
+        data = super().clean()
+        names = {}
+        for declared in self.file_fields(data):
+            name = self.file_names.get(declared.name, declared.name)
+            if not isinstance(declared, _MODEL_CHECKS) and name in self.fields:
+                names[declared.name] = name
+        values = {file: data[name] for file, name in names.items() if data.get(name) is not None}
+        fields = tuple(f for f in self.file_fields(data) if f.name in values)
+        for file, messages in check_values(fields, values, self.what, self.glossary(data)).items():
+            for message in messages:
+                self.add_error(names[file], message)
+        return data
+
+
+class BlockForm(ChecksLikeTheFiles):
+    kind = forms.ChoiceField(choices=lambda: [(kind.name, kind.label) for kind in kinds.every()])
+
+    def file_fields(self, data):
+        if data.get("kind") not in kinds.names():
+            return ()
+        kind = kinds.get(data["kind"])
+        self.what = f"a {kind.name} block"
+        self.file_names = {kind.items_field: "items"} if kind.items_field else {}
+        kept = {"title", "body", kind.items_field}
+        return tuple(f for f in kind.fields if f.name in kept)
+
+
+class SnippetForm(ChecksLikeTheFiles):
+    what = "a snippet block"
+    file_names = {"output": "expected_output"}
+
+    def file_fields(self, data):
+        return kinds.get("snippet").fields
+
+
+class OrderingExerciseForm(ChecksLikeTheFiles):
+    what = "an ordering block"
+
+    def file_fields(self, data):
+        return kinds.get("ordering").fields
+
+
+class OrderingLineForm(ChecksLikeTheFiles):
+    """A line of the solution has a place; a distractor is ticked as one, and has none."""
+
+    what = "a line"
+    distractor = forms.BooleanField(
+        label="Distractor (not part of the solution)",
+        required=False,
+        help_text="A wrong line offered with the others; learners should leave it out.",
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["distractor"].initial = self.instance.pk is not None and self.instance.is_distractor
+        if "position" in self.fields:
+            self.fields["position"].label = "Place in the solution"
+            self.fields["position"].help_text = ""
+        if "depends_on" in self.fields:
+            # The other lines of the same solution, by key (not every line of every exercise;
+            # never a distractor, which no line may depend on).
+            choices = self.fields["depends_on"]
+            lines = OrderingLine.objects.filter(
+                exercise_id=self.instance.exercise_id, position__isnull=False
+            )
+            choices.queryset = lines.exclude(pk=self.instance.pk).order_by("position", "pk")
+            choices.label_from_instance = lambda line: line.key
+            choices.widget = forms.CheckboxSelectMultiple(choices=choices.choices)
+
+    def file_fields(self, data):
+        return kinds.get("ordering").field("lines").fields
+
+    def clean(self):
+        data = super().clean()
+        if data.get("distractor"):
+            data["position"] = None
+        elif data.get("position") is None and not data.get("DELETE"):
+            self.add_error(
+                "position", "Give the line its place in the solution, or tick Distractor."
+            )
+        return data
+
+
+class CourseForm(ChecksLikeTheFiles):
+    what = "course.yaml"
+
+    def file_fields(self, data):
+        return COURSE_FIELDS
+
+
+class LessonForm(ChecksLikeTheFiles):
+    what = "the lesson"
+
+    def file_fields(self, data):
+        return LESSON_FIELDS
+
+
+class GlossaryTermForm(ChecksLikeTheFiles):
+    what = "a glossary term"
+
+    def file_fields(self, data):
+        return TERM_FIELDS
+
+    def glossary(self, data):
+        # A definition may link the term being made, as a glossary file may.
+        return super().glossary(data) | {data.get("slug") or ""}

@@ -15,9 +15,9 @@ from django.db.models import ProtectedError, RestrictedError
 
 from course import kinds
 from course.content_files.errors import ContentError, ContentErrors
-from course.content_files.reader import BlockData, Content, CourseData, LessonData
+from course.content_files.reader import BlockData, Content, CourseData, LessonData, points_at
 from course.learner_work import all_of, learner_work
-from course.models import Block, ContentVersion, Course, GlossaryTerm, Lesson
+from course.models import Block, ContentVersion, Course, GlossaryTerm, Lesson, linked_in_order
 
 
 def content_models() -> list[type[models.Model]]:
@@ -49,6 +49,31 @@ class ImportSummary:
             f"Updated: {counted(self.updated)}.",
             f"Deleted: {counted(self.deleted)}.",
         ]
+
+
+def set_in_order(row: models.Model, manager, targets: list[models.Model]) -> bool:
+    """Set a many-to-many relation, keeping the files' order (the through rows' order);
+    whether it changed."""
+    through = manager.through
+    source, target = manager.source_field_name, manager.target_field_name
+    links = through.objects.filter(**{source: row})
+    wanted = [other.pk for other in targets]
+    if list(links.order_by("pk").values_list(f"{target}_id", flat=True)) == wanted:
+        return False
+    links.delete()
+    through.objects.bulk_create(
+        [through(**{f"{source}_id": row.pk, f"{target}_id": pk}) for pk in wanted]
+    )
+    return True
+
+
+def link_term(term: GlossaryTerm) -> bool:
+    """Give a term saved outside the files (the admin) the links the files would give it:
+    the terms its definition links to, then those it was given; whether they changed."""
+    given = [other.slug for other in linked_in_order(term.see_also)]
+    slugs = points_at(term.slug, term.definition, given)
+    by_slug = GlossaryTerm.objects.in_bulk(slugs, field_name="slug")
+    return set_in_order(term, term.see_also, [by_slug[slug] for slug in slugs if slug in by_slug])
 
 
 class _Importer:
@@ -86,18 +111,7 @@ class _Importer:
             self.summary.updated[type(row)] += 1
 
     def set_in_order(self, row: models.Model, manager, targets: list[models.Model]) -> None:
-        """Set a many-to-many relation, keeping the files' order (the through rows' order)."""
-        through = manager.through
-        source, target = manager.source_field_name, manager.target_field_name
-        links = through.objects.filter(**{source: row})
-        wanted = [other.pk for other in targets]
-        if list(links.order_by("pk").values_list(f"{target}_id", flat=True)) == wanted:
-            return
-        links.delete()
-        through.objects.bulk_create(
-            [through(**{f"{source}_id": row.pk, f"{target}_id": pk}) for pk in wanted]
-        )
-        if (type(row), row.pk) not in self._created_now:
+        if set_in_order(row, manager, targets) and (type(row), row.pk) not in self._created_now:
             self.mark_updated(row)
 
     def delete(self, row: models.Model, path: str, refusal: str) -> bool:

@@ -6,6 +6,7 @@ line of every field (yaml_lines), so each problem says where it is.
 """
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -63,6 +64,39 @@ TERM_FIELDS: tuple[Field, ...] = (
     SlugList("see_also", item="see_also entry", flow=True),
 )
 GLOSSARY_FIELDS = (Items("terms", fields=TERM_FIELDS, item="glossary term"),)
+
+
+def glossary_link_problems(text: str, glossary: Collection[str]) -> list[tuple[int, str]]:
+    """(offset, message) for each [[...]] in a Markdown text that is no link to a term of
+    `glossary`: the files' rule, which the admin applies too."""
+    problems = []
+    for match in LINK_LIKE.finditer(text):
+        link = TERM_LINK.fullmatch(match.group(0))
+        if link is None:
+            message = (
+                f"bad glossary link '{match.group(0)}': write [[slug]] or [[slug|shown text]] "
+                "with the term's lower-case slug"
+            )
+        elif link.group(1) not in glossary:
+            message = (
+                f"glossary link '{match.group(0)}' points at no term"
+                f"{did_you_mean(link.group(1), glossary)}"
+            )
+        else:
+            continue
+        problems.append((match.start(), message))
+    return problems
+
+
+def points_at(slug: str, definition: str, see_also: list[str]) -> list[str]:
+    """The terms a glossary term points at: those its definition links to, first, then its
+    see_also; each once, never itself. The same whether the term comes from the files or
+    the admin."""
+    return [
+        str(other)
+        for other in dict.fromkeys([*linked_term_slugs(definition), *see_also])
+        if other != slug
+    ]
 
 
 def generated_block_key(kind: str, ordinal: int) -> str:
@@ -210,22 +244,8 @@ class _Reader:
                     )
                 )
         for path, mapping, name, text in self.markdown:
-            for match in LINK_LIKE.finditer(text):
-                where = mapping.text_line(name, match.start())
-                link = TERM_LINK.fullmatch(match.group(0))
-                if link is None:
-                    message = (
-                        f"bad glossary link '{match.group(0)}': write [[slug]] or [[slug|shown text]] "
-                        "with the term's lower-case slug"
-                    )
-                elif link.group(1) not in glossary:
-                    message = (
-                        f"glossary link '{match.group(0)}' points at no term"
-                        f"{did_you_mean(link.group(1), glossary)}"
-                    )
-                else:
-                    continue
-                self.errors.append(ContentError(path, where, message))
+            for offset, message in glossary_link_problems(text, glossary):
+                self.errors.append(ContentError(path, mapping.text_line(name, offset), message))
 
     # -- glossary
 
@@ -261,12 +281,7 @@ class _Reader:
                     reading.error(
                         other.line, f"see_also '{other}' is not in the glossary{did_you_mean(other, seen)}"
                     )
-            # The terms a definition links to count as terms it points at, first.
-            term.see_also = [
-                str(slug)
-                for slug in dict.fromkeys([*linked_term_slugs(term.definition), *term.see_also])
-                if slug != term.slug
-            ]
+            term.see_also = points_at(term.slug, term.definition, term.see_also)
         return terms
 
     # -- courses and lessons
@@ -387,4 +402,58 @@ def read_content(directory: str | Path) -> Content:
     return content
 
 
-__all__ = ["BlockData", "Content", "CourseData", "LessonData", "Lined", "TermData", "read_content"]
+__all__ = [
+    "BlockData", "Content", "CourseData", "LessonData", "Lined", "TermData", "check_values",
+    "glossary_link_problems", "points_at", "read_content",
+]
+
+
+# --- The same checks for content that comes from elsewhere (the admin) ----------------------
+
+
+class _ValuesReading:
+    """Reads values a form holds through the files' fields; problems by field name."""
+
+    path = ""
+
+    def __init__(self, glossary: Collection[str]):
+        self.glossary = glossary
+        self.field = ""
+        self.problems: dict[str, list[str]] = {}
+
+    def error(self, line: int | None, message: str) -> None:
+        self.problems.setdefault(self.field, []).append(message)
+
+    def markdown(self, mapping: YamlMap, name: str, text: str) -> None:
+        for _, message in glossary_link_problems(text, self.glossary):
+            self.error(None, message)
+
+
+def _as_read(value: Any) -> Any:
+    """A plain value as the YAML reader gives it (mappings and lists that know a line)."""
+    if isinstance(value, dict):
+        mapping = YamlMap(0)
+        for key, item in value.items():
+            mapping[key] = _as_read(item)
+        return mapping
+    if isinstance(value, list):
+        sequence = YamlList(0)
+        for item in value:
+            sequence.append(_as_read(item))
+            sequence.lines.append(0)
+        return sequence
+    return value
+
+
+def check_values(
+    fields: tuple[Field, ...], values: dict[str, Any], what: str, glossary: Collection[str]
+) -> dict[str, list[str]]:
+    """Check `values` (by content-file field name) with the rules the files are read by:
+    each field's own checks and its glossary links. The problems, by field name."""
+    reading = _ValuesReading(glossary)
+    mapping = _as_read(values)
+    for declared in fields:
+        if declared.name in values:
+            reading.field = declared.name
+            declared.read(reading, mapping, what)
+    return reading.problems

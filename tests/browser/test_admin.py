@@ -3,7 +3,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from course.models import Block, Lesson, Snippet
+from course.models import Block, Lesson, OrderingExercise, Snippet
 from tests.factories import make_admin, make_prediction, make_user
 from tutor.models import Prediction
 
@@ -39,3 +39,54 @@ def test_saving_the_seed_snippet_unchanged_in_the_admin_changes_nothing(
     prediction = Prediction.objects.get()
     assert prediction.is_first and prediction.verdict == Prediction.Verdict.RIGHT
     assert prediction.snippet_version == Snippet.objects.get(pk=snippet.pk).version
+
+
+def test_the_lesson_admin_page_edits_blocks_in_place_with_monospace_code(
+    page, login_in_browser, sample_content
+):
+    lesson = Lesson.objects.get(slug="optimising-speed-and-memory")
+    snippet = Snippet.objects.filter(block__lesson=lesson).order_by("block__position").first()
+    before = rows(snippet)
+    login_in_browser(make_admin())
+
+    page.goto(f"/admin/course/lesson/{lesson.pk}/change/")
+
+    code = page.locator("textarea[name$='-snippet-0-code']").first
+    expect(code).to_be_visible()
+    expect(code).to_have_value(snippet.code)
+    font = code.evaluate("element => getComputedStyle(element).fontFamily")
+    assert "monospace" in font
+    line = page.locator("textarea.code-field").first
+    assert "monospace" in line.evaluate("element => getComputedStyle(element).fontFamily")
+    exercise = page.locator(".djn-inline-form:has(select[name$='-kind'] option[value='ordering']:checked)")
+    expect(exercise.get_by_text("Distractor (not part of the solution)").first).to_be_visible()
+    expect(exercise.locator("input[name$='-distractor']:checked").first).to_be_visible()
+    # A prose block shows no empty snippet or exercise to fill in; a snippet block its snippet.
+    prose = page.locator(".djn-inline-form:has(select[name$='-kind'] option[value='try_it']:checked)").first
+    expect(prose.locator(".kind-snippet")).to_be_hidden()
+    # The lines table fits the page.
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 1280
+
+    page.get_by_role("button", name="Save", exact=True).click()
+    expect(page.locator(".messagelist")).to_contain_text("was changed successfully")
+    assert rows(snippet) == before
+
+
+def test_a_line_added_on_the_lesson_admin_page_is_saved(page, login_in_browser, sample_content):
+    exercise = OrderingExercise.objects.get(block__key="kv-cache-vram-order")
+    login_in_browser(make_admin())
+    page.goto(f"/admin/course/lesson/{exercise.block.lesson_id}/change/")
+
+    lines = page.locator("[id$='-exercise-0-lines-group']")
+    count = exercise.lines.count()
+    lines.get_by_role("link", name="Add another Ordering Line").click()
+    row = lines.locator(f"tr:has(input[name$='-lines-{count}-key'])")
+    row.locator("input[name$='-key']").fill("extra")
+    row.locator("textarea[name$='-text']").fill("    pass")
+    row.locator("input[name$='-distractor']").check()
+    page.get_by_role("button", name="Save", exact=True).click()
+
+    expect(page.locator(".messagelist")).to_contain_text("was changed successfully")
+    line = exercise.lines.get(key="extra")
+    assert (line.text, line.is_distractor) == ("    pass", True)

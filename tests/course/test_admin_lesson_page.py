@@ -1,0 +1,301 @@
+"""One lesson page in the admin: every block, with its snippet or exercise and the
+exercise's lines, edited in place and in order; and the admin refuses what the content
+files refuse, with the same words, and derives the same links."""
+
+import html
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.urls import reverse
+
+from course.content_files.errors import ContentErrors
+from course.content_files.reader import read_content
+from course.models import (
+    Block,
+    GlossaryTerm,
+    Lesson,
+    OrderingExercise,
+    OrderingLine,
+    Snippet,
+    linked_in_order,
+)
+from tests.factories import make_admin, make_lesson, make_term
+
+pytestmark = pytest.mark.django_db
+
+SEED = "optimising-speed-and-memory"
+
+
+def change_url(lesson: Lesson) -> str:
+    return reverse("admin:course_lesson_change", args=[lesson.pk])
+
+
+def shown_fields(app, url: str, user) -> dict[str, str]:
+    """What the lesson form sends back as the page shows it (no empty-form templates)."""
+    form = app.get(url, user=user).forms["lesson_form"]
+    return {
+        name: value
+        for name, value in form.submit_fields()
+        if "__prefix__" not in name and "-empty-" not in name
+    }
+
+
+def test_the_lesson_page_shows_each_block_with_its_snippet_exercise_and_lines_in_order(
+    django_app, sample_content
+):
+    lesson = Lesson.objects.get(slug=SEED)
+    page = django_app.get(change_url(lesson), user=make_admin())
+    fields = page.forms["lesson_form"].fields
+
+    keys = [fields[f"blocks-{n}-key"][0].value for n in range(lesson.blocks.count())]
+    assert keys == list(lesson.blocks.order_by("position").values_list("key", flat=True))
+
+    snippet = Snippet.objects.get(block__key="kv-cache-vram")
+    at = keys.index("kv-cache-vram")
+    assert fields[f"blocks-{at}-snippet-0-code"][0].value == snippet.code
+    assert f"blocks-{at}-exercise-0-intro" not in fields
+
+    exercise = OrderingExercise.objects.get(block__key="kv-cache-vram-order")
+    at = keys.index("kv-cache-vram-order")
+    prefix = f"blocks-{at}-exercise-0-lines"
+    shown = [
+        (fields[f"{prefix}-{n}-key"][0].value, fields[f"{prefix}-{n}-distractor"][0].checked)
+        for n in range(exercise.lines.count())
+    ]
+    # The solution in its order, then the distractors, each ticked as one.
+    assert shown == [(line.key, line.is_distractor) for line in exercise.lines.all()]
+    assert any(distractor for _, distractor in shown)
+    assert "Distractor (not part of the solution)" in page.text
+    # Code is written in a monospace field: the page loads the admin stylesheet for it.
+    assert 'href="/static/css/admin.css"' in page.text
+    assert 'class="code-field' in page.text
+
+
+def test_one_save_adds_a_block_with_its_snippet_and_an_exercise_with_its_lines(django_app):
+    admin = make_admin()
+    lesson = make_lesson()
+    data = shown_fields(django_app, change_url(lesson), admin)
+    data.update(
+        {
+            "blocks-TOTAL_FORMS": "2",
+            "blocks-0-position": "1", "blocks-0-kind": "snippet", "blocks-0-key": "hello",
+            "blocks-0-items": "[]",
+            "blocks-0-snippet-TOTAL_FORMS": "1", "blocks-0-snippet-INITIAL_FORMS": "0",
+            "blocks-0-snippet-0-language": "python", "blocks-0-snippet-0-run_limits": "{}",
+            "blocks-0-snippet-0-code": "print('hi')\r\n",
+            "blocks-0-snippet-0-expected_output": "hi\r\n",
+            "blocks-0-exercise-TOTAL_FORMS": "0", "blocks-0-exercise-INITIAL_FORMS": "0",
+            "blocks-1-position": "2", "blocks-1-kind": "ordering", "blocks-1-key": "order-it",
+            "blocks-1-items": "[]",
+            "blocks-1-snippet-TOTAL_FORMS": "0", "blocks-1-snippet-INITIAL_FORMS": "0",
+            "blocks-1-exercise-TOTAL_FORMS": "1", "blocks-1-exercise-INITIAL_FORMS": "0",
+            "blocks-1-exercise-0-grading": "exact",
+            "blocks-1-exercise-0-lines-TOTAL_FORMS": "3",
+            "blocks-1-exercise-0-lines-INITIAL_FORMS": "0",
+            "blocks-1-exercise-0-lines-0-position": "1", "blocks-1-exercise-0-lines-0-key": "def",
+            "blocks-1-exercise-0-lines-0-text": "def f():",
+            "blocks-1-exercise-0-lines-1-position": "2", "blocks-1-exercise-0-lines-1-key": "ret",
+            "blocks-1-exercise-0-lines-1-text": "    return 1",
+            "blocks-1-exercise-0-lines-2-distractor": "on", "blocks-1-exercise-0-lines-2-key": "bad",
+            "blocks-1-exercise-0-lines-2-text": "    return",
+        }
+    )
+    for block in ("blocks-0", "blocks-1"):
+        for inline in ("snippet", "exercise"):
+            data.setdefault(f"{block}-{inline}-MIN_NUM_FORMS", "0")
+            data.setdefault(f"{block}-{inline}-MAX_NUM_FORMS", "1")
+    data["blocks-1-exercise-0-lines-MIN_NUM_FORMS"] = "0"
+    data["blocks-1-exercise-0-lines-MAX_NUM_FORMS"] = "1000"
+    data["_save"] = "Save"
+
+    response = django_app.post(change_url(lesson), data, user=admin)
+
+    assert response.status_code == 302, re.findall(r"errorlist[^>]*>(.*?)</ul>", response.text, re.S)
+    assert list(lesson.blocks.values_list("key", "kind")) == [("hello", "snippet"), ("order-it", "ordering")]
+    snippet = Snippet.objects.get(block__key="hello")
+    assert (snippet.code, snippet.expected_output) == ("print('hi')\n", "hi\n")
+    exercise = OrderingExercise.objects.get(block__key="order-it")
+    assert [(line.key, line.text, line.position) for line in exercise.lines.all()] == [
+        ("def", "def f():", 1), ("ret", "    return 1", 2), ("bad", "    return", None),
+    ]
+
+
+def test_a_snippet_block_without_its_snippet_is_refused(django_app):
+    admin = make_admin()
+    lesson = make_lesson()
+    data = shown_fields(django_app, change_url(lesson), admin)
+    data.update({
+        "blocks-TOTAL_FORMS": "1", "blocks-0-position": "1", "blocks-0-kind": "snippet",
+        "blocks-0-key": "alone", "blocks-0-items": "[]",
+        "blocks-0-snippet-TOTAL_FORMS": "0", "blocks-0-snippet-INITIAL_FORMS": "0",
+        "blocks-0-snippet-MIN_NUM_FORMS": "0", "blocks-0-snippet-MAX_NUM_FORMS": "1",
+        "blocks-0-exercise-TOTAL_FORMS": "0", "blocks-0-exercise-INITIAL_FORMS": "0",
+        "blocks-0-exercise-MIN_NUM_FORMS": "0", "blocks-0-exercise-MAX_NUM_FORMS": "1",
+        "_save": "Save",
+    })
+
+    page = django_app.post(change_url(lesson), data, user=admin)
+
+    assert page.status_code == 200
+    assert "a snippet block needs its snippet: add it below" in page.text
+    assert not Block.objects.filter(key="alone").exists()
+
+
+def exercise_form(django_app, admin):
+    exercise = OrderingExercise.objects.get(block__key="kv-cache-vram-order")
+    lesson = exercise.block.lesson
+    form = django_app.get(change_url(lesson), user=admin).forms["lesson_form"]
+    at = next(n for n in range(50) if form[f"blocks-{n}-key"].value == "kv-cache-vram-order")
+    prefix = f"blocks-{at}-exercise-0-lines"
+    rows = {form[f"{prefix}-{n}-key"].value: n for n in range(exercise.lines.count())}
+    return form, prefix, rows
+
+
+def test_a_line_is_made_a_distractor_with_its_checkbox(django_app, sample_content):
+    admin = make_admin()
+    form, prefix, rows = exercise_form(django_app, admin)
+    distractor = OrderingLine.objects.filter(exercise__block__key="kv-cache-vram-order", position=None).first()
+    form[f"{prefix}-{rows[distractor.key]}-distractor"] = False
+
+    page = form.submit("_save", user=admin)
+
+    assert "Give the line its place in the solution, or tick Distractor." in page.text
+    form = page.forms["lesson_form"]
+    form[f"{prefix}-{rows[distractor.key]}-distractor"] = True
+    form[f"{prefix}-{rows[distractor.key]}-position"] = "7"
+    assert form.submit("_save", user=admin).status_code == 302
+    distractor.refresh_from_db()
+    assert distractor.is_distractor
+
+
+def test_a_line_depending_on_a_later_line_is_refused_as_the_files_refuse_it(django_app, sample_content):
+    admin = make_admin()
+    form, prefix, rows = exercise_form(django_app, admin)
+    first, later = OrderingLine.objects.filter(
+        exercise__block__key="kv-cache-vram-order", position__isnull=False
+    ).order_by("position")[:2]
+    form[f"{prefix}-{rows[first.key]}-depends_on"] = [str(later.pk)]
+
+    page = form.submit("_save", user=admin)
+
+    assert html.escape(
+        f"line '{first.key}' depends on '{later.key}', which comes after it: "
+        "list the lines in an order that works"
+    ) in page.text
+    assert not first.depends_on.exists()
+
+
+def files_message(tmp_path: Path, old: str, new: str) -> str:
+    """The message the content files give for the same mistake (without path and line)."""
+    content = Path(shutil.copytree(Path(settings.BASE_DIR) / "content", tmp_path / "content"))
+    lesson_file = content / "local-models" / f"{SEED}.yaml"
+    text = lesson_file.read_text()
+    assert old in text
+    lesson_file.write_text(text.replace(old, new, 1))
+    with pytest.raises(ContentErrors) as errors:
+        read_content(content)
+    [error] = errors.value.errors
+    return error.message
+
+
+def test_a_misspelt_term_link_is_refused_with_the_files_message(django_app, sample_content, tmp_path):
+    block = Block.objects.filter(lesson__slug=SEED, kind="data_flow").exclude(body="").first()
+    phrase = block.body.splitlines()[0]
+    expected = files_message(tmp_path, phrase, phrase + " [[kv-cahce]]")
+    assert expected == "glossary link '[[kv-cahce]]' points at no term (did you mean 'kv-cache'?)"
+    admin = make_admin()
+    form = django_app.get(change_url(block.lesson), user=admin).forms["lesson_form"]
+    at = next(n for n in range(50) if form[f"blocks-{n}-key"].value == block.key)
+    form[f"blocks-{at}-body"] = block.body.replace(phrase, phrase + " [[kv-cahce]]", 1)
+
+    page = form.submit("_save", user=admin)
+
+    assert page.status_code == 200
+    assert html.escape(expected) in page.text
+    block.refresh_from_db()
+    assert "[[kv-cahce]]" not in block.body
+
+
+def test_misspelt_term_links_are_refused_in_every_markdown_field(django_app, sample_content):
+    """Markdown wherever the files check it: the lesson's summary, a term's definition."""
+    admin = make_admin()
+    lesson = Lesson.objects.get(slug=SEED)
+    form = django_app.get(change_url(lesson), user=admin).forms["lesson_form"]
+    form["summary"] = "See [[Kv Cache]]."
+    page = form.submit("_save", user=admin)
+    assert "bad glossary link &#x27;[[Kv Cache]]&#x27;: write [[slug]]" in page.text
+
+    term = GlossaryTerm.objects.get(slug="kv-cache")
+    url = reverse("admin:course_glossaryterm_change", args=[term.pk])
+    form = django_app.get(url, user=admin).forms["glossaryterm_form"]
+    form["definition"] = "Like [[vrma]]."
+    page = form.submit("_save", user=admin)
+    assert "glossary link &#x27;[[vrma]]&#x27; points at no term (did you mean &#x27;vram&#x27;?)" in page.text
+
+
+def test_a_term_made_in_the_admin_points_at_the_terms_it_links(django_app, client):
+    vram, cache = make_term("VRAM", slug="vram"), make_term("KV cache", slug="kv-cache")
+    admin = make_admin()
+    form = django_app.get(reverse("admin:course_glossaryterm_add"), user=admin).forms["glossaryterm_form"]
+    form["term"] = "Offloading"
+    form["slug"] = "offloading"
+    form["definition"] = "Moving the [[kv-cache]] out of [[vram|video memory]]."
+    form["see_also"].force_value([str(cache.pk)])
+
+    assert form.submit("_save", user=admin).status_code == 302
+
+    term = GlossaryTerm.objects.get(slug="offloading")
+    # As the files give it: the terms the definition links to, first, in its order.
+    assert linked_in_order(term.see_also) == [cache, vram]
+    page = client.get(term.get_absolute_url()).content.decode()
+    points_at = page[page.index('id="points-at"'):]
+    assert re.search(r"KV cache.*VRAM", points_at, re.S)
+
+
+@pytest.mark.parametrize(
+    "kind, items, message",
+    [
+        ("data_flow", '["Read", 3]', "each step must be text, not a number"),
+        (
+            "examples",
+            '[{"titel": "One", "lines": "x"}]',
+            "unknown field 'titel' in an item (did you mean 'title'?)",
+        ),
+        ("explanations", "[]", "'items' must not be empty"),
+    ],
+)
+def test_a_blocks_items_follow_the_files_rules(django_app, kind, items, message):
+    admin = make_admin()
+    lesson = make_lesson()
+    data = shown_fields(django_app, change_url(lesson), admin)
+    data.update({
+        "blocks-TOTAL_FORMS": "1", "blocks-0-position": "1", "blocks-0-kind": kind,
+        "blocks-0-key": "listed", "blocks-0-items": items,
+        "blocks-0-snippet-TOTAL_FORMS": "0", "blocks-0-snippet-INITIAL_FORMS": "0",
+        "blocks-0-snippet-MIN_NUM_FORMS": "0", "blocks-0-snippet-MAX_NUM_FORMS": "1",
+        "blocks-0-exercise-TOTAL_FORMS": "0", "blocks-0-exercise-INITIAL_FORMS": "0",
+        "blocks-0-exercise-MIN_NUM_FORMS": "0", "blocks-0-exercise-MAX_NUM_FORMS": "1",
+        "_save": "Save",
+    })
+
+    page = django_app.post(change_url(lesson), data, user=admin)
+
+    assert page.status_code == 200
+    assert html.escape(message) in page.text
+    assert not Block.objects.filter(key="listed").exists()
+
+
+def test_a_snippets_own_page_offers_only_snippet_blocks_without_one(django_app, sample_content):
+    admin = make_admin()
+    lesson = Lesson.objects.get(slug=SEED)
+    bare = Block.objects.create(lesson=lesson, kind="snippet", key="bare", position=99)
+
+    form = django_app.get(reverse("admin:course_snippet_add"), user=admin).forms["snippet_form"]
+    assert [value for value, _, _ in form["block"].options if value] == [str(bare.pk)]
+
+    snippet = Snippet.objects.get(block__key="kv-cache-vram")
+    page = django_app.get(reverse("admin:course_snippet_change", args=[snippet.pk]), user=admin)
+    assert "block" not in page.forms["snippet_form"].fields
