@@ -5,7 +5,7 @@ import pytest
 from django.urls import reverse
 
 from course.models import Snippet
-from tests.factories import make_snippet, make_user
+from tests.factories import make_snippet
 from tutor.actions import execute_run
 from tutor.models import Prediction, Run
 
@@ -14,13 +14,6 @@ pytestmark = pytest.mark.django_db
 HX = {"HTTP_HX_REQUEST": "true"}
 PRINTED = "200 OK /health\nAsking the model with the key from the input...\n"
 ERROR = "PermissionError: 401 Unauthorized: wrong or missing API key"
-
-
-@pytest.fixture
-def learner(client):
-    user = make_user()
-    client.force_login(user)
-    return user
 
 
 @pytest.fixture

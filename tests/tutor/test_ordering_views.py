@@ -23,13 +23,6 @@ def exercise():
     )
 
 
-@pytest.fixture
-def learner(client):
-    user = make_user()
-    client.force_login(user)
-    return user
-
-
 def url(name, exercise):
     return reverse(f"tutor:ordering_{name}", args=[exercise.pk])
 

@@ -4,7 +4,7 @@ as a full page (plain POST, no JavaScript) and as the htmx partial."""
 import pytest
 from django.urls import reverse
 
-from tests.factories import make_prediction, make_run, make_snippet, make_user
+from tests.factories import make_prediction, make_run, make_snippet
 from tutor.actions import execute_run
 from tutor.models import Run
 
@@ -12,13 +12,6 @@ pytestmark = pytest.mark.django_db
 
 HX = {"HTTP_HX_REQUEST": "true"}
 GREET = 'name = input()\nprint("Hello,", name)\n'
-
-
-@pytest.fixture
-def learner(client):
-    user = make_user()
-    client.force_login(user)
-    return user
 
 
 @pytest.fixture

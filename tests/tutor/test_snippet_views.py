@@ -23,13 +23,6 @@ OUTPUT = "first\nsecond\n"
 
 
 @pytest.fixture
-def learner(client):
-    user = make_user()
-    client.force_login(user)
-    return user
-
-
-@pytest.fixture
 def snippet():
     return make_snippet(code=CODE, expected_output=OUTPUT, key="two-lines")
 
