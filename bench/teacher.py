@@ -43,6 +43,7 @@ def build_class(students: int, lessons: int):
             LessonProgress(
                 user=user, lesson=lesson, snippets_total=3, exercises_total=1,
                 snippets_predicted=(i + j) % 4, exercises_solved=(i * j) % 2,
+                items_total=4, items_done=(i + j) % 4 + (i * j) % 2,
                 completed_at=now if (i + j) % 5 == 0 else None,
             )
             for i, user in enumerate(users)

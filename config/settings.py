@@ -165,8 +165,8 @@ AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "tutor.views.accounts.locked_out"
 
 LOGIN_URL = "login"
-LOGIN_REDIRECT_URL = "course:catalogue"
-LOGOUT_REDIRECT_URL = "course:catalogue"
+LOGIN_REDIRECT_URL = "tutor:catalogue"
+LOGOUT_REDIRECT_URL = "tutor:catalogue"
 
 LANGUAGE_CODE = "en"
 TIME_ZONE = "UTC"
@@ -283,15 +283,6 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
 }
-
-# Context the lesson page gets from the apps that add practice to it (see course.views).
-LESSON_PAGE_EXTENSIONS = [
-    "tutor.views.snippets.lesson_context",
-    "tutor.views.ordering.lesson_context",
-    "tutor.views.progress.lesson_context",
-]
-# Context for pages that list lessons (catalogue, course): e.g. each lesson's progress.
-LESSON_LIST_EXTENSIONS = ["tutor.views.progress.lesson_list_context"]
 
 # The most a course or snippet may give its runs (its `limits:`); anything not named keeps
 # the sandbox's default. The wall limit stays under django-q2's task timeout (30 s).

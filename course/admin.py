@@ -115,7 +115,8 @@ class BlockInline(KeepsTextExactly, nested_admin.NestedStackedInline):
     inlines = [SnippetInline, OrderingExerciseInline]
 
 
-@admin.register(Lesson)
+# Registered by tutor/admin.py, which adds "Check outputs": running snippets needs the
+# worker, which is tutor's.
 class LessonAdmin(nested_admin.NestedModelAdminMixin, ContentAdmin):
     form = LessonForm
     list_display = ["title", "course", "status", "position", "level"]

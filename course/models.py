@@ -99,7 +99,7 @@ class Course(models.Model):
         return self.title
 
     def get_absolute_url(self) -> str:
-        return reverse("course:course_detail", args=[self.slug])
+        return reverse("tutor:course_detail", args=[self.slug])
 
     @property
     def is_draft(self) -> bool:
@@ -117,6 +117,15 @@ class LessonQuerySet(models.QuerySet):
 
     def in_order(self) -> "LessonQuerySet":
         return self.order_by("course__position", "course__title", "position", "pk")
+
+    def for_page(self, user) -> "LessonQuerySet":
+        """Lessons as their page needs them: those this user may see, with the course and
+        the content version the page's cached renderings are kept under (one query)."""
+        return (
+            self.visible_to(user)
+            .select_related("course")
+            .annotate(content_version=ContentVersion.current())
+        )
 
     def search(self, query: str) -> "LessonQuerySet":
         from course import kinds
@@ -156,7 +165,7 @@ class Lesson(models.Model):
         return self.title
 
     def get_absolute_url(self) -> str:
-        return reverse("course:lesson_detail", args=[self.course.slug, self.slug])
+        return reverse("tutor:lesson_detail", args=[self.course.slug, self.slug])
 
     @property
     def is_draft(self) -> bool:

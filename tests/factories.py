@@ -141,6 +141,16 @@ def make_lesson_progress(user: User, lesson: Lesson, **fields):
 
     fields.setdefault("snippets_total", 2)
     fields.setdefault("exercises_total", 1)
+    fields.setdefault("snippets_predicted", 0)
+    fields.setdefault("exercises_solved", 0)
+    # What a recount would keep: the totals and each kind's numbers.
+    fields.setdefault("items_total", fields["snippets_total"] + fields["exercises_total"])
+    fields.setdefault("items_done", fields["snippets_predicted"] + fields["exercises_solved"])
+    fields.setdefault("counts", {
+        "snippet": {"total": fields["snippets_total"], "done": fields["snippets_predicted"],
+                    "right": fields.get("predictions_right", 0), "runs": fields.get("runs", 0)},
+        "ordering": {"total": fields["exercises_total"], "done": fields["exercises_solved"]},
+    })
     return LessonProgress.objects.create(user=user, lesson=lesson, **fields)
 
 
@@ -157,7 +167,7 @@ def line_tokens(user: User, exercise: OrderingExercise) -> dict[str, str]:
     """What `user`'s page calls each line of `exercise` (by line key): pages and POSTs
     name lines by these tokens, never by their keys."""
     from tutor.actions.ordering import ExerciseLines
-    from tutor.views.ordering import LineTokens
+    from tutor.practice.ordering.board import LineTokens
 
     return LineTokens.of(user, ExerciseLines.of(exercise)).by_key
 

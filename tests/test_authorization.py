@@ -105,7 +105,7 @@ def owner_only():
 
 PAGES = [
     # (name, url builder, expected statuses)
-    ("catalogue", lambda w: reverse("course:catalogue"), everyone(200)),
+    ("catalogue", lambda w: reverse("tutor:catalogue"), everyone(200)),
     ("course", lambda w: w["lesson"].course.get_absolute_url(), everyone(200)),
     ("lesson", lambda w: w["lesson"].get_absolute_url(), everyone(200)),
     ("glossary", lambda w: reverse("course:glossary"), everyone(200)),

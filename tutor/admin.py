@@ -34,10 +34,6 @@ from tutor.models import (
     VersionPrediction,
 )
 
-# The content admin lives in `course`; running snippets needs the worker, which is this
-# app's. So the Lesson admin gains its "Check outputs" action here.
-admin.site.unregister(Lesson)
-
 
 # django-q2's "Resubmit" puts tasks back on the worker's queue: only for staff who may
 # change them (its own action asks for no permission at all).
@@ -76,6 +72,8 @@ class AccountAdmin(UserAdmin):
 MAX_CHECKED_RUNS = 1000
 
 
+# The content admin lives in `course`; running snippets needs the worker, which is this
+# app's. So the Lesson admin is registered here, with its "Check outputs" action.
 @admin.register(Lesson)
 class LessonWithChecksAdmin(LessonAdmin):
     actions = ["check_outputs"]

@@ -10,9 +10,10 @@ class TutorConfig(AppConfig):
         from django_q.signals import post_spawn
 
         from course import learner_work
-        from tutor import sandbox, tasks
+        from tutor import practice, sandbox, tasks
         from tutor.models import ordering_lines_in_attempts
 
+        practice.discover()
         post_spawn.connect(tasks.worker_started, dispatch_uid="parsnip-worker-started")
 
         # The sandbox module knows nothing of Django: hand it the configured backend here.

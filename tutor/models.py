@@ -196,13 +196,29 @@ class Run(models.Model):
 
     def wait_until_final(self, timeout: float) -> "Run":
         """Sleep until the worker announces this run, or `timeout` seconds; then the row
-        as it is, failed if its worker is gone."""
+        as it is, shown failed if its worker is gone (`as_seen`: a read, no write)."""
         run_notices.wait(
             self.pk, lambda: Run.objects.filter(pk=self.pk).final().exists(), timeout
         )
         self.refresh_from_db()
-        if not self.is_final:
-            self.fail_if_stale()
+        return self.as_seen()
+
+    def is_overdue(self, now=None) -> bool:
+        """No worker will finish it (the instance's view of `RunQuerySet.stale`)."""
+        now = now or timezone.now()
+        if self.status == Run.Status.RUNNING:
+            if self.deadline_at is not None:
+                return self.deadline_at < now
+            return self.started_at is not None and self.started_at < now - Run.RUNNING_GRACE
+        return self.status == Run.Status.QUEUED and self.created_at < now - Run.QUEUED_GRACE
+
+    def as_seen(self) -> "Run":
+        """This run as a learner should see it: one no worker will finish is shown failed
+        with the message that says so. Only this instance changes: page views never write;
+        the row is failed by the repair sweep (tutor.tasks.repair) or the next task."""
+        if not self.is_final and self.is_overdue():
+            self.status = Run.Status.FAILED
+            self.stderr = Run.WORKER_LOST_MESSAGE
         return self
 
     def fail_if_stale(self) -> bool:
@@ -403,6 +419,13 @@ class OrderingHelp(models.Model):
         return f"{self.user} on {self.exercise}: {self.get_given_display()}"
 
 
+class LessonProgressQuerySet(models.QuerySet):
+    def by_lesson(self, user, lessons) -> dict[int, "LessonProgress"]:
+        """The user's progress on each of these lessons that they started, by lesson pk."""
+        rows = self.filter(user=user, lesson__in=[getattr(x, "pk", x) for x in lessons])
+        return {row.lesson_id: row for row in rows}
+
+
 class LessonProgress(models.Model):
     """How far one learner is through one lesson; derived from their predictions and attempts."""
 
@@ -416,9 +439,16 @@ class LessonProgress(models.Model):
     exercises_total = models.PositiveIntegerField(default=0)
     exercises_solved = models.PositiveIntegerField(default=0)
     runs = models.PositiveIntegerField(default=0)
+    # Every practice kind's items on the lesson and those done (tutor.practice), and each
+    # kind's own numbers: {"snippet": {"total": 2, "done": 1, "right": 1, ...}, ...}.
+    items_total = models.PositiveIntegerField(default=0)
+    items_done = models.PositiveIntegerField(default=0)
+    counts = models.JSONField(default=dict, blank=True)
     started_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(default=timezone.now)
     completed_at = models.DateTimeField(null=True, blank=True)
+
+    objects = LessonProgressQuerySet.as_manager()
 
     class Meta:
         verbose_name = verbose_name_plural = "lesson progress"
@@ -428,14 +458,6 @@ class LessonProgress(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} on {self.lesson}: {self.percent}%"
-
-    @property
-    def items_total(self) -> int:
-        return self.snippets_total + self.exercises_total
-
-    @property
-    def items_done(self) -> int:
-        return self.snippets_predicted + self.exercises_solved
 
     @property
     def percent(self) -> int:

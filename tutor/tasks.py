@@ -2,22 +2,13 @@
 
 from django_q.tasks import async_task
 
-from tutor import run_notices
-
 
 def execute_run(run_id: int) -> None:
     from tutor import actions
     from tutor.models import Run
 
     Run.objects.fail_stale()  # a read, unless some run's worker is gone: then it fails it
-    run = actions.execute_run(run_id=run_id)
-    if run is not None:
-        # Waiting learners are woken first: each one's own request gives its verdict.
-        run_notices.announce(run.pk)
-        # Verdicts still waiting for this output are given here, by the worker, so they
-        # never depend on the learner still having the page open.
-        actions.settle_predictions_for_run(run=run)
-        actions.settle_checks_for_run(run=run)
+    actions.execute_run(run_id=run_id)  # runs it, wakes who waits, gives the verdicts
 
 
 def enqueue_run(run_id: int) -> None:
@@ -25,10 +16,16 @@ def enqueue_run(run_id: int) -> None:
 
 
 def fail_stale_runs() -> int:
-    """Scheduled every minute: runs whose worker died are marked failed, never left running."""
+    """Scheduled every minute, the repair sweep: runs whose worker died are marked failed,
+    never left running, and verdicts still waiting for a final run are given (its worker
+    stopped between the two). Returns how many runs it failed."""
+    from tutor import practice
     from tutor.models import Run
 
-    return Run.objects.fail_stale()
+    failed = Run.objects.fail_stale()
+    for kind in practice.every():
+        kind.repair()
+    return failed
 
 
 def worker_started(**kwargs) -> None:

@@ -1,10 +1,14 @@
 from django.urls import path
 
-from tutor.views import accounts, ordering, progress, snippets, teaching
+from tutor import practice
+from tutor.views import accounts, lessons, ordering, progress, snippets, teaching
 
 app_name = "tutor"
 
 urlpatterns = [
+    path("", lessons.catalogue, name="catalogue"),
+    path("learn/<slug:course_slug>/", lessons.course_detail, name="course_detail"),
+    path("learn/<slug:course_slug>/<slug:lesson_slug>/", lessons.lesson_detail, name="lesson_detail"),
     path("accounts/signup/", accounts.signup, name="signup"),
     path("progress/", progress.my_progress, name="my_progress"),
     path("snippets/<int:snippet_id>/predict/", snippets.prediction_create, name="prediction_create"),
@@ -43,3 +47,6 @@ urlpatterns += [
     path("exercises/<int:exercise_id>/help/", ordering.ordering_help, name="ordering_help"),
     path("exercises/<int:exercise_id>/reset/", ordering.ordering_reset, name="ordering_reset"),
 ]
+
+# Each practice kind's own endpoints, declared in its folder (tutor/practice/<kind>/).
+urlpatterns += [pattern for kind in practice.every() for pattern in kind.urls]

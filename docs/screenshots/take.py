@@ -101,6 +101,12 @@ def prepare_database() -> dict:
                 user=user, lesson=lesson, snippets_total=snippets, exercises_total=exercises,
                 snippets_predicted=min(done, snippets), exercises_solved=max(0, done - snippets),
                 predictions_right=min(done, snippets) // 2, runs=n,
+                items_total=snippets + exercises, items_done=done,
+                counts={
+                    "snippet": {"total": snippets, "done": min(done, snippets),
+                                "right": min(done, snippets) // 2, "runs": n},
+                    "ordering": {"total": exercises, "done": max(0, done - snippets)},
+                },
                 started_at=start, updated_at=start + timedelta(hours=n),
                 completed_at=start + timedelta(hours=5 * n + lesson_number) if finished else None,
             )

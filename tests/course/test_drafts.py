@@ -56,7 +56,7 @@ def learner(request, client):
 
 def pages(course) -> dict[str, str]:
     return {
-        "catalogue": reverse("course:catalogue"),
+        "catalogue": reverse("tutor:catalogue"),
         "course": course["course"].get_absolute_url(),
         "first lesson": course["first"].get_absolute_url(),
         "last lesson": course["last"].get_absolute_url(),
@@ -134,7 +134,7 @@ def test_a_draft_course_and_its_lessons_are_not_found_by_learners(learner, cours
     Course.objects.filter(pk=course["course"].pk).update(status=Status.DRAFT)
     assert learner.get(course["course"].get_absolute_url()).status_code == 404
     assert learner.get(course["first"].get_absolute_url()).status_code == 404
-    assert "Widgets one" not in learner.get(reverse("course:catalogue")).text
+    assert "Widgets one" not in learner.get(reverse("tutor:catalogue")).text
 
 
 def test_staff_see_drafts_marked_as_drafts(client, course):
@@ -142,7 +142,7 @@ def test_staff_see_drafts_marked_as_drafts(client, course):
     html = client.get(course["draft"].get_absolute_url()).text
     assert '<p class="draft-banner" role="note"><strong>Draft.</strong> Only staff see this lesson;' in html
     assert "Draft.</strong>" not in client.get(course["first"].get_absolute_url()).text
-    catalogue = client.get(reverse("course:catalogue")).text
+    catalogue = client.get(reverse("tutor:catalogue")).text
     assert "Half-built widgets" in catalogue
     assert '<span class="draft-badge">Draft</span>' in catalogue
     Course.objects.filter(pk=course["course"].pk).update(status=Status.DRAFT)

@@ -16,7 +16,7 @@ pytestmark = pytest.mark.django_db
 
 
 def lesson_url(lesson) -> str:
-    return reverse("course:lesson_detail", args=[lesson.course.slug, lesson.slug])
+    return reverse("tutor:lesson_detail", args=[lesson.course.slug, lesson.slug])
 
 
 def full_lesson(*, blocks: int = 1, terms: int = 1, course=None, **fields):
@@ -52,7 +52,7 @@ def test_catalogue_lists_courses_with_their_lessons_in_order(client):
     make_lesson(course, title="Second lesson", position=2)
     make_lesson(course, title="First lesson", position=1, level="Beginner")
 
-    response = client.get(reverse("course:catalogue"))
+    response = client.get(reverse("tutor:catalogue"))
 
     assert response.status_code == 200
     html = response.content.decode()
@@ -67,7 +67,7 @@ def test_course_page_lists_its_lessons_in_order_with_level_badges(client):
     make_lesson(course, title="Earlier", position=1, level="Beginner")
     make_lesson(title="Another course's lesson")
 
-    response = client.get(reverse("course:course_detail", args=[course.slug]))
+    response = client.get(reverse("tutor:course_detail", args=[course.slug]))
 
     assert response.status_code == 200
     html = response.content.decode()
@@ -77,7 +77,7 @@ def test_course_page_lists_its_lessons_in_order_with_level_badges(client):
 
 
 def test_unknown_course_is_404(client):
-    assert client.get(reverse("course:course_detail", args=["nope"])).status_code == 404
+    assert client.get(reverse("tutor:course_detail", args=["nope"])).status_code == 404
 
 
 # Lesson ---------------------------------------------------------------------
@@ -201,8 +201,8 @@ def test_unknown_lesson_is_404(client):
     lesson = make_lesson()
     other = make_course()
 
-    assert client.get(reverse("course:lesson_detail", args=[lesson.course.slug, "nope"])).status_code == 404
-    assert client.get(reverse("course:lesson_detail", args=[other.slug, lesson.slug])).status_code == 404
+    assert client.get(reverse("tutor:lesson_detail", args=[lesson.course.slug, "nope"])).status_code == 404
+    assert client.get(reverse("tutor:lesson_detail", args=[other.slug, lesson.slug])).status_code == 404
 
 
 def test_lesson_page_costs_the_same_queries_whatever_it_holds(client, django_assert_num_queries):

@@ -153,12 +153,12 @@ def test_catalogue_and_lesson_page_show_the_same_state(client, lesson_with_items
     solve(user, exercise)
     refresh_lesson_progress(user=user, lesson=lesson)
     client.force_login(user)
-    catalogue = client.get(reverse("course:catalogue")).content.decode()
+    catalogue = client.get(reverse("tutor:catalogue")).content.decode()
     page = client.get(lesson.get_absolute_url()).content.decode()
     assert "✓</span> Complete" in catalogue
     assert "✓</span> Complete" in page
     client.force_login(make_user())
-    assert "Not started" in client.get(reverse("course:catalogue")).content.decode()
+    assert "Not started" in client.get(reverse("tutor:catalogue")).content.decode()
 
 
 def test_practising_a_solved_exercise_again_keeps_it_solved(lesson_with_items):

@@ -458,6 +458,7 @@ def test_class_overview_queries_do_not_grow_with_the_class(client, people, djang
         LessonProgress(
             user=student, lesson=lesson, snippets_total=3, exercises_total=1,
             snippets_predicted=(i + j) % 4, completed_at=now if (i + j) % 5 == 0 else None,
+            items_total=4, items_done=(i + j) % 4,
         )
         for i, student in enumerate(students)
         for j, lesson in enumerate(lessons)
@@ -758,7 +759,7 @@ def test_sorting_the_grid_swaps_it_in_place_and_keeps_the_address(page, login_in
     assert page.locator(".copy-button").is_visible()
     # Back asks the server again (htmx keeps no copy of learners' data in the browser), so
     # the grid shows the progress made since.
-    LessonProgress.objects.filter(user__username="cy").update(snippets_predicted=1)
+    LessonProgress.objects.filter(user__username="cy").update(snippets_predicted=1, items_done=1)
     page.go_back()
     page.wait_for_url(f"**/classes/{cohort.pk}/")
     expect(page.locator("#class-grid tbody tr").nth(2)).to_contain_text("cy")

@@ -11,7 +11,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from course.models import Snippet
-from tutor import sandbox, tasks
+from tutor import practice, run_notices, sandbox, tasks
 from tutor.actions.progress import count_run
 from tutor.models import Run, worker_name
 
@@ -146,4 +146,10 @@ def execute_run(*, run_id: int) -> Run | None:
             "status", "exit_code", "stdout", "stderr", "truncated", "duration_ms", "finished_at"
         ]
     )
+    # Waiting learners are woken first: each one's own request shows the output. Then
+    # each practice kind gives the verdicts waiting for it, here in the worker, so they
+    # never depend on the learner still having the page open (a page view never writes).
+    run_notices.announce(run.pk)
+    for kind in practice.every():
+        kind.settle(run)
     return run

@@ -1,6 +1,5 @@
 """Learners' own progress: the "My progress" page and the ticks and bars on other pages."""
 
-from collections.abc import Iterable
 
 from django.contrib.auth.decorators import login_required
 from django.db.models import Prefetch, Sum
@@ -11,28 +10,8 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
 from course.models import Course, Lesson
+from tutor import practice
 from tutor.models import LessonProgress
-
-
-def _progress_by_lesson(user, lesson_ids: Iterable[int]) -> dict[int, LessonProgress]:
-    rows = LessonProgress.objects.filter(user=user, lesson_id__in=list(lesson_ids))
-    return {row.lesson_id: row for row in rows}
-
-
-def lesson_list_context(request: HttpRequest, lessons: list[Lesson]) -> dict:
-    """Put each listed lesson's progress on it as `lesson.learner_progress` (one query)."""
-    if not request.user.is_authenticated:
-        return {}
-    by_lesson = _progress_by_lesson(request.user, (lesson.pk for lesson in lessons))
-    for lesson in lessons:
-        lesson.learner_progress = by_lesson.get(lesson.pk)
-    return {}
-
-
-def lesson_context(request: HttpRequest, lesson: Lesson) -> dict:
-    if not request.user.is_authenticated:
-        return {}
-    return {"lesson_progress": _progress_by_lesson(request.user, [lesson.pk]).get(lesson.pk)}
 
 
 def with_lesson_progress(
@@ -45,16 +24,25 @@ def with_lesson_progress(
 
     def add_badge(rendered: TemplateResponse) -> None:
         context = {
-            "lesson_progress": _progress_by_lesson(request.user, [lesson.pk]).get(lesson.pk),
+            "lesson_progress": LessonProgress.objects.by_lesson(request.user, [lesson]).get(lesson.pk),
             "oob": True,
         }
         badge = render_to_string(
-            "tutor/lesson_progress.html#lesson-progress", context, request=request
+            "tutor/lesson.html#lesson-progress", context, request=request
         )
         rendered.content += badge.encode(rendered.charset)
 
     response.add_post_render_callback(add_badge)
     return response
+
+
+def progress_details(progress: LessonProgress) -> list[str]:
+    """Each practice kind's part of a lesson's progress, in words."""
+    return [
+        kind.progress_text(progress.counts[kind.name])
+        for kind in practice.every()
+        if progress.counts.get(kind.name, {}).get("total")
+    ]
 
 
 @require_GET
@@ -74,9 +62,7 @@ def my_progress(request: HttpRequest) -> TemplateResponse:
     summaries = []
     for course in courses:
         lessons = list(course.lessons.all())
-        for lesson in lessons:
-            lesson.learner_progress = by_lesson.get(lesson.pk)
-        done = sum(1 for lesson in lessons if lesson.learner_progress and lesson.learner_progress.is_complete)
+        done = sum(1 for lesson in lessons if lesson.pk in by_lesson and by_lesson[lesson.pk].is_complete)
         summaries.append(
             {
                 "course": course,
@@ -97,11 +83,13 @@ def my_progress(request: HttpRequest) -> TemplateResponse:
     if continue_with is None:
         # Nothing half-done: suggest the first lesson not yet started.
         continue_with = next(
-            (lesson for summary in summaries for lesson in summary["lessons"] if lesson.learner_progress is None),
+            (lesson for summary in summaries for lesson in summary["lessons"] if lesson.pk not in by_lesson),
             None,
         )
     context = {
         "summaries": summaries,
+        "progress_by_lesson": by_lesson,
+        "details_by_lesson": {pk: progress_details(row) for pk, row in by_lesson.items()},
         "accuracy": accuracy,
         "continue_with": continue_with,
         "continue_label": "Continue where you left off" if started else "Start with",

@@ -6,15 +6,12 @@ the snippet on the lesson page; the answer never reaches the page before the lea
 own reveal.
 """
 
-from dataclasses import dataclass
-from functools import cached_property
 from urllib.parse import urlencode
 
 from django import forms
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.models import AbstractBaseUser
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
@@ -31,214 +28,16 @@ from tutor.actions import (
     retry_reveal,
     run_own_version,
     save_draft,
-    settle_predictions,
     submit_prediction,
 )
 from tutor.actions.predictions import SelfCheckRefused
-from tutor.actions.runs import limits_for
-from tutor.feedback import Explanation, explain_run
-from tutor.grading import PredictionComparison, compare_prediction
-from tutor.models import CodeDraft, Prediction, Run, VersionPrediction, code_digest
+from tutor.models import Prediction, Run
+from tutor.practice.snippet.state import MAX_PREDICTION_CHARS, SnippetPractice, practice_of
 from tutor.views.progress import with_lesson_progress
 
 TEMPLATE = "tutor/snippet_practice.html"
-MAX_PREDICTION_CHARS = 5_000
 MAX_CODE_CHARS = 20_000
 MAX_STDIN_CHARS = 20_000
-# A longer comparison shows this many lines and folds the rest, so the table stays readable.
-COMPARISON_LINES_SHOWN = 40
-
-
-def output_lines(text: str) -> list[str]:
-    """Output as lines for display; the final newline does not make an empty line."""
-    text = text.replace("\r\n", "\n")
-    if text.endswith("\n"):
-        text = text[:-1]
-    return text.split("\n") if text else []
-
-
-@dataclass
-class SnippetPractice:
-    """One learner's state on one snippet: what the practice panel shows."""
-
-    snippet: Snippet
-    prediction: Prediction | None = None  # the first one on the current version
-    reveal: Run | None = None  # the shared run that shows what this version prints
-    draft: CodeDraft | None = None
-    run: Run | None = None  # the learner's run to show (after a plain POST)
-
-    prediction_limit = MAX_PREDICTION_CHARS
-    prediction_limit_text = f"{MAX_PREDICTION_CHARS:,}"
-
-    @property
-    def revealed(self) -> bool:
-        return self.prediction is not None
-
-    @property
-    def code(self) -> str:
-        return self.draft.code if self.draft else self.snippet.code
-
-    @property
-    def code_rows(self) -> int:
-        return min(max(self.code.count("\n") + 2, 6), 30)
-
-    @property
-    def answer_known(self) -> bool:
-        return (
-            self.reveal is not None
-            and self.reveal.is_final
-            and self.reveal.status != Run.Status.FAILED
-        )
-
-    @property
-    def reveal_failed(self) -> bool:
-        return self.reveal is not None and self.reveal.status == Run.Status.FAILED
-
-    @property
-    def waiting(self) -> bool:
-        return self.revealed and not self.answer_known and not self.reveal_failed
-
-    @property
-    def real_output(self) -> list[str]:
-        return output_lines(self.reveal.stdout) if self.answer_known else []
-
-    @property
-    def predicted_lines(self) -> list[str]:
-        return output_lines(self.prediction.text) if self.prediction else []
-
-    @cached_property
-    def comparison(self) -> PredictionComparison | None:
-        if not self.answer_known or self.prediction.said_out_loud:
-            return None
-        return compare_prediction(self.prediction.text, self.reveal.stdout, error=self.reveal.raised)
-
-    @property
-    def stdin(self) -> str:
-        """What the Run form's input box holds: the shown run's input, else the snippet's."""
-        return self.run.stdin if self.run is not None else self.snippet.stdin
-
-    @property
-    def run_explanation(self) -> Explanation | None:
-        """What went wrong with the shown run, in a beginner's words."""
-        run = self.run
-        if run is None or not run.is_final:
-            return None
-        return explain_run(
-            status=run.status, stderr=run.stderr, exit_code=run.exit_code, stdin=run.stdin,
-            limits=limits_for(self.snippet),
-        )
-
-    @property
-    def comparison_lines_shown(self) -> list:
-        return self.comparison.lines[:COMPARISON_LINES_SHOWN] if self.comparison else []
-
-    @property
-    def comparison_lines_folded(self) -> list:
-        return self.comparison.lines[COMPARISON_LINES_SHOWN:] if self.comparison else []
-
-    @cached_property
-    def own_comparison(self) -> PredictionComparison | None:
-        """The learner's prediction of their own version against what the run printed."""
-        run = self.run
-        if run is None or not run.is_final or run.status == Run.Status.FAILED:
-            return None
-        try:
-            own = run.version_prediction
-        except VersionPrediction.DoesNotExist:
-            return None
-        return compare_prediction(own.text, run.stdout, error=run.raised)
-
-    @property
-    def needs_self_check(self) -> bool:
-        return (
-            self.answer_known
-            and self.prediction.said_out_loud
-            and self.prediction.verdict == Prediction.Verdict.SELF_UNCHECKED
-        )
-
-
-def pick_reveal_runs(runs: list[Run]) -> dict[tuple[str, str], Run]:
-    """Per code hash and input: the latest run that could run, else the latest failure
-    (runs newest first)."""
-    chosen: dict[tuple[str, str], Run] = {}
-    for run in runs:
-        current = chosen.get((run.code_hash, run.stdin))
-        if current is None or (
-            current.status == Run.Status.FAILED and run.status != Run.Status.FAILED
-        ):
-            chosen[run.code_hash, run.stdin] = run
-    return chosen
-
-
-def attach_practice(
-    user: AbstractBaseUser, snippets: list[Snippet], *, run_id: int | None = None
-) -> dict[int, SnippetPractice]:
-    """Each snippet's state, set on `snippet.practice`: three queries for any number of snippets
-    (one more to show a run after a plain POST, one more to settle newly known verdicts)."""
-    practices = {snippet.pk: SnippetPractice(snippet) for snippet in snippets}
-    for snippet in snippets:
-        snippet.practice = practices[snippet.pk]
-    if not snippets:
-        return practices
-    by_pk = {snippet.pk: snippet for snippet in snippets}
-    for prediction in Prediction.objects.filter(user=user, snippet__in=snippets, is_first=True):
-        snippet = by_pk[prediction.snippet_id]
-        if prediction.snippet_version == snippet.version:
-            prediction.snippet = snippet
-            practices[snippet.pk].prediction = prediction
-    for draft in CodeDraft.objects.filter(user=user, snippet__in=snippets):
-        practices[draft.snippet_id].draft = draft
-    revealed = [p for p in practices.values() if p.revealed]
-    if revealed:
-        hashes = {code_digest(p.snippet.code) for p in revealed}
-        runs = pick_reveal_runs(
-            list(Run.objects.filter(purpose=Run.Purpose.REVEAL, code_hash__in=hashes))
-        )
-        for practice in revealed:
-            snippet = practice.snippet
-            practice.reveal = runs.get((code_digest(snippet.code), snippet.stdin))
-    if run_id is not None:
-        run = Run.objects.filter(
-            pk=run_id, user=user, purpose=Run.Purpose.RUN, snippet__in=snippets
-        ).first()
-        if run is not None:
-            practices[run.snippet_id].run = run
-    pending = [
-        p for p in revealed
-        if p.answer_known and p.prediction.verdict == Prediction.Verdict.PENDING
-    ]
-    for practice in pending:
-        settle_predictions(predictions=[practice.prediction], run=practice.reveal)
-    return practices
-
-
-def shown_run_id(request: HttpRequest) -> int | None:
-    """The learner's run to show, from `?run=` after a plain POST; anything else shows none."""
-    value = request.GET.get("run", "")
-    if not value.isdecimal():  # not isdigit: "²" is a digit that int() refuses
-        return None
-    try:
-        return int(value)
-    except ValueError:  # more digits than int() will read
-        return None
-
-
-def lesson_context(request: HttpRequest, lesson: Lesson) -> dict:
-    """The learner's state for each snippet on a lesson page (anonymous readers: none, no query)."""
-    if not request.user.is_authenticated:
-        return {}
-    snippets = [
-        block.snippet
-        for block in lesson.blocks.all()
-        if block.kind == "snippet" and hasattr(block, "snippet")
-    ]
-    practices = attach_practice(request.user, snippets, run_id=shown_run_id(request))
-    for practice in practices.values():
-        # Without JavaScript nothing polls: reloading the page is what notices a lost worker.
-        for run in (practice.reveal, practice.run):
-            if run is not None and not run.is_final:
-                run.fail_if_stale()
-    return {}
 
 
 # Forms --------------------------------------------------------------------------------
@@ -375,7 +174,6 @@ def render_partial(
     request: HttpRequest, partial: str, practice: SnippetPractice, *, status: int = 200
 ) -> TemplateResponse:
     snippet = practice.snippet
-    snippet.practice = practice
     context = {"practice": practice, "snippet": snippet, "block": snippet.block}
     return TemplateResponse(request, f"{TEMPLATE}#{partial}", context, status=status)
 
@@ -399,10 +197,6 @@ def refuse(
 
 def first_error(form: forms.Form) -> str:
     return next(iter(form.errors.values()))[0]
-
-
-def practice_for(user: AbstractBaseUser, snippet: Snippet, **kwargs) -> SnippetPractice:
-    return attach_practice(user, [snippet], **kwargs)[snippet.pk]
 
 
 # Views --------------------------------------------------------------------------------
@@ -436,7 +230,7 @@ def prediction_create(request: HttpRequest, snippet_id: int) -> HttpResponse:
         if notice:
             messages.info(request, notice)
         return redirect(snippet_url(snippet))
-    response = render_partial(request, "snippet-practice", practice_for(request.user, snippet))
+    response = render_partial(request, "snippet-practice", practice_of(request.user, snippet))
     response.context_data["notice"] = notice
     return with_lesson_progress(request, response, snippet.block.lesson)
 
@@ -453,10 +247,10 @@ def answer_response(request: HttpRequest, prediction: Prediction) -> HttpRespons
     snippet = prediction.snippet
     if not request.htmx:
         return redirect(snippet_url(snippet))
-    practice = practice_for(request.user, snippet)
+    practice = practice_of(request.user, snippet)
     reveal = practice.reveal
     if practice.waiting and reveal and wait_for(reveal, seconds=long_poll_seconds(request)).is_final:
-        practice = practice_for(request.user, snippet)  # with the verdict the worker gave
+        practice = practice_of(request.user, snippet)  # with the verdict the worker gave
     response = render_partial(request, "snippet-answer", practice)
     return with_lesson_progress(request, response, snippet.block.lesson)
 
@@ -498,7 +292,7 @@ def self_check(request: HttpRequest, prediction_id: int) -> HttpResponse:
 
 
 def revealed_or_refuse(request: HttpRequest, snippet: Snippet) -> HttpResponse | None:
-    if practice_for(request.user, snippet).revealed:
+    if practice_of(request.user, snippet).revealed:
         return None
     return refuse(
         request,

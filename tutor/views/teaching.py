@@ -12,7 +12,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
-from django.db.models import Count, F, Prefetch, Q
+from django.db.models import Count, Prefetch, Q
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
@@ -213,9 +213,7 @@ def class_detail(request: HttpRequest, pk: int) -> TemplateResponse:
     )
     progress = (
         LessonProgress.objects.filter(user__memberships__cohort=cohort)
-        .annotate(done=F("snippets_predicted") + F("exercises_solved"))
-        .annotate(total=F("snippets_total") + F("exercises_total"))
-        .values_list("user_id", "lesson_id", "done", "total", Q(completed_at__isnull=False))
+        .values_list("user_id", "lesson_id", "items_done", "items_total", Q(completed_at__isnull=False))
     )
     grid = teaching.build_grid(students, lessons, progress)
     headers = teaching.sort_rows(grid, request.GET.get("sort", ""))
@@ -384,9 +382,7 @@ def class_csv(request: HttpRequest, pk: int) -> StreamingHttpResponse:
     progress = (
         LessonProgress.objects.filter(user__memberships__cohort=cohort)
         .order_by("user_id", "lesson_id")
-        .annotate(done=F("snippets_predicted") + F("exercises_solved"))
-        .annotate(total=F("snippets_total") + F("exercises_total"))
-        .values_list("user_id", "lesson_id", "done", "total", Q(completed_at__isnull=False))
+        .values_list("user_id", "lesson_id", "items_done", "items_total", Q(completed_at__isnull=False))
         .iterator(chunk_size=CSV_CHUNK)
     )
     header = ["username", "name", "joined", *[f"{title} (%)" for _, title in lessons], "overall (%)"]

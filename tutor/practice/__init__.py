@@ -1,0 +1,198 @@
+"""What learners do with each practice kind, declared once per kind.
+
+A block kind's content — its content-file fields, its rows, its admin — is declared in
+`course.kinds`. A kind learners *do* something with (predict a snippet, put lines in
+order, ...) also has a learner's side, which lives here: one folder per kind
+(`tutor/practice/snippet/`, `tutor/practice/ordering/`), in the way PrairieLearn keeps one
+folder per element. Each folder's `__init__.py` registers a `PracticeKind` that declares:
+
+- `template`: the block on the lesson page, content and the learner's part together;
+- `states()`: one learner's state for each of its blocks on a page, in a fixed number of
+  queries, returned as data (nothing is set on the model instances);
+- `progress`: how a lesson's progress counts the kind (SQL the progress action runs);
+- what teachers see of it: `analyses()` for a lesson's item analysis, `events()` for a
+  student's timeline, `attempt_rows()` for the attempts CSV;
+- `urls`: its endpoints (collected by tutor/urls.py), `styles` and `scripts`.
+
+Everything that treats every practice kind — the lesson page, progress, the teacher's
+pages — asks this registry instead of listing the kinds.
+
+    from tutor import practice
+    for kind in practice.every(): ...
+    practice.get("snippet").states(blocks, user=request.user, request=request)
+"""
+
+import importlib
+import pkgutil
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.http import HttpRequest
+from django.urls import URLPattern
+
+from course import kinds as content_kinds
+
+
+@dataclass(frozen=True)
+class Count:
+    """How progress counts one practice kind on a lesson: SQL for the number of its items
+    on the lesson and for those one learner has done, each a scalar subquery using the
+    parameters %(lesson)s and %(user)s (and the kind's own `params`, whose names it
+    prefixes with its own). `extra` names more numbers kept for the kind (e.g. the
+    snippet's predictions that were right first time)."""
+
+    total: str
+    done: str
+    extra: tuple[tuple[str, str], ...] = ()
+    params: tuple[tuple[str, Any], ...] = ()
+    # LessonProgress columns that keep some of these numbers too (the first kinds'
+    # numbers had columns before this registry; a new kind's live in `counts` only).
+    columns: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass
+class Event:
+    """One thing a student did, for their timeline: `kind` picks the event's template."""
+
+    kind: str
+    at: datetime
+    row: Any
+    template: str
+
+
+class PracticeKind:
+    """The learner's side of one block kind. Subclasses override what they need."""
+
+    name: str = ""  # the block kind in course.kinds it practises
+    template: str = ""  # the whole block on the lesson page; gets `block` and `state`
+    styles: tuple[str, ...] = ()  # static paths the lesson page links
+    scripts: tuple[str, ...] = ()
+    label: str = ""  # for teachers: "Snippets"
+    analysis_template: str = ""  # one item's analysis on the teacher's lesson page
+
+    @property
+    def content(self) -> content_kinds.BlockKind:
+        return content_kinds.get(self.name)
+
+    # -- the lesson page
+
+    def states(
+        self, blocks: list, *, user: AbstractBaseUser | AnonymousUser, request: HttpRequest | None = None
+    ) -> dict[int, Any]:
+        """Each block's state for this user, by block pk. Reads only: a page view never
+        writes (verdicts are given by the worker and by the repair sweep)."""
+        return {}
+
+    # -- grading
+
+    def settle(self, run) -> None:
+        """The worker finished `run`: give the verdicts waiting for its output."""
+
+    def repair(self) -> int:
+        """Give every verdict still waiting for a run that is final (its worker stopped
+        between saving the run and settling): the minute sweep calls this. Returns how
+        many it gave."""
+        return 0
+
+    # -- progress
+
+    def count(self) -> Count | None:
+        return None
+
+    def worked_on(self) -> Iterable[tuple[int, int]]:
+        """(user pk, lesson pk) of every learner who did something with this kind on a
+        lesson: whose progress a full recount rebuilds."""
+        return ()
+
+    def progress_text(self, counts: dict[str, int]) -> str:
+        """This kind's part of a lesson's progress, for "My progress"."""
+        return ""
+
+    # -- teachers
+
+    def analyses(self, *, cohort, lesson, students: int) -> list:
+        """How the class did on each of this kind's items in the lesson."""
+        return []
+
+    def events(self, *, student: AbstractBaseUser, limit: int) -> list[Event]:
+        """The student's latest `limit` actions on this kind, newest first."""
+        return []
+
+    def attempt_rows(self, *, cohort) -> Iterator[tuple[datetime, list]]:
+        """Every attempt of the class's students, oldest first, as (time, CSV row)."""
+        return iter(())
+
+    # -- endpoints
+
+    @property
+    def urls(self) -> list[URLPattern]:
+        return []
+
+
+_kinds: dict[str, PracticeKind] = {}
+
+
+def register(kind: PracticeKind) -> PracticeKind:
+    if kind.name in _kinds and type(_kinds[kind.name]) is not type(kind):
+        raise ValueError(f"two practice kinds are called {kind.name!r}")
+    content_kinds.get(kind.name)  # it practises a block kind the content knows
+    _kinds[kind.name] = kind
+    return kind
+
+
+def get(name: str) -> PracticeKind | None:
+    return _kinds.get(name)
+
+
+def every() -> list[PracticeKind]:
+    """Every practice kind, in the order of the content's block kinds."""
+    return [_kinds[name] for name in content_kinds.names() if name in _kinds]
+
+
+def discover() -> None:
+    """Import every kind folder of this package (each registers its kind)."""
+    for module in pkgutil.iter_modules(__path__):
+        if module.ispkg:
+            importlib.import_module(f"{__name__}.{module.name}")
+
+
+@dataclass
+class PageBlock:
+    """One block as the lesson page renders it: its template and, for a practice kind, the
+    learner's state (None for display kinds: their rendering is cached)."""
+
+    block: Any
+    template: str
+    state: Any = None
+    practice: bool = False
+
+
+def page_blocks(
+    blocks: Iterable, *, user: AbstractBaseUser | AnonymousUser, request: HttpRequest | None = None
+) -> list[PageBlock]:
+    """The lesson's blocks with their templates and this user's state: one batch of
+    queries per practice kind on the page."""
+    blocks = list(blocks)
+    states: dict[int, Any] = {}
+    for kind in every():
+        of_kind = [block for block in blocks if block.kind == kind.name]
+        if of_kind:
+            states.update(kind.states(of_kind, user=user, request=request))
+    page = []
+    for block in blocks:
+        kind = get(block.kind)
+        if kind is None:
+            page.append(PageBlock(block, block.kind_spec.template))
+        else:
+            page.append(PageBlock(block, kind.template, states.get(block.pk), practice=True))
+    return page
+
+
+def assets() -> tuple[list[str], list[str]]:
+    """Every practice kind's styles and scripts, for the lesson page's head."""
+    styles = [path for kind in every() for path in kind.styles]
+    scripts = [path for kind in every() for path in kind.scripts]
+    return styles, scripts

@@ -1,0 +1,67 @@
+"""Put it in order (a Parsons problem), the learner's side.
+
+The content (the lines in the solution's order, distractors, dependencies, grading) is
+declared in course/kinds/ordering.py. Here: the learner's board (board.py), the lesson
+page's template, how progress counts an exercise (solved once, it stays solved) and what
+teachers see of it.
+"""
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.http import HttpRequest
+
+from course.models import Block, OrderingExercise
+from tutor import practice
+from tutor.actions import ordering
+from tutor.models import OrderingAttempt, Run
+from tutor.practice.ordering.board import boards
+
+
+class OrderingKind(practice.PracticeKind):
+    name = "ordering"
+    label = "Ordering exercises"
+    template = "tutor/practice/ordering.html"
+    styles = ("css/ordering.css",)
+    scripts = ("vendor/Sortable.min.js", "js/ordering.js")
+
+    def states(
+        self, blocks: list[Block], *, user: AbstractBaseUser | AnonymousUser, request: HttpRequest | None = None
+    ) -> dict[int, object]:
+        exercises = [block.exercise for block in blocks if hasattr(block, "exercise")]
+        if not exercises:
+            return {}
+        found = boards(user, exercises, lesson_url=blocks[0].lesson.get_absolute_url())
+        return {exercise.block_id: found[exercise.pk] for exercise in exercises}
+
+    def settle(self, run) -> None:
+        ordering.settle_checks_for_run(run=run)
+
+    def repair(self) -> int:
+        waiting = OrderingAttempt.objects.filter(
+            verdict=OrderingAttempt.Verdict.PENDING, run__status__in=Run.FINAL_STATUSES
+        ).select_related("run", "user", "exercise__block__lesson")
+        settled = [ordering.settle_check(attempt=attempt) for attempt in waiting]
+        return sum(attempt.verdict != OrderingAttempt.Verdict.PENDING for attempt in settled)
+
+    def worked_on(self):
+        rows = OrderingAttempt.objects.filter(user__isnull=False)
+        return rows.values_list("user_id", "exercise__block__lesson").distinct()
+
+    def progress_text(self, counts: dict[str, int]) -> str:
+        return f"{counts['done']} of {counts['total']} orderings solved"
+
+    def count(self) -> practice.Count:
+        exercise, block = OrderingExercise._meta.db_table, Block._meta.db_table
+        attempt = OrderingAttempt._meta.db_table
+        of_lesson = f"JOIN {block} b ON b.id = s.block_id WHERE b.lesson_id = %(lesson)s"
+        return practice.Count(
+            total=f"SELECT COUNT(*) FROM {exercise} s {of_lesson}",
+            # Solved once stays solved: "Practise again" does not undo it.
+            done=f"""SELECT COUNT(DISTINCT a.exercise_id) FROM {attempt} a
+                JOIN {exercise} s ON s.id = a.exercise_id {of_lesson}
+                AND a.user_id = %(user)s AND a.verdict = %(ordering_solved)s""",
+            params=(("ordering_solved", OrderingAttempt.Verdict.SOLVED.value),),
+            columns=(("total", "exercises_total"), ("done", "exercises_solved")),
+        )
+
+
+practice.register(OrderingKind())

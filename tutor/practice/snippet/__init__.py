@@ -1,0 +1,94 @@
+"""Snippets, the learner's side: predict what the code prints, reveal, run and change it.
+
+The content (code, input, declared output) is declared in course/kinds/snippet.py. Here:
+the learner's state (state.py), the lesson page's template, how progress counts a
+snippet (predicted at all; right the first time), and what teachers see of it.
+"""
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.http import HttpRequest
+
+from course.models import Block, Snippet
+from tutor import practice
+from tutor.actions import predictions
+from tutor.models import Prediction, Run
+from tutor.practice.snippet.state import practices, shown_run_id
+
+
+class SnippetKind(practice.PracticeKind):
+    name = "snippet"
+    label = "Snippets"
+    template = "tutor/practice/snippet.html"
+    styles = ("css/snippet.css",)
+    scripts = ("vendor/editor.bundle.js", "js/snippet.js")
+
+    def states(
+        self, blocks: list[Block], *, user: AbstractBaseUser | AnonymousUser, request: HttpRequest | None = None
+    ) -> dict[int, object]:
+        if not user.is_authenticated:
+            return {}
+        snippets = [block.snippet for block in blocks if hasattr(block, "snippet")]
+        run_id = shown_run_id(request) if request is not None else None
+        found = practices(user, snippets, run_id=run_id)
+        return {snippet.block_id: found[snippet.pk] for snippet in snippets}
+
+    def settle(self, run: Run) -> None:
+        predictions.settle_predictions_for_run(run=run)
+
+    def repair(self) -> int:
+        waiting = Prediction.objects.filter(verdict=Prediction.Verdict.PENDING).values_list(
+            "snippet_id", flat=True
+        )
+        given = 0
+        for snippet in Snippet.objects.filter(pk__in=waiting).select_related("block"):
+            run = Run.objects.reveals_of(snippet).final().order_by("-created_at", "-pk").first()
+            if run is not None:
+                given += len(predictions.settle_predictions_for_run(run=run))
+        return given
+
+    def worked_on(self):
+        for model in (Prediction, Run):
+            rows = model.objects.filter(user__isnull=False, snippet__block__lesson__isnull=False)
+            yield from rows.values_list("user_id", "snippet__block__lesson").distinct()
+
+    def progress_text(self, counts: dict[str, int]) -> str:
+        return (
+            f"{counts['done']} of {counts['total']} snippets predicted "
+            f"({counts.get('right', 0)} right first time)"
+        )
+
+    def count(self) -> practice.Count:
+        snippet, block = Snippet._meta.db_table, Block._meta.db_table
+        prediction, run = Prediction._meta.db_table, Run._meta.db_table
+        of_lesson = f"JOIN {block} b ON b.id = s.block_id WHERE b.lesson_id = %(lesson)s"
+        predictions = (
+            f"FROM {prediction} p JOIN {snippet} s ON s.id = p.snippet_id {of_lesson} "
+            "AND p.user_id = %(user)s AND p.verdict <> %(snippet_pending)s"
+        )
+        return practice.Count(
+            total=f"SELECT COUNT(*) FROM {snippet} s {of_lesson}",
+            # Predicted at all (a verdict given): what makes a snippet done.
+            done=f"SELECT COUNT(DISTINCT p.snippet_id) {predictions}",
+            extra=(
+                # The first prediction on the current version, right (or honestly so).
+                ("right", f"""SELECT COUNT(*) {predictions} AND p.is_first = %(snippet_true)s
+                    AND p.snippet_version = s.version
+                    AND p.verdict IN (%(snippet_right)s, %(snippet_self_right)s)"""),
+                ("runs", f"""SELECT COUNT(*) FROM {run} r JOIN {snippet} s ON s.id = r.snippet_id
+                    {of_lesson} AND r.user_id = %(user)s AND r.purpose = %(snippet_purpose)s"""),
+            ),
+            params=(
+                ("snippet_pending", Prediction.Verdict.PENDING.value),
+                ("snippet_true", True),
+                ("snippet_right", Prediction.Verdict.RIGHT.value),
+                ("snippet_self_right", Prediction.Verdict.SELF_RIGHT.value),
+                ("snippet_purpose", Run.Purpose.RUN.value),
+            ),
+            columns=(
+                ("total", "snippets_total"), ("done", "snippets_predicted"),
+                ("right", "predictions_right"), ("runs", "runs"),
+            ),
+        )
+
+
+practice.register(SnippetKind())

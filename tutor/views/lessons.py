@@ -1,0 +1,92 @@
+"""The pages about lessons: the catalogue, a course, and the lesson page itself.
+
+They show content (course) and the learner's own state (this app) together, so they
+live here, and each builds its context with explicit calls that return data:
+course.pages for the content, tutor.practice for each practice kind's state, and the
+learner's progress.
+"""
+
+from django.contrib import messages
+from django.core.cache import cache
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+from django.utils.functional import SimpleLazyObject
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET
+
+from course.models import ContentVersion, Course, Lesson
+from course.pages import CACHE_SECONDS, LessonContent, catalogue_courses, lessons_in_order
+from tutor import practice
+from tutor.models import LessonProgress
+
+
+def progress_by_lesson(request: HttpRequest, lessons: list[Lesson]) -> dict[int, LessonProgress]:
+    """The learner's progress on each of these lessons, by lesson pk (one query; none for a
+    reader who is not logged in)."""
+    if not request.user.is_authenticated:
+        return {}
+    return LessonProgress.objects.by_lesson(request.user, lessons)
+
+
+@require_GET
+def catalogue(request: HttpRequest) -> TemplateResponse:
+    courses = catalogue_courses(request.user)
+    lessons = [lesson for course in courses for lesson in course.lessons.all()]
+    context = {"courses": courses, "progress_by_lesson": progress_by_lesson(request, lessons)}
+    return TemplateResponse(request, "tutor/catalogue.html", context)
+
+
+@require_GET
+def course_detail(request: HttpRequest, course_slug: str) -> TemplateResponse:
+    course = get_object_or_404(
+        Course.objects.visible_to(request.user).prefetch_related(lessons_in_order(request.user)),
+        slug=course_slug,
+    )
+    context = {
+        "course": course,
+        "progress_by_lesson": progress_by_lesson(request, list(course.lessons.all())),
+    }
+    return TemplateResponse(request, "tutor/course_detail.html", context)
+
+
+@require_GET
+@never_cache  # Back and Forward must show what the learner has done since, not a stale copy
+def lesson_detail(request: HttpRequest, course_slug: str, lesson_slug: str) -> HttpResponse:
+    # The content is the same for every reader: its renderings are cached under the
+    # content version (templates/tutor/lesson.html), read here with the lesson in one
+    # query. Only what changes per reader (the learner's state) is rendered each time;
+    # readers who are not logged in all see one page, cached whole.
+    anonymous_key = None
+    if not request.user.is_authenticated and not len(messages.get_messages(request)):
+        anonymous_key = f"lesson-page:{ContentVersion.read()}:{course_slug}/{lesson_slug}"
+        if (html := cache.get(anonymous_key)) is not None:
+            return HttpResponse(html)
+    # A draft is not found by readers who may not see it. (A cached page for readers who
+    # are not logged in cannot be a draft's: a change of status moves the content version.)
+    lesson = get_object_or_404(
+        Lesson.objects.for_page(request.user), course__slug=course_slug, slug=lesson_slug
+    )
+    content = LessonContent(lesson, user=request.user)
+    blocks = practice.page_blocks(content.blocks, user=request.user, request=request)
+    shown = content.block_shown_in_preview
+    preview_state = next((item.state for item in blocks if item.block == shown), None)
+    styles, scripts = practice.assets()
+    context = {
+        "lesson": lesson,
+        "content_version": lesson.content_version or 0,
+        "content": content,
+        "blocks": blocks,
+        # "What you will see" may be a snippet's answer: open once the learner revealed it.
+        "preview_revealed": bool(getattr(preview_state, "revealed", False)),
+        "lesson_progress": progress_by_lesson(request, [lesson]).get(lesson.pk),
+        "glossary_linker": SimpleLazyObject(lambda: content.glossary_linker),
+        "practice_styles": styles,
+        "practice_scripts": scripts,
+    }
+    response = TemplateResponse(request, "tutor/lesson.html", context)
+    if anonymous_key is not None:
+        response.add_post_render_callback(
+            lambda rendered: cache.set(anonymous_key, rendered.content, CACHE_SECONDS)
+        )
+    return response
