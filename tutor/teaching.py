@@ -342,18 +342,24 @@ def analyse_exercise(
 
 @dataclass
 class Event:
-    kind: str  # "prediction", "ordering", "run"
+    kind: str  # "prediction", "ordering", "run", ...
     when: datetime
     row: object
+    template: str  # how the timeline shows it (one per practice kind's kind of event)
+    detail: str = ""  # e.g. an ordering check's lines, as the student put them
 
 
-def timeline(predictions, attempts, runs) -> list[Event]:
-    events = (
-        [Event("prediction", p.created_at, p) for p in predictions]
-        + [Event("ordering", a.created_at, a) for a in attempts]
-        + [Event("run", r.created_at, r) for r in runs]
-    )
-    return sorted(events, key=lambda event: event.when, reverse=True)
+def timeline(*groups: Iterable[Event]) -> list[Event]:
+    """Every practice kind's events, newest first."""
+    return sorted((event for group in groups for event in group), key=lambda event: event.when, reverse=True)
+
+
+def grouped(rows, value) -> dict[int, list]:
+    """Rows grouped by their first column (an id), each turned into `value(row)`."""
+    groups: dict[int, list] = {}
+    for row in rows:
+        groups.setdefault(row[0], []).append(value(row))
+    return groups
 
 
 # CSV -----------------------------------------------------------------------------------

@@ -495,7 +495,7 @@ def test_item_analysis_counts_first_predictions_on_the_current_version_only(clie
     client.force_login(people["teacher"])
     response = client.get(reverse("tutor:class_lesson", args=[cohort.pk, lesson.pk]))
     assert response.status_code == 200
-    [analysis] = response.context["snippets"]
+    [analysis] = dict((kind.name, items) for kind, items in response.context["analyses"])["snippet"]
     assert (analysis.first, analysis.right, analysis.percent) == (3, 1, 33)
     [answer] = analysis.wrong_answers
     assert (answer.text, answer.count, answer.students) == ("1", 2, ["wes", "wil"])
@@ -529,7 +529,7 @@ def test_item_analysis_of_an_ordering_exercise(client, people):
 
     client.force_login(people["teacher"])
     response = client.get(reverse("tutor:class_lesson", args=[cohort.pk, lesson.pk]))
-    [analysis] = response.context["exercises"]
+    [analysis] = dict((kind.name, items) for kind, items in response.context["analyses"])["ordering"]
     assert (analysis.tried, analysis.solved, analysis.median_checks) == (3, 2, 2)
     assert (analysis.help_students, analysis.help_total) == (1, 2)
     [common] = analysis.wrong_orders
@@ -558,7 +558,7 @@ def test_starting_again_does_not_hide_help_from_the_teacher(client, people):
 
     client.force_login(people["teacher"])
     response = client.get(reverse("tutor:class_lesson", args=[people["cohort"].pk, lesson.pk]))
-    [analysis] = response.context["exercises"]
+    [analysis] = dict((kind.name, items) for kind, items in response.context["analyses"])["ordering"]
     assert (analysis.help_students, analysis.help_total) == (1, 2)
     assert (analysis.tried, analysis.solved) == (1, 0)
     assert "1 student, 2 times in all" in " ".join(response.text.split())

@@ -53,16 +53,6 @@ class Count:
     columns: tuple[tuple[str, str], ...] = ()
 
 
-@dataclass
-class Event:
-    """One thing a student did, for their timeline: `kind` picks the event's template."""
-
-    kind: str
-    at: datetime
-    row: Any
-    template: str
-
-
 class PracticeKind:
     """The learner's side of one block kind. Subclasses override what they need."""
 
@@ -113,17 +103,19 @@ class PracticeKind:
 
     # -- teachers
 
-    def analyses(self, *, cohort, lesson, students: int) -> list:
-        """How the class did on each of this kind's items in the lesson."""
+    def analyses(self, *, in_class, lesson) -> list:
+        """How the class (`in_class`, a Q on the attempt's user) did on each of this
+        kind's items in the lesson, for `analysis_template`."""
         return []
 
-    def events(self, *, student: AbstractBaseUser, limit: int) -> list[Event]:
-        """The student's latest `limit` actions on this kind, newest first."""
+    def events(self, *, student: AbstractBaseUser, limit: int) -> list:
+        """The student's latest `limit` actions on this kind (tutor.teaching.Event)."""
         return []
 
-    def attempt_rows(self, *, cohort) -> Iterator[tuple[datetime, list]]:
-        """Every attempt of the class's students, oldest first, as (time, CSV row)."""
-        return iter(())
+    def attempt_rows(self, *, in_class, chunk: int) -> list[Iterator[tuple[datetime, list]]]:
+        """Streams of every attempt of the class's students, each oldest first, as
+        (time, CSV row); the attempts CSV merges every kind's streams."""
+        return []
 
     # -- endpoints
 

@@ -5,14 +5,13 @@ the class is theirs (404 otherwise; an admin may review any class).
 """
 
 import heapq
-from collections import defaultdict
 
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
-from django.db.models import Count, Prefetch, Q
+from django.db.models import Count, Q
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
@@ -22,22 +21,14 @@ from django.utils.cache import patch_vary_headers
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from course import kinds
-from course.models import Lesson, OrderingExercise, OrderingLine, Snippet
-from tutor import teaching
+from course.models import Lesson
+from tutor import practice, teaching
 from tutor.actions import ClassRefused, create_class, join_class, leave_class, remove_student
 from tutor.actions.classes import JOIN_CODE_LENGTH, normalise_join_code
-from tutor.feedback import raised_by
-from tutor.grading import compare_prediction
 from tutor.models import (
     Cohort,
     LessonProgress,
     Membership,
-    OrderingAttempt,
-    OrderingHelp,
-    Prediction,
-    Run,
-    VersionPrediction,
 )
 from tutor.roles import is_teacher
 
@@ -78,20 +69,12 @@ def join_url(request: HttpRequest, cohort: Cohort) -> str:
     return request.build_absolute_uri(reverse("tutor:class_join", args=[cohort.join_code]))
 
 
-def grouped(rows, value) -> defaultdict[int, list]:
-    """Rows grouped by their first column (an id), each turned into `value(row)`."""
-    groups = defaultdict(list)
-    for row in rows:
-        groups[row[0]].append(value(row))
-    return groups
-
-
 def lessons_with_practice():
-    practice = Q(blocks__kind__in=[kind.name for kind in kinds.practice_kinds()])
+    practised = Q(blocks__kind__in=[kind.name for kind in practice.every()])
     return (
         Lesson.objects.published()  # a draft is not taught yet, even to staff teachers
         .in_order()
-        .annotate(items=Count("blocks", filter=practice))
+        .annotate(items=Count("blocks", filter=practised))
         .filter(items__gt=0)
     )
 
@@ -260,39 +243,7 @@ def class_lesson(request: HttpRequest, pk: int, lesson_pk: int) -> TemplateRespo
     cohort = taught_class(request, pk)
     lesson = get_object_or_404(Lesson.objects.published().select_related("course"), pk=lesson_pk)
     in_class = Q(user__memberships__cohort=cohort)
-    snippets = list(
-        Snippet.objects.filter(block__lesson=lesson).select_related("block").order_by("block__position")
-    )
-    exercises = list(
-        OrderingExercise.objects.filter(block__lesson=lesson)
-        .select_related("block")
-        .prefetch_related(Prefetch("lines", queryset=OrderingLine.objects.order_by("pk")))
-        .order_by("block__position")
-    )
-    predictions = grouped(
-        Prediction.objects.filter(in_class, snippet__in=snippets, is_first=True).values_list(
-            "snippet_id", "snippet_version", "verdict", "text",
-            "user__username", "user__first_name", "user__last_name",
-        ),
-        lambda row: (row[1], row[2], row[3], teaching.student_name(*row[4:])),
-    )
-    attempts = grouped(
-        OrderingAttempt.objects.filter(in_class, exercise__in=exercises)
-        .order_by("created_at", "pk")
-        .values_list(
-            "exercise_id", "user_id", "user__username", "user__first_name", "user__last_name",
-            "verdict", "order",
-        ),
-        lambda row: (row[1], teaching.student_name(*row[2:5]), row[5], row[6]),
-    )
-    help_used = grouped(
-        OrderingHelp.objects.filter(in_class, exercise__in=exercises)
-        .values("exercise_id", "user_id")
-        .annotate(times=Count("pk"))
-        .values_list("exercise_id", "user_id", "times")
-        .order_by(),
-        lambda row: row[1:],
-    )
+    analyses = [(kind, kind.analyses(in_class=in_class, lesson=lesson)) for kind in practice.every()]
     students = Membership.objects.filter(cohort=cohort).count()
     completed = list(
         LessonProgress.objects.filter(in_class, lesson=lesson, completed_at__isnull=False)
@@ -303,10 +254,7 @@ def class_lesson(request: HttpRequest, pk: int, lesson_pk: int) -> TemplateRespo
         "cohort": cohort,
         "lesson": lesson,
         "students": students,
-        "snippets": [teaching.analyse_snippet(s, predictions[s.pk]) for s in snippets],
-        "exercises": [
-            teaching.analyse_exercise(e, attempts[e.pk], help_used[e.pk]) for e in exercises
-        ],
+        "analyses": analyses,
         "over_time": teaching.completion_over_time(completed, students),
     }
     return TemplateResponse(request, "tutor/teaching/class_lesson.html", context)
@@ -318,27 +266,9 @@ def class_student(request: HttpRequest, pk: int, student_pk: int) -> TemplateRes
     """One student's activity, newest first: predictions, ordering checks, runs."""
     cohort = taught_class(request, pk)
     student = get_object_or_404(User, pk=student_pk, memberships__cohort=cohort)
-    predictions = (
-        Prediction.objects.filter(user=student)
-        .select_related("snippet__block__lesson__course")
-        .order_by("-created_at", "-pk")[:TIMELINE_LIMIT]
+    events = teaching.timeline(
+        *(kind.events(student=student, limit=TIMELINE_LIMIT) for kind in practice.every())
     )
-    attempts = (
-        OrderingAttempt.objects.filter(user=student)
-        .select_related("exercise__block__lesson__course", "run")
-        .prefetch_related("exercise__lines")
-        .order_by("-created_at", "-pk")[:TIMELINE_LIMIT]
-    )
-    runs = (
-        Run.objects.filter(user=student, purpose=Run.Purpose.RUN)
-        .select_related("snippet__block__lesson__course")
-        .order_by("-created_at", "-pk")[:TIMELINE_LIMIT]
-    )
-    events = teaching.timeline(predictions, attempts, runs)
-    for event in events:
-        if event.kind == "ordering":
-            texts = {line.key: line.text for line in event.row.exercise.lines.all()}
-            event.order_text = "\n".join(texts.get(key, f"[{key}]") for key in event.row.order)
     progress = (
         LessonProgress.objects.filter(user=student, lesson__in=Lesson.objects.published())
         .select_related("lesson__course")
@@ -396,110 +326,17 @@ ATTEMPT_HEADER = [
 ]
 
 
-def item_titles() -> tuple[dict[int, str], dict[int, tuple[str, dict[str, str]]]]:
-    """Every snippet's title, and every exercise's title with its lines' texts by key (the
-    content is small next to a class's attempts; two queries and a prefetch)."""
-    snippets = {s.pk: s.title for s in Snippet.objects.select_related("block")}
-    exercises = {
-        e.pk: (e.title, {line.key: line.text for line in e.lines.all()})
-        for e in OrderingExercise.objects.select_related("block").prefetch_related("lines")
-    }
-    return snippets, exercises
-
-
 def attempt_rows(cohort: Cohort):
-    """Every prediction, check and run of the class's students, oldest first across kinds.
-
-    Each kind is read in time order by its own query and the three are merged as they
-    stream, so a class of any size goes out in constant memory."""
+    """Every attempt of the class's students (predictions, checks, runs, ...), oldest first
+    across kinds. Each practice kind reads its attempts in time order and the streams are
+    merged as they go, so a class of any size goes out in constant memory."""
     in_class = Q(user__memberships__cohort=cohort)
-    snippet_titles, exercises = item_titles()
-    person = ("user__username", "user__first_name", "user__last_name")
-
-    def predictions():
-        rows = (
-            Prediction.objects.filter(in_class)
-            .order_by("created_at", "pk")
-            .values_list(
-                "created_at", *person, "snippet__block__lesson__course__title",
-                "snippet__block__lesson__title", "snippet_id", "snippet_version",
-                "verdict", "is_first", "text",
-            )
-            .iterator(chunk_size=CSV_CHUNK)
-        )
-        for when, username, first, last, course, lesson, snippet, version, verdict, is_first, text in rows:
-            yield when, [
-                "prediction", username, f"{first} {last}".strip(), when.isoformat(), course, lesson,
-                snippet_titles.get(snippet, ""), version, verdict, "yes" if is_first else "no",
-                text, "", "", "",
-            ]
-
-    def version_predictions():
-        rows = (
-            VersionPrediction.objects.filter(in_class)
-            .order_by("created_at", "pk")
-            .values_list(
-                "created_at", *person, "snippet__block__lesson__course__title",
-                "snippet__block__lesson__title", "snippet_id", "text", "run__stdout", "run__stderr",
-                "run__status",
-            )
-            .iterator(chunk_size=CSV_CHUNK)
-        )
-        for when, username, first, last, course, lesson, snippet, text, stdout, stderr, status in rows:
-            verdict = ""
-            if status in Run.FINAL_STATUSES and status != Run.Status.FAILED:
-                # Graded as on the page: the error the version ends with is its last line.
-                error = raised_by(status=status, stderr=stderr)
-                verdict = "right" if compare_prediction(text, stdout, error=error).is_right else "wrong"
-            yield when, [
-                "prediction of their version", username, f"{first} {last}".strip(), when.isoformat(),
-                course, lesson, snippet_titles.get(snippet, ""), "", verdict, "no", text, stdout,
-                "", status,
-            ]
-
-    def checks():
-        rows = (
-            OrderingAttempt.objects.filter(in_class)
-            .order_by("created_at", "pk")
-            .values_list(
-                "created_at", *person, "exercise__block__lesson__course__title",
-                "exercise__block__lesson__title", "exercise_id", "verdict", "order",
-                "help_used", "run__stdout", "run__status",
-            )
-            .iterator(chunk_size=CSV_CHUNK)
-        )
-        for when, username, first, last, course, lesson, exercise, verdict, order, help_used, stdout, status in rows:
-            title, texts = exercises.get(exercise, ("", {}))
-            # The lines as the student put them, one per line, as a teacher reads code.
-            answer = "\n".join(texts.get(key, f"[{key}]") for key in order)
-            yield when, [
-                "ordering", username, f"{first} {last}".strip(), when.isoformat(), course, lesson,
-                title, "", verdict, "", answer, stdout or "", help_used, status or "",
-            ]
-
-    def runs():
-        rows = (
-            Run.objects.filter(in_class)
-            .exclude(purpose=Run.Purpose.CHECK)  # those are in the ordering rows
-            .order_by("created_at", "pk")
-            .values_list(
-                "created_at", *person, "snippet__block__lesson__course__title",
-                "snippet__block__lesson__title", "snippet_id", "purpose", "code",
-                "stdout", "stderr", "status",
-            )
-            .iterator(chunk_size=CSV_CHUNK)
-        )
-        for when, username, first, last, course, lesson, snippet, purpose, code, stdout, stderr, status in rows:
-            yield when, [
-                "run" if purpose == Run.Purpose.RUN else purpose, username, f"{first} {last}".strip(),
-                when.isoformat(), course or "", lesson or "", snippet_titles.get(snippet, ""),
-                "", "", "", code, stdout + stderr, "", status,
-            ]
-
-    merged = heapq.merge(
-        predictions(), version_predictions(), checks(), runs(), key=lambda row: row[0]
-    )
-    for _, row in merged:
+    streams = [
+        stream
+        for kind in practice.every()
+        for stream in kind.attempt_rows(in_class=in_class, chunk=CSV_CHUNK)
+    ]
+    for _, row in heapq.merge(*streams, key=lambda row: row[0]):
         yield row
 
 

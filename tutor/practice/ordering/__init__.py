@@ -13,6 +13,7 @@ from course.models import Block, OrderingExercise
 from tutor import practice
 from tutor.actions import ordering
 from tutor.models import OrderingAttempt, Run
+from tutor.practice.ordering import teaching
 from tutor.practice.ordering.board import boards
 
 
@@ -20,6 +21,7 @@ class OrderingKind(practice.PracticeKind):
     name = "ordering"
     label = "Ordering exercises"
     template = "tutor/practice/ordering.html"
+    analysis_template = "tutor/teaching/kinds/ordering_analysis.html"
     styles = ("css/ordering.css",)
     scripts = ("vendor/Sortable.min.js", "js/ordering.js")
 
@@ -41,6 +43,15 @@ class OrderingKind(practice.PracticeKind):
         ).select_related("run", "user", "exercise__block__lesson")
         settled = [ordering.settle_check(attempt=attempt) for attempt in waiting]
         return sum(attempt.verdict != OrderingAttempt.Verdict.PENDING for attempt in settled)
+
+    def analyses(self, *, in_class, lesson) -> list:
+        return teaching.analyses(in_class=in_class, lesson=lesson)
+
+    def events(self, *, student, limit: int) -> list:
+        return teaching.events(student=student, limit=limit)
+
+    def attempt_rows(self, *, in_class, chunk: int) -> list:
+        return teaching.attempt_rows(in_class=in_class, chunk=chunk)
 
     def worked_on(self):
         rows = OrderingAttempt.objects.filter(user__isnull=False)

@@ -12,6 +12,7 @@ from course.models import Block, Snippet
 from tutor import practice
 from tutor.actions import predictions
 from tutor.models import Prediction, Run
+from tutor.practice.snippet import teaching
 from tutor.practice.snippet.state import practices, shown_run_id
 
 
@@ -19,6 +20,7 @@ class SnippetKind(practice.PracticeKind):
     name = "snippet"
     label = "Snippets"
     template = "tutor/practice/snippet.html"
+    analysis_template = "tutor/teaching/kinds/snippet_analysis.html"
     styles = ("css/snippet.css",)
     scripts = ("vendor/editor.bundle.js", "js/snippet.js")
 
@@ -45,6 +47,15 @@ class SnippetKind(practice.PracticeKind):
             if run is not None:
                 given += len(predictions.settle_predictions_for_run(run=run))
         return given
+
+    def analyses(self, *, in_class, lesson) -> list:
+        return teaching.analyses(in_class=in_class, lesson=lesson)
+
+    def events(self, *, student, limit: int) -> list:
+        return teaching.events(student=student, limit=limit)
+
+    def attempt_rows(self, *, in_class, chunk: int) -> list:
+        return teaching.attempt_rows(in_class=in_class, chunk=chunk)
 
     def worked_on(self):
         for model in (Prediction, Run):

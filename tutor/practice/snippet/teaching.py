@@ -1,0 +1,113 @@
+"""What teachers see of snippets: the class's first predictions on each snippet of a
+lesson, a student's predictions and runs in their timeline, and the attempts CSV rows."""
+
+from collections.abc import Iterator
+from datetime import datetime
+
+from django.db.models import Q
+
+from course.models import Snippet
+from tutor import teaching
+from tutor.feedback import raised_by
+from tutor.grading import compare_prediction
+from tutor.models import Prediction, Run, VersionPrediction
+
+PERSON = ("user__username", "user__first_name", "user__last_name")
+
+
+def analyses(*, in_class: Q, lesson) -> list[teaching.SnippetAnalysis]:
+    snippets = list(
+        Snippet.objects.filter(block__lesson=lesson).select_related("block").order_by("block__position")
+    )
+    predictions = teaching.grouped(
+        Prediction.objects.filter(in_class, snippet__in=snippets, is_first=True).values_list(
+            "snippet_id", "snippet_version", "verdict", "text", *PERSON,
+        ),
+        lambda row: (row[1], row[2], row[3], teaching.student_name(*row[4:])),
+    )
+    return [teaching.analyse_snippet(s, predictions.get(s.pk, [])) for s in snippets]
+
+
+def events(*, student, limit: int) -> list[teaching.Event]:
+    predictions = (
+        Prediction.objects.filter(user=student)
+        .select_related("snippet__block__lesson__course")
+        .order_by("-created_at", "-pk")[:limit]
+    )
+    runs = (
+        Run.objects.filter(user=student, purpose=Run.Purpose.RUN)
+        .select_related("snippet__block__lesson__course")
+        .order_by("-created_at", "-pk")[:limit]
+    )
+    return [
+        *(teaching.Event("prediction", p.created_at, p, "tutor/teaching/kinds/prediction_event.html") for p in predictions),
+        *(teaching.Event("run", r.created_at, r, "tutor/teaching/kinds/run_event.html") for r in runs),
+    ]
+
+
+def attempt_rows(*, in_class: Q, chunk: int) -> list[Iterator[tuple[datetime, list]]]:
+    """Every prediction, prediction of their own version and run of the class's students,
+    each stream oldest first (the caller merges every kind's streams)."""
+    titles = {s.pk: s.title for s in Snippet.objects.select_related("block")}
+
+    def predictions():
+        rows = (
+            Prediction.objects.filter(in_class)
+            .order_by("created_at", "pk")
+            .values_list(
+                "created_at", *PERSON, "snippet__block__lesson__course__title",
+                "snippet__block__lesson__title", "snippet_id", "snippet_version",
+                "verdict", "is_first", "text",
+            )
+            .iterator(chunk_size=chunk)
+        )
+        for when, username, first, last, course, lesson, snippet, version, verdict, is_first, text in rows:
+            yield when, [
+                "prediction", username, f"{first} {last}".strip(), when.isoformat(), course, lesson,
+                titles.get(snippet, ""), version, verdict, "yes" if is_first else "no",
+                text, "", "", "",
+            ]
+
+    def version_predictions():
+        rows = (
+            VersionPrediction.objects.filter(in_class)
+            .order_by("created_at", "pk")
+            .values_list(
+                "created_at", *PERSON, "snippet__block__lesson__course__title",
+                "snippet__block__lesson__title", "snippet_id", "text", "run__stdout", "run__stderr",
+                "run__status",
+            )
+            .iterator(chunk_size=chunk)
+        )
+        for when, username, first, last, course, lesson, snippet, text, stdout, stderr, status in rows:
+            verdict = ""
+            if status in Run.FINAL_STATUSES and status != Run.Status.FAILED:
+                # Graded as on the page: the error the version ends with is its last line.
+                error = raised_by(status=status, stderr=stderr)
+                verdict = "right" if compare_prediction(text, stdout, error=error).is_right else "wrong"
+            yield when, [
+                "prediction of their version", username, f"{first} {last}".strip(), when.isoformat(),
+                course, lesson, titles.get(snippet, ""), "", verdict, "no", text, stdout,
+                "", status,
+            ]
+
+    def runs():
+        rows = (
+            Run.objects.filter(in_class)
+            .exclude(purpose=Run.Purpose.CHECK)  # those are in the ordering rows
+            .order_by("created_at", "pk")
+            .values_list(
+                "created_at", *PERSON, "snippet__block__lesson__course__title",
+                "snippet__block__lesson__title", "snippet_id", "purpose", "code",
+                "stdout", "stderr", "status",
+            )
+            .iterator(chunk_size=chunk)
+        )
+        for when, username, first, last, course, lesson, snippet, purpose, code, stdout, stderr, status in rows:
+            yield when, [
+                "run" if purpose == Run.Purpose.RUN else purpose, username, f"{first} {last}".strip(),
+                when.isoformat(), course or "", lesson or "", titles.get(snippet, ""),
+                "", "", "", code, stdout + stderr, "", status,
+            ]
+
+    return [predictions(), version_predictions(), runs()]
