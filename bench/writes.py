@@ -32,10 +32,10 @@ def main() -> None:
         from django.test import Client
 
         from course.models import ContentVersion, OrderingExercise, Snippet
-        from tutor import tasks
+        from tutor import queueing
 
         call_command("import_content", str(harness.ROOT / "content"), verbosity=0)
-        tasks.enqueue_run = lambda run_id: None  # no worker: only the click's own writes
+        queueing.enqueue_run = lambda run_id: None  # no worker: only the click's own writes
         settings.RUN_WAIT_SECONDS = 0  # and nobody waits for one
         held: list[float] = []
         began: list[float] = []

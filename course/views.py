@@ -9,13 +9,9 @@ from django.template.response import TemplateResponse
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_GET
 
+from course.htmx import wants_partial
 from course.models import GlossaryTerm, Lesson
 from course.pages import glossary_names
-
-
-def wants_partial(request: HttpRequest) -> bool:
-    # A history restore asks for the whole page even though it comes from htmx.
-    return bool(request.htmx) and not request.htmx.history_restore_request
 
 
 @require_GET

@@ -184,9 +184,9 @@ ACTIONS = [
 
 @pytest.mark.parametrize("name,url,data,expected", ACTIONS, ids=[action[0] for action in ACTIONS])
 def test_who_may_act_on_each_thing(client, world, name, url, data, expected, monkeypatch):
-    from tutor import tasks
+    from tutor import queueing
 
-    monkeypatch.setattr(tasks, "enqueue_run", lambda run_id: None)
+    monkeypatch.setattr(queueing, "enqueue_run", lambda run_id: None)
     seen = {}
     for role in ROLES:
         # Each role acts on a fresh world state for the owner-only rows.

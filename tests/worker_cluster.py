@@ -20,7 +20,7 @@ CLIENT = r"""
 import json, sys, time
 import django
 django.setup()
-from tutor.actions import queue_run
+from tutor.actions.runs import queue_run
 from tutor.models import Run
 
 for line in sys.stdin:

@@ -1,27 +1,20 @@
-"""Background work, all through django-q2. A task takes an id, loads the row, calls the action."""
+"""Background work, all through django-q2. A task takes an id, loads the row, calls the
+action. Tasks import actions; actions enqueue tasks by name through tutor.queueing."""
 
-from django_q.tasks import async_task
+from tutor import practice, queueing
+from tutor.actions import runs
+from tutor.models import Run
 
 
 def execute_run(run_id: int) -> None:
-    from tutor import actions
-    from tutor.models import Run
-
     Run.objects.fail_stale()  # a read, unless some run's worker is gone: then it fails it
-    actions.execute_run(run_id=run_id)  # runs it, wakes who waits, gives the verdicts
-
-
-def enqueue_run(run_id: int) -> None:
-    async_task("tutor.tasks.execute_run", run_id, task_name=f"run-{run_id}", save=False)
+    runs.execute_run(run_id=run_id)  # runs it, wakes who waits, gives the verdicts
 
 
 def fail_stale_runs() -> int:
     """Scheduled every minute, the repair sweep: runs whose worker died are marked failed,
     never left running, and verdicts still waiting for a final run are given (its worker
     stopped between the two). Returns how many runs it failed."""
-    from tutor import practice
-    from tutor.models import Run
-
     failed = Run.objects.fail_stale()
     for kind in practice.every():
         kind.repair()
@@ -33,11 +26,9 @@ def worker_started(**kwargs) -> None:
     this machine held are failed at once, and every queued run is handed to the queue
     again, since a broker may have lost those the dead worker had taken. A run delivered
     twice still runs once (execute_run claims it)."""
-    from tutor.models import Run
-
     Run.objects.fail_lost()
     Run.objects.fail_stale()
     for run_id in Run.objects.filter(status=Run.Status.QUEUED).order_by("pk").values_list(
         "pk", flat=True
     ):
-        enqueue_run(run_id)
+        queueing.enqueue_run(run_id)

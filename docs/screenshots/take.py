@@ -51,7 +51,7 @@ def prepare_database() -> dict:
     from django.utils import timezone
 
     from course.models import Lesson, Snippet
-    from tutor.actions import create_class, join_class
+    from tutor.actions.classes import create_class, join_class
     from tutor.models import LessonProgress, Prediction, Run
 
     call_command("migrate", verbosity=0)

@@ -1,7 +1,7 @@
 """Put it in order, in the system Chromium: drag, click and keyboard, "Not used", Help.
 
 Checks of output-graded exercises run the assembled program: the `inline_worker` fixture
-replaces `tutor.tasks.enqueue_run` with a thread that calls `tutor.tasks.execute_run`, so
+replaces `tutor.queueing.enqueue_run` with a thread that calls `tutor.tasks.execute_run`, so
 runs go through the real sandbox and Run rows without the broker (the real worker path is
 tested end to end in tests/tutor/test_worker.py).
 """

@@ -1,6 +1,6 @@
 """Predict, reveal and run a snippet in the system Chromium.
 
-No qcluster runs here: the `inline_worker` fixture replaces `tutor.tasks.enqueue_run` with a
+No qcluster runs here: the `inline_worker` fixture replaces `tutor.queueing.enqueue_run` with a
 thread that calls `tutor.tasks.execute_run(run_id)`, so runs go through the real sandbox
 and the same Run rows, just without the broker (the real worker path is tested end to end
 in tests/tutor/test_worker.py).
@@ -150,11 +150,11 @@ def test_a_run_still_arrives_when_the_server_drops_the_page_poll(
     page, login_in_browser, sample_content, monkeypatch, settings
 ):
     """The web server restarting mid-wait loses nothing: the failed poll is asked again."""
-    from tutor import tasks
+    from tutor import queueing, tasks
     from tutor.models import Run
 
     queued: list[int] = []
-    monkeypatch.setattr(tasks, "enqueue_run", queued.append)  # a worker that is slow to start
+    monkeypatch.setattr(queueing, "enqueue_run", queued.append)  # a worker that is slow to start
     settings.RUN_LONG_POLL_SECONDS = 0.5
     page = login_in_browser(make_user("grace"))
     page.goto(SEED + FIRST)

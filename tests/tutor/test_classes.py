@@ -1,8 +1,15 @@
 import pytest
 
 from tests.factories import make_admin, make_cohort, make_teacher, make_user
-from tutor.actions import ClassRefused, create_class, join_class, leave_class, remove_student
-from tutor.actions.classes import JOIN_CODE_ALPHABET, JOIN_CODE_LENGTH
+from tutor.actions.classes import (
+    JOIN_CODE_ALPHABET,
+    JOIN_CODE_LENGTH,
+    ClassRefused,
+    create_class,
+    join_class,
+    leave_class,
+    remove_student,
+)
 from tutor.models import Cohort, Membership
 
 pytestmark = pytest.mark.django_db

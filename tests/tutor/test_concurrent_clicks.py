@@ -10,7 +10,8 @@ from django.test import Client
 from django.urls import reverse
 
 from tests.factories import make_prediction, make_snippet, make_user
-from tutor import actions
+from tutor.actions.predictions import PredictionRefused, submit_prediction
+from tutor.actions.runs import RunRefused, queue_run
 from tutor.models import Prediction, Run
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -43,9 +44,9 @@ def test_eight_runs_at_once_are_held_to_the_pending_cap(settings):
     settings.RUNS_PER_MINUTE = 100
     user = make_user()
     snippet = make_snippet()
-    results = at_once(8, lambda: actions.queue_run(code="print(1)\n", user=user, snippet=snippet))
+    results = at_once(8, lambda: queue_run(code="print(1)\n", user=user, snippet=snippet))
     assert sum(isinstance(r, Run) for r in results) == 3
-    assert sum(isinstance(r, actions.RunRefused) for r in results) == 5
+    assert sum(isinstance(r, RunRefused) for r in results) == 5
     assert Run.objects.filter(user=user).count() == 3
 
 
@@ -54,7 +55,7 @@ def test_runs_at_once_are_held_to_the_per_minute_limit(settings):
     settings.RUNS_PER_MINUTE = 5
     user = make_user()
     snippet = make_snippet()
-    results = at_once(12, lambda: actions.queue_run(code="print(1)\n", user=user, snippet=snippet))
+    results = at_once(12, lambda: queue_run(code="print(1)\n", user=user, snippet=snippet))
     assert sum(isinstance(r, Run) for r in results) == 5
     assert Run.objects.filter(user=user).count() == 5
 
@@ -63,8 +64,8 @@ def test_another_learner_is_not_held_back_by_the_first(settings):
     settings.RUNS_PENDING_MAX = 1
     first, second = make_user(), make_user()
     snippet = make_snippet()
-    actions.queue_run(code="print(1)\n", user=first, snippet=snippet)
-    assert actions.queue_run(code="print(1)\n", user=second, snippet=snippet).user == second
+    queue_run(code="print(1)\n", user=first, snippet=snippet)
+    assert queue_run(code="print(1)\n", user=second, snippet=snippet).user == second
 
 
 def test_a_flood_of_predictions_stores_no_more_than_the_limit(settings):
@@ -73,9 +74,9 @@ def test_a_flood_of_predictions_stores_no_more_than_the_limit(settings):
     snippet = make_snippet()
     results = at_once(
         12,
-        lambda: actions.submit_prediction(user=user, snippet=snippet, text="x", said_out_loud=False),
+        lambda: submit_prediction(user=user, snippet=snippet, text="x", said_out_loud=False),
     )
-    assert sum(isinstance(r, actions.PredictionRefused) for r in results) == 7
+    assert sum(isinstance(r, PredictionRefused) for r in results) == 7
     assert Prediction.objects.filter(user=user).count() == 5
     assert Prediction.objects.filter(user=user, is_first=True).count() == 1
 
@@ -142,7 +143,7 @@ def test_a_class_revealing_one_snippet_at_once_shares_one_run():
     def reveal():
         with lock:
             learner = next(queue)
-        return actions.submit_prediction(user=learner, snippet=snippet, text="x", said_out_loud=False)
+        return submit_prediction(user=learner, snippet=snippet, text="x", said_out_loud=False)
 
     results = at_once(12, reveal)
     assert not [r for r in results if isinstance(r, Exception)]

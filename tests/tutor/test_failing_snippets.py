@@ -6,7 +6,7 @@ from django.urls import reverse
 
 from course.models import Snippet
 from tests.factories import make_snippet
-from tutor.actions import execute_run
+from tutor.actions.runs import execute_run
 from tutor.models import Prediction, Run
 
 pytestmark = pytest.mark.django_db

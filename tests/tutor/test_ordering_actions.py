@@ -4,7 +4,7 @@ import pytest
 
 from course.models import OrderingExercise
 from tests.factories import make_exercise, make_user
-from tutor import tasks
+from tutor import queueing
 from tutor.actions import ordering as actions
 from tutor.actions.runs import RunRefused, execute_run
 from tutor.models import OrderingArrangement, OrderingAttempt, OrderingHelp, Run
@@ -138,7 +138,7 @@ def output_exercise():
 
 def test_output_grading_runs_the_assembled_program(output_exercise, django_capture_on_commit_callbacks, monkeypatch):
     queued = []
-    monkeypatch.setattr(tasks, "enqueue_run", queued.append)
+    monkeypatch.setattr(queueing, "enqueue_run", queued.append)
     user = make_user()
     # y = 3 before x = 2 prints the same: a different order, still right.
     with django_capture_on_commit_callbacks(execute=True):

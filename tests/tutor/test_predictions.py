@@ -4,8 +4,8 @@ import pytest
 from django.utils import timezone
 
 from tests.factories import make_prediction, make_run, make_snippet, make_user
-from tutor.actions import execute_run
 from tutor.actions import predictions as actions
+from tutor.actions.runs import execute_run
 from tutor.models import CodeDraft, LessonProgress, Prediction, Run
 
 pytestmark = pytest.mark.django_db

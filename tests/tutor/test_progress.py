@@ -7,6 +7,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from tests.factories import make_exercise, make_lesson, make_snippet, make_user
+from tutor import queueing
 from tutor.actions.progress import recompute_all_progress, refresh_lesson_progress
 from tutor.models import LessonProgress, OrderingArrangement, OrderingAttempt, Prediction, Run
 
@@ -162,7 +163,7 @@ def test_catalogue_and_lesson_page_show_the_same_state(client, lesson_with_items
 
 
 def test_practising_a_solved_exercise_again_keeps_it_solved(lesson_with_items):
-    from tutor.actions import start_again
+    from tutor.actions.ordering import start_again
 
     lesson, snippets, exercise = lesson_with_items
     user = make_user()
@@ -177,15 +178,16 @@ def test_the_worker_gives_waiting_predictions_their_verdict_and_updates_progress
     lesson_with_items, django_capture_on_commit_callbacks, monkeypatch
 ):
     """A learner who leaves before the output arrives still gets a verdict and progress."""
-    from tutor import actions, tasks
+    from tutor import tasks
+    from tutor.actions.predictions import submit_prediction
 
     lesson, (first, second), exercise = lesson_with_items
     queued = []
-    monkeypatch.setattr(tasks, "enqueue_run", queued.append)
+    monkeypatch.setattr(queueing, "enqueue_run", queued.append)
     right, wrong = make_user(), make_user()
     with django_capture_on_commit_callbacks(execute=True):
-        actions.submit_prediction(user=right, snippet=first, text="hello\n", said_out_loud=False)
-        actions.submit_prediction(user=wrong, snippet=first, text="goodbye\n", said_out_loud=False)
+        submit_prediction(user=right, snippet=first, text="hello\n", said_out_loud=False)
+        submit_prediction(user=wrong, snippet=first, text="goodbye\n", said_out_loud=False)
     assert len(queued) == 1  # one reveal run, shared
     assert not Prediction.objects.exclude(verdict=Prediction.Verdict.PENDING).exists()
     tasks.execute_run(queued[0])
@@ -196,10 +198,10 @@ def test_the_worker_gives_waiting_predictions_their_verdict_and_updates_progress
 
 
 def test_a_learners_run_counts_in_their_progress(lesson_with_items, monkeypatch):
-    from tutor import actions, tasks
+    from tutor.actions.runs import queue_run
 
     lesson, (first, _), _ = lesson_with_items
-    monkeypatch.setattr(tasks, "enqueue_run", lambda run_id: None)
+    monkeypatch.setattr(queueing, "enqueue_run", lambda run_id: None)
     user = make_user()
-    actions.queue_run(code="print(2)", user=user, snippet=first)
+    queue_run(code="print(2)", user=user, snippet=first)
     assert LessonProgress.objects.get(user=user, lesson=lesson).runs == 1

@@ -5,7 +5,7 @@ import pytest
 from django.urls import reverse
 
 from tests.factories import make_prediction, make_run, make_snippet
-from tutor.actions import execute_run
+from tutor.actions.runs import execute_run
 from tutor.models import Run
 
 pytestmark = pytest.mark.django_db

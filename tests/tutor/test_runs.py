@@ -5,7 +5,7 @@ from django.utils import timezone
 
 from course.models import Snippet
 from tests.factories import make_snippet, make_user
-from tutor import tasks
+from tutor import queueing, tasks
 from tutor.actions import runs as actions
 from tutor.models import Run
 
@@ -14,7 +14,7 @@ pytestmark = pytest.mark.django_db
 
 def test_queue_run_stores_a_queued_row_and_enqueues_it_on_commit(monkeypatch, django_capture_on_commit_callbacks):
     enqueued = []
-    monkeypatch.setattr(tasks, "enqueue_run", enqueued.append)
+    monkeypatch.setattr(queueing, "enqueue_run", enqueued.append)
     user = make_user()
     with django_capture_on_commit_callbacks(execute=True):
         run = actions.queue_run(code="print(1)", user=user)
@@ -175,7 +175,7 @@ def test_a_restarted_worker_fails_at_once_the_runs_a_dead_worker_of_this_machine
                                    deadline_at=later, worker=f"another-machine:{dead}")
     queued = Run.objects.create(code="print(1)", status=Run.Status.QUEUED)
     enqueued = []
-    monkeypatch.setattr(tasks, "enqueue_run", enqueued.append)
+    monkeypatch.setattr(queueing, "enqueue_run", enqueued.append)
     tasks.worker_started(sender="django_q", proc_name="Process-1")
     statuses = dict(Run.objects.values_list("pk", "status"))
     assert statuses[held_by_dead.pk] == Run.Status.FAILED

@@ -11,8 +11,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from tests.factories import make_lesson, make_prediction, make_run, make_snippet, make_user
-from tutor import tasks
-from tutor.actions import execute_run
+from tutor import queueing, tasks
+from tutor.actions.runs import execute_run
 from tutor.models import CodeDraft, LessonProgress, Prediction, Run, VersionPrediction
 
 pytestmark = pytest.mark.django_db
@@ -607,7 +607,7 @@ def test_a_run_whose_worker_died_is_reported_not_polled_forever(client, learner,
 def test_a_fast_run_comes_back_in_the_same_response(client, monkeypatch, settings):
     """The worker is replaced by running the task inline on commit (see test_worker.py for the real one)."""
     settings.RUN_WAIT_SECONDS = 1.5
-    monkeypatch.setattr(tasks, "enqueue_run", tasks.execute_run)
+    monkeypatch.setattr(queueing, "enqueue_run", tasks.execute_run)
     user = make_user()
     client.force_login(user)
     snippet = make_snippet(code=CODE, key="two-lines")

@@ -11,7 +11,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from course.models import Snippet
-from tutor import practice, run_notices, sandbox, tasks
+from tutor import practice, queueing, run_notices, sandbox
 from tutor.actions.progress import count_run
 from tutor.models import Run, worker_name
 
@@ -64,7 +64,7 @@ def queue_run(
         run = Run.objects.create(
             user=user, snippet=snippet, purpose=purpose, code=code, stdin=stdin
         )
-        transaction.on_commit(lambda: tasks.enqueue_run(run.pk))
+        queueing.enqueue_run_on_commit(run.pk)
         if purpose == Run.Purpose.RUN and user is not None and snippet is not None:
             count_run(user=user, lesson=snippet.block.lesson)
     return run

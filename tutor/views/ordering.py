@@ -26,15 +26,21 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from course.models import Lesson, OrderingExercise
-from tutor import actions
 from tutor.actions.ordering import (
     DIRECTIONS,
     LEAVE_OUT,
     USE,
     ExerciseLines,
     OrderingRefused,
+    arrange_lines,
+    check_order,
     fit_to_lines,
+    help_with_order,
+    move_line,
+    settle_check,
+    start_again,
 )
+from tutor.actions.runs import RunRefused
 from tutor.models import OrderingArrangement, OrderingAttempt
 from tutor.practice.ordering.board import LineTokens, board_of, latest_attempts
 from tutor.views.progress import with_lesson_progress
@@ -227,11 +233,11 @@ def ordering_move(request: HttpRequest, exercise_id: int) -> HttpResponse:
             order, unused = read_arrangement(
                 request.POST["arrangement"], lines, LineTokens.of(request.user, lines), removed=removed
             )
-            actions.arrange_lines(user=request.user, exercise=exercise, order=order, unused=unused)
+            arrange_lines(user=request.user, exercise=exercise, order=order, unused=unused)
         else:
             tokens = LineTokens.of(request.user, lines)
             key, direction = read_move(request.POST.get("move", ""), lines, tokens)
-            actions.move_line(user=request.user, exercise=exercise, key=key, direction=direction)
+            move_line(user=request.user, exercise=exercise, key=key, direction=direction)
     except (Malformed, OrderingRefused) as refusal:
         return refused(request, exercise, str(refusal))
     return practice_response(request, exercise)
@@ -250,16 +256,16 @@ def ordering_check(request: HttpRequest, exercise_id: int) -> HttpResponse:
             order, unused = read_arrangement(
                 request.POST["arrangement"], lines, LineTokens.of(request.user, lines), removed=removed
             )
-        attempt = actions.check_order(
+        attempt = check_order(
             user=request.user, exercise=exercise, order=order, unused=unused
         )
     except (Malformed, OrderingRefused) as refusal:
         return refused(request, exercise, str(refusal))
-    except actions.RunRefused as refusal:
+    except RunRefused as refusal:
         return practice_response(request, exercise, notice=str(refusal))
     if attempt.verdict == OrderingAttempt.Verdict.PENDING:
         wait_for(attempt, seconds=settings.RUN_WAIT_SECONDS)
-        actions.settle_check(attempt=attempt)
+        settle_check(attempt=attempt)
     return practice_response(request, exercise, progress=True)
 
 
@@ -270,7 +276,7 @@ def ordering_help(request: HttpRequest, exercise_id: int) -> HttpResponse:
         return log_in_first(request, exercise)
     removed_before = len(removed_keys(request.user, exercise, ExerciseLines.of(exercise)))
     try:
-        done = actions.help_with_order(user=request.user, exercise=exercise)
+        done = help_with_order(user=request.user, exercise=exercise)
     except OrderingRefused as refusal:
         return refused(request, exercise, str(refusal))
     removed_after = len(removed_keys(request.user, exercise, ExerciseLines.of(exercise)))
@@ -284,7 +290,7 @@ def ordering_reset(request: HttpRequest, exercise_id: int) -> HttpResponse:
     exercise = exercise_or_404(request, exercise_id)
     if not request.user.is_authenticated:
         return log_in_first(request, exercise)
-    actions.start_again(user=request.user, exercise=exercise)
+    start_again(user=request.user, exercise=exercise)
     return practice_response(
         request, exercise, notice="The lines are back where they started. Have another go."
     )

@@ -17,20 +17,20 @@ from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import reswap, retarget
 
 from course.models import Lesson, Snippet
-from tutor.actions import (
+from tutor.actions.predictions import (
     PredictionRefused,
-    RunRefused,
+    SelfCheckRefused,
     discard_draft,
-    queue_run,
     record_self_check,
     retry_reveal,
     run_own_version,
     save_draft,
     submit_prediction,
 )
-from tutor.actions.predictions import SelfCheckRefused
+from tutor.actions.runs import RunRefused, queue_run
 from tutor.models import Prediction, Run
 from tutor.practice.snippet.state import MAX_PREDICTION_CHARS, SnippetPractice, practice_of
 from tutor.views.progress import with_lesson_progress
@@ -190,8 +190,7 @@ def refuse(
     }
     response = TemplateResponse(request, f"{TEMPLATE}#snippet-message", context, status=status)
     if request.htmx:
-        response["HX-Retarget"] = f"#snippet-{snippet.block.key}-message"
-        response["HX-Reswap"] = "outerHTML"
+        reswap(retarget(response, f"#snippet-{snippet.block.key}-message"), "outerHTML")
     return response
 
 

@@ -21,10 +21,18 @@ from django.utils.cache import patch_vary_headers
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from course.htmx import wants_partial
 from course.models import Lesson
 from tutor import practice, teaching
-from tutor.actions import ClassRefused, create_class, join_class, leave_class, remove_student
-from tutor.actions.classes import JOIN_CODE_LENGTH, normalise_join_code
+from tutor.actions.classes import (
+    JOIN_CODE_LENGTH,
+    ClassRefused,
+    create_class,
+    join_class,
+    leave_class,
+    normalise_join_code,
+    remove_student,
+)
 from tutor.models import (
     Cohort,
     LessonProgress,
@@ -47,11 +55,6 @@ class JoinForm(forms.Form):
         help_text=f"{JOIN_CODE_LENGTH} letters and digits, from your teacher.",
         widget=forms.TextInput(attrs={"autocomplete": "off", "autocapitalize": "characters"}),
     )
-
-
-def wants_partial(request: HttpRequest) -> bool:
-    # A history restore asks for the whole page even though it comes from htmx.
-    return bool(request.htmx) and not request.htmx.history_restore_request
 
 
 def require_teacher(request: HttpRequest) -> None:

@@ -1,0 +1,20 @@
+"""The one way work reaches the worker: a task, by its dotted name, through django-q2.
+
+Actions enqueue here, never by importing tutor.tasks (which imports the actions), so the
+arrow goes one way: tasks -> actions -> queueing. Tests replace `enqueue_run` to run the
+task in-process, or not at all.
+"""
+
+from django.db import transaction
+from django_q.tasks import async_task
+
+EXECUTE_RUN = "tutor.tasks.execute_run"
+
+
+def enqueue_run(run_id: int) -> None:
+    async_task(EXECUTE_RUN, run_id, task_name=f"run-{run_id}", save=False)
+
+
+def enqueue_run_on_commit(run_id: int) -> None:
+    """Hand the run to the worker once the transaction that stored it has committed."""
+    transaction.on_commit(lambda: enqueue_run(run_id))
