@@ -1,7 +1,7 @@
 from django.urls import path
 
 from tutor import practice
-from tutor.views import accounts, lessons, ordering, progress, snippets, teaching
+from tutor.views import accounts, lessons, progress, teaching
 
 app_name = "tutor"
 
@@ -11,13 +11,6 @@ urlpatterns = [
     path("learn/<slug:course_slug>/<slug:lesson_slug>/", lessons.lesson_detail, name="lesson_detail"),
     path("accounts/signup/", accounts.signup, name="signup"),
     path("progress/", progress.my_progress, name="my_progress"),
-    path("snippets/<int:snippet_id>/predict/", snippets.prediction_create, name="prediction_create"),
-    path("predictions/<int:prediction_id>/", snippets.prediction_detail, name="prediction_detail"),
-    path("predictions/<int:prediction_id>/retry/", snippets.reveal_retry, name="reveal_retry"),
-    path("predictions/<int:prediction_id>/self-check/", snippets.self_check, name="self_check"),
-    path("snippets/<int:snippet_id>/runs/", snippets.run_create, name="run_create"),
-    path("runs/<int:run_id>/", snippets.run_detail, name="run_detail"),
-    path("snippets/<int:snippet_id>/draft/", snippets.draft_save, name="draft_save"),
 ]
 
 # Classes: students join and leave; teachers review.
@@ -39,14 +32,6 @@ urlpatterns += [
     ),
 ]
 
-# Put it in order: the learner's own arrangement of each exercise's lines.
-urlpatterns += [
-    path("exercises/<int:exercise_id>/", ordering.ordering_practice, name="ordering_practice"),
-    path("exercises/<int:exercise_id>/move/", ordering.ordering_move, name="ordering_move"),
-    path("exercises/<int:exercise_id>/check/", ordering.ordering_check, name="ordering_check"),
-    path("exercises/<int:exercise_id>/help/", ordering.ordering_help, name="ordering_help"),
-    path("exercises/<int:exercise_id>/reset/", ordering.ordering_reset, name="ordering_reset"),
-]
 
 # Each practice kind's own endpoints, declared in its folder (tutor/practice/<kind>/).
 urlpatterns += [pattern for kind in practice.every() for pattern in kind.urls]

@@ -8,6 +8,7 @@ teachers see of it.
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.http import HttpRequest
+from django.urls import path
 
 from course.models import Block, OrderingExercise
 from tutor import practice
@@ -59,6 +60,18 @@ class OrderingKind(practice.PracticeKind):
 
     def progress_text(self, counts: dict[str, int]) -> str:
         return f"{counts['done']} of {counts['total']} orderings solved"
+
+    @property
+    def urls(self) -> list:
+        from tutor.practice.ordering import views
+
+        return [
+            path("exercises/<int:exercise_id>/", views.ordering_practice, name="ordering_practice"),
+            path("exercises/<int:exercise_id>/move/", views.ordering_move, name="ordering_move"),
+            path("exercises/<int:exercise_id>/check/", views.ordering_check, name="ordering_check"),
+            path("exercises/<int:exercise_id>/help/", views.ordering_help, name="ordering_help"),
+            path("exercises/<int:exercise_id>/reset/", views.ordering_reset, name="ordering_reset"),
+        ]
 
     def count(self) -> practice.Count:
         exercise, block = OrderingExercise._meta.db_table, Block._meta.db_table

@@ -7,6 +7,7 @@ snippet (predicted at all; right the first time), and what teachers see of it.
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.http import HttpRequest
+from django.urls import path
 
 from course.models import Block, Snippet
 from tutor import practice
@@ -67,6 +68,20 @@ class SnippetKind(practice.PracticeKind):
             f"{counts['done']} of {counts['total']} snippets predicted "
             f"({counts.get('right', 0)} right first time)"
         )
+
+    @property
+    def urls(self) -> list:
+        from tutor.practice.snippet import views
+
+        return [
+            path("snippets/<int:snippet_id>/predict/", views.prediction_create, name="prediction_create"),
+            path("predictions/<int:prediction_id>/", views.prediction_detail, name="prediction_detail"),
+            path("predictions/<int:prediction_id>/retry/", views.reveal_retry, name="reveal_retry"),
+            path("predictions/<int:prediction_id>/self-check/", views.self_check, name="self_check"),
+            path("snippets/<int:snippet_id>/runs/", views.run_create, name="run_create"),
+            path("runs/<int:run_id>/", views.run_detail, name="run_detail"),
+            path("snippets/<int:snippet_id>/draft/", views.draft_save, name="draft_save"),
+        ]
 
     def count(self) -> practice.Count:
         snippet, block = Snippet._meta.db_table, Block._meta.db_table
