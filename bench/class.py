@@ -10,13 +10,16 @@ released at one instant (a barrier) from N threads:
 - open:   every learner opens the seed lesson;
 - reveal: every learner types a prediction for the seed's first snippet and presses
           Reveal (one sandbox run serves them all);
-- run:    every learner presses Run on an edited version (N sandbox runs).
+- run:    every learner presses Run on an edited version (N sandbox runs);
+- submit: every learner presses Test it on the seed's code exercise (N gradings, each
+          every test of the exercise in one sandbox run).
 
 Each click is followed as the page follows it (htmx headers; a panel that waits is
 polled through its own `hx-get`) until its output is final, and timed from the click to
 that final answer. Prints per phase done/N, p50, p95, max and HTTP errors, then the rows
 afterwards (predictions, runs, any left unfinished), and the floor measured in the same
-run: N x one sandbox run / cores, the least time N runs can take on this machine.
+run: N x one sandbox run / cores, the least time N runs can take on this machine (and
+the same for gradings).
 """
 
 import harness  # noqa: F401, I001  -- first: it fixes sys.path (see bench/harness.py)
@@ -35,6 +38,7 @@ from bench.served import Site
 
 SEED = "/learn/local-models/optimising-speed-and-memory/"
 FIRST_SNIPPET = "backend-latency"
+EXERCISE = "write-kv-cache-vram"
 PASSWORD = "bench-class-password-1"
 POLL = re.compile(r'hx-get="([^"]+)"\s+data-poll')
 
@@ -141,6 +145,22 @@ def sandbox_floor(n: int, code: str) -> tuple[float, float]:
     return one, n * one / (os.cpu_count() or 1)
 
 
+def grading_floor_of(n: int, exercise) -> tuple[float, float]:
+    """One grading of the exercise's solution (median of 9) and the floor for n of them."""
+    from tutor.practice.code_exercise.actions import PER_TEST_SECONDS, grading_limits, tests_of
+    from tutor.sandbox.grading import grade
+
+    tests, limits = tests_of(exercise), grading_limits(exercise)
+    grade(exercise.solution, tests, limits=limits, per_test_seconds=PER_TEST_SECONDS)
+    times = []
+    for _ in range(9):
+        started = time.perf_counter()
+        grade(exercise.solution, tests, limits=limits, per_test_seconds=PER_TEST_SECONDS)
+        times.append(time.perf_counter() - started)
+    one = statistics.median(times)
+    return one, n * one / (os.cpu_count() or 1)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("n", type=int, help="learners in the class")
@@ -166,11 +186,20 @@ def main() -> None:
             code = snippet.code + f'\nprint("{learner.username} changed it")\n'
             learner.click(f"/snippets/{snippet.pk}/runs/", {"code": code})
 
+        from course.kinds.code_exercise import CodeExercise
+
+        exercise = CodeExercise.objects.get(block__key=EXERCISE)
+
+        def submit(learner: Learner) -> None:
+            code = exercise.solution + f'\n# {learner.username}\n'
+            learner.click(f"/code-exercises/{exercise.pk}/submit/", {"code": code})
+
         where = "PostgreSQL + Redis" if args.pg else "SQLite + ORM broker (make run)"
         print(f"class of {n} on {where}, {os.cpu_count()} cores, server as `make run` starts it")
         report("open", n, *at_once(learners, Learner.open_lesson))
         report("reveal", n, *at_once(learners, reveal))
         report("run", n, *at_once(learners, run))
+        report("submit", n, *at_once(learners, submit))
 
         deadline = time.monotonic() + 30
         while Run.objects.pending().exists() and time.monotonic() < deadline:
@@ -179,12 +208,16 @@ def main() -> None:
             f"rows     predictions {Prediction.objects.count()} (expected {n}), "
             f"reveal runs {Run.objects.filter(purpose=Run.Purpose.REVEAL).count()} (expected 1), "
             f"runs {Run.objects.filter(purpose=Run.Purpose.RUN).count()} (expected {n}), "
+            f"gradings {Run.objects.filter(purpose=Run.Purpose.GRADE).count()} (expected {n}), "
             f"unfinished {Run.objects.pending().count()}, "
             f"failed {Run.objects.filter(status=Run.Status.FAILED).count()}"
         )
         one, floor = sandbox_floor(n, snippet.code)
+        one_grading, grading_floor = grading_floor_of(n, exercise)
     print(f"floor    one sandbox run {one * 1000:.1f} ms; {n} runs / {os.cpu_count()} cores = "
           f"{floor * 1000:.0f} ms")
+    print(f"floor    one grading {one_grading * 1000:.1f} ms; {n} gradings / {os.cpu_count()} cores = "
+          f"{grading_floor * 1000:.0f} ms")
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@ from django import forms
 from django.contrib import admin
 from django.db.models import F
 
+from course import kinds
 from course.content_files.importer import link_term
 from course.forms import (
     BlockForm,
@@ -28,6 +29,8 @@ from course.models import (
     OrderingLine,
     Snippet,
 )
+
+kinds.discover()  # the admin may be loaded before course's ready(): the inlines need the kinds
 
 
 class ContentAdmin(KeepsTextExactly, admin.ModelAdmin):
@@ -112,7 +115,9 @@ class BlockInline(KeepsTextExactly, nested_admin.NestedStackedInline):
     fields = [("position", "kind", "key"), "title", "body", "items"]
     extra = 0
     ordering = ["position", "pk"]
-    inlines = [SnippetInline, OrderingExerciseInline]
+    # The kinds declared before the registry kept their inlines here; the others declare
+    # theirs (course.kinds.BlockKind.admin_inline).
+    inlines = [SnippetInline, OrderingExerciseInline, *kinds.admin_inlines()]
 
 
 # Registered by tutor/admin.py, which adds "Check outputs": running snippets needs the

@@ -10,6 +10,7 @@ from functools import cached_property
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Prefetch, prefetch_related_objects
 
+from course import kinds
 from course.markup import GlossaryLinker
 from course.models import Block, Course, GlossaryTerm, Lesson
 
@@ -38,7 +39,8 @@ class LessonContent:
 
     @cached_property
     def blocks(self) -> list[Block]:
-        blocks = Block.objects.select_related("snippet", "exercise").prefetch_related("exercise__lines")
+        select, prefetch = kinds.page_lookups()
+        blocks = Block.objects.select_related(*select).prefetch_related(*prefetch)
         prefetch_related_objects([self.lesson], Prefetch("blocks", queryset=blocks), "terms")
         return list(self.lesson.blocks.all())
 

@@ -114,6 +114,7 @@ class Run(models.Model):
         RUN = "run", "Learner's run"
         REVEAL = "reveal", "Real output of a snippet"
         CHECK = "check", "Ordering check"
+        GRADE = "grade", "Submission graded by tests"
         CONTENT = "content", "Content check"
 
     FINAL_STATUSES = [

@@ -14,7 +14,7 @@ reading time — asks this registry rather than listing the kinds.
 
 import importlib
 import pkgutil
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -59,6 +59,12 @@ class BlockKind:
     practice: bool = False  # learners do something with it (the tutor app asks these)
     search_lookups: tuple[str, ...] = ()  # more text to search, as Block lookups
     content_models: tuple[type[models.Model], ...] = ()  # the kind's own rows, if any
+    # What a page showing the block loads with it: Block lookups to select_related (its own
+    # row) and to prefetch (that row's children), so a lesson's blocks cost fixed queries.
+    page_select: tuple[str, ...] = ()
+    page_prefetch: tuple[str, ...] = ()
+    # Returns the admin inline that edits the kind's own rows on the lesson's admin page.
+    admin_inline: Callable[[], type] | None = None
 
     @property
     def field_names(self) -> tuple[str, ...]:
@@ -139,6 +145,19 @@ def names() -> list[str]:
 
 def every() -> Iterable[BlockKind]:
     return list(_kinds.values())
+
+
+def admin_inlines() -> list[type]:
+    """The admin inlines the kinds declare (their own rows, edited on the lesson page)."""
+    return [kind.admin_inline() for kind in _kinds.values() if kind.admin_inline is not None]
+
+
+def page_lookups() -> tuple[list[str], list[str]]:
+    """Every kind's `page_select` and `page_prefetch`, for loading a lesson's blocks."""
+    return (
+        [name for kind in _kinds.values() for name in kind.page_select],
+        [name for kind in _kinds.values() for name in kind.page_prefetch],
+    )
 
 
 def practice_kinds() -> list[BlockKind]:

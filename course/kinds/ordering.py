@@ -187,6 +187,8 @@ register(
             Text("expected_output"),
         ),
         needs_key=True,
+        page_select=("exercise",),
+        page_prefetch=("exercise__lines",),
         content_models=(OrderingExercise, OrderingLine),
         noun="ordering exercise",
         practice=True,

@@ -79,6 +79,8 @@ register(
             Limits("limits", names=RUN_LIMITS),
         ),
         needs_key=True,
+        page_select=("snippet",),
+        page_prefetch=(),
         content_models=(Snippet,),
         noun="snippet",
         practice=True,

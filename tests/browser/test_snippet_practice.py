@@ -59,7 +59,7 @@ def test_predict_and_reveal_the_first_snippet_shows_the_missing_empty_line(learn
     expect(missing.locator(".line-expected")).to_have_text("↵ (empty line)")
     expect(answer).not_to_have_attribute("hx-trigger", re.compile(".+"))  # polling has stopped
     # One of the lesson's three items done: the badge at the top says so without a reload.
-    expect(page.locator("#lesson-progress")).to_have_text("33% done")
+    expect(page.locator("#lesson-progress")).to_have_text("25% done")  # 1 of its 4 items
     # And the code is now the learner's to change, in the editor.
     expect(practice.locator(".cm-editor .cm-content")).to_contain_text("def backend_latency")
 

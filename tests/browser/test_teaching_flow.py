@@ -1,5 +1,5 @@
 """A whole class, in the system Chromium: a teacher creates a class, a student joins and
-completes the seed lesson, and the teacher sees it in the grid, in the item analysis and
+completes the seed lesson (snippets, ordering and the code exercise), and the teacher sees it in the grid, in the item analysis and
 in the CSV. Runs use the `inline_worker` fixture (see tests/browser/conftest.py)."""
 
 import csv
@@ -9,6 +9,7 @@ import pytest
 from django.urls import reverse
 from playwright.sync_api import expect
 
+from course.kinds.code_exercise import CodeExercise
 from course.models import Lesson, OrderingExercise, Snippet
 from tests.factories import line_keys_by_token, make_teacher, make_user
 from tutor.models import Cohort, LessonProgress
@@ -40,6 +41,17 @@ def predict_every_snippet(page):
         practice.get_by_role("button", name="Reveal").click()
         answer = page.locator(f"#snippet-{snippet.block.key}-answer")
         expect(answer.locator(".verdict")).to_contain_text("Spot on")
+
+
+def solve_the_code_exercise(page):
+    exercise = CodeExercise.objects.get(block__key="write-kv-cache-vram")
+    panel = page.locator("#exercise-write-kv-cache-vram")
+    panel.locator(".cm-content").click()
+    page.keyboard.press("ControlOrMeta+a")
+    page.keyboard.press("Delete")
+    page.keyboard.insert_text(exercise.solution)
+    panel.get_by_role("button", name="Test it").click()
+    expect(panel).to_contain_text("Every test passes")
 
 
 def solve_the_ordering_by_clicks(page):
@@ -94,6 +106,7 @@ def test_teacher_sees_a_student_complete_the_seed_lesson(browser, live_server, s
     learner.goto(SEED)
     predict_every_snippet(learner)
     solve_the_ordering_by_clicks(learner)
+    solve_the_code_exercise(learner)
     learner.reload()
     expect(learner.locator(".lesson-progress")).to_contain_text("Complete")
     assert LessonProgress.objects.get(user=student, lesson__slug="optimising-speed-and-memory").is_complete
@@ -110,6 +123,10 @@ def test_teacher_sees_a_student_complete_the_seed_lesson(browser, live_server, s
     analysis = teacher.locator("main")
     expect(analysis).to_contain_text("Compare backend latency across hardware.")
     expect(analysis).to_contain_text("100%")
+    expect(analysis).to_contain_text("Now write it yourself")  # the code exercise, solved
+    expect(analysis.locator("#code-exercise-write-kv-cache-vram")).to_be_visible()
+    teacher.goto(reverse("tutor:class_student", args=[cohort.pk, student.pk]))
+    expect(teacher.locator(".event-submission")).to_contain_text("All tests pass")
 
     teacher.goto(class_url)
     with teacher.expect_download() as download_info:

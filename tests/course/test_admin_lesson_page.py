@@ -88,10 +88,12 @@ def test_one_save_adds_a_block_with_its_snippet_and_an_exercise_with_its_lines(d
             "blocks-0-snippet-0-code": "print('hi')\r\n",
             "blocks-0-snippet-0-expected_output": "hi\r\n",
             "blocks-0-exercise-TOTAL_FORMS": "0", "blocks-0-exercise-INITIAL_FORMS": "0",
+            "blocks-0-code_exercise-TOTAL_FORMS": "0", "blocks-0-code_exercise-INITIAL_FORMS": "0",
             "blocks-1-position": "2", "blocks-1-kind": "ordering", "blocks-1-key": "order-it",
             "blocks-1-items": "[]",
             "blocks-1-snippet-TOTAL_FORMS": "0", "blocks-1-snippet-INITIAL_FORMS": "0",
             "blocks-1-exercise-TOTAL_FORMS": "1", "blocks-1-exercise-INITIAL_FORMS": "0",
+            "blocks-1-code_exercise-TOTAL_FORMS": "0", "blocks-1-code_exercise-INITIAL_FORMS": "0",
             "blocks-1-exercise-0-grading": "exact",
             "blocks-1-exercise-0-lines-TOTAL_FORMS": "3",
             "blocks-1-exercise-0-lines-INITIAL_FORMS": "0",
@@ -133,6 +135,7 @@ def test_a_snippet_block_without_its_snippet_is_refused(django_app):
         "blocks-0-snippet-TOTAL_FORMS": "0", "blocks-0-snippet-INITIAL_FORMS": "0",
         "blocks-0-snippet-MIN_NUM_FORMS": "0", "blocks-0-snippet-MAX_NUM_FORMS": "1",
         "blocks-0-exercise-TOTAL_FORMS": "0", "blocks-0-exercise-INITIAL_FORMS": "0",
+            "blocks-0-code_exercise-TOTAL_FORMS": "0", "blocks-0-code_exercise-INITIAL_FORMS": "0",
         "blocks-0-exercise-MIN_NUM_FORMS": "0", "blocks-0-exercise-MAX_NUM_FORMS": "1",
         "_save": "Save",
     })
@@ -277,6 +280,7 @@ def test_a_blocks_items_follow_the_files_rules(django_app, kind, items, message)
         "blocks-0-snippet-TOTAL_FORMS": "0", "blocks-0-snippet-INITIAL_FORMS": "0",
         "blocks-0-snippet-MIN_NUM_FORMS": "0", "blocks-0-snippet-MAX_NUM_FORMS": "1",
         "blocks-0-exercise-TOTAL_FORMS": "0", "blocks-0-exercise-INITIAL_FORMS": "0",
+            "blocks-0-code_exercise-TOTAL_FORMS": "0", "blocks-0-code_exercise-INITIAL_FORMS": "0",
         "blocks-0-exercise-MIN_NUM_FORMS": "0", "blocks-0-exercise-MAX_NUM_FORMS": "1",
         "_save": "Save",
     })

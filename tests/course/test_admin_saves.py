@@ -10,6 +10,7 @@ import re
 import pytest
 from django.urls import reverse
 
+from course.kinds.code_exercise import CodeExercise, CodeTest
 from course.models import (
     Block,
     Course,
@@ -22,6 +23,7 @@ from course.models import (
 from tests.factories import make_admin, make_ordering_attempt, make_prediction, make_user
 from tutor.actions.ordering import arrange_lines
 from tutor.models import OrderingArrangement, OrderingAttempt, Prediction
+from tutor.practice.code_exercise.models import Submission
 
 pytestmark = pytest.mark.django_db
 
@@ -35,7 +37,7 @@ def content_rows() -> dict:
     models = [
         Course, Lesson, Block, Snippet, OrderingExercise, OrderingLine, GlossaryTerm,
         Lesson.terms.through, OrderingLine.depends_on.through, GlossaryTerm.see_also.through,
-        Prediction, OrderingAttempt, OrderingArrangement,
+        Prediction, OrderingAttempt, OrderingArrangement, CodeExercise, CodeTest, Submission,
     ]
     return {
         model._meta.label: list(model.objects.order_by("pk").values()) for model in models

@@ -137,8 +137,9 @@ def strategy_for(field: Field) -> st.SearchStrategy:
 
 
 def consistent(values: dict) -> dict:
-    """Keys unique across a block's lists of items, and each `depends_on` naming only
-    items listed before it in the same list (what the reader accepts)."""
+    """Keys unique across a block's lists of items, each `depends_on` naming only items
+    listed before it in the same list, and each test of a code exercise a check or an I/O
+    case, not both (what the reader accepts)."""
     for name, items in values.items():
         if not (isinstance(items, list) and items and isinstance(items[0], dict)):
             continue
@@ -149,6 +150,11 @@ def consistent(values: dict) -> dict:
                 if "depends_on" in item:  # as many earlier items as were drawn
                     item["depends_on"] = keys[: len(item["depends_on"])]
                 keys.append(item["key"])
+            if "check" in item:  # a code exercise's test: a check, or an I/O case
+                if item["check"].strip():
+                    item.update(stdin="", args=[], stdout="")
+                else:
+                    item.update(check="", stdout=item["stdout"] or "expected\n")
     return values
 
 

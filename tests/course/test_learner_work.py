@@ -369,3 +369,23 @@ def test_no_learner_row_goes_with_content_by_cascade():
     for model, name, on_delete in links:
         assert on_delete in (models.PROTECT, models.SET_NULL), f"{model}.{name}"
     assert [(m, n) for m, n, on_delete in links if on_delete is models.SET_NULL] == [("Run", "snippet")]
+
+
+def test_removing_a_code_exercise_learners_submitted_to_is_refused(content):
+    from course.kinds.code_exercise import CodeExercise
+    from tutor.practice.code_exercise.models import ExerciseDraft, Submission
+
+    import_content(content)
+    exercise = CodeExercise.objects.get(block__key="write-kv-cache-vram")
+    learner = make_user()
+    Submission.objects.create(user=learner, exercise=exercise, code="print(1)\n")
+    ExerciseDraft.objects.create(user=learner, exercise=exercise, code="print(2)\n")
+    cut_block(content / SEED, "  - kind: code_exercise\n", "  - kind: data_flow")
+
+    message = refusal(content)
+
+    assert (
+        f"{content / SEED}: exercise 'write-kv-cache-vram' is gone from the file, but 1 "
+        "learner's work"
+    ) in message
+    assert Submission.objects.count() == 1 and CodeExercise.objects.count() == 1

@@ -89,8 +89,9 @@ def _sandbox_limits(named: dict) -> dict:
 
 
 def limits_for(snippet: Snippet | None) -> sandbox.Limits:
-    """A snippet's run limits: the sandbox's defaults as its course and then the snippet
-    set them, never beyond the site's maxima (settings.SANDBOX_MAX_LIMITS)."""
+    """A snippet's (or any content row with `block` and `run_limits`) run limits: the
+    sandbox's defaults as its course and then the snippet set them, never beyond the
+    site's maxima (settings.SANDBOX_MAX_LIMITS)."""
     defaults = sandbox.Limits()
     if snippet is None:
         return defaults
@@ -112,7 +113,10 @@ def execute_run(*, run_id: int) -> Run | None:
     )
     if run is None:
         return None
-    limits = limits_for(run.snippet)
+    # A run of a practice kind's own purpose (a submission graded by tests) is executed
+    # by that kind; any other runs the code as a program.
+    executor = practice.executor_for(run.purpose)
+    limits = executor.run_limits(run) if executor else limits_for(run.snippet)
     now = timezone.now()
     claimed = Run.objects.filter(pk=run_id, status=Run.Status.QUEUED).update(
         status=Run.Status.RUNNING,
@@ -124,12 +128,12 @@ def execute_run(*, run_id: int) -> Run | None:
         return None
     run.status, run.started_at = Run.Status.RUNNING, now
     try:
-        result = sandbox.run(
-            run.code,
-            stdin=run.stdin,
-            limits=limits,
-            backend=settings.SANDBOX_BACKEND,
-        )
+        if executor:
+            result = executor.execute(run, limits)
+        else:
+            result = sandbox.run(
+                run.code, stdin=run.stdin, limits=limits, backend=settings.SANDBOX_BACKEND
+            )
     except Exception as exc:  # the sandbox itself failed: say so on the row, never leave it running
         run.status = Run.Status.FAILED
         run.stderr = f"Parsnip could not run this code: {exc}"

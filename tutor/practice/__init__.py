@@ -78,6 +78,18 @@ class PracticeKind:
 
     # -- grading
 
+    # Runs of this purpose are executed by the kind (`execute`), not run as a program.
+    run_purpose: str = ""
+
+    def run_limits(self, run):
+        """The sandbox limits for one of this kind's runs (its deadline comes from them)."""
+        raise NotImplementedError
+
+    def execute(self, run, limits):
+        """Execute one of this kind's runs in the worker; returns a tutor.sandbox.Result
+        for the run's row, having stored whatever the kind keeps of it."""
+        raise NotImplementedError
+
     def settle(self, run) -> None:
         """The worker finished `run`: give the verdicts waiting for its output."""
 
@@ -142,6 +154,11 @@ def get(name: str) -> PracticeKind | None:
 def every() -> list[PracticeKind]:
     """Every practice kind, in the order of the content's block kinds."""
     return [_kinds[name] for name in content_kinds.names() if name in _kinds]
+
+
+def executor_for(purpose: str) -> PracticeKind | None:
+    """The kind that executes runs of this purpose itself, if any."""
+    return next((kind for kind in _kinds.values() if kind.run_purpose == purpose), None)
 
 
 def discover() -> None:

@@ -94,7 +94,7 @@ def attempt_rows(*, in_class: Q, chunk: int) -> list[Iterator[tuple[datetime, li
     def runs():
         rows = (
             Run.objects.filter(in_class)
-            .exclude(purpose=Run.Purpose.CHECK)  # those are in the ordering rows
+            .exclude(purpose__in=[Run.Purpose.CHECK, Run.Purpose.GRADE])  # in their kinds' rows
             .order_by("created_at", "pk")
             .values_list(
                 "created_at", *PERSON, "snippet__block__lesson__course__title",

@@ -1,0 +1,168 @@
+"""Write code: a learner submits code, the worker grades it by the exercise's tests in the
+sandbox, and the panel says what each test found; progress, drafts and refusals."""
+
+import pytest
+from django.urls import reverse
+
+from course.kinds.code_exercise import CodeExercise
+from tests.factories import make_user
+from tutor.actions.runs import execute_run
+from tutor.models import LessonProgress, Run
+from tutor.practice.code_exercise.models import ExerciseDraft, Submission
+
+pytestmark = pytest.mark.django_db
+
+HX = {"HTTP_HX_REQUEST": "true"}
+SOLUTION = '''def kv_cache_vram(bits, capacity):
+    return bits * capacity / 1000
+
+
+print("KV cache VRAM usage:")
+for bits in (16, 8, 4):
+    print("%d-bit, 1000 units: %.2f GB" % (bits, kv_cache_vram(bits, 1000)))
+'''
+HARD_CODED = '''def kv_cache_vram(bits, capacity):
+    return {16: 16, 8: 8}[bits]
+
+
+print("KV cache VRAM usage:")
+print("16-bit, 1000 units: 16.00 GB")
+print("8-bit, 1000 units: 8.00 GB")
+print("4-bit, 1000 units: 4.00 GB")
+'''
+
+
+@pytest.fixture
+def exercise(sample_content) -> CodeExercise:
+    return CodeExercise.objects.select_related("block__lesson").get(block__key="write-kv-cache-vram")
+
+
+def submit(client, exercise, code, **extra):
+    return client.post(reverse("tutor:submission_create", args=[exercise.pk]), {"code": code}, **extra)
+
+
+def grade_latest() -> Submission:
+    submission = Submission.objects.latest("created_at")
+    execute_run(run_id=submission.run_id)
+    submission.refresh_from_db()
+    return submission
+
+
+def results_html(client, submission) -> str:
+    return client.get(reverse("tutor:submission_detail", args=[submission.pk]), **HX).content.decode()
+
+
+def test_the_lesson_shows_the_exercise_with_its_visible_tests_and_starter(client, learner, exercise):
+    html = client.get(exercise.block.lesson.get_absolute_url()).content.decode()
+    panel = html.split('id="exercise-write-kv-cache-vram"')[1]
+    assert "Now write it yourself" in panel
+    assert "16 bits for 1000 units is 16 GB" in panel
+    assert "And 2 hidden tests" in panel
+    assert "works for other bit widths" not in panel  # a hidden test's name: not before
+    assert "# Return the KV cache&#x27;s size in GB." in panel
+    assert "bits * capacity / 1000  # GB" not in panel.split("Your code")[1]  # no solution
+
+
+def test_a_reader_not_logged_in_is_asked_to_log_in(client, exercise):
+    html = client.get(exercise.block.lesson.get_absolute_url()).content.decode()
+    assert "to write the code and have it tested" in html
+    response = submit(client, exercise, SOLUTION)
+    assert response.status_code == 302 and "/accounts/login/" in response["Location"]
+    assert not Submission.objects.exists()
+
+
+def test_the_solution_passes_every_test_and_the_lesson_counts_it(client, learner, exercise):
+    response = submit(client, exercise, SOLUTION, **HX)
+    assert response.status_code == 200
+    submission = grade_latest()
+    assert submission.verdict == Submission.Verdict.PASSED
+    assert (submission.tests_passed, submission.tests_total) == (6, 6)
+    assert "Every test passes" in results_html(client, submission)
+    progress = LessonProgress.objects.get(user=learner, lesson=exercise.block.lesson)
+    assert progress.counts["code_exercise"] == {"total": 1, "done": 1}
+
+
+def test_a_failing_visible_test_shows_its_name_input_and_the_difference(client, learner, exercise):
+    submit(client, exercise, SOLUTION.replace("%.2f GB", "%.1f GB"), **HX)
+    submission = grade_latest()
+    assert submission.verdict == Submission.Verdict.FAILED
+    html = results_html(client, submission)
+    assert "5 of 6 tests pass" in html
+    assert "the program prints the table" in html
+    assert "16-bit, 1000 units: 16.00 GB" in html  # expected, line by line
+    assert "16-bit, 1000 units: 16.0 GB" in html  # what the code printed
+
+
+def test_a_failing_hidden_test_shows_only_its_name_until_solved(client, learner, exercise):
+    submit(client, exercise, HARD_CODED, **HX)
+    submission = grade_latest()
+    html = results_html(client, submission)
+    assert "works for other bit widths" in html and "(hidden test)" in html
+    assert "kv_cache_vram(32, 1000) == 32" not in html  # what it checks: not yet
+    submit(client, exercise, SOLUTION, **HX)
+    grade_latest()
+    html = results_html(client, submission)  # the old failure, seen after solving
+    assert "kv_cache_vram(" in html.split("works for other bit widths")[1]
+
+
+def test_an_exception_and_an_infinite_loop_are_said_in_plain_words(client, learner, exercise):
+    submit(client, exercise, "def kv_cache_vram(bits, capacity):\n    return bits / 0\n", **HX)
+    html = results_html(client, grade_latest())
+    assert "ZeroDivisionError" in html
+    submit(client, exercise, "def kv_cache_vram(bits, capacity):\n    while True:\n        pass\n", **HX)
+    submission = grade_latest()
+    assert {r["kind"] for r in submission.results["results"] if not r["passed"]} >= {"too_slow"}
+
+
+def test_empty_code_is_refused_and_nothing_is_queued(client, learner, exercise):
+    response = submit(client, exercise, "   \n", **HX)
+    assert response.status_code == 400
+    assert "There is no code to submit" in response.content.decode()
+    assert not Run.objects.exists()
+
+
+def test_a_plain_post_redirects_to_the_exercise_with_its_submission(client, learner, exercise):
+    response = submit(client, exercise, SOLUTION)
+    submission = Submission.objects.get()
+    assert response.status_code == 302
+    assert response["Location"].endswith(f"?submission={submission.pk}#exercise-write-kv-cache-vram")
+
+
+def test_the_code_is_kept_as_a_draft(client, learner, exercise):
+    url = reverse("tutor:exercise_draft_save", args=[exercise.pk])
+    response = client.post(url, {"code": "def kv_cache_vram(bits, capacity):\n    return 1\n"}, **HX)
+    assert "Saved." in response.content.decode()
+    assert ExerciseDraft.objects.get(user=learner).code.endswith("return 1\n")
+    html = client.get(exercise.block.lesson.get_absolute_url()).content.decode()
+    assert "    return 1" in html
+    client.post(url, {"reset": "1"}, **HX)
+    assert not ExerciseDraft.objects.exists()
+
+
+def test_another_learner_cannot_see_a_submission(client, learner, exercise):
+    submit(client, exercise, SOLUTION, **HX)
+    submission = Submission.objects.get()
+    client.force_login(make_user())
+    response = client.get(reverse("tutor:submission_detail", args=[submission.pk]), **HX)
+    assert response.status_code == 404
+
+
+def test_check_content_refuses_a_solution_that_fails_or_a_starter_that_passes(exercise):
+    from io import StringIO
+
+    from django.core.management import CommandError, call_command
+
+    out = StringIO()
+    call_command("check_content", "--lesson", "optimising-speed-and-memory", stdout=out)
+    assert "write-kv-cache-vram (solution passes, starter does not)" in out.getvalue()
+
+    exercise.solution = exercise.solution.replace("/ 1000", "/ 100")
+    exercise.starter = SOLUTION  # nothing left to do
+    exercise.save()
+    out = StringIO()
+    with pytest.raises(CommandError, match="1 of 1 code exercises fail their own check"):
+        call_command("check_content", "--lesson", "optimising-speed-and-memory", stdout=out)
+    report = out.getvalue()
+    assert "MISMATCH  local-models/optimising-speed-and-memory · write-kv-cache-vram" in report
+    assert "the solution fails test '16 bits for 1000 units is 16 GB'" in report
+    assert "the starter code already passes every test" in report

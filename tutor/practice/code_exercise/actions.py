@@ -1,0 +1,113 @@
+"""Code exercises' workflows: submit code for grading (one run through the queue), keep
+a draft, and grade a submission in the worker."""
+
+import dataclasses
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.utils import timezone
+
+from course.kinds.code_exercise import CodeExercise
+from tutor import sandbox
+from tutor.actions.progress import refresh_lesson_progress
+from tutor.actions.runs import limits_for, queue_run
+from tutor.models import Run
+from tutor.practice.code_exercise.models import ExerciseDraft, Submission
+from tutor.sandbox.grading import Test, grade
+
+PER_TEST_SECONDS = 2.0
+
+
+def submit_code(*, user: AbstractBaseUser, exercise: CodeExercise, code: str) -> Submission:
+    """Store the submission and queue its grading: one run, counted against the learner's
+    allowance like any run (RunRefused when it is used up). The draft keeps the code."""
+    with transaction.atomic():
+        save_draft(user=user, exercise=exercise, code=code)
+        run = queue_run(code=code, user=user, purpose=Run.Purpose.GRADE)
+        return Submission.objects.create(
+            user=user, exercise=exercise, code=code, run=run, tests_total=exercise.tests.count()
+        )
+
+
+def save_draft(*, user: AbstractBaseUser, exercise: CodeExercise, code: str) -> ExerciseDraft | None:
+    """Keep the learner's code; code equal to the starter needs no draft."""
+    if code == exercise.starter:
+        ExerciseDraft.objects.filter(user=user, exercise=exercise).delete()
+        return None
+    draft, _ = ExerciseDraft.objects.update_or_create(
+        user=user, exercise=exercise, defaults={"code": code}
+    )
+    return draft
+
+
+def discard_draft(*, user: AbstractBaseUser, exercise: CodeExercise) -> None:
+    ExerciseDraft.objects.filter(user=user, exercise=exercise).delete()
+
+
+def tests_of(exercise: CodeExercise) -> list[Test]:
+    return [
+        Test(
+            name=test.name,
+            visible=not test.hidden,
+            stdin=test.stdin,
+            args=[str(arg) for arg in test.args],
+            stdout=None if test.is_check else test.stdout,
+            check=test.check_code if test.is_check else None,
+        )
+        for test in exercise.tests.all()
+    ]
+
+
+def grading_limits(exercise: CodeExercise) -> sandbox.Limits:
+    """The exercise's limits, with wall-clock time for every test's budget."""
+    limits = limits_for(exercise)
+    needed = PER_TEST_SECONDS * max(1, exercise.tests.count()) + 3
+    ceiling = float(settings.SANDBOX_MAX_LIMITS["wall_seconds"])
+    return dataclasses.replace(limits, wall_seconds=min(max(limits.wall_seconds, needed), ceiling))
+
+
+def grade_submission(*, run: Run, limits: sandbox.Limits) -> sandbox.Result:
+    """In the worker: run every test against the submitted code in one sandbox run, keep
+    every test's result on the submission, and give the run a summary for its row."""
+    submission = Submission.objects.select_related("user", "exercise__block__lesson__course").get(run=run)
+    exercise = submission.exercise
+    grading = grade(run.code, tests_of(exercise), limits=limits, per_test_seconds=PER_TEST_SECONDS)
+    verdict = {
+        "passed": Submission.Verdict.PASSED,
+        "not_checked": Submission.Verdict.NOT_CHECKED,
+    }.get(grading.status, Submission.Verdict.FAILED)
+    Submission.objects.filter(pk=submission.pk, verdict=Submission.Verdict.PENDING).update(
+        verdict=verdict,
+        results=grading.to_dict(),
+        tests_total=len(grading.results),
+        tests_passed=grading.passed_count,
+        graded_at=timezone.now(),
+    )
+    if verdict == Submission.Verdict.PASSED:
+        # Before the run is saved and the learner woken: the answer they get shows it.
+        refresh_lesson_progress(user=submission.user, lesson=exercise.block.lesson)
+    return sandbox.Result(
+        status="ok" if grading.status != "not_checked" else "error",
+        exit_code=0,
+        stdout=f"{grading.passed_count} of {len(grading.results)} tests pass. {grading.message}".strip(),
+        stderr=grading.diagnostic,
+        duration_ms=grading.duration_ms,
+        truncated=False,
+    )
+
+
+def settle_submission(*, run: Run) -> Submission | None:
+    """After the grading run: a run that could not finish leaves its submission "could not
+    be tested" (never pending for ever). (A pass was counted by `grade_submission`.)"""
+    submission = (
+        Submission.objects.filter(run=run).select_related("exercise__block__lesson", "user").first()
+    )
+    if submission is None:
+        return None
+    if submission.verdict == Submission.Verdict.PENDING and run.is_final:
+        Submission.objects.filter(pk=submission.pk, verdict=Submission.Verdict.PENDING).update(
+            verdict=Submission.Verdict.NOT_CHECKED, graded_at=timezone.now()
+        )
+        submission.refresh_from_db()
+    return submission

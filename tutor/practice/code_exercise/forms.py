@@ -1,0 +1,30 @@
+from django import forms
+
+from tutor.practice.code_exercise.state import MAX_CODE_CHARS
+
+
+class ExerciseCodeForm(forms.Form):
+    """The learner's code, to submit (`draft=False`: it must not be empty) or to keep as a
+    draft; line breaks counted as the browser counts them."""
+
+    code = forms.CharField(
+        required=False,
+        strip=False,
+        max_length=MAX_CODE_CHARS,
+        error_messages={
+            "max_length": f"That code is too long: keep it under {MAX_CODE_CHARS:,} characters."
+        },
+    )
+    reset = forms.BooleanField(required=False)
+    # Sent by the page as it is left (a beacon): nobody reads the answer.
+    leaving = forms.BooleanField(required=False)
+
+    def __init__(self, *args, draft: bool = False, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.draft = draft
+
+    def clean_code(self) -> str:
+        code = self.cleaned_data["code"].replace("\r\n", "\n")
+        if not self.draft and not code.strip():
+            raise forms.ValidationError("There is no code to submit: write some first.")
+        return code

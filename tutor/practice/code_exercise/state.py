@@ -1,0 +1,153 @@
+"""One learner's state on code exercises: what an exercise's panel shows.
+
+Feedback is in the learner's words: each failing test by its name, with (for a visible
+test, or a hidden one once the exercise is solved) its input and what was expected next
+to what the code printed or returned, compared line by line as a prediction is. A hidden
+test the learner has not solved yet shows only its name and that it failed. Read only:
+the panel is shown by page views, which never write.
+"""
+
+from dataclasses import dataclass
+from functools import cached_property
+
+from django.contrib.auth.models import AbstractBaseUser
+
+from course.kinds.code_exercise import CodeExercise
+from tutor.grading import PredictionComparison, compare_prediction
+from tutor.models import Run
+from tutor.practice.code_exercise.models import ExerciseDraft, Submission
+from tutor.sandbox.grading import Grading, TestResult
+
+MAX_CODE_CHARS = 20_000
+
+
+@dataclass
+class TestFeedback:
+    """One test's result as the learner sees it."""
+
+    result: TestResult
+    shown: bool  # its input and expected values may be shown (visible, or solved)
+
+    @property
+    def name(self) -> str:
+        return self.result.name
+
+    @property
+    def passed(self) -> bool:
+        return self.result.passed
+
+    @property
+    def hidden(self) -> bool:
+        return not self.result.visible
+
+    @property
+    def message(self) -> str:
+        return self.result.message
+
+    @property
+    def args_text(self) -> str:
+        return " ".join(self.result.args)
+
+    @cached_property
+    def comparison(self) -> PredictionComparison | None:
+        """For an I/O test whose output differs: expected against printed, line by line,
+        with the named slips a prediction gets (wrong case, missing blank line, ...)."""
+        result = self.result
+        if not self.shown or result.kind != "wrong_output" or result.expected is None:
+            return None
+        return compare_prediction(result.got or "", result.expected)
+
+
+@dataclass
+class ExercisePractice:
+    """One learner's state on one code exercise."""
+
+    exercise: CodeExercise
+    draft: ExerciseDraft | None = None
+    submission: Submission | None = None  # the latest, or the one to show
+    solved: bool = False  # some submission passed every test
+    attempts: int = 0
+
+    code_limit = MAX_CODE_CHARS
+
+    @property
+    def code(self) -> str:
+        if self.draft is not None:
+            return self.draft.code
+        return self.exercise.starter
+
+    @property
+    def code_rows(self) -> int:
+        return min(max(self.code.count("\n") + 2, 8), 30)
+
+    @property
+    def visible_tests(self) -> list:
+        return [test for test in self.exercise.tests.all() if not test.hidden]
+
+    @property
+    def hidden_count(self) -> int:
+        return sum(test.hidden for test in self.exercise.tests.all())
+
+    @property
+    def waiting(self) -> bool:
+        return self.submission is not None and self.submission.verdict == Submission.Verdict.PENDING and not self.lost
+
+    @property
+    def lost(self) -> bool:
+        """The submission's run will never finish (its worker is gone): shown as not tested."""
+        submission = self.submission
+        if submission is None or submission.verdict != Submission.Verdict.PENDING:
+            return False
+        run = submission.run
+        return run is None or run.as_seen().status == Run.Status.FAILED
+
+    @cached_property
+    def grading(self) -> Grading | None:
+        if self.submission is None or not self.submission.results:
+            return None
+        return Grading.from_dict(self.submission.results)
+
+    @cached_property
+    def feedback(self) -> list[TestFeedback]:
+        if self.grading is None:
+            return []
+        return [
+            TestFeedback(result, shown=result.visible or self.solved) for result in self.grading.results
+        ]
+
+    @property
+    def failing(self) -> list[TestFeedback]:
+        return [test for test in self.feedback if not test.passed]
+
+    @property
+    def passing(self) -> list[TestFeedback]:
+        return [test for test in self.feedback if test.passed]
+
+
+def practices(
+    user: AbstractBaseUser, exercises: list[CodeExercise], *, submission_id: int | None = None
+) -> dict[int, ExercisePractice]:
+    """Each exercise's state for this learner, by exercise pk, in three queries for any
+    number of exercises (their tests should be prefetched)."""
+    found = {exercise.pk: ExercisePractice(exercise) for exercise in exercises}
+    if not exercises:
+        return found
+    for draft in ExerciseDraft.objects.filter(user=user, exercise__in=exercises):
+        found[draft.exercise_id].draft = draft
+    submissions = (
+        Submission.objects.filter(user=user, exercise__in=exercises)
+        .select_related("run")
+        .latest_first()
+    )
+    for submission in submissions:
+        practice = found[submission.exercise_id]
+        practice.attempts += 1
+        if practice.submission is None or submission.pk == submission_id:
+            practice.submission = submission
+        if submission.verdict == Submission.Verdict.PASSED:
+            practice.solved = True
+    return found
+
+
+def practice_of(user: AbstractBaseUser, exercise: CodeExercise, **kwargs) -> ExercisePractice:
+    return practices(user, [exercise], **kwargs)[exercise.pk]
