@@ -17,8 +17,8 @@ from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
-from django_htmx.http import reswap, retarget
 
+from course.htmx import refusal, wants_partial
 from course.models import Lesson, Snippet
 from tutor.actions.predictions import (
     PredictionRefused,
@@ -182,16 +182,15 @@ def refuse(
     request: HttpRequest, snippet: Snippet, message: str, *, status: int
 ) -> HttpResponse:
     """A clear message: into the snippet's message line for htmx, on a small page otherwise."""
+    if wants_partial(request):
+        return refusal(request, message, into=f"snippet-{snippet.block.key}-message", status=status)
     context = {
         "snippet": snippet,
         "block": snippet.block,
         "message": message,
-        "back_url": None if request.htmx else snippet_url(snippet),
+        "back_url": snippet_url(snippet),
     }
-    response = TemplateResponse(request, f"{TEMPLATE}#snippet-message", context, status=status)
-    if request.htmx:
-        reswap(retarget(response, f"#snippet-{snippet.block.key}-message"), "outerHTML")
-    return response
+    return TemplateResponse(request, f"{TEMPLATE}#snippet-message", context, status=status)
 
 
 def first_error(form: forms.Form) -> str:

@@ -1,0 +1,81 @@
+"""The site's htmx conventions (course/htmx.py), as a learner meets them in the browser:
+a refused click says why in the panel's message line."""
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.factories import make_exercise, make_lesson, make_user
+from tutor.actions import ordering as ordering_actions
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+SEED = "/learn/local-models/optimising-speed-and-memory/"
+FIRST = "#snippet-backend-latency"
+# Chromium reports every 4xx in the console; these are the refusals the tests provoke.
+REFUSED = r"status of 4(00|29)"
+
+
+@pytest.fixture
+def learner_page(page, login_in_browser, sample_content, inline_worker):
+    page.expected_errors.append(REFUSED)
+    return login_in_browser(make_user("ada"))
+
+
+def test_a_refused_reveal_or_run_says_why_in_the_snippets_message_line(learner_page, settings):
+    page = learner_page
+    page.goto(SEED + FIRST)
+    practice = page.locator(f"{FIRST}-practice")
+    message = page.locator(f"{FIRST}-message")
+    expect(message).to_be_hidden()
+
+    practice.get_by_role("button", name="Reveal").click()  # nothing typed: 400
+    expect(message).to_have_text("Type what you think it prints first, or choose “I said it out loud”.")
+    expect(message).to_have_attribute("role", "status")
+    expect(practice.get_by_label("What will it print?")).to_be_visible()  # the form stays
+
+    practice.get_by_role("button", name="I said it out loud").click()
+    expect(page.locator(f"{FIRST}-answer")).to_contain_text("What it prints")
+    expect(message).to_be_hidden()  # the panel came back without the old refusal
+
+    settings.RUNS_PENDING_MAX = 0  # too many runs waiting: 429
+    practice.get_by_role("button", name="Run", exact=True).click()
+    expect(message).to_contain_text("You already have runs waiting for a worker.")
+    expect(page.locator(f"{FIRST}-output")).not_to_contain_text("Finished")
+
+    settings.RUNS_PENDING_MAX = 3
+    practice.get_by_role("button", name="Run", exact=True).click()
+    expect(page.locator(f"{FIRST}-output .run-status")).to_contain_text("Finished")
+    expect(message).to_be_hidden()  # a request that works clears the refusal
+
+
+def test_a_refused_move_or_check_says_why_under_the_lines(page, login_in_browser):
+    page.expected_errors.append(REFUSED)
+    learner = make_user("ada")
+    login_in_browser(learner)
+    exercise = make_exercise(make_lesson(), lines=["a = 1", "b = a + 1", "print(a, b)"], key="abc")
+    page.goto(exercise.block.lesson.get_absolute_url() + "#exercise-abc")
+    region = page.locator("#exercise-abc-practice")
+    expect(region).to_have_class(re.compile("has-script"))
+    message = page.locator("#exercise-abc-message")
+    expect(message).to_be_hidden()
+
+    # Solved in another tab: this page is out of date, and the server refuses its moves.
+    ordering_actions.check_order(
+        user=learner, exercise=exercise, order=["l1", "l2", "l3"], unused=[]
+    )
+    region.locator(".tool-down").first.click()
+    expect(message).to_have_text(
+        "You have solved this one already. Choose “Practise again” to start over. "
+        "Reload the page to see your lines as saved."
+    )
+    expect(message).to_have_attribute("role", "alert")
+
+    region.locator(".tool-down").first.click()  # the next move forgets the old refusal…
+    expect(message).to_contain_text("You have solved this one already.")  # …until refused again
+    region.get_by_role("button", name="Check").click()
+    expect(message).to_contain_text("You have solved this one already.")
+
+    page.reload()
+    expect(page.locator("#exercise-abc-practice .ordering-feedback")).to_contain_text("Solved")
