@@ -167,7 +167,7 @@ def wait_for(run: Run, *, seconds: float | None = None) -> Run:
 
 def long_poll_seconds(request: HttpRequest) -> float:
     """A GET from the polling panel waits for the worker's notice; other GETs do not."""
-    return settings.RUN_LONG_POLL_SECONDS if request.method == "GET" and request.htmx else 0
+    return settings.RUN_LONG_POLL_SECONDS if request.method == "GET" and wants_partial(request) else 0
 
 
 def render_partial(
@@ -216,7 +216,7 @@ def prediction_create(request: HttpRequest, snippet_id: int) -> HttpResponse:
             said_out_loud=form.cleaned_data["mode"] == "aloud",
         )
     except PredictionRefused as refusal:
-        if request.htmx:
+        if wants_partial(request):
             return refuse(request, snippet, str(refusal), status=429)
         messages.warning(request, str(refusal))
         return redirect(snippet_url(snippet))
@@ -224,7 +224,7 @@ def prediction_create(request: HttpRequest, snippet_id: int) -> HttpResponse:
     # Sent from a page that was out of date (another tab, or Back after a reveal): say
     # so, rather than show the first prediction as if it answered this one.
     notice = "" if prediction.is_first else ALREADY_PREDICTED
-    if not request.htmx:
+    if not wants_partial(request):
         if notice:
             messages.info(request, notice)
         return redirect(snippet_url(snippet))
@@ -243,7 +243,7 @@ def own_prediction_or_404(request: HttpRequest, prediction_id: int) -> Predictio
 
 def answer_response(request: HttpRequest, prediction: Prediction) -> HttpResponse:
     snippet = prediction.snippet
-    if not request.htmx:
+    if not wants_partial(request):
         return redirect(snippet_url(snippet))
     practice = practice_of(request.user, snippet)
     reveal = practice.reveal
@@ -282,7 +282,7 @@ def self_check(request: HttpRequest, prediction_id: int) -> HttpResponse:
             raise SelfCheckRefused(first_error(form))
         record_self_check(prediction=prediction, got_it=form.cleaned_data["got_it"] == "yes")
     except SelfCheckRefused as refusal:
-        if request.htmx:
+        if wants_partial(request):
             return refuse(request, snippet, str(refusal), status=400)
         messages.warning(request, str(refusal))
         return redirect(snippet_url(snippet))
@@ -321,12 +321,12 @@ def run_create(request: HttpRequest, snippet_id: int) -> HttpResponse:
         else:
             run = queue_run(code=code, stdin=stdin, user=request.user, snippet=snippet)
     except RunRefused as refusal:
-        if request.htmx:
+        if wants_partial(request):
             return refuse(request, snippet, str(refusal), status=429)
         messages.warning(request, str(refusal))
         return redirect(snippet_url(snippet))
     wait_for(run)
-    if not request.htmx:
+    if not wants_partial(request):
         return redirect(snippet_url(snippet, run=run.pk))
     return render_partial(request, "snippet-output", SnippetPractice(snippet, run=run))
 
@@ -343,7 +343,7 @@ def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
         purpose=Run.Purpose.RUN,
         snippet__isnull=False,
     )
-    if not request.htmx:
+    if not wants_partial(request):
         return redirect(snippet_url(run.snippet, run=run.pk))
     wait_for(run, seconds=long_poll_seconds(request))
     return render_partial(request, "snippet-output", SnippetPractice(run.snippet, run=run))
@@ -368,7 +368,7 @@ def draft_save(request: HttpRequest, snippet_id: int) -> HttpResponse:
         note = "Saved." if draft else "Same as the original: nothing to save."
     if form.cleaned_data["leaving"]:
         return HttpResponse(status=204)
-    if not request.htmx:
+    if not wants_partial(request):
         messages.success(request, note)
         return redirect(snippet_url(snippet))
     practice = SnippetPractice(snippet, draft=draft)
