@@ -79,3 +79,51 @@ def test_a_refused_move_or_check_says_why_under_the_lines(page, login_in_browser
 
     page.reload()
     expect(page.locator("#exercise-abc-practice .ordering-feedback")).to_contain_text("Solved")
+
+
+def session_expires():
+    """Every session ends on the server, as when a session times out: the browser's cookie
+    now names none."""
+    from django.contrib.sessions.models import Session
+
+    Session.objects.all().delete()
+
+
+def log_in_again(page, username: str):
+    expect(page).to_have_url(re.compile(r"/accounts/login/\?next="))
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(f"pw-{username}")
+    page.get_by_role("button", name="Log in").click()
+
+
+def test_an_expired_session_leads_to_log_in_and_back_to_the_snippet(page, login_in_browser, sample_content):
+    login_in_browser(make_user("ada"))
+    page.goto(SEED + FIRST)
+    practice = page.locator(f"{FIRST}-practice")
+    practice.get_by_label("What will it print?").fill("hello")
+
+    session_expires()
+    practice.get_by_role("button", name="Reveal").click()
+
+    # The whole page goes to log in (the log-in form is not swapped into the panel)…
+    log_in_again(page, "ada")
+    # …and comes back to the snippet, not yet revealed.
+    expect(page).to_have_url(re.compile(re.escape(SEED + FIRST) + "$"))
+    expect(page.locator(f"{FIRST}-practice").get_by_label("What will it print?")).to_be_visible()
+    expect(page.locator(".who")).to_have_text("ada")
+
+
+def test_an_expired_session_leads_to_log_in_and_back_to_the_exercise(page, login_in_browser):
+    login_in_browser(make_user("ada"))
+    exercise = make_exercise(make_lesson(), lines=["a = 1", "print(a)"], key="abc")
+    lesson = exercise.block.lesson.get_absolute_url()
+    page.goto(lesson)
+    region = page.locator("#exercise-abc-practice")
+    expect(region).to_have_class(re.compile("has-script"))
+
+    session_expires()
+    region.get_by_role("button", name="Check").click()
+
+    log_in_again(page, "ada")
+    expect(page).to_have_url(re.compile(re.escape(lesson) + "#exercise-abc$"))
+    expect(page.locator("#exercise-abc-practice").get_by_role("button", name="Check")).to_be_visible()

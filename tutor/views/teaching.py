@@ -20,7 +20,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from course.htmx import vary_on_htmx, wants_partial
+from course.htmx import login_required_htmx, vary_on_htmx, wants_partial
 from course.models import Lesson
 from tutor import practice, teaching
 from tutor.actions.classes import (
@@ -187,7 +187,7 @@ def class_students(cohort: Cohort):
 
 
 @require_GET
-@login_required
+@login_required_htmx  # the grid's sort links swap it with htmx
 def class_detail(request: HttpRequest, pk: int) -> TemplateResponse:
     """The grid of students × lessons. A fixed number of queries whatever the class size:
     the class, the lessons, the students, and their progress rows."""

@@ -11,14 +11,13 @@ from urllib.parse import urlencode
 from django import forms
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
-from course.htmx import refusal, wants_partial
+from course.htmx import login_required_htmx, refusal, wants_partial
 from course.models import Lesson, Snippet
 from tutor.actions.predictions import (
     PredictionRefused,
@@ -201,7 +200,7 @@ def first_error(form: forms.Form) -> str:
 
 
 @require_POST
-@login_required
+@login_required_htmx
 def prediction_create(request: HttpRequest, snippet_id: int) -> HttpResponse:
     """Store the prediction (typed, or said out loud) and reveal the real output."""
     snippet = snippet_or_404(request, snippet_id)
@@ -255,14 +254,14 @@ def answer_response(request: HttpRequest, prediction: Prediction) -> HttpRespons
 
 @require_GET
 @never_cache  # practice state: never a stale copy on Back
-@login_required
+@login_required_htmx
 def prediction_detail(request: HttpRequest, prediction_id: int) -> HttpResponse:
     """The answer under a prediction; htmx polls it until the real output is known."""
     return answer_response(request, own_prediction_or_404(request, prediction_id))
 
 
 @require_POST
-@login_required
+@login_required_htmx
 def reveal_retry(request: HttpRequest, prediction_id: int) -> HttpResponse:
     """Run the snippet again after the sandbox could not; the prediction stays as it was."""
     prediction = own_prediction_or_404(request, prediction_id)
@@ -271,7 +270,7 @@ def reveal_retry(request: HttpRequest, prediction_id: int) -> HttpResponse:
 
 
 @require_POST
-@login_required
+@login_required_htmx
 def self_check(request: HttpRequest, prediction_id: int) -> HttpResponse:
     """After saying it out loud and seeing the output: the learner's honest "I got it" or "I didn't"."""
     prediction = own_prediction_or_404(request, prediction_id)
@@ -301,7 +300,7 @@ def revealed_or_refuse(request: HttpRequest, snippet: Snippet) -> HttpResponse |
 
 
 @require_POST
-@login_required
+@login_required_htmx
 def run_create(request: HttpRequest, snippet_id: int) -> HttpResponse:
     """Run the learner's version of the snippet through the queue and the worker."""
     snippet = snippet_or_404(request, snippet_id)
@@ -333,7 +332,7 @@ def run_create(request: HttpRequest, snippet_id: int) -> HttpResponse:
 
 @require_GET
 @never_cache  # practice state: never a stale copy on Back
-@login_required
+@login_required_htmx
 def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
     """One of the learner's runs; htmx polls it until it is final."""
     run = get_object_or_404(
@@ -350,7 +349,7 @@ def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
 
 
 @require_POST
-@login_required
+@login_required_htmx
 def draft_save(request: HttpRequest, snippet_id: int) -> HttpResponse:
     """Keep the learner's edited code (autosaved as they type), or reset to the original."""
     snippet = snippet_or_404(request, snippet_id)
