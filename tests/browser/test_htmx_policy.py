@@ -1,12 +1,13 @@
-"""The site's htmx conventions (course/htmx.py), as a learner meets them in the browser:
-a refused click says why in the panel's message line."""
+"""The site's htmx conventions (course/htmx.py), as people meet them in the browser: a
+refused click says why in the panel's message line; an expired session leads to the log-in
+page and back; scripts set up what a swap brings, once."""
 
 import re
 
 import pytest
 from playwright.sync_api import expect
 
-from tests.factories import make_exercise, make_lesson, make_user
+from tests.factories import make_cohort, make_exercise, make_lesson, make_teacher, make_user
 from tutor.actions import ordering as ordering_actions
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -127,3 +128,20 @@ def test_an_expired_session_leads_to_log_in_and_back_to_the_exercise(page, login
     log_in_again(page, "ada")
     expect(page).to_have_url(re.compile(re.escape(lesson) + "#exercise-abc$"))
     expect(page.locator("#exercise-abc-practice").get_by_role("button", name="Check")).to_be_visible()
+
+
+def test_sorting_the_class_grid_leaves_one_working_copy_link_button(page, login_in_browser, sample_content):
+    teacher = make_teacher("tess")
+    cohort = make_cohort(teacher, students=[make_user("sam")])
+    login_in_browser(teacher)
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.goto(f"/classes/{cohort.pk}/")
+    page.locator("#class-grid").get_by_role("link", name="Overall").click()  # an htmx swap
+    expect(page.locator("th.overall-col")).to_have_attribute("aria-sort", re.compile("."))
+
+    button = page.locator(".copy-button")
+    button.click()
+    expect(button).to_have_text("Copied")
+    expect(button).to_have_text("Copy link")  # set up once: one handler puts its label back
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert copied.endswith(f"/classes/join/{cohort.join_code}/")
