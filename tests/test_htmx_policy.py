@@ -154,6 +154,11 @@ def test_snippet_and_ordering_refusals_have_the_same_shape(client, world, settin
     assert "Reload the page to see your lines as saved." in response.text
     assert not OrderingArrangement.objects.exclude(checks=0).exists()
 
+    settings.RUNS_PENDING_MAX, settings.RUNS_PER_MINUTE = 3, 0  # a check runs the program
+    graded = make_exercise(world["lesson"], lines=['print("a")', 'print("b")'], grading="output", key="out")
+    response = client.post(reverse("tutor:ordering_check", args=[graded.pk]), headers=htmx_headers())
+    assert_refusal(response, status=429, into="exercise-out-message", message="runs in the last minute")
+
 
 def test_the_lesson_page_has_the_message_line_each_refusal_names(client, world):
     exercise = make_exercise(world["lesson"], key="abc")

@@ -261,6 +261,8 @@ def ordering_check(request: HttpRequest, exercise_id: int) -> HttpResponse:
     except (Malformed, OrderingRefused) as refusal:
         return refused(request, exercise, str(refusal))
     except RunRefused as refusal:
+        if htmx.wants_partial(request):  # the move is saved: the lines on the page are right
+            return htmx.refusal(request, str(refusal), into=f"exercise-{exercise.key}-message", status=429)
         return practice_response(request, exercise, notice=str(refusal))
     if attempt.verdict == OrderingAttempt.Verdict.PENDING:
         wait_for(attempt, seconds=settings.RUN_WAIT_SECONDS)
