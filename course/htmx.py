@@ -67,13 +67,17 @@ def log_in_first(request: HttpRequest, *, then: str | None) -> HttpResponse:
 def current_page(request: HttpRequest) -> str | None:
     """The page an htmx request was sent from (HX-Current-URL), as a path with its query and
     fragment, if it is a page of this site; otherwise None."""
+    def ours(url: str) -> bool:
+        return url_has_allowed_host_and_scheme(
+            url, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+        )
+
     url = request.htmx.current_url
-    if not url or not url_has_allowed_host_and_scheme(
-        url, allowed_hosts={request.get_host()}, require_https=request.is_secure()
-    ):
+    if not url or not ours(url):
         return None
     parts = urlsplit(url)
-    return urlunsplit(("", "", parts.path or "/", parts.query, parts.fragment))
+    path = urlunsplit(("", "", parts.path or "/", parts.query, parts.fragment))
+    return path if ours(path) else None  # not "//elsewhere", read as another host
 
 
 def login_required_htmx(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:

@@ -92,7 +92,14 @@ def test_after_logging_in_the_learner_is_back_on_the_lesson(client, world):
 
 @pytest.mark.parametrize(
     "current_url",
-    [None, "", "https://elsewhere.example/learn/", "//elsewhere.example/learn/", "javascript:alert(1)"],
+    [
+        None,
+        "",
+        "https://elsewhere.example/learn/",
+        "//elsewhere.example/learn/",
+        "http://testserver//elsewhere.example/learn/",
+        "javascript:alert(1)",
+    ],
 )
 def test_a_page_that_is_not_ours_is_not_where_log_in_comes_back_to(client, world, current_url):
     response = client.get(
