@@ -6,10 +6,9 @@ from django.db.models import Prefetch
 from django.http import HttpRequest
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
-from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_GET
 
-from course.htmx import wants_partial
+from course.htmx import vary_on_htmx, wants_partial
 from course.models import GlossaryTerm, Lesson
 from course.pages import glossary_names
 
@@ -58,8 +57,7 @@ def term_preview(request: HttpRequest, slug: str) -> TemplateResponse:
         response = TemplateResponse(
             request, "course/term_detail.html", term_page_context(request, slug)
         )
-    patch_vary_headers(response, ["HX-Request"])
-    return response
+    return vary_on_htmx(response)
 
 
 @require_GET
@@ -74,5 +72,4 @@ def search(request: HttpRequest) -> TemplateResponse:
         context["term_names"] = glossary_names()
     template = "course/search.html#search-results" if wants_partial(request) else "course/search.html"
     response = TemplateResponse(request, template, context)
-    patch_vary_headers(response, ["HX-Request"])
-    return response
+    return vary_on_htmx(response)

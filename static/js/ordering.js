@@ -70,11 +70,15 @@
       }
     });
     Array.prototype.forEach.call(
-      slot.querySelectorAll(".ordering-feedback.is-wrong, .ordering-notice, .ordering-error"),
+      slot.querySelectorAll(".ordering-feedback.is-wrong, .ordering-notice"),
       function (stale) {
         stale.remove();
       }
     );
+    var refusal = slot.querySelector(".ordering-error");
+    if (refusal) {
+      refusal.textContent = "";
+    }
   }
 
   function save(slot) {
@@ -290,24 +294,5 @@
     if (news) {
       news.focus();
     }
-  });
-
-  // A refused move or check says why, instead of failing silently.
-  document.addEventListener("htmx:responseError", function (event) {
-    var element = event.detail.elt;
-    var slot = element && element.closest ? element.closest(".ordering") : null;
-    if (!slot) {
-      return;
-    }
-    var text = (event.detail.xhr && event.detail.xhr.responseText) || "That did not work.";
-    announce(slot, text);
-    var note = slot.querySelector(".ordering-error");
-    if (!note) {
-      note = document.createElement("p");
-      note.className = "ordering-error";
-      note.setAttribute("role", "alert");
-      slot.appendChild(note);
-    }
-    note.textContent = text.slice(0, 300) + " Reload the page to see your lines as saved.";
   });
 })();

@@ -1,6 +1,9 @@
-// Parsnip's own script: the glossary preview popover (and fresh pages on Back, at the end). htmx swaps a term's preview into
-// the page's one #term-popover; this places the popover next to the link that asked for
-// it, keeps it open while the pointer or focus stays there, and closes it on Escape.
+// Parsnip's own script: the glossary preview popover (and fresh pages on Back), the one rule
+// for refusals, and polls that ask again.
+//
+// The popover: htmx swaps a term's preview into the page's one #term-popover; this places
+// the popover next to the link that asked for it, keeps it open while the pointer or focus
+// stays there, and closes it on Escape.
 // (The popover, not the swapped #term-preview, carries the position: htmx copies a
 // swapped element's attributes while settling, and a copied style attribute is inline
 // style, which the Content-Security-Policy refuses.)
@@ -158,6 +161,21 @@
   window.addEventListener("resize", function () {
     if (shownFor) {
       hide();
+    }
+  });
+})();
+
+// One rule for refusals (course/htmx.py `refusal`): a 4xx that names where its message goes
+// (HX-Retarget, a panel's message line) is swapped there, not dropped as an error. Other
+// errors (403 CSRF, 404, 500) are left to htmx.
+(function () {
+  "use strict";
+
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var xhr = event.detail.xhr;
+    if (xhr.status >= 400 && xhr.status < 500 && xhr.getResponseHeader("HX-Retarget")) {
+      event.detail.shouldSwap = true;
+      event.detail.isError = false;
     }
   });
 })();

@@ -1,11 +1,11 @@
 // Predict, reveal, run: the snippet practice panel. The forms work without this file;
 // it turns the code textarea into the editor (static/vendor/editor.bundle.js), runs on
-// Ctrl/Cmd+Enter, autosaves edits, and shows the server's refusals (400/403/429).
+// Ctrl/Cmd+Enter and autosaves edits. (The server's refusals reach the snippet's message
+// line through the site's one rule for refusals, in parsnip.js.)
 (function () {
   "use strict";
 
   var AUTOSAVE_DELAY_MS = 800;
-  var REFUSALS = [400, 403, 429];
   var unsaved = []; // each editor's "save what is not saved yet, now" (for leaving the page)
 
   function savedState(form) {
@@ -160,28 +160,21 @@
     Array.prototype.forEach.call(root.querySelectorAll(".char-count[data-count-for]"), countCharacters);
   });
 
-  // Refusals carry HX-Retarget to the snippet's message line: show them there.
-  document.addEventListener("htmx:beforeSwap", function (event) {
-    var xhr = event.detail.xhr;
-    if (REFUSALS.indexOf(xhr.status) !== -1 && xhr.getResponseHeader("HX-Retarget")) {
-      event.detail.shouldSwap = true;
-      event.detail.isError = false;
-    }
-  });
-
   // A request that works clears an earlier refusal; after a reveal, focus moves to the answer.
+  // The event comes from each element the response put in the page (detail.target is the
+  // element it replaced, already gone after an outerHTML swap).
   document.addEventListener("htmx:afterSwap", function (event) {
-    var target = event.detail.target;
-    if (!target || !target.id || event.detail.xhr.status >= 400) {
+    var swapped = event.target;
+    if (!swapped.id || event.detail.xhr.status >= 400) {
       return;
     }
-    var practice = target.closest(".practice-slot");
+    var practice = swapped.closest(".practice-slot");
     var message = practice && practice.querySelector(".practice-message");
     if (message) {
       message.textContent = "";
     }
-    if (/-practice$/.test(target.id)) {
-      var answer = document.getElementById(target.id.replace(/-practice$/, "-answer"));
+    if (/-practice$/.test(swapped.id)) {
+      var answer = document.getElementById(swapped.id.replace(/-practice$/, "-answer"));
       if (answer) {
         answer.focus({ preventScroll: true });
       }

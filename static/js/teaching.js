@@ -4,9 +4,10 @@
   "use strict";
 
   function setUp(button) {
-    if (!navigator.clipboard) {
+    if (!navigator.clipboard || button.dataset.enhanced) {
       return;
     }
+    button.dataset.enhanced = "true";
     button.hidden = false;
     button.addEventListener("click", function () {
       navigator.clipboard.writeText(button.dataset.copy).then(function () {
@@ -19,7 +20,8 @@
     });
   }
 
-  document.addEventListener("DOMContentLoaded", function () {
-    document.querySelectorAll(".copy-button[data-copy]").forEach(setUp);
+  // The page, then only what each htmx swap brings (the grid's sort links swap the grid).
+  htmx.onLoad(function (root) {
+    root.querySelectorAll(".copy-button[data-copy]").forEach(setUp);
   });
 })();

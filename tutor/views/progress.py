@@ -9,6 +9,7 @@ from django.template.response import TemplateResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
+from course.htmx import wants_partial
 from course.models import Course, Lesson
 from tutor import practice
 from tutor.models import LessonProgress
@@ -19,7 +20,7 @@ def with_lesson_progress(
 ) -> TemplateResponse:
     """An htmx swap that may change the learner's progress also brings the lesson page's
     progress badge, swapped out of band, so it is never stale until a reload."""
-    if not request.htmx or not request.user.is_authenticated:
+    if not wants_partial(request) or not request.user.is_authenticated:
         return response
 
     def add_badge(rendered: TemplateResponse) -> None:

@@ -17,11 +17,10 @@ from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.cache import patch_vary_headers
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from course.htmx import wants_partial
+from course.htmx import login_required_htmx, vary_on_htmx, wants_partial
 from course.models import Lesson
 from tutor import practice, teaching
 from tutor.actions.classes import (
@@ -188,7 +187,7 @@ def class_students(cohort: Cohort):
 
 
 @require_GET
-@login_required
+@login_required_htmx  # the grid's sort links swap it with htmx
 def class_detail(request: HttpRequest, pk: int) -> TemplateResponse:
     """The grid of students × lessons. A fixed number of queries whatever the class size:
     the class, the lessons, the students, and their progress rows."""
@@ -217,9 +216,7 @@ def class_detail(request: HttpRequest, pk: int) -> TemplateResponse:
     template = "tutor/teaching/class_detail.html"
     if wants_partial(request):
         template += "#class-grid"
-    response = TemplateResponse(request, template, context)
-    patch_vary_headers(response, ["HX-Request"])  # same URL, page or partial
-    return response
+    return vary_on_htmx(TemplateResponse(request, template, context))
 
 
 @require_POST

@@ -12,19 +12,17 @@ arrangement is told what is wrong in general terms, never which lines it lacks.
 """
 
 import json
-from urllib.parse import quote
 
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.models import AbstractBaseUser
-from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
-from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
-from django_htmx.http import HttpResponseClientRedirect
 
+from course import htmx
 from course.models import Lesson, OrderingExercise
 from tutor.actions.ordering import (
     DIRECTIONS,
@@ -140,16 +138,17 @@ def exercise_url(exercise: OrderingExercise) -> str:
 
 def log_in_first(request: HttpRequest, exercise: OrderingExercise) -> HttpResponse:
     """Ordering needs an account: to the login page, and back to this exercise after."""
-    lesson_url = exercise.block.lesson.get_absolute_url()
-    url = f"{reverse('login')}?next={quote(lesson_url)}%23exercise-{exercise.key}"
-    return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
+    return htmx.log_in_first(request, then=exercise_url(exercise))
 
 
 def refused(request: HttpRequest, exercise: OrderingExercise, message: str) -> HttpResponse:
-    """A request the page's script sent gets a 400 it shows beside the lines; a plain form
-    goes back to the exercise, with the reason shown at the top of the lesson page."""
-    if request.htmx:
-        return HttpResponseBadRequest(message, content_type="text/plain; charset=utf-8")
+    """A request the page's script sent gets a 400 shown under the lines (the lines on the
+    page may no longer be the saved ones: reloading shows those); a plain form goes back to
+    the exercise, with the reason shown at the top of the lesson page."""
+    if htmx.wants_partial(request):
+        if RELOAD not in message:
+            message = f"{message} {RELOAD}"
+        return htmx.refusal(request, message, into=f"exercise-{exercise.key}-message", status=400)
     messages.error(request, message)
     return redirect(exercise_url(exercise))
 
@@ -169,7 +168,7 @@ def practice_response(
     request may have solved the exercise, so the lesson's progress badge comes too."""
     if help_removed:
         notice = ""
-    if not request.htmx:
+    if not htmx.wants_partial(request):
         if notice:
             messages.info(request, notice)
         return redirect(exercise_url(exercise))
@@ -215,7 +214,7 @@ def ordering_practice(request: HttpRequest, exercise_id: int) -> HttpResponse:
     if attempt is not None and attempt.verdict == OrderingAttempt.Verdict.PENDING:
         # The page's poll waits for the worker's notice; a plain GET does not wait. The
         # worker gives the verdict (a GET never writes); until then the region polls on.
-        wait_for(attempt, seconds=settings.RUN_LONG_POLL_SECONDS if request.htmx else 0)
+        wait_for(attempt, seconds=settings.RUN_LONG_POLL_SECONDS if htmx.wants_partial(request) else 0)
     return practice_response(request, exercise, progress=True)
 
 
@@ -262,6 +261,8 @@ def ordering_check(request: HttpRequest, exercise_id: int) -> HttpResponse:
     except (Malformed, OrderingRefused) as refusal:
         return refused(request, exercise, str(refusal))
     except RunRefused as refusal:
+        if htmx.wants_partial(request):  # the move is saved: the lines on the page are right
+            return htmx.refusal(request, str(refusal), into=f"exercise-{exercise.key}-message", status=429)
         return practice_response(request, exercise, notice=str(refusal))
     if attempt.verdict == OrderingAttempt.Verdict.PENDING:
         wait_for(attempt, seconds=settings.RUN_WAIT_SECONDS)

@@ -11,14 +11,13 @@ from urllib.parse import urlencode
 from django import forms
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
-from django_htmx.http import reswap, retarget
 
+from course.htmx import login_required_htmx, refusal, wants_partial
 from course.models import Lesson, Snippet
 from tutor.actions.predictions import (
     PredictionRefused,
@@ -167,7 +166,7 @@ def wait_for(run: Run, *, seconds: float | None = None) -> Run:
 
 def long_poll_seconds(request: HttpRequest) -> float:
     """A GET from the polling panel waits for the worker's notice; other GETs do not."""
-    return settings.RUN_LONG_POLL_SECONDS if request.method == "GET" and request.htmx else 0
+    return settings.RUN_LONG_POLL_SECONDS if request.method == "GET" and wants_partial(request) else 0
 
 
 def render_partial(
@@ -182,16 +181,15 @@ def refuse(
     request: HttpRequest, snippet: Snippet, message: str, *, status: int
 ) -> HttpResponse:
     """A clear message: into the snippet's message line for htmx, on a small page otherwise."""
+    if wants_partial(request):
+        return refusal(request, message, into=f"snippet-{snippet.block.key}-message", status=status)
     context = {
         "snippet": snippet,
         "block": snippet.block,
         "message": message,
-        "back_url": None if request.htmx else snippet_url(snippet),
+        "back_url": snippet_url(snippet),
     }
-    response = TemplateResponse(request, f"{TEMPLATE}#snippet-message", context, status=status)
-    if request.htmx:
-        reswap(retarget(response, f"#snippet-{snippet.block.key}-message"), "outerHTML")
-    return response
+    return TemplateResponse(request, f"{TEMPLATE}#snippet-message", context, status=status)
 
 
 def first_error(form: forms.Form) -> str:
@@ -202,7 +200,7 @@ def first_error(form: forms.Form) -> str:
 
 
 @require_POST
-@login_required
+@login_required_htmx
 def prediction_create(request: HttpRequest, snippet_id: int) -> HttpResponse:
     """Store the prediction (typed, or said out loud) and reveal the real output."""
     snippet = snippet_or_404(request, snippet_id)
@@ -217,7 +215,7 @@ def prediction_create(request: HttpRequest, snippet_id: int) -> HttpResponse:
             said_out_loud=form.cleaned_data["mode"] == "aloud",
         )
     except PredictionRefused as refusal:
-        if request.htmx:
+        if wants_partial(request):
             return refuse(request, snippet, str(refusal), status=429)
         messages.warning(request, str(refusal))
         return redirect(snippet_url(snippet))
@@ -225,7 +223,7 @@ def prediction_create(request: HttpRequest, snippet_id: int) -> HttpResponse:
     # Sent from a page that was out of date (another tab, or Back after a reveal): say
     # so, rather than show the first prediction as if it answered this one.
     notice = "" if prediction.is_first else ALREADY_PREDICTED
-    if not request.htmx:
+    if not wants_partial(request):
         if notice:
             messages.info(request, notice)
         return redirect(snippet_url(snippet))
@@ -244,7 +242,7 @@ def own_prediction_or_404(request: HttpRequest, prediction_id: int) -> Predictio
 
 def answer_response(request: HttpRequest, prediction: Prediction) -> HttpResponse:
     snippet = prediction.snippet
-    if not request.htmx:
+    if not wants_partial(request):
         return redirect(snippet_url(snippet))
     practice = practice_of(request.user, snippet)
     reveal = practice.reveal
@@ -256,14 +254,14 @@ def answer_response(request: HttpRequest, prediction: Prediction) -> HttpRespons
 
 @require_GET
 @never_cache  # practice state: never a stale copy on Back
-@login_required
+@login_required_htmx
 def prediction_detail(request: HttpRequest, prediction_id: int) -> HttpResponse:
     """The answer under a prediction; htmx polls it until the real output is known."""
     return answer_response(request, own_prediction_or_404(request, prediction_id))
 
 
 @require_POST
-@login_required
+@login_required_htmx
 def reveal_retry(request: HttpRequest, prediction_id: int) -> HttpResponse:
     """Run the snippet again after the sandbox could not; the prediction stays as it was."""
     prediction = own_prediction_or_404(request, prediction_id)
@@ -272,7 +270,7 @@ def reveal_retry(request: HttpRequest, prediction_id: int) -> HttpResponse:
 
 
 @require_POST
-@login_required
+@login_required_htmx
 def self_check(request: HttpRequest, prediction_id: int) -> HttpResponse:
     """After saying it out loud and seeing the output: the learner's honest "I got it" or "I didn't"."""
     prediction = own_prediction_or_404(request, prediction_id)
@@ -283,7 +281,7 @@ def self_check(request: HttpRequest, prediction_id: int) -> HttpResponse:
             raise SelfCheckRefused(first_error(form))
         record_self_check(prediction=prediction, got_it=form.cleaned_data["got_it"] == "yes")
     except SelfCheckRefused as refusal:
-        if request.htmx:
+        if wants_partial(request):
             return refuse(request, snippet, str(refusal), status=400)
         messages.warning(request, str(refusal))
         return redirect(snippet_url(snippet))
@@ -302,7 +300,7 @@ def revealed_or_refuse(request: HttpRequest, snippet: Snippet) -> HttpResponse |
 
 
 @require_POST
-@login_required
+@login_required_htmx
 def run_create(request: HttpRequest, snippet_id: int) -> HttpResponse:
     """Run the learner's version of the snippet through the queue and the worker."""
     snippet = snippet_or_404(request, snippet_id)
@@ -322,19 +320,19 @@ def run_create(request: HttpRequest, snippet_id: int) -> HttpResponse:
         else:
             run = queue_run(code=code, stdin=stdin, user=request.user, snippet=snippet)
     except RunRefused as refusal:
-        if request.htmx:
+        if wants_partial(request):
             return refuse(request, snippet, str(refusal), status=429)
         messages.warning(request, str(refusal))
         return redirect(snippet_url(snippet))
     wait_for(run)
-    if not request.htmx:
+    if not wants_partial(request):
         return redirect(snippet_url(snippet, run=run.pk))
     return render_partial(request, "snippet-output", SnippetPractice(snippet, run=run))
 
 
 @require_GET
 @never_cache  # practice state: never a stale copy on Back
-@login_required
+@login_required_htmx
 def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
     """One of the learner's runs; htmx polls it until it is final."""
     run = get_object_or_404(
@@ -344,14 +342,14 @@ def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
         purpose=Run.Purpose.RUN,
         snippet__isnull=False,
     )
-    if not request.htmx:
+    if not wants_partial(request):
         return redirect(snippet_url(run.snippet, run=run.pk))
     wait_for(run, seconds=long_poll_seconds(request))
     return render_partial(request, "snippet-output", SnippetPractice(run.snippet, run=run))
 
 
 @require_POST
-@login_required
+@login_required_htmx
 def draft_save(request: HttpRequest, snippet_id: int) -> HttpResponse:
     """Keep the learner's edited code (autosaved as they type), or reset to the original."""
     snippet = snippet_or_404(request, snippet_id)
@@ -369,7 +367,7 @@ def draft_save(request: HttpRequest, snippet_id: int) -> HttpResponse:
         note = "Saved." if draft else "Same as the original: nothing to save."
     if form.cleaned_data["leaving"]:
         return HttpResponse(status=204)
-    if not request.htmx:
+    if not wants_partial(request):
         messages.success(request, note)
         return redirect(snippet_url(snippet))
     practice = SnippetPractice(snippet, draft=draft)
