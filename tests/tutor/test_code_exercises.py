@@ -166,3 +166,19 @@ def test_check_content_refuses_a_solution_that_fails_or_a_starter_that_passes(ex
     assert "MISMATCH  local-models/optimising-speed-and-memory · write-kv-cache-vram" in report
     assert "the solution fails test '16 bits for 1000 units is 16 GB'" in report
     assert "the starter code already passes every test" in report
+
+
+def test_an_expired_session_on_a_click_goes_to_log_in_and_back_to_the_lesson(client, exercise):
+    lesson_url = exercise.block.lesson.get_absolute_url()
+    response = submit(client, exercise, SOLUTION, HTTP_HX_CURRENT_URL=f"http://testserver{lesson_url}", **HX)
+    assert response.status_code == 200
+    assert response["HX-Redirect"].startswith("/accounts/login/?next=")
+    assert "optimising-speed-and-memory" in response["HX-Redirect"]
+    assert not Submission.objects.exists()
+
+
+def test_a_refusal_is_said_in_the_exercise_message_line(client, learner, exercise):
+    response = submit(client, exercise, "", **HX)
+    assert response.status_code == 400
+    assert response["HX-Retarget"] == "#exercise-write-kv-cache-vram-message"
+    assert '<span class="refusal">There is no code to submit' in response.content.decode()

@@ -10,14 +10,13 @@ from urllib.parse import urlencode
 
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
-from django_htmx.http import reswap, retarget
 
+from course.htmx import login_required_htmx, refusal, wants_partial
 from course.kinds.code_exercise import CodeExercise
 from course.models import Lesson
 from tutor.actions.runs import RunRefused
@@ -55,14 +54,12 @@ def render_partial(
 
 
 def refuse(request: HttpRequest, exercise: CodeExercise, message: str, *, status: int) -> HttpResponse:
-    """A clear message: into the exercise's message line for htmx; otherwise back to the
-    exercise, with the reason at the top of the lesson page."""
-    if not request.htmx:
-        messages.warning(request, message)
-        return redirect(exercise_url(exercise))
-    context = {"exercise": exercise, "block": exercise.block, "message": message}
-    response = TemplateResponse(request, f"{TEMPLATE}#exercise-message", context, status=status)
-    return reswap(retarget(response, f"#exercise-{exercise.block.key}-message"), "outerHTML")
+    """A clear message: into the exercise's message line for htmx (the site's one refusal
+    shape); otherwise back to the exercise, with the reason at the top of the lesson page."""
+    if wants_partial(request):
+        return refusal(request, message, into=f"exercise-{exercise.block.key}-message", status=status)
+    messages.warning(request, message)
+    return redirect(exercise_url(exercise))
 
 
 def wait_for(submission: Submission, *, seconds: float) -> Submission:
@@ -75,7 +72,7 @@ def wait_for(submission: Submission, *, seconds: float) -> Submission:
 
 
 @require_POST
-@login_required
+@login_required_htmx
 def submission_create(request: HttpRequest, exercise_id: int) -> HttpResponse:
     """Submit the learner's code: every test runs against it in the sandbox."""
     exercise = exercise_or_404(request, exercise_id)
@@ -89,7 +86,7 @@ def submission_create(request: HttpRequest, exercise_id: int) -> HttpResponse:
         actions.save_draft(user=request.user, exercise=exercise, code=code)  # never lost
         return refuse(request, exercise, str(refusal), status=429)
     wait_for(submission, seconds=settings.RUN_WAIT_SECONDS)
-    if not request.htmx:
+    if not wants_partial(request):
         return redirect(exercise_url(exercise, submission=submission.pk))
     practice = practice_of(request.user, exercise, submission_id=submission.pk)
     response = render_partial(request, "exercise-results", practice)
@@ -98,7 +95,7 @@ def submission_create(request: HttpRequest, exercise_id: int) -> HttpResponse:
 
 @require_GET
 @never_cache  # practice state: never a stale copy on Back
-@login_required
+@login_required_htmx
 def submission_detail(request: HttpRequest, submission_id: int) -> HttpResponse:
     """One of the learner's submissions; htmx polls it until it is graded."""
     submission = get_object_or_404(
@@ -107,7 +104,7 @@ def submission_detail(request: HttpRequest, submission_id: int) -> HttpResponse:
         user=request.user,
     )
     exercise = submission.exercise
-    if not request.htmx:
+    if not wants_partial(request):
         return redirect(exercise_url(exercise, submission=submission.pk))
     wait_for(submission, seconds=settings.RUN_LONG_POLL_SECONDS)
     practice = practice_of(request.user, exercise_or_404(request, exercise.pk), submission_id=submission.pk)
@@ -116,7 +113,7 @@ def submission_detail(request: HttpRequest, submission_id: int) -> HttpResponse:
 
 
 @require_POST
-@login_required
+@login_required_htmx
 def exercise_draft_save(request: HttpRequest, exercise_id: int) -> HttpResponse:
     """Keep the code as the learner types (autosaved), or go back to the starter code."""
     exercise = exercise_or_404(request, exercise_id)
@@ -131,7 +128,7 @@ def exercise_draft_save(request: HttpRequest, exercise_id: int) -> HttpResponse:
         note = "Saved." if draft else "Same as the code you started from: nothing to save."
     if form.cleaned_data["leaving"]:
         return HttpResponse(status=204)
-    if not request.htmx:
+    if not wants_partial(request):
         messages.success(request, note)
         return redirect(exercise_url(exercise))
     return render_partial(request, "exercise-saved", practice_of(request.user, exercise), note=note)
