@@ -6,7 +6,6 @@ the class is theirs (404 otherwise; an admin may review any class).
 
 import heapq
 
-from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
@@ -25,7 +24,6 @@ from course.htmx import wants_partial
 from course.models import Lesson
 from tutor import practice, teaching
 from tutor.actions.classes import (
-    JOIN_CODE_LENGTH,
     ClassRefused,
     create_class,
     join_class,
@@ -33,6 +31,7 @@ from tutor.actions.classes import (
     normalise_join_code,
     remove_student,
 )
+from tutor.forms import ClassForm, JoinForm
 from tutor.models import (
     Cohort,
     LessonProgress,
@@ -42,19 +41,6 @@ from tutor.roles import is_teacher
 
 CSV_CHUNK = 2000
 TIMELINE_LIMIT = 200  # of each kind, newest first
-
-
-class ClassForm(forms.Form):
-    name = forms.CharField(label="Class name", max_length=100)
-
-
-class JoinForm(forms.Form):
-    code = forms.CharField(
-        label="Join code",
-        max_length=20,
-        help_text=f"{JOIN_CODE_LENGTH} letters and digits, from your teacher.",
-        widget=forms.TextInput(attrs={"autocomplete": "off", "autocapitalize": "characters"}),
-    )
 
 
 def require_teacher(request: HttpRequest) -> None:
