@@ -229,6 +229,12 @@ class Run(models.Model):
         return bool(changed)
 
 
+class PredictionQuerySet(models.QuerySet):
+    def pending(self) -> "PredictionQuerySet":
+        """Typed predictions still waiting for the real output to get their verdict."""
+        return self.filter(verdict=Prediction.Verdict.PENDING)
+
+
 class Prediction(models.Model):
     """What a learner said a snippet would print, before seeing the real output."""
 
@@ -250,6 +256,8 @@ class Prediction(models.Model):
     verdict = models.CharField(max_length=20, choices=Verdict.choices)
     is_first = models.BooleanField(default=False, help_text="The first one is the one that counts.")
     created_at = models.DateTimeField(default=timezone.now)
+
+    objects = PredictionQuerySet.as_manager()
 
     class Meta:
         ordering = ["created_at", "pk"]
@@ -310,6 +318,13 @@ class CodeDraft(models.Model):
         return f"{self.user}'s draft of {self.snippet}"
 
 
+class OrderingArrangementQuerySet(models.QuerySet):
+    def of(self, user, exercise) -> "OrderingArrangementQuerySet":
+        """The learner's arrangement of the exercise (none until they first touch it);
+        either may be given as a row or its pk."""
+        return self.filter(user=user, exercise=exercise)
+
+
 class OrderingArrangement(models.Model):
     """Where a learner's lines currently are in one exercise (saved after every move)."""
 
@@ -329,6 +344,8 @@ class OrderingArrangement(models.Model):
     solved_at = models.DateTimeField(null=True, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
 
+    objects = OrderingArrangementQuerySet.as_manager()
+
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["user", "exercise"], name="one_arrangement_per_exercise")
@@ -339,6 +356,14 @@ class OrderingArrangement(models.Model):
 
 
 class OrderingAttemptQuerySet(models.QuerySet):
+    def pending(self) -> "OrderingAttemptQuerySet":
+        """Checks of output-graded exercises still waiting for their verdict."""
+        return self.filter(verdict=OrderingAttempt.Verdict.PENDING)
+
+    def ready_to_settle(self) -> "OrderingAttemptQuerySet":
+        """Pending checks whose program has finished: only their verdict is missing."""
+        return self.pending().filter(run__status__in=Run.FINAL_STATUSES)
+
     def learners_by_line(self, lines: list[OrderingLine]) -> dict[OrderingLine, set[int]]:
         """The learners whose attempts name each of `lines` (attempts keep line keys, so no
         foreign key protects a line)."""
@@ -420,6 +445,17 @@ class OrderingHelp(models.Model):
 
 
 class LessonProgressQuerySet(models.QuerySet):
+    def of(self, user, lesson) -> "LessonProgressQuerySet":
+        """The learner's progress on the lesson (no row until they first do something there)."""
+        return self.filter(user=user, lesson=lesson)
+
+    def grid_cells(self, cohort) -> models.QuerySet:
+        """The class's progress as its grid and the grid's CSV read it, one tuple per row:
+        (user pk, lesson pk, items done, items total, completed)."""
+        return self.filter(user__memberships__cohort=cohort).values_list(
+            "user_id", "lesson_id", "items_done", "items_total", models.Q(completed_at__isnull=False)
+        )
+
     def by_lesson(self, user, lessons) -> dict[int, "LessonProgress"]:
         """The user's progress on each of these lessons that they started, by lesson pk."""
         rows = self.filter(user=user, lesson__in=[getattr(x, "pk", x) for x in lessons])

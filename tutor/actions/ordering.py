@@ -349,14 +349,13 @@ def settle_check(*, attempt: OrderingAttempt) -> OrderingAttempt:
         solved = expected is not None and grading.outputs_match(run.stdout, expected)
     verdict = OrderingAttempt.Verdict.SOLVED if solved else OrderingAttempt.Verdict.WRONG
     with transaction.atomic():
-        claimed = OrderingAttempt.objects.filter(
-            pk=attempt.pk, verdict=OrderingAttempt.Verdict.PENDING
-        ).update(verdict=verdict)
+        claimed = OrderingAttempt.objects.pending().filter(pk=attempt.pk).update(verdict=verdict)
         if claimed:
             # Counted only while the answer is still the one checked (not after Start again).
             arrangement = (
                 OrderingArrangement.objects.select_for_update()
-                .filter(user=attempt.user_id, exercise=attempt.exercise_id, solved_at=None)
+                .of(attempt.user_id, attempt.exercise_id)
+                .filter(solved_at=None)
                 .first()
             )
             # A run Parsnip lost or could not start is not the learner's wrong check.
@@ -377,9 +376,9 @@ def settle_checks_for_run(*, run: Run) -> list[OrderingAttempt]:
     """
     if run.purpose != Run.Purpose.CHECK:
         return []
-    waiting = OrderingAttempt.objects.filter(
-        verdict=OrderingAttempt.Verdict.PENDING, run__status__in=Run.FINAL_STATUSES
-    ).select_related("run", "user", "exercise__block__lesson")
+    waiting = OrderingAttempt.objects.ready_to_settle().select_related(
+        "run", "user", "exercise__block__lesson"
+    )
     return [settle_check(attempt=attempt) for attempt in waiting]
 
 

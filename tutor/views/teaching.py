@@ -183,10 +183,7 @@ def class_detail(request: HttpRequest, pk: int) -> TemplateResponse:
     students = list(
         class_students(cohort).values_list("pk", "username", "first_name", "last_name")
     )
-    progress = (
-        LessonProgress.objects.filter(user__memberships__cohort=cohort)
-        .values_list("user_id", "lesson_id", "items_done", "items_total", Q(completed_at__isnull=False))
-    )
+    progress = LessonProgress.objects.grid_cells(cohort)
     grid = teaching.build_grid(students, lessons, progress)
     headers = teaching.sort_rows(grid, request.GET.get("sort", ""))
     context = {
@@ -299,9 +296,8 @@ def class_csv(request: HttpRequest, pk: int) -> StreamingHttpResponse:
         .iterator(chunk_size=CSV_CHUNK)
     )
     progress = (
-        LessonProgress.objects.filter(user__memberships__cohort=cohort)
+        LessonProgress.objects.grid_cells(cohort)
         .order_by("user_id", "lesson_id")
-        .values_list("user_id", "lesson_id", "items_done", "items_total", Q(completed_at__isnull=False))
         .iterator(chunk_size=CSV_CHUNK)
     )
     header = ["username", "name", "joined", *[f"{title} (%)" for _, title in lessons], "overall (%)"]

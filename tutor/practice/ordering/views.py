@@ -187,7 +187,7 @@ def removed_keys(
     user: AbstractBaseUser, exercise: OrderingExercise, lines: ExerciseLines
 ) -> list[str]:
     """The lines Help took away that are still distractors of the exercise as it is now."""
-    arrangement = OrderingArrangement.objects.filter(user=user, exercise=exercise).first()
+    arrangement = OrderingArrangement.objects.of(user, exercise).first()
     if arrangement is None:
         return []
     fit_to_lines(arrangement, lines)
