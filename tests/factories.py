@@ -166,7 +166,7 @@ def make_run(snippet: Snippet | None = None, **fields):
 def line_tokens(user: User, exercise: OrderingExercise) -> dict[str, str]:
     """What `user`'s page calls each line of `exercise` (by line key): pages and POSTs
     name lines by these tokens, never by their keys."""
-    from tutor.actions.ordering import ExerciseLines
+    from tutor.exercise_lines import ExerciseLines
     from tutor.practice.ordering.board import LineTokens
 
     return LineTokens.of(user, ExerciseLines.of(exercise)).by_key

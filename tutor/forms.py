@@ -1,8 +1,15 @@
+"""Forms the views validate with before they call an action: accounts, classes, and fields
+any practice kind's forms share. A practice kind's own forms live in its folder
+(tutor/practice/<kind>/forms.py)."""
+
 from django import forms
 from django.contrib.auth.forms import AdminUserCreationForm, UserChangeForm, UserCreationForm
 from django.contrib.auth.models import User
 
+from tutor.actions.classes import JOIN_CODE_LENGTH
 from tutor.usernames import look_alike, mixes_look_alike_scripts
+
+# Accounts: signing up, and the admin's user pages ---------------------------------------
 
 
 def refuse_look_alike(username: str) -> None:
@@ -75,3 +82,30 @@ class AccountChangeForm(UserChangeForm):
 
     def clean_email(self) -> str:
         return unused_email(self.cleaned_data.get("email", ""), account=self.instance)
+
+
+# Classes: create one, join one -------------------------------------------------------
+
+
+class ClassForm(forms.Form):
+    name = forms.CharField(label="Class name", max_length=100)
+
+
+class JoinForm(forms.Form):
+    code = forms.CharField(
+        label="Join code",
+        max_length=20,
+        help_text=f"{JOIN_CODE_LENGTH} letters and digits, from your teacher.",
+        widget=forms.TextInput(attrs={"autocomplete": "off", "autocapitalize": "characters"}),
+    )
+
+
+# Fields practice kinds' forms share ----------------------------------------------------
+
+
+class LinesField(forms.CharField):
+    """Text whose line breaks are counted as the browser counts them (one character each),
+    so what the textarea allowed is not refused as too long once sent as CRLF."""
+
+    def to_python(self, value) -> str:
+        return super().to_python(value).replace("\r\n", "\n")

@@ -7,7 +7,8 @@ from tests.factories import make_exercise, make_user
 from tutor import queueing
 from tutor.actions import ordering as actions
 from tutor.actions.runs import RunRefused, execute_run
-from tutor.models import OrderingArrangement, OrderingAttempt, OrderingHelp, Run
+from tutor.exercise_lines import ExerciseLines, starting_order
+from tutor.models import OrderingArrangement, OrderingAttempt, OrderingHelp, OrderingRefused, Run
 
 pytestmark = pytest.mark.django_db
 
@@ -30,10 +31,10 @@ def arrangement(user, exercise) -> OrderingArrangement:
 
 def test_the_shuffle_is_the_same_for_a_learner_and_never_the_solution():
     exercise = make_exercise(lines=["a", "b", "c"], distractors=["x"])
-    lines = actions.ExerciseLines.of(exercise)
-    orders = [actions.starting_order(user_id=user_id, lines=lines) for user_id in range(1, 60)]
+    lines = ExerciseLines.of(exercise)
+    orders = [starting_order(user_id=user_id, lines=lines) for user_id in range(1, 60)]
 
-    assert orders[0] == actions.starting_order(user_id=1, lines=lines)
+    assert orders[0] == starting_order(user_id=1, lines=lines)
     assert all(sorted(order) == ["d1", "l1", "l2", "l3"] for order in orders)
     assert all([k for k in order if k != "d1"] != ["l1", "l2", "l3"] for order in orders)
     assert len({tuple(order) for order in orders}) > 5
@@ -44,9 +45,9 @@ def test_the_shuffle_is_never_solved_under_the_dependency_rule():
         make_exercise(lines=["a = 1", "b = 2", "print(a + b)"], grading="dependencies"),
         {"l3": ["l1", "l2"]},
     )
-    lines = actions.ExerciseLines.of(exercise)
+    lines = ExerciseLines.of(exercise)
     for user_id in range(1, 40):
-        order = actions.starting_order(user_id=user_id, lines=lines)
+        order = starting_order(user_id=user_id, lines=lines)
         assert order[-1] != "l3"  # any order ending with the print would already be right
 
 
@@ -55,7 +56,7 @@ def test_the_shuffle_is_never_solved_under_the_dependency_rule():
 
 def test_moves_are_saved_one_step_at_a_time():
     user, exercise = make_user(), make_exercise(distractors=["nope"])
-    start = actions.starting_order(user_id=user.pk, lines=actions.ExerciseLines.of(exercise))
+    start = starting_order(user_id=user.pk, lines=ExerciseLines.of(exercise))
     second = start[1]
 
     actions.move_line(user=user, exercise=exercise, key=second, direction="up")
@@ -75,7 +76,7 @@ def test_a_line_fixed_by_help_does_not_move_and_stays_on_top():
     OrderingArrangement.objects.create(
         user=user, exercise=exercise, order=["l1", "l3", "l2", "l4"], fixed=["l1"]
     )
-    with pytest.raises(actions.OrderingRefused, match="fixed in place"):
+    with pytest.raises(OrderingRefused, match="fixed in place"):
         actions.move_line(user=user, exercise=exercise, key="l1", direction="down")
 
     actions.arrange_lines(user=user, exercise=exercise, order=["l3", "l1", "l2", "l4"], unused=[])
@@ -102,7 +103,7 @@ def test_exact_order_counts_checks_and_lines_in_place():
     assert (saved.checks, saved.wrong_checks) == (2, 1)
     assert saved.solved_at is not None
 
-    with pytest.raises(actions.OrderingRefused, match="solved this one already"):
+    with pytest.raises(OrderingRefused, match="solved this one already"):
         actions.check_order(user=user, exercise=exercise)
 
 
@@ -215,7 +216,7 @@ def wrong_checks(user, exercise, times=3):
 def test_help_comes_after_three_wrong_checks_and_removes_distractors_then_fixes_lines():
     user, exercise = make_user(), make_exercise(lines=["a", "b", "c"], distractors=["x", "y"])
     wrong_checks(user, exercise, times=2)
-    with pytest.raises(actions.OrderingRefused, match="three checks"):
+    with pytest.raises(OrderingRefused, match="three checks"):
         actions.help_with_order(user=user, exercise=exercise)
     wrong_checks(user, exercise, times=1)
 
@@ -260,8 +261,8 @@ def test_start_again_puts_the_lines_back_and_keeps_the_record():
     actions.start_again(user=user, exercise=exercise)
 
     saved = arrangement(user, exercise)
-    lines = actions.ExerciseLines.of(exercise)
-    assert saved.order == actions.starting_order(user_id=user.pk, lines=lines)
+    lines = ExerciseLines.of(exercise)
+    assert saved.order == starting_order(user_id=user.pk, lines=lines)
     assert (saved.checks, saved.solved_at) == (0, None)
     assert OrderingAttempt.objects.filter(user=user, verdict="solved").count() == 1
 
@@ -274,7 +275,7 @@ def test_a_check_does_not_lose_a_count_made_by_another_request_meanwhile(monkeyp
     this one is grading is not overwritten by this one's stale copy of the row."""
     user, exercise = make_user(), make_exercise()
     actions.check_order(user=user, exercise=exercise, order=["l2", "l1", "l3", "l4"], unused=[])
-    grade = actions.ExerciseLines.grade
+    grade = ExerciseLines.grade
 
     def grade_while_another_request_counts(self, order):
         OrderingArrangement.objects.filter(user=user, exercise=exercise).update(
@@ -282,7 +283,7 @@ def test_a_check_does_not_lose_a_count_made_by_another_request_meanwhile(monkeyp
         )
         return grade(self, order)
 
-    monkeypatch.setattr(actions.ExerciseLines, "grade", grade_while_another_request_counts)
+    monkeypatch.setattr(ExerciseLines, "grade", grade_while_another_request_counts)
     actions.check_order(user=user, exercise=exercise, order=["l2", "l1", "l3", "l4"], unused=[])
 
     saved = arrangement(user, exercise)

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from course.models import OrderingExercise
 from tests.factories import line_tokens, make_exercise, make_lesson, make_user
 from tutor.actions import ordering as actions
+from tutor.exercise_lines import ExerciseLines, starting_order
 from tutor.models import OrderingArrangement
 
 pytestmark = pytest.mark.django_db
@@ -46,7 +47,7 @@ def url(name, exercise):
 
 
 def solution(exercise) -> list[str]:
-    return actions.ExerciseLines.of(exercise).correct
+    return ExerciseLines.of(exercise).correct
 
 
 class Region(HTMLParser):
@@ -105,7 +106,7 @@ def assert_tells_nothing(body: str, exercise, *, before_check: bool = True) -> N
     """No line key anywhere in the region's attributes (tokens only), the lines not in the
     solution's order, and no line set apart from the others but by its own text."""
     region = Region.of(body, exercise)
-    texts = actions.ExerciseLines.of(exercise).texts
+    texts = ExerciseLines.of(exercise).texts
     keys = set(texts)
     for value in region.values:
         assert not words(value) & keys, f"a line key in {value!r}"
@@ -140,7 +141,7 @@ def refusals(client, learner, exercise) -> dict[str, str]:
     """What each malformed request gets, by what is wrong with it (htmx: the 400's text)."""
     tokens = list(line_tokens(learner, exercise).values())
     keys = solution(exercise)
-    distractors = [key for key in actions.ExerciseLines.of(exercise).texts if key not in keys]
+    distractors = [key for key in ExerciseLines.of(exercise).texts if key not in keys]
     sent = {
         "empty": {"order": [], "unused": []},
         "partial": {"order": tokens[:-1], "unused": []},
@@ -189,7 +190,7 @@ def test_no_response_to_a_learner_gives_the_solution_away(client, exercise):
         strict=True,
     ):
         assert body == reference_body, f"{what}: the refusal depends on the exercise"
-        for text in actions.ExerciseLines.of(exercise).texts.values():
+        for text in ExerciseLines.of(exercise).texts.values():
             assert html_lib.escape(text.strip()) not in body and text.strip() not in body
     assert not OrderingArrangement.objects.filter(user=learner, exercise=exercise).exists()
 
@@ -201,7 +202,7 @@ def test_no_response_to_a_learner_gives_the_solution_away(client, exercise):
 
     # A real move (the learner's own order, sent back) and Start again.
     shown = list(line_tokens(learner, exercise).items())
-    start = actions.starting_order(user_id=learner.pk, lines=actions.ExerciseLines.of(exercise))
+    start = starting_order(user_id=learner.pk, lines=ExerciseLines.of(exercise))
     order = [dict(shown)[key] for key in start]
     response = client.post(
         url("move", exercise), {"arrangement": json.dumps({"order": order, "unused": []})}, **HTMX

@@ -9,6 +9,7 @@ from django.urls import reverse
 from tests.factories import line_keys_by_token, line_tokens, make_exercise, make_lesson, make_user
 from tutor.actions import ordering as actions
 from tutor.actions.runs import execute_run
+from tutor.exercise_lines import ExerciseLines, starting_order
 from tutor.models import OrderingArrangement, OrderingAttempt
 
 pytestmark = pytest.mark.django_db
@@ -111,8 +112,8 @@ def test_a_learner_gets_their_own_shuffle_again_on_reload(client, learner, exerc
     first = shown_keys(client.get(lesson_page(exercise)).content.decode())
     again = shown_keys(client.get(lesson_page(exercise)).content.decode())
 
-    lines = actions.ExerciseLines.of(exercise)
-    assert first == again == actions.starting_order(user_id=learner.pk, lines=lines)
+    lines = ExerciseLines.of(exercise)
+    assert first == again == starting_order(user_id=learner.pk, lines=lines)
     assert [k for k in first if k != "d1"] != ["l1", "l2", "l3", "l4"]
 
 
@@ -122,8 +123,8 @@ def test_the_page_does_not_give_the_solution_away(client, learner, exercise):
     region = html[start:]
     # Line keys appear in the learner's shuffle only: no positions, no solution order.
     shown = re.findall(r'data-line="([^"]+)"', region)
-    assert [keys_by_token()[token] for token in shown] == actions.starting_order(
-        user_id=learner.pk, lines=actions.ExerciseLines.of(exercise)
+    assert [keys_by_token()[token] for token in shown] == starting_order(
+        user_id=learner.pk, lines=ExerciseLines.of(exercise)
     )
     assert "position" not in region
 
@@ -379,8 +380,8 @@ def test_start_again_shuffles_back_to_the_start(client, learner, exercise):
     html = client.post(url("reset", exercise), **HTMX).content.decode()
     assert "back where they started" in html
     assert 'data-interactive' in html
-    assert shown_keys(html) == actions.starting_order(
-        user_id=learner.pk, lines=actions.ExerciseLines.of(exercise)
+    assert shown_keys(html) == starting_order(
+        user_id=learner.pk, lines=ExerciseLines.of(exercise)
     )
     assert client.post(url("reset", exercise)).status_code == 302
 
@@ -404,7 +405,7 @@ def test_a_check_refused_for_too_many_runs_keeps_the_move_and_says_why(client, l
     exercise = make_exercise(
         lines=['print("a")', 'print("b")', 'print("c")'], grading="output", key="out"
     )
-    start = actions.starting_order(user_id=learner.pk, lines=actions.ExerciseLines.of(exercise))
+    start = starting_order(user_id=learner.pk, lines=ExerciseLines.of(exercise))
     moved = next(
         order for order in (["l2", "l1", "l3"], ["l3", "l2", "l1"]) if order != start
     )

@@ -1,27 +1,32 @@
 """Put the lines in order: arrange them, check the order, get help, start again.
 
-Each action locks the learner's OrderingArrangement row and changes its counters with
-F() expressions, so two requests at once never lose an update.
+Each action locks the learner's OrderingArrangement row, lets the row apply its own rules
+(tutor.models: it fits itself to edited lines, moves a line, gives help, counts a check
+with F() expressions), and records what else the step writes: the attempt, the use of
+Help, the lesson's progress. Two requests at once never lose an update.
 """
 
-import random
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from datetime import timedelta
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from django.db.models import F
 from django.utils import timezone
 
-from course.models import OrderingExercise, OrderingLine
+from course.models import OrderingExercise
 from tutor import grading
 from tutor.actions.progress import refresh_lesson_progress
 from tutor.actions.runs import queue_run
-from tutor.models import OrderingArrangement, OrderingAttempt, OrderingHelp, Run, code_digest
+from tutor.exercise_lines import ExerciseLines, starting_order
+from tutor.models import (
+    OrderingArrangement,
+    OrderingAttempt,
+    OrderingHelp,
+    OrderingRefused,
+    Run,
+    code_digest,
+)
 
-UP, DOWN, LEAVE_OUT, USE = "up", "down", "leave-out", "use"
-DIRECTIONS = (UP, DOWN, LEAVE_OUT, USE)
 HELP_AFTER_WRONG_CHECKS = 3
 # The solution's reference run may fail this often within the window before checks stop
 # waiting for it (a broken exercise must not keep the worker busy or learners waiting).
@@ -29,160 +34,8 @@ REFERENCE_TRIES = 3
 REFERENCE_TRIES_WINDOW = timedelta(minutes=10)
 
 
-class OrderingRefused(Exception):
-    """The learner cannot do that to this exercise now; the message says why."""
-
-
 class NoReferenceOutput(Exception):
     """The solution did not run cleanly, again and again: there is nothing to compare with."""
-
-
-@dataclass(frozen=True)
-class ExerciseLines:
-    """What arranging and grading need to know about an exercise's lines."""
-
-    exercise_id: int
-    grading: str
-    texts: dict[str, str]  # key -> text
-    correct: list[str]  # the solution's keys, top to bottom
-    depends_on: dict[str, list[str]]
-    expected_output: str
-
-    @classmethod
-    def of(
-        cls, exercise: OrderingExercise, depends_on: dict[str, list[str]] | None = None
-    ) -> "ExerciseLines":
-        """From `exercise.lines.all()` (prefetched on a lesson page, so free there)."""
-        lines = list(exercise.lines.all())
-        if depends_on is None and exercise.grading == OrderingExercise.Grading.DEPENDENCIES:
-            depends_on = dependencies_of([exercise]).get(exercise.pk, {})
-        return cls(
-            exercise_id=exercise.pk,
-            grading=exercise.grading,
-            texts={line.key: line.text for line in lines},
-            correct=[
-                line.key
-                for line in sorted(
-                    (line for line in lines if line.position is not None),
-                    key=lambda line: (line.position, line.pk),
-                )
-            ],
-            depends_on=depends_on or {},
-            expected_output=exercise.expected_output,
-        )
-
-    @property
-    def distractors(self) -> list[str]:
-        correct = set(self.correct)
-        return [key for key in self.texts if key not in correct]
-
-    def grade(self, order: Sequence[str]) -> grading.OrderingResult:
-        """By the exercise's rule; for output grading, the marks compare with the solution."""
-        if self.grading == OrderingExercise.Grading.DEPENDENCIES:
-            return grading.grade_dependencies(order, self.correct, self.depends_on, self.texts)
-        return grading.grade_exact(order, self.correct, self.texts)
-
-    def is_solved_without_running(self, order: Sequence[str]) -> bool:
-        return self.grade(order).solved or list(order) == self.correct
-
-    def program(self, order: Sequence[str]) -> str:
-        return grading.assemble_program(order, self.texts)
-
-
-def dependencies_of(exercises: Iterable[OrderingExercise]) -> dict[int, dict[str, list[str]]]:
-    """Each exercise's `depends_on` by line key, for many exercises in one query."""
-    through = OrderingLine.depends_on.through
-    rows = through.objects.filter(from_orderingline__exercise__in=list(exercises)).values_list(
-        "from_orderingline__exercise_id", "from_orderingline__key", "to_orderingline__key"
-    )
-    found: dict[int, dict[str, list[str]]] = {}
-    for exercise_id, key, needed in rows:
-        found.setdefault(exercise_id, {}).setdefault(key, []).append(needed)
-    return found
-
-
-def starting_order(*, user_id: int, lines: ExerciseLines) -> list[str]:
-    """The learner's shuffle: the same on every visit, never already solved by the rule."""
-    rng = random.Random(f"ordering:{user_id}:{lines.exercise_id}")
-    keys = sorted(lines.texts)
-    distractors = set(lines.distractors)
-    for _ in range(50):
-        rng.shuffle(keys)
-        if not lines.is_solved_without_running([k for k in keys if k not in distractors]):
-            return keys
-    return keys  # a one-line exercise, or one whose lines depend on nothing: any order works
-
-
-def pinned(order: Sequence[str], unused: Sequence[str], fixed: Sequence[str]) -> tuple[list, list]:
-    """Lines fixed by Help stay at the top of the answer, in the solution's order."""
-    fixed_set = set(fixed)
-    return (
-        list(fixed) + [key for key in order if key not in fixed_set],
-        [key for key in unused if key not in fixed_set],
-    )
-
-
-def moved(
-    order: Sequence[str], unused: Sequence[str], fixed: Sequence[str], key: str, direction: str
-) -> tuple[list[str], list[str]]:
-    """One step for one line: up or down in its area, out to "not used", or back in."""
-    order, unused = list(order), list(unused)
-    if key in fixed:
-        raise OrderingRefused("That line is fixed in place by Help and cannot move.")
-    area = order if key in order else unused
-    top = len(fixed) if area is order else 0
-    i = area.index(key)
-    if direction == UP and i > top:
-        area[i - 1], area[i] = area[i], area[i - 1]
-    elif direction == DOWN and i < len(area) - 1:
-        area[i + 1], area[i] = area[i], area[i + 1]
-    elif direction == LEAVE_OUT and area is order:
-        order.remove(key)
-        unused.append(key)
-    elif direction == USE and area is unused:
-        unused.remove(key)
-        order.append(key)
-    return order, unused
-
-
-def fit_to_lines(arrangement: OrderingArrangement, lines: ExerciseLines) -> bool:
-    """Bring a saved arrangement up to date with the exercise's lines, which may have been
-    edited since the learner last worked on it. True when anything changed (in memory).
-
-    A key no longer in the exercise goes. A new line joins the end of the answer, even a
-    distractor: putting it in "Not used" would tell the learner that it does not belong.
-    Lines fixed by Help stay fixed only while they still start the solution; a line Help
-    took away stays away only while it is still a distractor.
-    """
-    distractors = set(lines.distractors)
-    removed = [key for key in dict.fromkeys(arrangement.removed) if key in distractors]
-    fixed = []
-    for key, right in zip(arrangement.fixed, lines.correct, strict=False):
-        if key != right:
-            break
-        fixed.append(key)
-    away = set(removed)
-    order = [
-        key for key in dict.fromkeys(arrangement.order) if key in lines.texts and key not in away
-    ]
-    unused = [
-        key
-        for key in dict.fromkeys(arrangement.unused)
-        if key in lines.texts and key not in away and key not in order
-    ]
-    placed = away | set(order) | set(unused) | set(fixed)
-    if len(placed) < len(lines.texts):
-        # In the learner's own shuffle, so several new lines do not arrive in the solution's order.
-        shuffle = starting_order(user_id=arrangement.user_id, lines=lines)
-        order += [key for key in shuffle if key not in placed]
-    order, unused = pinned(order, unused, fixed)
-    if (order, unused, fixed, removed) == (
-        arrangement.order, arrangement.unused, arrangement.fixed, arrangement.removed
-    ):
-        return False
-    arrangement.order, arrangement.unused = order, unused
-    arrangement.fixed, arrangement.removed = fixed, removed
-    return True
 
 
 def _locked_arrangement(
@@ -194,21 +47,9 @@ def _locked_arrangement(
         defaults={"order": starting_order(user_id=user.pk, lines=lines)},
     )
     arrangement = OrderingArrangement.objects.select_for_update().get(pk=arrangement.pk)
-    if fit_to_lines(arrangement, lines):
+    if arrangement.fit_to_lines(lines):
         arrangement.save(update_fields=["order", "unused", "fixed", "removed", "updated_at"])
     return arrangement
-
-
-def _refuse_if_solved(arrangement: OrderingArrangement) -> None:
-    if arrangement.solved_at is not None:
-        raise OrderingRefused(
-            "You have solved this one already. Choose “Practise again” to start over."
-        )
-
-
-def _store(arrangement: OrderingArrangement, order: Sequence[str], unused: Sequence[str]) -> None:
-    arrangement.order, arrangement.unused = pinned(order, unused, arrangement.fixed)
-    arrangement.save(update_fields=["order", "unused", "updated_at"])
 
 
 def arrange_lines(
@@ -218,8 +59,8 @@ def arrange_lines(
     lines = ExerciseLines.of(exercise)
     with transaction.atomic():
         arrangement = _locked_arrangement(user=user, exercise=exercise, lines=lines)
-        _refuse_if_solved(arrangement)
-        _store(arrangement, order, unused)
+        arrangement.refuse_if_solved()
+        arrangement.arrange(order, unused)
     return arrangement
 
 
@@ -230,11 +71,8 @@ def move_line(
     lines = ExerciseLines.of(exercise)
     with transaction.atomic():
         arrangement = _locked_arrangement(user=user, exercise=exercise, lines=lines)
-        _refuse_if_solved(arrangement)
-        if key in arrangement.removed:
-            raise OrderingRefused("Help took that line away: it does not belong in the answer.")
-        order, unused = moved(arrangement.order, arrangement.unused, arrangement.fixed, key, direction)
-        _store(arrangement, order, unused)
+        arrangement.refuse_if_solved()
+        arrangement.move(key, direction)
     return arrangement
 
 
@@ -256,7 +94,7 @@ def check_order(
         arrange_lines(user=user, exercise=exercise, order=order, unused=unused or [])
     with transaction.atomic():
         arrangement = _locked_arrangement(user=user, exercise=exercise, lines=lines)
-        _refuse_if_solved(arrangement)
+        arrangement.refuse_if_solved()
         submitted = list(arrangement.order)
         result = lines.grade(submitted)
         run = None
@@ -282,21 +120,10 @@ def check_order(
             help_used=arrangement.help_used,
             run=run,
         )
-        _count(arrangement.pk, verdict, checks=1)
+        arrangement.count_check(verdict, checks=1)
         if verdict == OrderingAttempt.Verdict.SOLVED:
             refresh_lesson_progress(user=user, lesson=exercise.block.lesson)
     return attempt
-
-
-def _count(arrangement_id: int, verdict: str, *, checks: int = 0) -> None:
-    changes: dict = {"updated_at": timezone.now()}
-    if checks:
-        changes["checks"] = F("checks") + checks
-    if verdict == OrderingAttempt.Verdict.WRONG:
-        changes["wrong_checks"] = F("wrong_checks") + 1
-    elif verdict == OrderingAttempt.Verdict.SOLVED:
-        changes["solved_at"] = timezone.now()
-    OrderingArrangement.objects.filter(pk=arrangement_id).update(**changes)
 
 
 def _reference_output(lines: ExerciseLines) -> str | None:
@@ -349,20 +176,19 @@ def settle_check(*, attempt: OrderingAttempt) -> OrderingAttempt:
         solved = expected is not None and grading.outputs_match(run.stdout, expected)
     verdict = OrderingAttempt.Verdict.SOLVED if solved else OrderingAttempt.Verdict.WRONG
     with transaction.atomic():
-        claimed = OrderingAttempt.objects.filter(
-            pk=attempt.pk, verdict=OrderingAttempt.Verdict.PENDING
-        ).update(verdict=verdict)
+        claimed = OrderingAttempt.objects.pending().filter(pk=attempt.pk).update(verdict=verdict)
         if claimed:
             # Counted only while the answer is still the one checked (not after Start again).
             arrangement = (
                 OrderingArrangement.objects.select_for_update()
-                .filter(user=attempt.user_id, exercise=attempt.exercise_id, solved_at=None)
+                .of(attempt.user_id, attempt.exercise_id)
+                .filter(solved_at=None)
                 .first()
             )
             # A run Parsnip lost or could not start is not the learner's wrong check.
             lost = run.status == Run.Status.FAILED
             if arrangement is not None and arrangement.order == attempt.order and not lost:
-                _count(arrangement.pk, verdict)
+                arrangement.count_check(verdict)
             if solved:
                 refresh_lesson_progress(user=attempt.user, lesson=attempt.exercise.block.lesson)
     attempt.verdict = verdict
@@ -377,9 +203,9 @@ def settle_checks_for_run(*, run: Run) -> list[OrderingAttempt]:
     """
     if run.purpose != Run.Purpose.CHECK:
         return []
-    waiting = OrderingAttempt.objects.filter(
-        verdict=OrderingAttempt.Verdict.PENDING, run__status__in=Run.FINAL_STATUSES
-    ).select_related("run", "user", "exercise__block__lesson")
+    waiting = OrderingAttempt.objects.ready_to_settle().select_related(
+        "run", "user", "exercise__block__lesson"
+    )
     return [settle_check(attempt=attempt) for attempt in waiting]
 
 
@@ -389,34 +215,15 @@ def help_with_order(*, user: AbstractBaseUser, exercise: OrderingExercise) -> st
     lines = ExerciseLines.of(exercise)
     with transaction.atomic():
         arrangement = _locked_arrangement(user=user, exercise=exercise, lines=lines)
-        _refuse_if_solved(arrangement)
+        arrangement.refuse_if_solved()
         if arrangement.wrong_checks < HELP_AFTER_WRONG_CHECKS:
             raise OrderingRefused("Help is there after three checks that were not right yet.")
-        left = [key for key in lines.distractors if key not in arrangement.removed]
-        order, unused = list(arrangement.order), list(arrangement.unused)
-        if left:
-            # The one doing harm first: a distractor still in the answer.
-            key = next((key for key in order if key in left), left[0])
-            order = [k for k in order if k != key]
-            unused = [k for k in unused if k != key]
-            arrangement.removed = [*arrangement.removed, key]
-            given = OrderingHelp.Given.REMOVED
-            done = f"Help took away “{lines.texts[key].strip()}”: it does not belong."
-        elif len(arrangement.fixed) < len(lines.correct):
-            key = lines.correct[len(arrangement.fixed)]
-            arrangement.fixed = [*arrangement.fixed, key]
-            given = OrderingHelp.Given.FIXED
-            done = (
-                f"Help put “{lines.texts[key].strip()}” in its place, "
-                f"line {len(arrangement.fixed)}, and locked it."
-            )
-        else:
-            raise OrderingRefused("Every line is already in its place: press Check.")
-        arrangement.order, arrangement.unused = pinned(order, unused, arrangement.fixed)
-        arrangement.save(update_fields=["order", "unused", "removed", "fixed", "updated_at"])
-        OrderingArrangement.objects.filter(pk=arrangement.pk).update(help_used=F("help_used") + 1)
+        given, key = arrangement.give_help(lines)
         OrderingHelp.objects.create(user=user, exercise=exercise, given=given, line_key=key)
-    return done
+    text = lines.texts[key].strip()
+    if given == OrderingHelp.Given.REMOVED:
+        return f"Help took away “{text}”: it does not belong."
+    return f"Help put “{text}” in its place, line {len(arrangement.fixed)}, and locked it."
 
 
 def start_again(*, user: AbstractBaseUser, exercise: OrderingExercise) -> OrderingArrangement:
@@ -425,9 +232,5 @@ def start_again(*, user: AbstractBaseUser, exercise: OrderingExercise) -> Orderi
     lines = ExerciseLines.of(exercise)
     with transaction.atomic():
         arrangement = _locked_arrangement(user=user, exercise=exercise, lines=lines)
-        arrangement.order = starting_order(user_id=user.pk, lines=lines)
-        arrangement.unused, arrangement.fixed, arrangement.removed = [], [], []
-        arrangement.checks = arrangement.wrong_checks = arrangement.help_used = 0
-        arrangement.solved_at = None
-        arrangement.save()
+        arrangement.start_over(lines)
     return arrangement

@@ -66,9 +66,7 @@ def settle_predictions(*, predictions: list[Prediction], run: Run) -> list[Predi
             continue
         verdict = verdict_for(prediction, run)
         with transaction.atomic():
-            settled = Prediction.objects.filter(
-                pk=prediction.pk, verdict=Prediction.Verdict.PENDING
-            ).update(verdict=verdict)
+            settled = Prediction.objects.pending().filter(pk=prediction.pk).update(verdict=verdict)
             if settled:
                 refresh_lesson_progress(
                     user=prediction.user, lesson=prediction.snippet.block.lesson
@@ -87,9 +85,9 @@ def settle_predictions_for_run(*, run: Run) -> list[Prediction]:
     if not run.shows(snippet):
         return []  # the snippet changed since; its new version has a reveal run of its own
     waiting = list(
-        Prediction.objects.filter(
-            snippet=snippet, snippet_version=snippet.version, verdict=Prediction.Verdict.PENDING
-        ).select_related("user", "snippet__block__lesson")
+        Prediction.objects.pending()
+        .filter(snippet=snippet, snippet_version=snippet.version)
+        .select_related("user", "snippet__block__lesson")
     )
     return settle_predictions(predictions=waiting, run=run)
 

@@ -20,7 +20,7 @@ def refresh_lesson_progress(*, user: AbstractBaseUser, lesson: Lesson) -> Lesson
     what "done" is: tutor.practice).
     """
     with transaction.atomic():
-        progress = LessonProgress.objects.select_for_update().filter(user=user, lesson=lesson).first()
+        progress = LessonProgress.objects.select_for_update().of(user, lesson).first()
         if progress is None:
             progress, _ = LessonProgress.objects.get_or_create(user=user, lesson=lesson)
             progress = LessonProgress.objects.select_for_update().get(pk=progress.pk)
@@ -69,7 +69,7 @@ def _counts(*, user_id: int, lesson_id: int) -> dict[str, dict[str, int]]:
 def count_run(*, user: AbstractBaseUser, lesson: Lesson) -> None:
     """A run only adds one to the learner's runs (it does not change what is done): one
     UPDATE, so a class pressing Run together holds the write lock for microseconds."""
-    counted = LessonProgress.objects.filter(user=user, lesson=lesson).update(
+    counted = LessonProgress.objects.of(user, lesson).update(
         runs=F("runs") + 1, updated_at=timezone.now()
     )
     if not counted:

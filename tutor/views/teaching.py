@@ -6,7 +6,6 @@ the class is theirs (404 otherwise; an admin may review any class).
 
 import heapq
 
-from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
@@ -24,7 +23,6 @@ from course.htmx import login_required_htmx, vary_on_htmx, wants_partial
 from course.models import Lesson
 from tutor import practice, teaching
 from tutor.actions.classes import (
-    JOIN_CODE_LENGTH,
     ClassRefused,
     create_class,
     join_class,
@@ -32,6 +30,7 @@ from tutor.actions.classes import (
     normalise_join_code,
     remove_student,
 )
+from tutor.forms import ClassForm, JoinForm
 from tutor.models import (
     Cohort,
     LessonProgress,
@@ -41,19 +40,6 @@ from tutor.roles import is_teacher
 
 CSV_CHUNK = 2000
 TIMELINE_LIMIT = 200  # of each kind, newest first
-
-
-class ClassForm(forms.Form):
-    name = forms.CharField(label="Class name", max_length=100)
-
-
-class JoinForm(forms.Form):
-    code = forms.CharField(
-        label="Join code",
-        max_length=20,
-        help_text=f"{JOIN_CODE_LENGTH} letters and digits, from your teacher.",
-        widget=forms.TextInput(attrs={"autocomplete": "off", "autocapitalize": "characters"}),
-    )
 
 
 def require_teacher(request: HttpRequest) -> None:
@@ -196,10 +182,7 @@ def class_detail(request: HttpRequest, pk: int) -> TemplateResponse:
     students = list(
         class_students(cohort).values_list("pk", "username", "first_name", "last_name")
     )
-    progress = (
-        LessonProgress.objects.filter(user__memberships__cohort=cohort)
-        .values_list("user_id", "lesson_id", "items_done", "items_total", Q(completed_at__isnull=False))
-    )
+    progress = LessonProgress.objects.grid_cells(cohort)
     grid = teaching.build_grid(students, lessons, progress)
     headers = teaching.sort_rows(grid, request.GET.get("sort", ""))
     context = {
@@ -310,9 +293,8 @@ def class_csv(request: HttpRequest, pk: int) -> StreamingHttpResponse:
         .iterator(chunk_size=CSV_CHUNK)
     )
     progress = (
-        LessonProgress.objects.filter(user__memberships__cohort=cohort)
+        LessonProgress.objects.grid_cells(cohort)
         .order_by("user_id", "lesson_id")
-        .values_list("user_id", "lesson_id", "items_done", "items_total", Q(completed_at__isnull=False))
         .iterator(chunk_size=CSV_CHUNK)
     )
     header = ["username", "name", "joined", *[f"{title} (%)" for _, title in lessons], "overall (%)"]

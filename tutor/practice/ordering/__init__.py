@@ -13,7 +13,7 @@ from django.urls import path
 from course.models import Block, OrderingExercise
 from tutor import practice
 from tutor.actions import ordering
-from tutor.models import OrderingAttempt, Run
+from tutor.models import OrderingAttempt
 from tutor.practice.ordering import teaching
 from tutor.practice.ordering.board import boards
 
@@ -39,9 +39,9 @@ class OrderingKind(practice.PracticeKind):
         ordering.settle_checks_for_run(run=run)
 
     def repair(self) -> int:
-        waiting = OrderingAttempt.objects.filter(
-            verdict=OrderingAttempt.Verdict.PENDING, run__status__in=Run.FINAL_STATUSES
-        ).select_related("run", "user", "exercise__block__lesson")
+        waiting = OrderingAttempt.objects.ready_to_settle().select_related(
+            "run", "user", "exercise__block__lesson"
+        )
         settled = [ordering.settle_check(attempt=attempt) for attempt in waiting]
         return sum(attempt.verdict != OrderingAttempt.Verdict.PENDING for attempt in settled)
 

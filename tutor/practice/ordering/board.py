@@ -15,13 +15,8 @@ from django.urls import reverse
 from django.utils.crypto import salted_hmac
 
 from course.models import OrderingExercise
-from tutor.actions.ordering import (
-    HELP_AFTER_WRONG_CHECKS,
-    ExerciseLines,
-    dependencies_of,
-    fit_to_lines,
-    starting_order,
-)
+from tutor.actions.ordering import HELP_AFTER_WRONG_CHECKS
+from tutor.exercise_lines import ExerciseLines, dependencies_of, starting_order
 from tutor.grading import compare_prediction
 from tutor.models import OrderingArrangement, OrderingAttempt, Run
 
@@ -185,7 +180,7 @@ def build_board(
             user=user, exercise=exercise, order=starting_order(user_id=user.pk, lines=lines)
         )
     else:
-        fit_to_lines(arrangement, lines)  # the lines may have been edited; saved on the next move
+        arrangement.fit_to_lines(lines)  # the lines may have been edited; saved on the next move
     board = Board(
         exercise,
         lesson_url,

@@ -25,21 +25,16 @@ from django.views.decorators.http import require_GET, require_POST
 from course import htmx
 from course.models import Lesson, OrderingExercise
 from tutor.actions.ordering import (
-    DIRECTIONS,
-    LEAVE_OUT,
-    USE,
-    ExerciseLines,
-    OrderingRefused,
     arrange_lines,
     check_order,
-    fit_to_lines,
     help_with_order,
     move_line,
     settle_check,
     start_again,
 )
 from tutor.actions.runs import RunRefused
-from tutor.models import OrderingArrangement, OrderingAttempt
+from tutor.exercise_lines import DIRECTIONS, LEAVE_OUT, USE, ExerciseLines
+from tutor.models import OrderingArrangement, OrderingAttempt, OrderingRefused
 from tutor.practice.ordering.board import LineTokens, board_of, latest_attempts
 from tutor.views.progress import with_lesson_progress
 
@@ -186,10 +181,10 @@ def removed_keys(
     user: AbstractBaseUser, exercise: OrderingExercise, lines: ExerciseLines
 ) -> list[str]:
     """The lines Help took away that are still distractors of the exercise as it is now."""
-    arrangement = OrderingArrangement.objects.filter(user=user, exercise=exercise).first()
+    arrangement = OrderingArrangement.objects.of(user, exercise).first()
     if arrangement is None:
         return []
-    fit_to_lines(arrangement, lines)
+    arrangement.fit_to_lines(lines)
     return arrangement.removed
 
 

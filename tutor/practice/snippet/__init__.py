@@ -39,9 +39,7 @@ class SnippetKind(practice.PracticeKind):
         predictions.settle_predictions_for_run(run=run)
 
     def repair(self) -> int:
-        waiting = Prediction.objects.filter(verdict=Prediction.Verdict.PENDING).values_list(
-            "snippet_id", flat=True
-        )
+        waiting = Prediction.objects.pending().values_list("snippet_id", flat=True)
         given = 0
         for snippet in Snippet.objects.filter(pk__in=waiting).select_related("block"):
             run = Run.objects.reveals_of(snippet).final().order_by("-created_at", "-pk").first()

@@ -31,94 +31,11 @@ from tutor.actions.predictions import (
 )
 from tutor.actions.runs import RunRefused, queue_run
 from tutor.models import Prediction, Run
-from tutor.practice.snippet.state import MAX_PREDICTION_CHARS, SnippetPractice, practice_of
+from tutor.practice.snippet.forms import CodeForm, DraftForm, PredictionForm, SelfCheckForm
+from tutor.practice.snippet.state import SnippetPractice, practice_of
 from tutor.views.progress import with_lesson_progress
 
 TEMPLATE = "tutor/snippet_practice.html"
-MAX_CODE_CHARS = 20_000
-MAX_STDIN_CHARS = 20_000
-
-
-# Forms --------------------------------------------------------------------------------
-
-
-class LinesField(forms.CharField):
-    """Text whose line breaks are counted as the browser counts them (one character each),
-    so what the textarea allowed is not refused as too long once sent as CRLF."""
-
-    def to_python(self, value) -> str:
-        return super().to_python(value).replace("\r\n", "\n")
-
-
-class PredictionForm(forms.Form):
-    text = LinesField(
-        required=False,
-        strip=False,
-        max_length=MAX_PREDICTION_CHARS,
-        error_messages={
-            "max_length": f"That prediction is too long: keep it under {MAX_PREDICTION_CHARS:,} characters."
-        },
-    )
-    mode = forms.ChoiceField(choices=[("typed", "Reveal"), ("aloud", "I said it out loud")], required=False)
-
-    def clean(self):
-        data = super().clean()
-        if data.get("mode") != "aloud" and not data.get("text", "").strip() and not self.errors:
-            raise forms.ValidationError(
-                "Type what you think it prints first, or choose “I said it out loud”."
-            )
-        return data
-
-
-class CodeForm(forms.Form):
-    # Optional: what the learner says their version will print, checked against this run.
-    prediction = LinesField(
-        required=False,
-        strip=False,
-        max_length=MAX_PREDICTION_CHARS,
-        error_messages={
-            "max_length": f"That prediction is too long: keep it under {MAX_PREDICTION_CHARS:,} characters."
-        },
-    )
-    code = forms.CharField(
-        strip=False,
-        max_length=MAX_CODE_CHARS,
-        error_messages={
-            "required": "There is no code to run: write some, or reset to the original.",
-            "max_length": f"That code is too long to run: keep it under {MAX_CODE_CHARS:,} characters.",
-        },
-    )
-    stdin = forms.CharField(
-        required=False,
-        strip=False,
-        max_length=MAX_STDIN_CHARS,
-        error_messages={
-            "max_length": f"That input is too long: keep it under {MAX_STDIN_CHARS:,} characters."
-        },
-    )
-
-    def clean_code(self) -> str:
-        code = self.cleaned_data["code"].replace("\r\n", "\n")
-        if not code.strip():
-            raise forms.ValidationError(self.fields["code"].error_messages["required"])
-        return code
-
-    def clean_stdin(self) -> str:
-        return self.cleaned_data["stdin"].replace("\r\n", "\n")
-
-
-class DraftForm(forms.Form):
-    code = forms.CharField(
-        required=False,
-        strip=False,
-        max_length=MAX_CODE_CHARS,
-        error_messages={
-            "max_length": f"That code is too long to save: keep it under {MAX_CODE_CHARS:,} characters."
-        },
-    )
-    reset = forms.BooleanField(required=False)
-    # Sent by the page as it is left (a beacon): nobody reads the answer.
-    leaving = forms.BooleanField(required=False)
 
 
 ALREADY_PREDICTED = (
@@ -126,14 +43,6 @@ ALREADY_PREDICTED = (
     "that first prediction is the one that counts, and it is shown here. The one you just "
     "sent is kept in your history but does not count."
 )
-SAY_WHETHER = "Say whether you got it: “I got it” or “I didn't”."
-
-
-class SelfCheckForm(forms.Form):
-    got_it = forms.ChoiceField(
-        choices=[("yes", "I got it"), ("no", "I didn't")],
-        error_messages={"required": SAY_WHETHER, "invalid_choice": SAY_WHETHER},
-    )
 
 
 # Helpers ------------------------------------------------------------------------------

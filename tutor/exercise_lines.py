@@ -1,0 +1,92 @@
+"""An ordering exercise's lines as arranging and grading see them, the learner's starting
+shuffle of them, and the moves a line can make.
+
+Below the models (an OrderingArrangement fits itself to the lines and moves its lines
+with these) and above the content: it reads an exercise's lines, never a learner's rows.
+"""
+
+import random
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from course.models import OrderingExercise, OrderingLine
+from tutor import grading
+
+UP, DOWN, LEAVE_OUT, USE = "up", "down", "leave-out", "use"
+DIRECTIONS = (UP, DOWN, LEAVE_OUT, USE)
+
+
+@dataclass(frozen=True)
+class ExerciseLines:
+    """What arranging and grading need to know about an exercise's lines."""
+
+    exercise_id: int
+    grading: str
+    texts: dict[str, str]  # key -> text
+    correct: list[str]  # the solution's keys, top to bottom
+    depends_on: dict[str, list[str]]
+    expected_output: str
+
+    @classmethod
+    def of(
+        cls, exercise: OrderingExercise, depends_on: dict[str, list[str]] | None = None
+    ) -> "ExerciseLines":
+        """From `exercise.lines.all()` (prefetched on a lesson page, so free there)."""
+        lines = list(exercise.lines.all())
+        if depends_on is None and exercise.grading == OrderingExercise.Grading.DEPENDENCIES:
+            depends_on = dependencies_of([exercise]).get(exercise.pk, {})
+        return cls(
+            exercise_id=exercise.pk,
+            grading=exercise.grading,
+            texts={line.key: line.text for line in lines},
+            correct=[
+                line.key
+                for line in sorted(
+                    (line for line in lines if line.position is not None),
+                    key=lambda line: (line.position, line.pk),
+                )
+            ],
+            depends_on=depends_on or {},
+            expected_output=exercise.expected_output,
+        )
+
+    @property
+    def distractors(self) -> list[str]:
+        correct = set(self.correct)
+        return [key for key in self.texts if key not in correct]
+
+    def grade(self, order: Sequence[str]) -> grading.OrderingResult:
+        """By the exercise's rule; for output grading, the marks compare with the solution."""
+        if self.grading == OrderingExercise.Grading.DEPENDENCIES:
+            return grading.grade_dependencies(order, self.correct, self.depends_on, self.texts)
+        return grading.grade_exact(order, self.correct, self.texts)
+
+    def is_solved_without_running(self, order: Sequence[str]) -> bool:
+        return self.grade(order).solved or list(order) == self.correct
+
+    def program(self, order: Sequence[str]) -> str:
+        return grading.assemble_program(order, self.texts)
+
+
+def dependencies_of(exercises: Iterable[OrderingExercise]) -> dict[int, dict[str, list[str]]]:
+    """Each exercise's `depends_on` by line key, for many exercises in one query."""
+    through = OrderingLine.depends_on.through
+    rows = through.objects.filter(from_orderingline__exercise__in=list(exercises)).values_list(
+        "from_orderingline__exercise_id", "from_orderingline__key", "to_orderingline__key"
+    )
+    found: dict[int, dict[str, list[str]]] = {}
+    for exercise_id, key, needed in rows:
+        found.setdefault(exercise_id, {}).setdefault(key, []).append(needed)
+    return found
+
+
+def starting_order(*, user_id: int, lines: ExerciseLines) -> list[str]:
+    """The learner's shuffle: the same on every visit, never already solved by the rule."""
+    rng = random.Random(f"ordering:{user_id}:{lines.exercise_id}")
+    keys = sorted(lines.texts)
+    distractors = set(lines.distractors)
+    for _ in range(50):
+        rng.shuffle(keys)
+        if not lines.is_solved_without_running([k for k in keys if k not in distractors]):
+            return keys
+    return keys  # a one-line exercise, or one whose lines depend on nothing: any order works
