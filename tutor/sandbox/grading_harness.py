@@ -1,0 +1,936 @@
+"""The grading harness: the program tutor.sandbox.grading runs in the sandbox.
+
+Compiled once per worker by the sandbox's own interpreter, and sent as bytecode at the
+head of stdin behind a bootstrap that is the run's program (grading.BOOTSTRAP): compiling
+this file costs more than a whole run. ``main`` then reads its job from the rest of stdin
+(the learner's code, the tests and the run's nonce), runs every test in a process of its
+own, and writes one report to stdout framed with the nonce. docs/grading.md says why it is
+built this way. Three kinds of process:
+
+  P  this one: reads the job, compiles the learner's code (a syntax error ends it here) and
+     the checks, starts each test, feeds it its stdin, reads its output under a cap, kills
+     it when its time is up, and writes the report. It never runs learner code, and it is
+     not dumpable: no other process may read its memory or descriptors through /proc.
+  F  forked from P before P reads anything, so it holds nothing but this file. It stops
+     itself reading /proc (Landlock, where the kernel has it) and, for each test, forks a
+     child, hands P the child's pipes and socket, waits for it, and says how it ended.
+  C  one per test, with its own test only. It seals itself (an audit hook the learner's
+     code cannot remove) and runs the learner's code, then the check. Its one message to
+     P carries a per-test token that exists only among the constants of its driver code,
+     which the learner's code cannot reach; without the token P counts the test failed.
+
+It must stay runnable by any Python 3.9+ and import only built-in modules: its start-up
+time is paid by every submission.
+"""
+
+import _collections
+import _operator
+import _signal
+import _socket
+import _thread
+import marshal
+import os
+import select
+import sys
+from time import monotonic
+
+LEARNER_FILE = "main.py"  # the name tracebacks give the learner's code, as for a plain run
+CHECK_FILE = "<test>"
+COMPARE = "\0parsnip-compare\0"  # stands for the comparing function in a compiled check
+GRACE = 0.3  # seconds P waits beyond a test's budget before it kills the test
+END_WAIT = 2.0  # seconds P waits for F's word after killing a test
+DETAILS_CAP = 1 << 16  # bytes of a failure's description
+REPR_CAP = 2000  # characters of a value shown in a failed comparison
+FRAMES_KEPT = 20  # learner frames kept at each end of a long traceback
+NO_VERDICT = 120  # C's exit status when its driver did not finish
+SPARES = 2  # children F keeps forked ahead, so that a test never waits for a fork
+
+PR_SET_DUMPABLE = 4
+PR_SET_NO_NEW_PRIVS = 38
+LANDLOCK_CREATE_RULESET, LANDLOCK_ADD_RULE, LANDLOCK_RESTRICT_SELF = 444, 445, 446
+LANDLOCK_READ_FILE = 1 << 2
+LANDLOCK_RULE_PATH_BENEATH = 1
+O_PATH = 0o10000000
+CO_NOT_A_PLAIN_FUNCTION = 0x20 | 0x80 | 0x100 | 0x200  # generator, coroutine, async generator
+
+AF_UNIX, SOCK_SEQPACKET = _socket.AF_UNIX, _socket.SOCK_SEQPACKET
+SOL_SOCKET, SCM_RIGHTS = _socket.SOL_SOCKET, _socket.SCM_RIGHTS
+
+
+# --- framing: every message is a list of byte strings, each "<length>:<bytes>" ------------
+def pack(items):
+    return b"".join(b"%d:%s" % (len(item), item) for item in items)
+
+
+def unpack(data):
+    items, position = [], 0
+    while position < len(data):
+        colon = data.index(b":", position)
+        start = colon + 1
+        end = start + int(data[position:colon])
+        if end > len(data):
+            raise ValueError("truncated")
+        items.append(data[start:end])
+        position = end
+    return items
+
+
+def text(value):
+    """Valid UTF-8 whatever the bytes or string: what the report carries."""
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", "replace")
+    return value.encode("utf-8", "backslashreplace")
+
+
+# --- P ------------------------------------------------------------------------------------
+def main():
+    libc = _Libc()
+    if libc.call("prctl", PR_SET_DUMPABLE, 0, 0, 0, 0) != 0:
+        raise OSError("the grader could not make itself undumpable")
+    control, theirs = _socket.socketpair(AF_UNIX, SOCK_SEQPACKET)
+    if os.fork() == 0:
+        control.close()
+        forker(theirs, libc)
+    theirs.close()
+    del libc
+    children = Children(control)
+    children.order(SPARES)  # forked while this process reads its job
+    job = unpack(_read_all(0))  # only now: F and its children hold none of it
+    nonce, code, budget_ms, output_cap = job[0], job[1], int(job[2]), int(job[3])
+    budget = budget_ms / 1000
+    tests = [unpack(test) for test in job[4:]]
+    del job
+    report = [b"ran"]
+    try:
+        learner = compile(code.decode("utf-8"), LEARNER_FILE, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError, MemoryError, RecursionError) as error:
+        report = [b"syntax", *_syntax_error(error)]
+    else:
+        learner = marshal.dumps(learner)
+        for number, (mode, stdin, check, *args) in enumerate(tests):
+            if len(tests) - number > SPARES:
+                children.order(1)
+            report.append(pack(run_test(children, mode, stdin, check, args, learner, budget,
+                                        output_cap)))  # fmt: skip
+    control.close()
+    framed = nonce + b"\n" + pack(report) + b"\n" + nonce
+    view = memoryview(framed)
+    while view:
+        view = view[os.write(1, view) :]
+
+
+class _Libc:
+    """libc's functions through _ctypes, which no test may import: it is taken out of
+    sys.modules at once, and this object is dropped once P and F have what they need."""
+
+    def __init__(self):
+        import _ctypes
+
+        sys.modules.pop("_ctypes", None)
+        self._call = _ctypes.call_function
+        self._handle = _ctypes.dlopen(None, 2)
+        self._dlsym = _ctypes.dlsym
+
+    def call(self, name, *args):
+        return self._call(self._dlsym(self._handle, name), args)
+
+
+def _read_all(fd):
+    chunks = []
+    while True:
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+
+
+def _syntax_error(error):
+    line = getattr(error, "lineno", None) or 0
+    offset = getattr(error, "offset", None) or 0
+    message = getattr(error, "msg", None) or str(error)
+    return [text(type(error).__name__), text(message), b"%d" % line, b"%d" % offset]
+
+
+def _compile_check(source):
+    """The check as the body of a function (its names are the frame's own, not globals the
+    learner's code could rebind), each assert comparing through COMPARE, marshalled."""
+    import _ast
+
+    tree = compile(source, CHECK_FILE, "exec", _ast.PyCF_ONLY_AST, dont_inherit=True)
+    _rewrite_asserts(_ast, tree)
+    where = {"lineno": 1, "col_offset": 0, "end_lineno": 1, "end_col_offset": 0}
+    arguments = _ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[],
+                               kw_defaults=[], kwarg=None, defaults=[])  # fmt: skip
+    fields = dict(name="check", args=arguments, body=tree.body or [_ast.Pass(**where)],
+                  decorator_list=[], returns=None, type_comment=None, **where)  # fmt: skip
+    if "type_params" in _ast.FunctionDef._fields:
+        fields["type_params"] = []
+    module = _ast.Module(body=[_ast.FunctionDef(**fields)], type_ignores=[])
+    code = compile(module, CHECK_FILE, "exec", dont_inherit=True, optimize=0)
+    check = next(const for const in code.co_consts if type(const) is type(code))
+    if check.co_flags & CO_NOT_A_PLAIN_FUNCTION:
+        raise SyntaxError("a check cannot use yield or await outside a function")
+    return marshal.dumps(check)
+
+
+def _rewrite_asserts(ast, node):
+    operators = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">",
+                 ast.GtE: ">=", ast.In: "in", ast.NotIn: "not in", ast.Is: "is",
+                 ast.IsNot: "is not"}  # fmt: skip
+    for name in node._fields:
+        value = getattr(node, name, None)
+        if isinstance(value, list):
+            for index, item in enumerate(value):
+                if isinstance(item, ast.Assert):
+                    value[index] = _compared(ast, item, operators)
+                if isinstance(item, ast.AST):
+                    _rewrite_asserts(ast, item)
+        elif isinstance(value, ast.AST):
+            _rewrite_asserts(ast, value)
+
+
+def _compared(ast, statement, operators):
+    test = statement.test
+    where = {key: getattr(test, key) for key in ("lineno", "col_offset", "end_lineno",
+                                                 "end_col_offset")}  # fmt: skip
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        args = [test.left, ast.Constant(value=operators[type(test.ops[0])], **where),
+                test.comparators[0]]  # fmt: skip
+    else:
+        args = [test, ast.Constant(value=None, **where), ast.Constant(value=None, **where)]
+    call = ast.Call(
+        func=ast.Attribute(value=ast.Constant(value=COMPARE, **where), attr="__call__",
+                           ctx=ast.Load(), **where),
+        args=args, keywords=[], **where,
+    )  # fmt: skip
+    located = {key: getattr(statement, key) for key in where}
+    return ast.Assert(test=call, msg=statement.msg, **located)
+
+
+class Children:
+    """P's side of F: children ordered ahead ("fork"), ready ones (pid and P's ends of their
+    socket, stdin, stdout and stderr), and how those that ended ended."""
+
+    def __init__(self, control):
+        self.control = control
+        self.ready = []
+        self.ends = {}  # pid -> (wait status, CPU microseconds)
+
+    def order(self, count):
+        for _ in range(count):
+            self.control.send(b"fork")
+
+    def take(self):
+        while not self.ready:
+            self.receive()
+        return self.ready.pop(0)
+
+    def receive(self):
+        message, ancillary, _flags, _ = self.control.recvmsg(64, _socket.CMSG_SPACE(16))
+        fds = []
+        for level, kind, data in ancillary:
+            if level == SOL_SOCKET and kind == SCM_RIGHTS:
+                fds += [int.from_bytes(data[i : i + 4], sys.byteorder)
+                        for i in range(0, len(data) - len(data) % 4, 4)]  # fmt: skip
+        words = message.split()
+        if words[:1] == [b"pid"] and len(words) == 2 and len(fds) == 4:
+            self.ready.append((int(words[1]), fds))
+            return
+        for fd in fds:
+            os.close(fd)
+        if words[:1] == [b"end"] and len(words) == 4:
+            self.ends[int(words[1])] = (int(words[2]), int(words[3]))
+            return
+        raise OSError("the grader's forker is gone or confused")
+
+
+def run_test(children, mode, stdin, check, args, learner, budget, output_cap):
+    """One test, from its job to its end: [verdict, stopped, wait status, CPU us, wall us,
+    stdout, stderr, details]. verdict: pass, fail or none (no authenticated word);
+    stopped: "", timeout, flood, lost or test_error."""
+    if check:
+        try:
+            check = _compile_check(check.decode("utf-8"))
+        except (SyntaxError, ValueError, MemoryError, RecursionError) as error:
+            return [b"none", b"test_error", b"", b"0", b"0", b"", b"",
+                    pack(_syntax_error(error))]  # fmt: skip
+    token = os.urandom(16)
+    job = pack([mode, b"%r" % budget, token, learner, check, *args])
+    try:
+        pid, (sock_fd, in_w, out_r, err_r) = children.take()
+    except OSError:
+        return [b"none", b"lost", b"", b"0", b"0", b"", b"", b""]
+    sock = _socket.socket(AF_UNIX, SOCK_SEQPACKET, 0, sock_fd)
+    try:
+        pidfd = os.pidfd_open(pid)
+    except OSError:  # it is gone already
+        pidfd = -1
+    started = monotonic()
+    outputs = {out_r: [], err_r: []}
+    verdict, details, stopped, total, killed = b"none", b"", b"", 0, False
+    control = children.control.fileno()
+    try:
+        try:
+            sock.send(b"%d" % len(job))
+            for offset in range(0, len(job), 1 << 15):
+                sock.send(job[offset : offset + (1 << 15)])
+        except OSError:
+            pass  # it died already: F's word says how
+        del job
+        poller = select.poll()
+        for fd in (sock_fd, out_r, err_r, control, pidfd):
+            if fd >= 0:
+                poller.register(fd, select.POLLIN)
+        pending = memoryview(stdin)
+        if pending:
+            os.set_blocking(in_w, False)
+            poller.register(in_w, select.POLLOUT)
+        else:
+            os.close(in_w)
+            in_w = -1
+        open_streams = {out_r, err_r}
+        alive = pidfd >= 0
+        deadline = started + budget + GRACE
+        # done when its output has ended, it is gone (none of its code runs while the next
+        # test starts), and it either gave its verdict or F said how it ended
+        while open_streams or alive or (verdict == b"none" and pid not in children.ends):
+            remaining = deadline - monotonic()
+            if remaining <= 0:
+                if killed:
+                    stopped = stopped or b"lost"  # F never said it ended
+                    break
+                _kill(pid)
+                killed, stopped = True, b"timeout"
+                deadline = monotonic() + END_WAIT
+                continue
+            for fd, _event in poller.poll(remaining * 1000):
+                if fd == sock_fd:
+                    message = _receive(sock)
+                    if message is None:
+                        poller.unregister(sock_fd)
+                    elif verdict == b"none" and message[:16] == token:
+                        if message[16:] == b"P":
+                            verdict = b"pass"
+                        elif message[16:17] == b"F":
+                            verdict, details = b"fail", message[17:]
+                elif fd == pidfd:
+                    alive = False
+                    poller.unregister(pidfd)
+                    deadline = min(deadline, monotonic() + 0.5)  # for what is left to read
+                elif fd == control:
+                    try:
+                        children.receive()
+                    except OSError:
+                        poller.unregister(control)
+                        stopped = stopped or b"lost"
+                        deadline = min(deadline, monotonic() + 0.5)
+                    if pid in children.ends:
+                        deadline = min(deadline, monotonic() + 0.5)  # for what is left to read
+                elif fd == in_w:
+                    try:
+                        pending = pending[os.write(in_w, pending[: 1 << 16]) :]
+                    except BlockingIOError:
+                        continue
+                    except OSError:  # it closed its stdin or ended
+                        pending = memoryview(b"")
+                    if not pending:
+                        poller.unregister(in_w)
+                        os.close(in_w)
+                        in_w = -1
+                elif fd in open_streams:
+                    data = os.read(fd, 1 << 16)
+                    if not data:
+                        poller.unregister(fd)
+                        open_streams.discard(fd)
+                        continue
+                    room = output_cap - total
+                    outputs[fd].append(data[:room])
+                    total += min(room, len(data))
+                    if len(data) > room and not killed:
+                        _kill(pid)
+                        killed, stopped = True, b"flood"
+                        deadline = monotonic() + END_WAIT
+        wall = monotonic() - started
+    finally:
+        sock.close()
+        if alive:
+            _kill(pid)
+            select.select([pidfd], [], [], END_WAIT)
+        for fd in (in_w, out_r, err_r, pidfd):
+            if fd >= 0:
+                os.close(fd)
+    _empty("/tmp")  # what one test leaves there, the next must not read
+    _empty("/dev/shm")
+    status, cpu = children.ends.pop(pid, (None, 0))
+    return [verdict, stopped, b"" if status is None else b"%d" % status, b"%d" % cpu,
+            b"%d" % int(wall * 1e6), text(b"".join(outputs[out_r])),
+            text(b"".join(outputs[err_r])), details]  # fmt: skip
+
+
+def _empty(top):
+    """Remove everything inside ``top`` (what the test before left there), however deep."""
+    stack, directories = [top], []
+    while stack:
+        directory = stack.pop()
+        try:
+            if directory != top:
+                os.chmod(directory, 0o700)
+            entries = list(os.scandir(directory))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(entry.path)
+                    directories.append(entry.path)
+                else:
+                    os.unlink(entry.path)
+            except OSError:
+                pass
+    for directory in reversed(directories):
+        try:
+            os.rmdir(directory)
+        except OSError:
+            pass
+
+
+def _kill(pid):
+    try:
+        os.kill(pid, 9)
+    except OSError:
+        pass
+
+
+def _receive(sock):
+    """One message from C's socket; None at its end."""
+    try:
+        message = sock.recv(DETAILS_CAP + 64)
+    except (BlockingIOError, InterruptedError):
+        return b""
+    except OSError:
+        return None
+    return message or None
+
+
+# --- F ------------------------------------------------------------------------------------
+def forker(sock, libc):
+    """F: forks a child per "fork" from P and sends P its pid and descriptors; when a child
+    ends, reaps it and sends "end <pid> <wait status> <CPU microseconds>"."""
+    null = os.open("/dev/null", os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    os.close(null)
+    _no_proc(libc)
+    del libc
+    kit = _kit()
+    gc = __import__("gc")
+    gc.collect()
+    gc.freeze()  # a child's collections never walk (so never copy) what it inherited
+    poller = select.poll()
+    poller.register(sock, select.POLLIN)
+    running = {}  # pidfd -> pid
+    while True:
+        for fd, _event in poller.poll():
+            if fd != sock.fileno():
+                pid = running.pop(fd)
+                poller.unregister(fd)
+                os.close(fd)
+                _, status, usage = os.wait4(pid, 0)
+                cpu = int((usage.ru_utime + usage.ru_stime) * 1e6)
+                sock.send(b"end %d %d %d" % (pid, status, cpu))
+                continue
+            if sock.recv(64) != b"fork":
+                os._exit(0)  # P is done: every child left dies with the sandbox
+            theirs, ours = _socket.socketpair(AF_UNIX, SOCK_SEQPACKET)
+            in_r, in_w = os.pipe()
+            out_r, out_w = os.pipe()
+            err_r, err_w = os.pipe()
+            pid = os.fork()
+            if pid == 0:
+                sock.close()
+                theirs.close()
+                for pidfd in running:
+                    os.close(pidfd)
+                for fd, target in ((in_r, 0), (out_w, 1), (err_w, 2)):
+                    os.dup2(fd, target)
+                for fd in (in_r, in_w, out_r, out_w, err_r, err_w):
+                    os.close(fd)
+                child(ours, kit)
+            ours.close()
+            for fd in (in_r, out_w, err_w):
+                os.close(fd)
+            fds = [theirs.fileno(), in_w, out_r, err_r]
+            sock.sendmsg([b"pid %d" % pid], [(SOL_SOCKET, SCM_RIGHTS,
+                          b"".join(fd.to_bytes(4, sys.byteorder) for fd in fds))])  # fmt: skip
+            theirs.close()
+            for fd in (in_w, out_r, err_r):
+                os.close(fd)
+            pidfd = os.pidfd_open(pid)
+            running[pidfd] = pid
+            poller.register(pidfd, select.POLLIN)
+
+
+def _no_proc(libc):
+    """Landlock: no file under /proc may be read from here on, by F or any test (their
+    own memory, /proc/self/mem, included). Without Landlock the audit hook stands alone."""
+    try:
+        libc.call("prctl", PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+        attributes = LANDLOCK_READ_FILE.to_bytes(8, sys.byteorder)
+        ruleset = libc.call("syscall", LANDLOCK_CREATE_RULESET, attributes, 8, 0)
+        if ruleset < 0:
+            return
+        for entry in os.listdir("/"):
+            if entry == "proc":
+                continue
+            try:
+                fd = os.open("/" + entry, O_PATH)
+            except OSError:
+                continue
+            rule = LANDLOCK_READ_FILE.to_bytes(8, sys.byteorder) + fd.to_bytes(4, sys.byteorder)
+            libc.call("syscall", LANDLOCK_ADD_RULE, ruleset, LANDLOCK_RULE_PATH_BENEATH, rule, 0)
+            os.close(fd)
+        libc.call("syscall", LANDLOCK_RESTRICT_SELF, ruleset, 0)
+        os.close(ruleset)
+    except OSError:
+        pass
+
+
+# --- C ------------------------------------------------------------------------------------
+class TooSlow(BaseException):
+    """Raised in the learner's code when its time is up (a bare except may swallow it: then
+    P kills the test when its grace runs out)."""
+
+
+class NotAllowedWhileGrading(RuntimeError):
+    """What the audit hook raises: the learner's code tried something grading forbids."""
+
+
+_DRIVER = compile(
+    '''
+try:
+    "@arm".__call__("@timer", "@budget")
+    "@exec".__call__("@code", "@ns")
+    "@run".__call__()
+except "@SystemExit" as error:
+    "@arm".__call__("@timer", 0.0)
+    if "@clean".__call__(error):
+        "@finish".__call__()
+        "@report".__call__("@passed")
+    else:
+        "@report".__call__("@failed" + "@describe".__call__(error))
+except "@BaseException" as error:
+    "@arm".__call__("@timer", 0.0)
+    "@report".__call__("@failed" + "@describe".__call__(error))
+else:
+    "@arm".__call__("@timer", 0.0)
+    "@finish".__call__()
+    "@report".__call__("@passed")
+"@exit".__call__(0)
+''',
+    "<grader>",
+    "exec",
+    dont_inherit=True,
+)
+
+
+def child(sock, kit):
+    """C: never returns. The driver is built in _prepare and held by no variable here."""
+    try:
+        exec(_prepare(sock, kit), {})
+    finally:
+        os._exit(NO_VERDICT)
+
+
+def _kit():
+    """What every child needs before its job, made once in F (children inherit it rather
+    than each building it): the learner's module, the closures, the sealed audit hook."""
+    module = type(sys)("__main__")
+    ns = module.__dict__
+    ns.update(__builtins__=sys.modules["builtins"], __spec__=None, __package__=None)
+    slot, check_codes, protected = [], [], []
+    describe = _describer(ns, check_codes, slot)
+    compare = _comparer(slot)
+    builtins_copy = dict(sys.modules["builtins"].__dict__)
+    setting_up = [True]  # the hook lets everything through while this holds something
+    _signal.signal(_signal.SIGALRM, _too_slow)
+    _seal(protected, describe.__code__, setting_up)
+    return [module, slot, check_codes, protected, describe, compare, builtins_copy, setting_up]
+
+
+def _prepare(sock, kit):
+    """A spare waits here for its job: the learner's code, the check, the token. Returns
+    the driver. The kit is emptied: the frames below can show the list, not what it held."""
+    module, slot, check_codes, protected, describe, compare, builtins_copy, setting_up = kit
+    del kit[:], slot
+    ns = module.__dict__
+    report = _reporter(sock.fileno(), os.getpid())
+
+    size = int(sock.recv(32))  # a spare waits here; P's end closing ends it
+    chunks, received = [], 0
+    while received < size:
+        chunk = sock.recv(1 << 16)
+        if not chunk:
+            os._exit(NO_VERDICT)
+        chunks.append(chunk)
+        received += len(chunk)
+    mode, budget, token, learner, check, *args = unpack(b"".join(chunks))
+    del chunks
+    program = mode == b"io"
+    if not program:
+        ns["__name__"] = "main"  # as if imported: code under `if __name__ == "__main__":` waits
+    sys.modules["__main__"] = module
+    sys.argv = [LEARNER_FILE] + [arg.decode("utf-8") for arg in args]
+    learner = marshal.loads(learner)
+    if check:
+        check = _bind(marshal.loads(check), compare, check_codes)
+        run = _check_runner(check, ns, builtins_copy)
+    else:
+        run = _nothing
+    del check
+    constants = {
+        "@arm": _signal.setitimer, "@timer": _signal.ITIMER_REAL, "@budget": float(budget),
+        "@exec": exec, "@code": learner, "@ns": ns, "@run": run, "@SystemExit": SystemExit,
+        "@clean": _clean_exit() if program else _never, "@finish": _finisher(program),
+        "@report": report, "@passed": token + b"P", "@failed": token + b"F",
+        "@describe": describe, "@BaseException": BaseException, "@exit": os._exit,
+    }  # fmt: skip
+    driver = _DRIVER.replace(
+        co_consts=tuple(constants.get(const, const) if type(const) is str else const
+                        for const in _DRIVER.co_consts)  # fmt: skip
+    )
+    del token, constants
+    protected += check_codes + [driver]
+    del setting_up[:]
+    return driver
+
+
+def _nothing():
+    pass
+
+
+def _never(error):
+    return False
+
+
+def _clean_exit():
+    type_, int_ = type, int
+
+    def clean(error):  # sys.exit(), sys.exit(0): a program that ends well
+        code = error.code
+        return code is None or (type_(code) is int_ and code == 0)
+
+    return clean
+
+
+def _too_slow(signum, frame):
+    _signal.signal(_signal.SIGALRM, _signal.SIG_IGN)
+    raise TooSlow()
+
+
+def _bind(code, compare, seen):
+    """The check's code with its stand-in replaced by the comparing function, nested code
+    too; every code object of the check is added to ``seen``."""
+    consts = tuple(
+        compare if (type(const) is str and const == COMPARE)
+        else _bind(const, compare, seen) if type(const) is type(code)
+        else const
+        for const in code.co_consts
+    )  # fmt: skip
+    bound = code.replace(co_consts=consts)
+    seen.append(bound)
+    return bound
+
+
+def _check_runner(code, ns, builtins_copy):
+    function_type = type(_nothing)
+
+    def run():
+        # built with a copy of the builtins taken before the learner's code ran: a patched
+        # builtins module changes what the learner's code sees, not what the check uses
+        saved = ns.get("__builtins__")
+        ns["__builtins__"] = builtins_copy
+        try:
+            check = function_type(code, ns)
+        finally:
+            ns["__builtins__"] = saved
+        check()
+
+    return run
+
+
+def _finisher(program):
+    modules, base = sys.modules, BaseException
+
+    def finish():  # for a program, what the interpreter does when it ends
+        if program:
+            threading = modules.get("threading")
+            if threading is not None:
+                try:
+                    threading._shutdown()
+                except base:
+                    pass
+            try:
+                modules["atexit"]._run_exitfuncs()
+            except base:
+                pass
+
+    return finish
+
+
+def _reporter(fd, pid):
+    """report(message): flush what the code printed, then send the verdict, once, from this
+    process only."""
+    getpid, write, sys_module, base = os.getpid, os.write, sys, BaseException
+
+    def report(message):
+        for stream in (sys_module.stdout, sys_module.stderr):
+            try:
+                stream.flush()
+            except base:
+                pass
+        if getpid() == pid:  # a copy of this process made by the learner's code says nothing
+            write(fd, message)
+
+    return report
+
+
+def _comparer(slot):
+    """The function every assert of a check calls: compares the way Python does, except
+    that a value whose comparison methods come from the learner's code is never taken as
+    equal to (or in, or less than) a plain one, so an object whose __eq__ always says True
+    passes nothing; records both sides when the comparison fails. Every name it uses is
+    bound here, before the learner's code runs."""
+    contains = _operator.contains
+    operators = {
+        "==": _operator.eq, "!=": _operator.ne, "<": _operator.lt, "<=": _operator.le,
+        ">": _operator.gt, ">=": _operator.ge, "is": _operator.is_, "is not": _operator.is_not,
+        "in": lambda a, b: contains(b, a), "not in": lambda a, b: not contains(b, a),
+    }  # fmt: skip
+    honest = _honesty()
+    truth, repr_, type_, str_, len_, base, cap = _operator.truth, repr, type, str, len, \
+        BaseException, REPR_CAP  # fmt: skip
+
+    def show(value):
+        try:
+            shown = repr_(value)
+            if type_(shown) is not str_:
+                shown = "<an object>"
+        except base:
+            shown = "<an object whose repr() failed>"
+        return shown if len_(shown) <= cap else shown[: cap - 1] + "\u2026"
+
+    def compare(left, op, right):
+        del slot[:]
+        if op is None:
+            ok = honest(left) and truth(left)
+        elif op == "is" or op == "is not":
+            ok = operators[op](left, right)
+        else:
+            ok = honest(left) is honest(right) and truth(operators[op](left, right))
+        if not ok:
+            slot.extend([show(left), op or "", "" if op is None else show(right)])
+        return ok
+
+    return compare
+
+
+def _honesty():
+    """honest(value): whether comparing ``value`` runs only Python's own code: its type's
+    comparison methods are built in or come from the standard library, and so are those
+    of everything inside it (for the built-in containers, deque and their subclasses)."""
+    stdlib = os.path.dirname(os.__file__) + "/"
+    type_dict = type.__dict__["__dict__"].__get__
+    type_mro = type.__dict__["__mro__"].__get__
+    type_, isinstance_, str_, dict_items = type, isinstance, str, dict.items
+    function = type(_nothing)
+    methods = ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__contains__",
+               "__bool__", "__len__", "__iter__", "__hash__")  # fmt: skip
+    built_in = (type(object.__eq__), type(dict.__contains__), type(len), type(None))
+    iterable = (list, tuple, set, frozenset, _collections.deque)
+    verdicts = {}  # type -> bool
+
+    def trusted(kind):
+        known = verdicts.get(kind)
+        if known is not None:
+            return known
+        ok = True
+        for klass in type_mro(kind):
+            namespace = type_dict(klass)
+            for name in methods:
+                method = namespace.get(name)
+                if type_(method) in built_in:
+                    continue
+                if type_(method) is function:
+                    filename = method.__code__.co_filename
+                    if type_(filename) is str_ and filename.startswith(stdlib):
+                        continue
+                ok = False
+        verdicts[kind] = ok
+        return ok
+
+    def honest(value, depth=0):
+        if depth > 100 or not trusted(type_(value)):
+            return False
+        if isinstance_(value, dict):
+            for key, item in dict_items(value):
+                if not (honest(key, depth + 1) and honest(item, depth + 1)):
+                    return False
+            return True
+        if isinstance_(value, iterable):
+            for item in value:
+                if not honest(item, depth + 1):
+                    return False
+        return True
+
+    return honest
+
+
+def _describer(ns, check_codes, slot):
+    """describe(error): what P needs to explain a failure, as framed bytes: kind, exception
+    type, message, learner frames (line, function, repeats), check line, compared values."""
+    type_, str_, isinstance_, len_ = type, str, isinstance, len
+
+    def is_check(code):  # bound here: describe may read the check's code objects
+        for check_code in check_codes:
+            if check_code is code:
+                return True
+        return False
+    base = BaseException
+
+    def describe(error):
+        try:
+            frames, check_line, innermost = [], 0, ""
+            tb = error.__traceback__
+            while tb is not None:
+                frame = tb.tb_frame
+                code = frame.f_code
+                if is_check(code):
+                    check_line, innermost = tb.tb_lineno, "check"
+                elif frame.f_globals is ns and code.co_filename == LEARNER_FILE:
+                    place = (tb.tb_lineno, code.co_name)
+                    if frames and frames[-1][0] == place:
+                        frames[-1][1] += 1
+                    else:
+                        frames.append([place, 1])
+                    innermost = "learner"
+                else:
+                    innermost = "other"
+                tb = tb.tb_next
+            if len_(frames) > 2 * FRAMES_KEPT:
+                frames = frames[:FRAMES_KEPT] + frames[-FRAMES_KEPT:]
+            kind = "raised"
+            if isinstance_(error, TooSlow):
+                kind = "too_slow"
+            elif isinstance_(error, SystemExit):
+                kind = "exit"
+            elif isinstance_(error, AssertionError) and innermost == "check" and slot:
+                kind = "assert"
+            name = type_(error).__qualname__
+            module = type_(error).__module__
+            if module not in ("builtins", "__main__", "main"):
+                name = f"{module}.{name}"
+            try:
+                if kind == "exit":
+                    message = "" if error.code is None else repr(error.code)
+                else:
+                    message = str_(error)
+            except base:
+                message = "<the exception's message could not be shown>"
+            values = slot if kind == "assert" else ["", "", ""]
+            packed_frames = pack([text(f"{line} {count} {name_}")
+                                  for (line, name_), count in frames])  # fmt: skip
+            details = pack([text(kind), text(name), text(message[:DETAILS_CAP // 4]),
+                            packed_frames, b"%d" % check_line, text(values[0]),
+                            text(values[1]), text(values[2])])  # fmt: skip
+            return details[:DETAILS_CAP]
+        except base:
+            return b""
+
+    return describe
+
+
+def _seal(protected, describe_code, setting_up):
+    """The audit hook that stays for the rest of this process, in force once ``setting_up``
+    is emptied: no reaching the driver's or the check's code objects (the token, the
+    expected values) but from describe, no tracing, no looking through the garbage
+    collector, no new processes, no ctypes or sub-interpreters, no reading this process's
+    memory through /proc, no code objects from bytes or built by hand."""
+    getframe, get_ident, stat, fspath = sys._getframe, _thread.get_ident, os.stat, os.fspath
+    type_, str_, bytes_, int_, getattr_ = type, str, bytes, int, getattr
+    stdlib = os.path.dirname(os.__file__) + "/"
+    importer = sys.modules["_frozen_importlib_external"]._compile_bytecode.__code__
+    proc = stat("/proc").st_dev if os.path.isdir("/proc") else None
+    busy = set()
+    denied = frozenset([
+        "sys.settrace", "sys.setprofile", "sys._current_frames", "sys._current_exceptions",
+        "gc.get_objects", "gc.get_referrers", "gc.get_referents", "os.fork", "os.forkpty",
+        "os.exec", "os.posix_spawn", "os.spawn", "os.system", "subprocess.Popen",
+        "code.__new__", "sys.addaudithook", "cpython.PyInterpreterState_New", "os.symlink",
+        "marshal.load",
+    ])  # fmt: skip
+    denied_prefixes = ("ctypes.", "sys.monitoring")
+    modules = frozenset(["ctypes", "_ctypes", "_posixsubprocess", "_xxsubinterpreters",
+                         "_xxinterpchannels", "_interpreters", "_interpchannels",
+                         "_interpqueues", "_ctypes_test"])  # fmt: skip
+    code_names = frozenset(["f_code", "__code__", "gi_code", "cr_code", "ag_code"])
+
+    def refuse(event):
+        raise NotAllowedWhileGrading(f"grading does not allow this ({event})")
+
+    def in_proc(path):
+        if proc is None:
+            return False
+        if type_(path) not in (str_, bytes_):
+            if type_(path) is int_:
+                return False
+            path = fspath(path)
+        try:
+            return stat(path).st_dev == proc
+        except (OSError, ValueError):
+            return False
+
+    def is_protected(code):
+        for item in protected:
+            if item is code:
+                return True
+        return False
+
+    def hook(event, args):
+        if setting_up:
+            return
+        if event in denied or event.startswith(denied_prefixes):
+            refuse(event)
+        ident = get_ident()
+        if ident in busy:  # the hook's own attribute reads
+            return
+        busy.add(ident)
+        try:
+            if event == "object.__getattr__":
+                if args[1] in code_names:
+                    code = getattr_(args[0], args[1])
+                    if is_protected(code) and getframe(1).f_code is not describe_code:
+                        refuse("reading the grader's code")
+            elif event == "import":
+                name = args[0]
+                if type_(name) is not str_ or name.partition(".")[0] in modules or \
+                        name.startswith("_test"):  # fmt: skip
+                    refuse("import " + str_(name))
+            elif event == "open" or event == "os.chdir":
+                if in_proc(args[0]):
+                    refuse("/proc")
+            elif event == "object.__setattr__":
+                if args[1] == "__code__":
+                    refuse("replacing a function's code")
+            elif event == "compile":
+                filename = args[1]
+                if type_(filename) is bytes_:
+                    filename = filename.decode("utf-8", "replace")
+                if type_(filename) is not str_ or filename.startswith((stdlib, "<frozen")):
+                    refuse("compiling as the standard library")
+            elif event == "marshal.loads":
+                if getframe(1).f_code is not importer:
+                    refuse("marshal.loads")
+        finally:
+            busy.discard(ident)
+
+    sys.addaudithook(hook)
