@@ -369,6 +369,20 @@ def test_an_object_that_equals_everything_passes_nothing():
     assert grading.results[0].kind == "wrong_value"
 
 
+def test_a_class_posing_as_int_passes_nothing():
+    assert_never_passes("""\
+    class Posing(type):
+        def __eq__(cls, other): return True
+        def __hash__(cls): return hash(int)
+    class Liar(metaclass=Posing):
+        def __eq__(self, other): return True
+        __hash__ = object.__hash__
+    def square(x):
+        return Liar()
+    """, [Test("int first", check="assert 49 == 49  # int's verdict is known first\n"
+                                  "assert square(7) == 49")])  # fmt: skip
+
+
 def test_patching_the_graders_own_functions_passes_nothing():
     # every function and list reachable from any frame, replaced or emptied
     assert_never_passes("""\

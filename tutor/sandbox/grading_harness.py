@@ -24,6 +24,7 @@ time is paid by every submission.
 """
 
 import _collections
+import _io
 import _operator
 import _signal
 import _socket
@@ -554,16 +555,22 @@ def _kit():
     setting_up = [True]  # the hook lets everything through while this holds something
     _signal.signal(_signal.SIGALRM, _too_slow)
     _seal(protected, describe.__code__, setting_up)
-    return [module, slot, check_codes, protected, describe, compare, builtins_copy, setting_up]
+    learner = compile("def f(x):\n    return x\nprint(f(1), end='')\n", LEARNER_FILE, "exec")
+    check = compile("def check():\n    assert f(1) == 1\n", CHECK_FILE, "exec").co_consts[0]
+    rehearsal = pack([b"io", b"1.0", bytes(16), marshal.dumps(learner), marshal.dumps(check)])
+    return [module, slot, check_codes, protected, describe, compare, builtins_copy, setting_up,
+            rehearsal]  # fmt: skip
 
 
 def _prepare(sock, kit):
     """A spare waits here for its job: the learner's code, the check, the token. Returns
     the driver. The kit is emptied: the frames below can show the list, not what it held."""
-    module, slot, check_codes, protected, describe, compare, builtins_copy, setting_up = kit
+    module, slot, check_codes, protected, describe, compare, builtins_copy, setting_up, \
+        rehearsal = kit  # fmt: skip
     del kit[:], slot
     ns = module.__dict__
     report = _reporter(sock.fileno(), os.getpid())
+    _rehearse(rehearsal, compare, builtins_copy, ns)
 
     size = int(sock.recv(32))  # a spare waits here; P's end closing ends it
     chunks, received = [], 0
@@ -602,6 +609,25 @@ def _prepare(sock, kit):
     protected += check_codes + [driver]
     del setting_up[:]
     return driver
+
+
+def _rehearse(job, compare, builtins_copy, ns):
+    """The job's path, once, on a made-up job and out of sight, while this child is still a
+    spare: the pages it touches are copied now (fork's copy-on-write) rather than on the
+    clock of a real test."""
+    _mode, _budget, token, learner, check, *_args = unpack(job)
+    learner, scratch = marshal.loads(learner), dict(ns)
+    run = _check_runner(_bind(marshal.loads(check), compare, []), scratch, builtins_copy)
+    _DRIVER.replace(co_consts=tuple({"@passed": token}.get(const, const) if type(const) is str
+                                    else const for const in _DRIVER.co_consts))  # fmt: skip
+    stdout, sys.stdout = sys.stdout, type(sys.stdout)(_io.BytesIO(), "utf-8")
+    try:
+        exec(learner, scratch)
+        run()
+    finally:
+        sys.stdout = stdout
+    stdout.write("")
+    stdout.flush()
 
 
 def _nothing():
@@ -747,10 +773,11 @@ def _honesty():
                "__bool__", "__len__", "__iter__", "__hash__")  # fmt: skip
     built_in = (type(object.__eq__), type(dict.__contains__), type(len), type(None))
     iterable = (list, tuple, set, frozenset, _collections.deque)
-    verdicts = {}  # type -> bool
+    id_ = id
+    verdicts, seen = {}, []  # id(type) -> bool; the types, so that their ids stay theirs
 
     def trusted(kind):
-        known = verdicts.get(kind)
+        known = verdicts.get(id_(kind))  # by id: a metaclass may lie in __eq__ and __hash__
         if known is not None:
             return known
         ok = True
@@ -765,7 +792,8 @@ def _honesty():
                     if type_(filename) is str_ and filename.startswith(stdlib):
                         continue
                 ok = False
-        verdicts[kind] = ok
+        verdicts[id_(kind)] = ok
+        seen.append(kind)
         return ok
 
     def honest(value, depth=0):
