@@ -290,10 +290,11 @@ def test_too_long_or_nul_code_is_not_run():
 
 
 def test_a_failure_of_the_grader_itself_is_not_checked_never_passed():
-    # the run's output cut short: no trustworthy report
+    # too little memory for the grader itself to start: no report it could authenticate
     grading = graded(SQUARE, SQUARE_TESTS, limits=Limits(memory_bytes=8 * 2**20))
-    assert grading.status in ("not_checked", "failed")
-    assert not any(r.passed for r in grading.results)
+    assert grading.status == "not_checked" and grading.kind == "not_checked"
+    assert {r.kind for r in grading.results} == {"not_checked"}
+    assert "could not be checked" in grading.message and grading.diagnostic
 
 
 # --- attacks: none of these passes a test it fails ---------------------------------------------
@@ -469,6 +470,7 @@ def test_no_frame_gives_away_the_token_or_the_expected_values():
 def test_new_processes_are_not_allowed():
     result = failed("import os\nos.fork()\n", Test("forks", stdout=""), "not_allowed")
     assert result.line == 2
+    assert result.exception == "NotAllowedWhileGrading: grading does not allow this (os.fork)"
     failed("import subprocess\n", Test("spawns", stdout=""), "not_allowed")
     failed("import os\nos.system('true')\n", Test("shells", stdout=""), "not_allowed")
 
@@ -574,6 +576,24 @@ def test_one_test_cannot_leave_anything_for_the_next():
              Test("visible", stdout="[] []\n")]  # fmt: skip
     grading = graded(code, tests)
     assert grading.results[1].passed, grading.results[1]
+
+
+def test_only_a_sandboxs_own_scratch_directories_are_ever_emptied(monkeypatch):
+    # decided without running the harness on this host: emptying a host's /tmp would
+    # delete other programs' files
+    from tutor.sandbox import grading_harness
+
+    def where(cwd, root_writable):
+        monkeypatch.setattr(grading_harness.os, "getcwd", lambda: cwd)
+        monkeypatch.setattr(grading_harness.os, "access", lambda path, mode: root_writable)
+
+    where("/tmp", False)
+    assert grading_harness.scratch_directories(b"private") == ("/tmp", "/dev/shm")
+    assert grading_harness.scratch_directories(b"shared") == ()
+    where("/tmp/parsnip-run-x1", False)  # the unsafe backend's working directory
+    assert grading_harness.scratch_directories(b"private") == ()
+    where("/tmp", True)  # a host's writable root
+    assert grading_harness.scratch_directories(b"private") == ()
 
 
 def test_only_the_test_itself_is_in_its_process():

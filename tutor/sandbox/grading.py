@@ -233,7 +233,10 @@ def grade(
             raise ValueError(f"Test “{test.name}”: its input is larger than the input limit.")
     nonce = secrets.token_hex(16).encode()
     payload = _pack(
-        [nonce, _utf8(code), b"%d" % int(per_test_seconds * 1000), b"%d" % limits.output_bytes]
+        [nonce, _utf8(code), b"%d" % int(per_test_seconds * 1000), b"%d" % limits.output_bytes,
+         # bubblewrap gives each run its own /tmp and /dev/shm, which the harness empties
+         # between tests; the unsafe backend's are the host's, and are never touched
+         b"private" if (backend or _settings["backend"]) == "bwrap" else b"shared"]
         + [
             _pack([b"check" if t.is_check else b"io", _utf8(t.stdin), _utf8(t.check or "")]
                   + [_utf8(arg) for arg in t.args])  # fmt: skip
@@ -245,7 +248,7 @@ def grade(
         limits,
         cpu_seconds=math.ceil(per_test_seconds + GRACE_SECONDS) + 1,  # per process
         wall_seconds=count * (per_test_seconds + GRACE_SECONDS + 0.5) + 5,
-        processes=limits.processes + 2,  # the harness's own two
+        processes=limits.processes + 5,  # the harness, its forker, two spares, one ending
         open_files=limits.open_files + 16,
         output_bytes=count * (3 * limits.output_bytes + DETAILS_BYTES + 4 * KIB) + 64 * KIB,
     )

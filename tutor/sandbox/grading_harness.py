@@ -97,9 +97,10 @@ def main():
     children = Children(control)
     children.order(SPARES)  # forked while this process reads its job
     job = unpack(_read_all(0))  # only now: F and its children hold none of it
-    nonce, code, budget_ms, output_cap = job[0], job[1], int(job[2]), int(job[3])
+    nonce, code, budget_ms, output_cap, private = job[0], job[1], int(job[2]), int(job[3]), job[4]
     budget = budget_ms / 1000
-    tests = [unpack(test) for test in job[4:]]
+    scratch = scratch_directories(private)
+    tests = [unpack(test) for test in job[5:]]
     del job
     report = [b"ran"]
     try:
@@ -112,7 +113,7 @@ def main():
             if len(tests) - number > SPARES:
                 children.order(1)
             report.append(pack(run_test(children, mode, stdin, check, args, learner, budget,
-                                        output_cap)))  # fmt: skip
+                                        output_cap, scratch)))  # fmt: skip
     control.close()
     framed = nonce + b"\n" + pack(report) + b"\n" + nonce
     view = memoryview(framed)
@@ -134,6 +135,15 @@ class _Libc:
 
     def call(self, name, *args):
         return self._call(self._dlsym(self._handle, name), args)
+
+
+def scratch_directories(private):
+    """What is emptied between tests: a sandbox's own /tmp and /dev/shm, which bubblewrap
+    makes for each run, and never a host's (the unsafe backend's). The host says which
+    (``private``), and /tmp must be the working directory, on a read-only root."""
+    if private != b"private" or os.getcwd() != "/tmp" or os.access("/", os.W_OK):
+        return ()
+    return ("/tmp", "/dev/shm")
 
 
 def _read_all(fd):
@@ -245,7 +255,7 @@ class Children:
         raise OSError("the grader's forker is gone or confused")
 
 
-def run_test(children, mode, stdin, check, args, learner, budget, output_cap):
+def run_test(children, mode, stdin, check, args, learner, budget, output_cap, scratch):
     """One test, from its job to its end: [verdict, stopped, wait status, CPU us, wall us,
     stdout, stderr, details]. verdict: pass, fail or none (no authenticated word);
     stopped: "", timeout, flood, lost or test_error."""
@@ -360,8 +370,8 @@ def run_test(children, mode, stdin, check, args, learner, budget, output_cap):
         for fd in (in_w, out_r, err_r, pidfd):
             if fd >= 0:
                 os.close(fd)
-    _empty("/tmp")  # what one test leaves there, the next must not read
-    _empty("/dev/shm")
+    for directory in scratch:  # what one test leaves there, the next must not read
+        _empty(directory)
     status, cpu = children.ends.pop(pid, (None, 0))
     return [verdict, stopped, b"" if status is None else b"%d" % status, b"%d" % cpu,
             b"%d" % int(wall * 1e6), text(b"".join(outputs[out_r])),
@@ -504,6 +514,9 @@ class TooSlow(BaseException):
 
 class NotAllowedWhileGrading(RuntimeError):
     """What the audit hook raises: the learner's code tried something grading forbids."""
+
+
+NotAllowedWhileGrading.__module__ = "builtins"  # its traceback line names it alone
 
 
 _DRIVER = compile(
