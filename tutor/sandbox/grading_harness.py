@@ -88,12 +88,16 @@ def main():
     libc = _Libc()
     if libc.call("prctl", PR_SET_DUMPABLE, 0, 0, 0, 0) != 0:
         raise OSError("the grader could not make itself undumpable")
+    _no_proc(libc)
+    del libc
+    kit = _kit()  # made here, before any job: F and every child inherit it as it is
+    __import__("gc").freeze()  # a child's collections never walk (so never copy) all that
     control, theirs = _socket.socketpair(AF_UNIX, SOCK_SEQPACKET)
     if os.fork() == 0:
         control.close()
-        forker(theirs, libc)
+        forker(theirs, kit)
     theirs.close()
-    del libc
+    del kit
     children = Children(control)
     children.order(SPARES)  # forked while this process reads its job
     job = unpack(_read_all(0))  # only now: F and its children hold none of it
@@ -109,7 +113,9 @@ def main():
         report = [b"syntax", *_syntax_error(error)]
     else:
         learner = marshal.dumps(learner)
-        for number, (mode, stdin, check, *args) in enumerate(tests):
+        checks = [_compiled_check(check) for _mode, _stdin, check, *_args in tests]
+        for number, (mode, stdin, _source, *args) in enumerate(tests):
+            check = checks[number]
             if len(tests) - number > SPARES:
                 children.order(1)
             report.append(pack(run_test(children, mode, stdin, check, args, learner, budget,
@@ -160,6 +166,16 @@ def _syntax_error(error):
     offset = getattr(error, "offset", None) or 0
     message = getattr(error, "msg", None) or str(error)
     return [text(type(error).__name__), text(message), b"%d" % line, b"%d" % offset]
+
+
+def _compiled_check(source):
+    """The check marshalled, b"" for an I/O test, or why it does not compile (a list)."""
+    if not source:
+        return b""
+    try:
+        return _compile_check(source.decode("utf-8"))
+    except (SyntaxError, ValueError, MemoryError, RecursionError) as error:
+        return _syntax_error(error)
 
 
 def _compile_check(source):
@@ -259,12 +275,8 @@ def run_test(children, mode, stdin, check, args, learner, budget, output_cap, sc
     """One test, from its job to its end: [verdict, stopped, wait status, CPU us, wall us,
     stdout, stderr, details]. verdict: pass, fail or none (no authenticated word);
     stopped: "", timeout, flood, lost or test_error."""
-    if check:
-        try:
-            check = _compile_check(check.decode("utf-8"))
-        except (SyntaxError, ValueError, MemoryError, RecursionError) as error:
-            return [b"none", b"test_error", b"", b"0", b"0", b"", b"",
-                    pack(_syntax_error(error))]  # fmt: skip
+    if type(check) is list:  # it did not compile
+        return [b"none", b"test_error", b"", b"0", b"0", b"", b"", pack(check)]
     token = os.urandom(16)
     job = pack([mode, b"%r" % budget, token, learner, check, *args])
     try:
@@ -424,19 +436,13 @@ def _receive(sock):
 
 
 # --- F ------------------------------------------------------------------------------------
-def forker(sock, libc):
+def forker(sock, kit):
     """F: forks a child per "fork" from P and sends P its pid and descriptors; when a child
     ends, reaps it and sends "end <pid> <wait status> <CPU microseconds>"."""
     null = os.open("/dev/null", os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(null, fd)
     os.close(null)
-    _no_proc(libc)
-    del libc
-    kit = _kit()
-    gc = __import__("gc")
-    gc.collect()
-    gc.freeze()  # a child's collections never walk (so never copy) what it inherited
     poller = select.poll()
     poller.register(sock, select.POLLIN)
     running = {}  # pidfd -> pid
@@ -482,7 +488,7 @@ def forker(sock, libc):
 
 
 def _no_proc(libc):
-    """Landlock: no file under /proc may be read from here on, by F or any test (their
+    """Landlock: no file under /proc may be read from here on, by P, F or any test (their
     own memory, /proc/self/mem, included). Without Landlock the audit hook stands alone."""
     try:
         libc.call("prctl", PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
