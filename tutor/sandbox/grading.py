@@ -258,7 +258,7 @@ def grade(
         run_limits, stdin_bytes=max(run_limits.stdin_bytes, len(stdin.encode()) + 1)
     )
     result = run(BOOTSTRAP, stdin=stdin, limits=run_limits, backend=backend)
-    report = _authenticated(result.stdout, nonce)
+    report = _authenticated(result.stdout, nonce, len(tests))
     if report is None:
         diagnostic = f"status={result.status} exit={result.exit_code} stderr={result.stderr[-2000:]!r}"
         return _whole(
@@ -309,25 +309,30 @@ def _refusal(code: str, limits: Limits) -> str | None:
     return None
 
 
-def _authenticated(stdout: str, nonce: bytes) -> list[bytes] | None:
-    """The harness's report, or None unless the run's whole output is exactly the report
-    framed by this run's nonce (which only the harness's own process ever held)."""
+def _authenticated(stdout: str, nonce: bytes, count: int) -> list[bytes] | None:
+    """The harness's report, or None unless the run's whole output is exactly a report of
+    ``count`` tests framed by this run's nonce (which only the harness's process held)."""
     data = _utf8(stdout)
     head, tail = nonce + b"\n", b"\n" + nonce
     if not (data.startswith(head) and data.endswith(tail)) or len(data) < len(head + tail):
         return None
     try:
         report = _unpack(data[len(head) : -len(tail)])
-    except ValueError:
-        return None
-    if not report or report[0] not in (b"ran", b"syntax"):
-        return None
-    return report
+        if report[0] == b"ran" and len(report) == count + 1:
+            for item in report[1:]:
+                if len(_unpack(item)) != 8:
+                    return None
+            return report
+        if report[0] == b"syntax" and len(report) == 5:
+            return report
+    except (ValueError, IndexError):
+        pass
+    return None
 
 
-def _whole(status, kind, message, tests, *, duration_ms=0, diagnostic="", test_kind=None):
+def _whole(status, kind, message, tests, *, duration_ms=0, diagnostic=""):
     results = [
-        TestResult(name=t.name, visible=t.visible, passed=False, kind=test_kind or kind,
+        TestResult(name=t.name, visible=t.visible, passed=False, kind=kind,
                    message=message, stdin=t.stdin, args=list(t.args))  # fmt: skip
         for t in tests
     ]
@@ -386,7 +391,7 @@ def _indent(code: str, number: int) -> int:
     return len(lines[number - 1]) - len(lines[number - 1].lstrip())
 
 
-def output_lines(text: str) -> list[str]:
+def _output_lines(text: str) -> list[str]:
     """Lines as compared: trailing spaces and trailing blank lines don't count (as
     tutor.grading.output_lines, which the sandbox may not import)."""
     lines = [line.rstrip() for line in text.replace("\r\n", "\n").split("\n")]
@@ -492,7 +497,7 @@ def _result(test: Test, fields: list[bytes], code: str, limits: Limits, budget: 
             "This test could not be checked: the grader lost track of it (your code may have "
             "stopped the grader's own process). Submit again."))  # fmt: skip
     if verdict == b"pass":
-        if test.is_check or output_lines(stdout) == output_lines(test.stdout):
+        if test.is_check or _output_lines(stdout) == _output_lines(test.stdout):
             return TestResult(**base, passed=True)
         return TestResult(**base, passed=False, kind="wrong_output",
                           message=_output_difference(stdout, test.stdout))  # fmt: skip
@@ -502,9 +507,11 @@ def _result(test: Test, fields: list[bytes], code: str, limits: Limits, budget: 
 
 
 def _output_difference(got: str, expected: str) -> str:
-    got_lines, expected_lines = output_lines(got), output_lines(expected)
+    got_lines, expected_lines = _output_lines(got), _output_lines(expected)
     if not got_lines:
         return "Your program printed nothing; this test expects some output."
+    if not expected_lines:
+        return "This test expects your program to print nothing, and it printed something."
     for number, (a, b) in enumerate(zip(got_lines, expected_lines, strict=False), start=1):
         if a != b:
             return f"Your program's output differs from what this test expects from line {number} on."
