@@ -252,6 +252,18 @@ class Children:
             self.receive()
         return self.ready.pop(0)
 
+    def wait_for_end(self, pid, timeout):
+        """Read F's messages until it says how ``pid`` ended, for ``timeout`` seconds at most."""
+        deadline = monotonic() + timeout
+        while pid not in self.ends:
+            remaining = deadline - monotonic()
+            if remaining <= 0 or not select.select([self.control], [], [], remaining)[0]:
+                return
+            try:
+                self.receive()
+            except OSError:
+                return
+
     def receive(self):
         message, ancillary, _flags, _ = self.control.recvmsg(64, _socket.CMSG_SPACE(16))
         fds = []
@@ -291,7 +303,6 @@ def run_test(children, mode, stdin, check, args, learner, budget, output_cap, sc
     started = monotonic()
     outputs = {out_r: [], err_r: []}
     verdict, details, stopped, total, killed = b"none", b"", b"", 0, False
-    control = children.control.fileno()
     try:
         try:
             sock.send(b"%d" % len(job))
@@ -301,12 +312,16 @@ def run_test(children, mode, stdin, check, args, learner, budget, output_cap, sc
             pass  # it died already: F's word says how
         del job
         poller = select.poll()
-        for fd in (sock_fd, out_r, err_r, control, pidfd):
+        for fd in (sock_fd, out_r, err_r, pidfd):
             if fd >= 0:
                 poller.register(fd, select.POLLIN)
+        os.set_blocking(in_w, False)
         pending = memoryview(stdin)
+        try:
+            pending = pending[os.write(in_w, pending[: 1 << 16]) :] if pending else pending
+        except OSError:  # a full pipe, or it ended already
+            pass
         if pending:
-            os.set_blocking(in_w, False)
             poller.register(in_w, select.POLLOUT)
         else:
             os.close(in_w)
@@ -314,13 +329,13 @@ def run_test(children, mode, stdin, check, args, learner, budget, output_cap, sc
         open_streams = {out_r, err_r}
         alive = pidfd >= 0
         deadline = started + budget + GRACE
-        # done when its output has ended, it is gone (none of its code runs while the next
-        # test starts), and it either gave its verdict or F said how it ended
-        while open_streams or alive or (verdict == b"none" and pid not in children.ends):
+        # done when its output has ended and it is gone: none of its code runs any more
+        # when the next test starts
+        while open_streams or alive:
             remaining = deadline - monotonic()
             if remaining <= 0:
                 if killed:
-                    stopped = stopped or b"lost"  # F never said it ended
+                    stopped = stopped or b"lost"  # still there after SIGKILL
                     break
                 _kill(pid)
                 killed, stopped = True, b"timeout"
@@ -340,15 +355,6 @@ def run_test(children, mode, stdin, check, args, learner, budget, output_cap, sc
                     alive = False
                     poller.unregister(pidfd)
                     deadline = min(deadline, monotonic() + 0.5)  # for what is left to read
-                elif fd == control:
-                    try:
-                        children.receive()
-                    except OSError:
-                        poller.unregister(control)
-                        stopped = stopped or b"lost"
-                        deadline = min(deadline, monotonic() + 0.5)
-                    if pid in children.ends:
-                        deadline = min(deadline, monotonic() + 0.5)  # for what is left to read
                 elif fd == in_w:
                     try:
                         pending = pending[os.write(in_w, pending[: 1 << 16]) :]
@@ -373,6 +379,17 @@ def run_test(children, mode, stdin, check, args, learner, budget, output_cap, sc
                         _kill(pid)
                         killed, stopped = True, b"flood"
                         deadline = monotonic() + END_WAIT
+        if verdict == b"none":
+            sock.setblocking(False)
+            message = _receive(sock)
+            while message and message[:16] != token:  # anything left unread
+                message = _receive(sock)
+            if message and message[16:] == b"P":
+                verdict = b"pass"
+            elif message and message[16:17] == b"F":
+                verdict, details = b"fail", message[17:]
+        if verdict == b"none":  # how it ended: F's word
+            children.wait_for_end(pid, END_WAIT)
         wall = monotonic() - started
     finally:
         sock.close()
