@@ -24,7 +24,6 @@ time is paid by every submission.
 """
 
 import _collections
-import _io
 import _operator
 import _signal
 import _socket
@@ -591,22 +590,16 @@ def _kit():
     setting_up = [True]  # the hook lets everything through while this holds something
     _signal.signal(_signal.SIGALRM, _too_slow)
     _seal(protected, describe.__code__, setting_up)
-    learner = compile("def f(x):\n    return x\nprint(f(1), end='')\n", LEARNER_FILE, "exec")
-    check = compile("def check():\n    assert f(1) == 1\n", CHECK_FILE, "exec").co_consts[0]
-    rehearsal = pack([b"io", b"1.0", bytes(16), marshal.dumps(learner), marshal.dumps(check)])
-    return [module, slot, check_codes, protected, describe, compare, builtins_copy, setting_up,
-            rehearsal]  # fmt: skip
+    return [module, slot, check_codes, protected, describe, compare, builtins_copy, setting_up]
 
 
 def _prepare(sock, kit):
     """A spare waits here for its job: the learner's code, the check, the token. Returns
     the driver. The kit is emptied: the frames below can show the list, not what it held."""
-    module, slot, check_codes, protected, describe, compare, builtins_copy, setting_up, \
-        rehearsal = kit  # fmt: skip
+    module, slot, check_codes, protected, describe, compare, builtins_copy, setting_up = kit
     del kit[:], slot
     ns = module.__dict__
     report = _reporter(sock.fileno(), os.getpid())
-    _rehearse(rehearsal, compare, builtins_copy, ns)
 
     size = int(sock.recv(32))  # a spare waits here; P's end closing ends it
     chunks, received = [], 0
@@ -645,25 +638,6 @@ def _prepare(sock, kit):
     protected += check_codes + [driver]
     del setting_up[:]
     return driver
-
-
-def _rehearse(job, compare, builtins_copy, ns):
-    """The job's path, once, on a made-up job and out of sight, while this child is still a
-    spare: the pages it touches are copied now (fork's copy-on-write) rather than on the
-    clock of a real test."""
-    _mode, _budget, token, learner, check, *_args = unpack(job)
-    learner, scratch = marshal.loads(learner), dict(ns)
-    run = _check_runner(_bind(marshal.loads(check), compare, []), scratch, builtins_copy)
-    _DRIVER.replace(co_consts=tuple({"@passed": token}.get(const, const) if type(const) is str
-                                    else const for const in _DRIVER.co_consts))  # fmt: skip
-    stdout, sys.stdout = sys.stdout, type(sys.stdout)(_io.BytesIO(), "utf-8")
-    try:
-        exec(learner, scratch)
-        run()
-    finally:
-        sys.stdout = stdout
-    stdout.write("")
-    stdout.flush()
 
 
 def _nothing():
