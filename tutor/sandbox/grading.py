@@ -99,6 +99,7 @@ DETAILS_BYTES = 1 << 16  # grading_harness.DETAILS_CAP
 class Test:
     """One test. An I/O case when ``stdout`` is given, a check when ``check`` is."""
 
+    __test__ = False  # not a pytest test class, whatever its name
     name: str  # what the learner reads: "works for an empty list"
     visible: bool = True  # shown before submitting; hidden tests are only carried as such
     stdin: str = ""
@@ -177,16 +178,13 @@ def check_test(test: Test) -> str | None:
         return f"Test “{test.name}” needs either an expected output or a check, not both."
     if not isinstance(test.args, list) or not all(isinstance(arg, str) for arg in test.args):
         return f"Test “{test.name}”: its arguments must be a list of strings."
-    for label, value in (("input", test.stdin), ("check", test.check or ""),
-                         ("expected output", test.stdout or "")) + tuple(
-                             ("argument", arg) for arg in test.args):  # fmt: skip
-        if "\0" in value:
-            return f"Test “{test.name}”: its {label} contains a NUL character."
     if test.check is not None:
         try:
             compile(test.check, "<test>", "exec", dont_inherit=True)
         except SyntaxError as error:
             return f"Test “{test.name}”: its check has a syntax error on line {error.lineno}: {error.msg}."
+        except ValueError as error:  # a NUL character
+            return f"Test “{test.name}”: its check cannot be compiled: {error}."
     return None
 
 
@@ -235,7 +233,10 @@ def grade(
             raise ValueError(f"Test “{test.name}”: its input is larger than the input limit.")
     nonce = secrets.token_hex(16).encode()
     payload = _pack(
-        [nonce, _utf8(code), b"%d" % int(per_test_seconds * 1000), b"%d" % limits.output_bytes]
+        [nonce, _utf8(code), b"%d" % int(per_test_seconds * 1000), b"%d" % limits.output_bytes,
+         # bubblewrap gives each run its own /tmp and /dev/shm, which the harness empties
+         # between tests; the unsafe backend's are the host's, and are never touched
+         b"private" if (backend or _settings["backend"]) == "bwrap" else b"shared"]
         + [
             _pack([b"check" if t.is_check else b"io", _utf8(t.stdin), _utf8(t.check or "")]
                   + [_utf8(arg) for arg in t.args])  # fmt: skip
@@ -247,7 +248,7 @@ def grade(
         limits,
         cpu_seconds=math.ceil(per_test_seconds + GRACE_SECONDS) + 1,  # per process
         wall_seconds=count * (per_test_seconds + GRACE_SECONDS + 0.5) + 5,
-        processes=limits.processes + 2,  # the harness's own two
+        processes=limits.processes + 5,  # the harness, its forker, two spares, one ending
         open_files=limits.open_files + 16,
         output_bytes=count * (3 * limits.output_bytes + DETAILS_BYTES + 4 * KIB) + 64 * KIB,
     )
@@ -257,7 +258,7 @@ def grade(
         run_limits, stdin_bytes=max(run_limits.stdin_bytes, len(stdin.encode()) + 1)
     )
     result = run(BOOTSTRAP, stdin=stdin, limits=run_limits, backend=backend)
-    report = _authenticated(result.stdout, nonce)
+    report = _authenticated(result.stdout, nonce, len(tests))
     if report is None:
         diagnostic = f"status={result.status} exit={result.exit_code} stderr={result.stderr[-2000:]!r}"
         return _whole(
@@ -308,25 +309,30 @@ def _refusal(code: str, limits: Limits) -> str | None:
     return None
 
 
-def _authenticated(stdout: str, nonce: bytes) -> list[bytes] | None:
-    """The harness's report, or None unless the run's whole output is exactly the report
-    framed by this run's nonce (which only the harness's own process ever held)."""
+def _authenticated(stdout: str, nonce: bytes, count: int) -> list[bytes] | None:
+    """The harness's report, or None unless the run's whole output is exactly a report of
+    ``count`` tests framed by this run's nonce (which only the harness's process held)."""
     data = _utf8(stdout)
     head, tail = nonce + b"\n", b"\n" + nonce
     if not (data.startswith(head) and data.endswith(tail)) or len(data) < len(head + tail):
         return None
     try:
         report = _unpack(data[len(head) : -len(tail)])
-    except ValueError:
-        return None
-    if not report or report[0] not in (b"ran", b"syntax"):
-        return None
-    return report
+        if report[0] == b"ran" and len(report) == count + 1:
+            for item in report[1:]:
+                if len(_unpack(item)) != 8:
+                    return None
+            return report
+        if report[0] == b"syntax" and len(report) == 5:
+            return report
+    except (ValueError, IndexError):
+        pass
+    return None
 
 
-def _whole(status, kind, message, tests, *, duration_ms=0, diagnostic="", test_kind=None):
+def _whole(status, kind, message, tests, *, duration_ms=0, diagnostic=""):
     results = [
-        TestResult(name=t.name, visible=t.visible, passed=False, kind=test_kind or kind,
+        TestResult(name=t.name, visible=t.visible, passed=False, kind=kind,
                    message=message, stdin=t.stdin, args=list(t.args))  # fmt: skip
         for t in tests
     ]
@@ -385,7 +391,7 @@ def _indent(code: str, number: int) -> int:
     return len(lines[number - 1]) - len(lines[number - 1].lstrip())
 
 
-def output_lines(text: str) -> list[str]:
+def _output_lines(text: str) -> list[str]:
     """Lines as compared: trailing spaces and trailing blank lines don't count (as
     tutor.grading.output_lines, which the sandbox may not import)."""
     lines = [line.rstrip() for line in text.replace("\r\n", "\n").split("\n")]
@@ -431,6 +437,8 @@ class _Details:
 
 
 def _traceback(details: _Details, code: str) -> str:
+    """As Python prints it, with the learner's frames only; a test stopped for time ends
+    with where it was rather than with the grader's own exception."""
     if not details.frames:
         return ""
     lines = ["Traceback (most recent call last):"]
@@ -441,7 +449,7 @@ def _traceback(details: _Details, code: str) -> str:
             lines.append(f"    {source}")
         if count > 1:
             lines.append(f"  [Previous line repeated {count - 1} more times]")
-    lines.append(details.exception)
+    lines.append("(stopped here: out of time)" if details.kind == "too_slow" else details.exception)
     return "\n".join(lines)
 
 
@@ -470,7 +478,7 @@ def _result(test: Test, fields: list[bytes], code: str, limits: Limits, budget: 
         base["check_line_number"] = details.check_line
         base["check_line"] = _source_line(test.check, details.check_line)
     if details.frames or details.exception_type:
-        base["exception"] = details.exception or None
+        base["exception"] = details.exception if details.kind not in ("too_slow", "assert") else None
         base["line"] = details.line
         base["traceback"] = _traceback(details, code)
     where = f" (line {details.line})" if details.line else ""
@@ -489,7 +497,7 @@ def _result(test: Test, fields: list[bytes], code: str, limits: Limits, budget: 
             "This test could not be checked: the grader lost track of it (your code may have "
             "stopped the grader's own process). Submit again."))  # fmt: skip
     if verdict == b"pass":
-        if test.is_check or output_lines(stdout) == output_lines(test.stdout):
+        if test.is_check or _output_lines(stdout) == _output_lines(test.stdout):
             return TestResult(**base, passed=True)
         return TestResult(**base, passed=False, kind="wrong_output",
                           message=_output_difference(stdout, test.stdout))  # fmt: skip
@@ -499,9 +507,11 @@ def _result(test: Test, fields: list[bytes], code: str, limits: Limits, budget: 
 
 
 def _output_difference(got: str, expected: str) -> str:
-    got_lines, expected_lines = output_lines(got), output_lines(expected)
+    got_lines, expected_lines = _output_lines(got), _output_lines(expected)
     if not got_lines:
         return "Your program printed nothing; this test expects some output."
+    if not expected_lines:
+        return "This test expects your program to print nothing, and it printed something."
     for number, (a, b) in enumerate(zip(got_lines, expected_lines, strict=False), start=1):
         if a != b:
             return f"Your program's output differs from what this test expects from line {number} on."

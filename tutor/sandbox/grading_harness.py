@@ -87,18 +87,23 @@ def main():
     libc = _Libc()
     if libc.call("prctl", PR_SET_DUMPABLE, 0, 0, 0, 0) != 0:
         raise OSError("the grader could not make itself undumpable")
+    _no_proc(libc)
+    del libc
+    kit = _kit()  # made here, before any job: F and every child inherit it as it is
+    __import__("gc").freeze()  # a child's collections never walk (so never copy) all that
     control, theirs = _socket.socketpair(AF_UNIX, SOCK_SEQPACKET)
     if os.fork() == 0:
         control.close()
-        forker(theirs, libc)
+        forker(theirs, kit)
     theirs.close()
-    del libc
+    del kit
     children = Children(control)
     children.order(SPARES)  # forked while this process reads its job
     job = unpack(_read_all(0))  # only now: F and its children hold none of it
-    nonce, code, budget_ms, output_cap = job[0], job[1], int(job[2]), int(job[3])
+    nonce, code, budget_ms, output_cap, private = job[0], job[1], int(job[2]), int(job[3]), job[4]
     budget = budget_ms / 1000
-    tests = [unpack(test) for test in job[4:]]
+    scratch = scratch_directories(private)
+    tests = [unpack(test) for test in job[5:]]
     del job
     report = [b"ran"]
     try:
@@ -107,11 +112,13 @@ def main():
         report = [b"syntax", *_syntax_error(error)]
     else:
         learner = marshal.dumps(learner)
-        for number, (mode, stdin, check, *args) in enumerate(tests):
+        checks = [_compiled_check(check) for _mode, _stdin, check, *_args in tests]
+        for number, (mode, stdin, _source, *args) in enumerate(tests):
+            check = checks[number]
             if len(tests) - number > SPARES:
                 children.order(1)
             report.append(pack(run_test(children, mode, stdin, check, args, learner, budget,
-                                        output_cap)))  # fmt: skip
+                                        output_cap, scratch)))  # fmt: skip
     control.close()
     framed = nonce + b"\n" + pack(report) + b"\n" + nonce
     view = memoryview(framed)
@@ -135,6 +142,15 @@ class _Libc:
         return self._call(self._dlsym(self._handle, name), args)
 
 
+def scratch_directories(private):
+    """What is emptied between tests: a sandbox's own /tmp and /dev/shm, which bubblewrap
+    makes for each run, and never a host's (the unsafe backend's). The host says which
+    (``private``), and /tmp must be the working directory, on a read-only root."""
+    if private != b"private" or os.getcwd() != "/tmp" or os.access("/", os.W_OK):
+        return ()
+    return ("/tmp", "/dev/shm")
+
+
 def _read_all(fd):
     chunks = []
     while True:
@@ -149,6 +165,16 @@ def _syntax_error(error):
     offset = getattr(error, "offset", None) or 0
     message = getattr(error, "msg", None) or str(error)
     return [text(type(error).__name__), text(message), b"%d" % line, b"%d" % offset]
+
+
+def _compiled_check(source):
+    """The check marshalled, b"" for an I/O test, or why it does not compile (a list)."""
+    if not source:
+        return b""
+    try:
+        return _compile_check(source.decode("utf-8"))
+    except (SyntaxError, ValueError, MemoryError, RecursionError) as error:
+        return _syntax_error(error)
 
 
 def _compile_check(source):
@@ -225,6 +251,18 @@ class Children:
             self.receive()
         return self.ready.pop(0)
 
+    def wait_for_end(self, pid, timeout):
+        """Read F's messages until it says how ``pid`` ended, for ``timeout`` seconds at most."""
+        deadline = monotonic() + timeout
+        while pid not in self.ends:
+            remaining = deadline - monotonic()
+            if remaining <= 0 or not select.select([self.control], [], [], remaining)[0]:
+                return
+            try:
+                self.receive()
+            except OSError:
+                return
+
     def receive(self):
         message, ancillary, _flags, _ = self.control.recvmsg(64, _socket.CMSG_SPACE(16))
         fds = []
@@ -244,16 +282,12 @@ class Children:
         raise OSError("the grader's forker is gone or confused")
 
 
-def run_test(children, mode, stdin, check, args, learner, budget, output_cap):
+def run_test(children, mode, stdin, check, args, learner, budget, output_cap, scratch):
     """One test, from its job to its end: [verdict, stopped, wait status, CPU us, wall us,
     stdout, stderr, details]. verdict: pass, fail or none (no authenticated word);
     stopped: "", timeout, flood, lost or test_error."""
-    if check:
-        try:
-            check = _compile_check(check.decode("utf-8"))
-        except (SyntaxError, ValueError, MemoryError, RecursionError) as error:
-            return [b"none", b"test_error", b"", b"0", b"0", b"", b"",
-                    pack(_syntax_error(error))]  # fmt: skip
+    if type(check) is list:  # it did not compile
+        return [b"none", b"test_error", b"", b"0", b"0", b"", b"", pack(check)]
     token = os.urandom(16)
     job = pack([mode, b"%r" % budget, token, learner, check, *args])
     try:
@@ -268,7 +302,6 @@ def run_test(children, mode, stdin, check, args, learner, budget, output_cap):
     started = monotonic()
     outputs = {out_r: [], err_r: []}
     verdict, details, stopped, total, killed = b"none", b"", b"", 0, False
-    control = children.control.fileno()
     try:
         try:
             sock.send(b"%d" % len(job))
@@ -278,12 +311,16 @@ def run_test(children, mode, stdin, check, args, learner, budget, output_cap):
             pass  # it died already: F's word says how
         del job
         poller = select.poll()
-        for fd in (sock_fd, out_r, err_r, control, pidfd):
+        for fd in (sock_fd, out_r, err_r, pidfd):
             if fd >= 0:
                 poller.register(fd, select.POLLIN)
+        os.set_blocking(in_w, False)
         pending = memoryview(stdin)
+        try:
+            pending = pending[os.write(in_w, pending[: 1 << 16]) :] if pending else pending
+        except OSError:  # a full pipe, or it ended already
+            pass
         if pending:
-            os.set_blocking(in_w, False)
             poller.register(in_w, select.POLLOUT)
         else:
             os.close(in_w)
@@ -291,13 +328,13 @@ def run_test(children, mode, stdin, check, args, learner, budget, output_cap):
         open_streams = {out_r, err_r}
         alive = pidfd >= 0
         deadline = started + budget + GRACE
-        # done when its output has ended, it is gone (none of its code runs while the next
-        # test starts), and it either gave its verdict or F said how it ended
-        while open_streams or alive or (verdict == b"none" and pid not in children.ends):
+        # done when its output has ended and it is gone: none of its code runs any more
+        # when the next test starts
+        while open_streams or alive:
             remaining = deadline - monotonic()
             if remaining <= 0:
                 if killed:
-                    stopped = stopped or b"lost"  # F never said it ended
+                    stopped = stopped or b"lost"  # still there after SIGKILL
                     break
                 _kill(pid)
                 killed, stopped = True, b"timeout"
@@ -317,15 +354,6 @@ def run_test(children, mode, stdin, check, args, learner, budget, output_cap):
                     alive = False
                     poller.unregister(pidfd)
                     deadline = min(deadline, monotonic() + 0.5)  # for what is left to read
-                elif fd == control:
-                    try:
-                        children.receive()
-                    except OSError:
-                        poller.unregister(control)
-                        stopped = stopped or b"lost"
-                        deadline = min(deadline, monotonic() + 0.5)
-                    if pid in children.ends:
-                        deadline = min(deadline, monotonic() + 0.5)  # for what is left to read
                 elif fd == in_w:
                     try:
                         pending = pending[os.write(in_w, pending[: 1 << 16]) :]
@@ -350,6 +378,17 @@ def run_test(children, mode, stdin, check, args, learner, budget, output_cap):
                         _kill(pid)
                         killed, stopped = True, b"flood"
                         deadline = monotonic() + END_WAIT
+        if verdict == b"none":
+            sock.setblocking(False)
+            message = _receive(sock)
+            while message and message[:16] != token:  # anything left unread
+                message = _receive(sock)
+            if message and message[16:] == b"P":
+                verdict = b"pass"
+            elif message and message[16:17] == b"F":
+                verdict, details = b"fail", message[17:]
+        if verdict == b"none":  # how it ended: F's word
+            children.wait_for_end(pid, END_WAIT)
         wall = monotonic() - started
     finally:
         sock.close()
@@ -359,8 +398,8 @@ def run_test(children, mode, stdin, check, args, learner, budget, output_cap):
         for fd in (in_w, out_r, err_r, pidfd):
             if fd >= 0:
                 os.close(fd)
-    _empty("/tmp")  # what one test leaves there, the next must not read
-    _empty("/dev/shm")
+    for directory in scratch:  # what one test leaves there, the next must not read
+        _empty(directory)
     status, cpu = children.ends.pop(pid, (None, 0))
     return [verdict, stopped, b"" if status is None else b"%d" % status, b"%d" % cpu,
             b"%d" % int(wall * 1e6), text(b"".join(outputs[out_r])),
@@ -413,19 +452,13 @@ def _receive(sock):
 
 
 # --- F ------------------------------------------------------------------------------------
-def forker(sock, libc):
+def forker(sock, kit):
     """F: forks a child per "fork" from P and sends P its pid and descriptors; when a child
     ends, reaps it and sends "end <pid> <wait status> <CPU microseconds>"."""
     null = os.open("/dev/null", os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(null, fd)
     os.close(null)
-    _no_proc(libc)
-    del libc
-    kit = _kit()
-    gc = __import__("gc")
-    gc.collect()
-    gc.freeze()  # a child's collections never walk (so never copy) what it inherited
     poller = select.poll()
     poller.register(sock, select.POLLIN)
     running = {}  # pidfd -> pid
@@ -471,7 +504,7 @@ def forker(sock, libc):
 
 
 def _no_proc(libc):
-    """Landlock: no file under /proc may be read from here on, by F or any test (their
+    """Landlock: no file under /proc may be read from here on, by P, F or any test (their
     own memory, /proc/self/mem, included). Without Landlock the audit hook stands alone."""
     try:
         libc.call("prctl", PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
@@ -503,6 +536,9 @@ class TooSlow(BaseException):
 
 class NotAllowedWhileGrading(RuntimeError):
     """What the audit hook raises: the learner's code tried something grading forbids."""
+
+
+NotAllowedWhileGrading.__module__ = "builtins"  # its traceback line names it alone
 
 
 _DRIVER = compile(
@@ -747,10 +783,11 @@ def _honesty():
                "__bool__", "__len__", "__iter__", "__hash__")  # fmt: skip
     built_in = (type(object.__eq__), type(dict.__contains__), type(len), type(None))
     iterable = (list, tuple, set, frozenset, _collections.deque)
-    verdicts = {}  # type -> bool
+    id_ = id
+    verdicts, seen = {}, []  # id(type) -> bool; the types, so that their ids stay theirs
 
     def trusted(kind):
-        known = verdicts.get(kind)
+        known = verdicts.get(id_(kind))  # by id: a metaclass may lie in __eq__ and __hash__
         if known is not None:
             return known
         ok = True
@@ -765,7 +802,8 @@ def _honesty():
                     if type_(filename) is str_ and filename.startswith(stdlib):
                         continue
                 ok = False
-        verdicts[kind] = ok
+        verdicts[id_(kind)] = ok
+        seen.append(kind)
         return ok
 
     def honest(value, depth=0):

@@ -1,0 +1,638 @@
+"""Grading write-code exercises: a submission against its tests, in one sandbox run.
+
+Each failure reaches the learner as its own kind with a plain message; and whatever the
+learner's code does, a test it fails is never reported passed (each attack below would
+pass a failing test against a harness that trusted what the code prints or does)."""
+
+import json
+import textwrap
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tutor.sandbox import Limits
+from tutor.sandbox.grading import KINDS, Grading, Test, check_test, grade
+
+FAST = 0.6  # seconds per test where a test is meant to run out of time
+
+SQUARE = """\
+def square(x):
+    return x * x
+
+if __name__ == "__main__":
+    print(square(int(input())))
+"""
+
+SQUARE_TESTS = [
+    Test("squares 3", stdin="3\n", stdout="9\n"),
+    Test("squares a negative number", stdin="-4\n", stdout="16\n", visible=False),
+    Test("square(5) is 25", check="assert square(5) == 25"),
+    Test("square(0) is 0", check="assert square(0) == 0", visible=False),
+]
+
+
+def graded(code, tests, **kwargs):
+    return grade(textwrap.dedent(code), tests, **kwargs)
+
+
+def only(code, test, **kwargs):
+    grading = graded(code, [test], **kwargs)
+    assert len(grading.results) == 1
+    return grading.results[0]
+
+
+def failed(code, test, kind, **kwargs):
+    result = only(code, test, **kwargs)
+    assert not result.passed, result
+    assert result.kind == kind, result
+    assert result.message and result.message.lower() != "error"
+    return result
+
+
+# --- what passes ----------------------------------------------------------------------------
+def test_a_correct_solution_passes_every_test():
+    grading = graded(SQUARE, SQUARE_TESTS)
+    assert grading.status == "passed", grading
+    assert grading.kind is None
+    assert [r.passed for r in grading.results] == [True] * 4
+    assert [r.name for r in grading.results] == [t.name for t in SQUARE_TESTS]
+    assert [r.visible for r in grading.results] == [True, False, True, False]
+    assert grading.results[0].got == "9\n"
+    assert grading.message == "All 4 tests pass."
+
+
+def test_ten_tests_one_submission_each_its_own_result():
+    code = """\
+    import sys
+
+    def total(numbers):
+        return sum(numbers)
+
+    if __name__ == "__main__":
+        print(total(int(n) for n in sys.argv[1:]))
+    """
+    tests = [Test(f"adds {n} numbers", args=[str(i) for i in range(n)], stdout=f"{sum(range(n))}\n")
+             for n in range(5)]  # fmt: skip
+    tests += [Test(f"total of {n} numbers", check=f"assert total(list(range({n}))) == {sum(range(n))}")
+              for n in range(4)]  # fmt: skip
+    tests.append(Test("this one expects the wrong sum", check="assert total([1, 2]) == 4"))
+    grading = graded(code, tests)
+    assert len(grading.results) == 10
+    assert [r.passed for r in grading.results] == [True] * 9 + [False]
+    assert grading.status == "failed"
+    assert grading.kind == "wrong_value"
+    assert grading.message.startswith("9 of 10 tests pass.")
+    assert grading.results[-1].got == "3" and grading.results[-1].expected == "4"
+
+
+def test_output_is_compared_line_by_line_without_trailing_spaces():
+    result = only("print('a  ')\nprint('b')\nprint()\n", Test("two lines", stdout="a\nb\n"))
+    assert result.passed
+
+
+def test_a_check_sees_the_code_as_a_module_not_as_the_main_program():
+    code = """\
+    def double(x):
+        return 2 * x
+
+    if __name__ == "__main__":
+        double(int(input()))
+    """
+    assert only(code, Test("doubles", check="assert double(4) == 8")).passed
+
+
+def test_a_check_may_change_the_learners_globals_through_its_functions():
+    code = """\
+    count = 0
+
+    def bump():
+        global count
+        count += 1
+    """
+    check = "bump()\nbump()\nassert count == 2"
+    assert only(code, Test("counts", check=check)).passed
+
+
+def test_a_program_that_ends_with_sys_exit_zero_is_judged_on_its_output():
+    code = "import sys\nprint('done')\nsys.exit(0)\nprint('never')\n"
+    assert only(code, Test("ends early, on purpose", stdout="done\n")).passed
+
+
+def test_objects_of_the_learners_own_classes_compare_with_their_own_eq():
+    code = """\
+    from dataclasses import dataclass
+
+    @dataclass
+    class Point:
+        x: int
+        y: int
+
+    def origin():
+        return Point(0, 0)
+    """
+    assert only(code, Test("origin", check="assert origin() == Point(0, 0)")).passed
+
+
+def test_standard_library_values_compare_with_plain_ones():
+    code = """\
+    from collections import Counter, OrderedDict
+    def counts(text):
+        return Counter(text.split())
+    def ordered():
+        return OrderedDict(a=1)
+    """
+    check = 'assert counts("a b a") == {"a": 2, "b": 1}\nassert ordered() == {"a": 1}'
+    assert only(code, Test("counts words", check=check)).passed
+
+
+# --- each way to fail, in its own words -------------------------------------------------------
+def test_wrong_output_says_where_it_starts_to_differ():
+    result = failed("print(1)\nprint(3)\n", Test("counts", stdout="1\n2\n"), "wrong_output")
+    assert "line 2" in result.message
+    assert result.expected == "1\n2\n" and result.got == "1\n3\n"
+
+
+def test_wrong_value_gives_both_sides_of_the_failed_assert_and_its_line():
+    code = "def square(x):\n    return x + x\n"
+    check = "assert square(2) == 4\nassert square(3) == 9\n"
+    result = failed(code, Test("squares", check=check), "wrong_value")
+    assert result.check_line == "assert square(3) == 9" and result.check_line_number == 2
+    assert (result.got, result.comparison, result.expected) == ("6", "==", "9")
+    assert "9" not in result.message  # a hidden test's expected value stays out of the message
+
+
+def test_a_plain_assert_shows_the_value_it_tested():
+    result = failed("def is_even(n):\n    return n % 2\n", Test("even", check="assert is_even(4)"),
+                    "wrong_value")  # fmt: skip
+    assert result.got == "0" and result.comparison == "" and result.expected is None
+
+
+def test_an_exception_gives_its_line_and_only_the_learners_frames():
+    code = """\
+    import json
+
+    def ratio(a, b):
+        return a / b
+
+    def parse(text):
+        return json.loads(text)
+    """
+    result = failed(code, Test("divides", check="assert ratio(1, 0) == 0"), "exception")
+    assert result.exception == "ZeroDivisionError: division by zero"
+    assert result.line == 4 and "line 4" in result.message
+    assert result.check_line == "assert ratio(1, 0) == 0"
+    assert result.traceback == (
+        "Traceback (most recent call last):\n"
+        '  File "main.py", line 4, in ratio\n'
+        "    return a / b\n"
+        "ZeroDivisionError: division by zero"
+    )
+    result = failed(code, Test("parses", check="parse('{')"), "exception")
+    assert result.exception.startswith("json.decoder.JSONDecodeError: Expecting")
+    assert result.traceback.count('File "') == 1  # json's own frames left out
+    assert 'File "main.py", line 7, in parse' in result.traceback
+
+
+def test_a_missing_function_is_named():
+    result = failed("def squar(x):\n    return x * x\n", Test("t", check="assert square(2) == 4"),
+                    "exception")  # fmt: skip
+    assert "square" in result.message and "spelling" in result.message
+
+
+def test_an_infinite_loop_is_too_slow_and_says_where_it_was():
+    code = """\
+    def wait_for(n):
+        while n > 0:
+            n = n + 1
+    """
+    result = failed(code, Test("loops", check="wait_for(1)"), "too_slow", per_test_seconds=FAST)
+    assert result.line in (2, 3)  # wherever the loop was when its time ran out
+    assert f"(line {result.line})" in result.message and "loop" in result.message
+    assert result.traceback.endswith("(stopped here: out of time)")
+    assert result.exception is None
+
+
+def test_sleeping_past_the_budget_is_too_slow():
+    failed("import time\ntime.sleep(30)\n", Test("sleeps", stdout=""), "too_slow",
+           per_test_seconds=FAST)  # fmt: skip
+
+
+def test_too_deep_recursion():
+    code = "def down(n):\n    return down(n + 1)\n"
+    result = failed(code, Test("recurses", check="down(0)"), "recursion")
+    assert result.line == 2
+    assert "[Previous line repeated" in result.traceback
+    assert len(result.traceback) < 2000
+
+
+def test_out_of_memory():
+    result = failed("data = bytearray(10 ** 10)\n", Test("eats memory", stdout=""), "memory")
+    assert result.line == 1
+
+
+def test_a_syntax_error_gives_its_line_and_no_test_runs():
+    code = "def f(x):\n    return x +\n"
+    grading = graded(code, SQUARE_TESTS)
+    assert grading.status == "syntax_error" and grading.kind == "syntax_error"
+    assert "line 2" in grading.message
+    assert {r.kind for r in grading.results} == {"syntax_error"}
+    assert all(r.line == 2 for r in grading.results)
+    assert 'File "main.py", line 2' in grading.results[0].traceback
+
+
+def test_sys_exit_in_a_check_or_with_an_error_code():
+    code = "import sys\ndef answer():\n    sys.exit()\n"
+    result = failed(code, Test("answers", check="assert answer() == 42"), "exit")
+    assert "return" in result.message and result.line == 3
+    result = failed("import sys\nsys.exit(3)\n", Test("runs", stdout=""), "exit")
+    assert "sys.exit(3)" in result.message
+
+
+def test_input_with_no_input_left():
+    result = failed("a = input()\nb = input()\nprint(a, b)\n", Test("reads two", stdin="1\n",
+                    stdout="1 2\n"), "no_input")  # fmt: skip
+    assert result.line == 2
+    result = failed("def ask():\n    return input()\n", Test("asks", check="ask()"), "no_input")
+    assert "__main__" in result.message
+
+
+def test_output_flood():
+    result = failed("while True:\n    print('spam')\n", Test("floods", stdout=""),
+                    "output_flood", limits=Limits(output_bytes=4096))  # fmt: skip
+    assert 0 < len(result.stdout) <= 4096
+
+
+def test_checks_must_be_written_right():
+    with pytest.raises(ValueError, match="either an expected output or a check"):
+        Test("both", stdout="1", check="assert True")
+    with pytest.raises(ValueError, match="syntax error on line 1"):
+        Test("broken", check="assert (")
+    assert check_test(Test("fine", check="assert True")) is None
+
+
+def test_whole_submission_kind_is_shared_or_mixed():
+    code = "def f():\n    return 1 / 0\n"
+    grading = graded(code, [Test("a", check="f()"), Test("b", check="f()")])
+    assert grading.kind == "exception" and "error" in grading.message
+    grading = graded(code, [Test("a", check="f()"), Test("b", check="assert g()")])
+    assert grading.kind == "exception"
+    grading = graded(code, [Test("a", check="f()"), Test("b", check="assert 1 == 2")])
+    assert grading.kind == "mixed"
+
+
+def test_too_long_or_nul_code_is_not_run():
+    grading = grade("x = 1\0", SQUARE_TESTS)
+    assert grading.status == "not_checked" and grading.kind == "refused"
+    assert {r.kind for r in grading.results} == {"not_checked"}
+    grading = grade("x = 1\n" * 100, SQUARE_TESTS, limits=Limits(source_bytes=100))
+    assert "100" in grading.message
+
+
+def test_a_failure_of_the_grader_itself_is_not_checked_never_passed():
+    # too little memory for the grader itself to start: no report it could authenticate
+    grading = graded(SQUARE, SQUARE_TESTS, limits=Limits(memory_bytes=8 * 2**20))
+    assert grading.status == "not_checked" and grading.kind == "not_checked"
+    assert {r.kind for r in grading.results} == {"not_checked"}
+    assert "could not be checked" in grading.message and grading.diagnostic
+
+
+# --- attacks: none of these passes a test it fails ---------------------------------------------
+WRONG = "def square(x):\n    return x + 1\n"
+HIDDEN = Test("hidden", check="assert square(7) == 49", visible=False)
+
+
+def assert_never_passes(code, tests=None, **kwargs):
+    tests = tests or [HIDDEN, Test("io", stdin="7\n", stdout="49\n")]
+    grading = graded(WRONG + textwrap.dedent(code), tests, **kwargs)
+    assert not any(r.passed for r in grading.results), grading
+    assert grading.status != "passed"
+    return grading
+
+
+def test_printing_a_fake_report_passes_nothing():
+    assert_never_passes("""\
+    import sys
+    print("49")
+    print('{"status": "passed", "results": [{"passed": true}]}')
+    sys.stdout.write("0" * 32 + "\\n3:ran" + "0" * 32)
+    """)
+
+
+def test_os_exit_zero_passes_nothing():
+    assert_never_passes("""\
+    import os
+    def square(x):
+        print(49)
+        os._exit(0)
+    square(7)
+    """)
+
+
+def test_sys_exit_zero_inside_a_check_passes_nothing():
+    assert_never_passes("""\
+    import sys
+    def square(x):
+        sys.exit(0)
+    """)
+
+
+def test_raising_base_exceptions_passes_nothing():
+    for raising in ("KeyboardInterrupt()", "GeneratorExit()", "type('Escape', (BaseException,), {})()"):
+        assert_never_passes(f"def square(x):\n    raise {raising}\n")
+
+
+def test_patching_builtins_passes_nothing():
+    assert_never_passes("""\
+    import builtins, operator, _operator
+    builtins.AssertionError = type("Quiet", (Exception,), {})
+    builtins.isinstance = lambda *a: True
+    builtins.type = lambda *a: int
+    builtins.all = builtins.any = builtins.bool = lambda *a: True
+    builtins.print = lambda *a, **k: None
+    builtins.repr = builtins.str = lambda *a: "49"
+    builtins.BaseException = builtins.SystemExit = type("X", (Exception,), {})
+    operator.eq = _operator.eq = operator.truth = _operator.truth = lambda *a: True
+    """)
+
+
+def test_an_object_that_equals_everything_passes_nothing():
+    grading = assert_never_passes("""\
+    class Everything(int):
+        def __eq__(self, other): return True
+        def __ne__(self, other): return False
+        __hash__ = int.__hash__
+        def __bool__(self): return True
+    def square(x):
+        return Everything(0)
+    """, [HIDDEN, Test("in", check="assert square(7) in [49]"),
+          Test("true", check="assert square(7)")])  # fmt: skip
+    assert grading.results[0].kind == "wrong_value"
+
+
+def test_a_class_posing_as_int_passes_nothing():
+    assert_never_passes("""\
+    class Posing(type):
+        def __eq__(cls, other): return True
+        def __hash__(cls): return hash(int)
+    class Liar(metaclass=Posing):
+        def __eq__(self, other): return True
+        __hash__ = object.__hash__
+    def square(x):
+        return Liar()
+    """, [Test("int first", check="assert 49 == 49  # int's verdict is known first\n"
+                                  "assert square(7) == 49")])  # fmt: skip
+
+
+def test_patching_the_graders_own_functions_passes_nothing():
+    # every function and list reachable from any frame, replaced or emptied
+    assert_never_passes("""\
+    import sys
+    def square(x):
+        frame = sys._getframe()
+        while frame is not None:
+            for space in (frame.f_globals, frame.f_locals):
+                for name, value in list(space.items()):
+                    if space is globals():
+                        continue
+                    if callable(value) and not isinstance(value, type):
+                        try:
+                            space[name] = lambda *a, **k: True
+                        except Exception:
+                            pass
+                    elif isinstance(value, list):
+                        value.clear()
+            frame = frame.f_back
+        return 0
+    square(7)
+    """)
+
+
+def test_reading_the_graders_code_or_memory_passes_nothing():
+    grading = assert_never_passes("""\
+    import gc, sys
+    found = []
+    def square(x):
+        frame = sys._getframe(1)
+        for attempt in (
+            lambda: frame.f_code.co_consts,                       # the check's constants
+            lambda: frame.f_back.f_code.co_consts,                # the driver's: the token
+            lambda: gc.get_objects(),
+            lambda: open("/proc/self/mem", "rb"),
+            lambda: open("/dev/fd/0", "rb").read(),
+            lambda: __import__("ctypes"),
+            lambda: sys.settrace(lambda *a: None),
+            lambda: __import__("marshal").loads(b"\\xe3"),
+            lambda: frame.f_code.replace(co_consts=()),
+        ):
+            try:
+                found.append(attempt())
+            except RuntimeError:
+                pass
+        for value in found:
+            if isinstance(value, tuple) and 49 in value:
+                return 49
+        return -1
+    """)
+    assert grading.results[0].kind == "wrong_value"
+    assert grading.results[0].got == "-1"
+
+
+def test_no_frame_gives_away_the_token_or_the_expected_values():
+    # a driver's token, written back to the grader, would be a forged pass: every frame's
+    # code, up to the grader's, is tried, and any bytes or 49 found is used
+    assert_never_passes("""\
+    import os, sys
+    def square(x):
+        loot, frame = [], sys._getframe()
+        while frame is not None:
+            for reach in (lambda: frame.f_code, lambda: frame.f_back and frame.f_back.f_code):
+                try:
+                    code = reach()
+                    loot += list(code.co_consts) if code else []
+                except RuntimeError:
+                    pass
+            loot += list(frame.f_locals.values()) + list(frame.f_globals.values())
+            frame = frame.f_back
+        for value in loot:
+            if isinstance(value, bytes):
+                for fd in range(3, 64):
+                    for tail in (b"P", b""):
+                        try:
+                            os.write(fd, value + tail)
+                        except OSError:
+                            pass
+        return 49 if 49 in [v for v in loot if type(v) is int] else 0
+    square(7)
+    """)
+
+
+def test_new_processes_are_not_allowed():
+    result = failed("import os\nos.fork()\n", Test("forks", stdout=""), "not_allowed")
+    assert result.line == 2
+    assert result.exception == "NotAllowedWhileGrading: grading does not allow this (os.fork)"
+    failed("import subprocess\n", Test("spawns", stdout=""), "not_allowed")
+    failed("import os\nos.system('true')\n", Test("shells", stdout=""), "not_allowed")
+
+
+def test_monkeypatching_print_and_stdout_passes_nothing():
+    assert_never_passes("""\
+    import io, sys
+    class Liar(io.StringIO):
+        def getvalue(self): return "49\\n"
+    sys.stdout = sys.__stdout__ = Liar()
+    print = lambda *a, **k: None
+    """)
+
+
+def test_closing_or_replacing_stdout_passes_nothing_and_breaks_nothing():
+    assert_never_passes("""\
+    import os
+    os.close(1)
+    os.dup2(os.open("/dev/null", os.O_WRONLY), 1)
+    """)
+    code = "import os\n" + SQUARE + "os.close(1)\nos.close(2)\n"
+    assert graded(code, [SQUARE_TESTS[2]]).passed  # a check does not need stdout
+
+
+def test_writing_to_every_descriptor_passes_nothing():
+    assert_never_passes("""\
+    import os
+    def square(x):
+        for fd in range(64):
+            for message in (b"P", b"pass", b"\\0" * 16 + b"P", b"end 1 0 0"):
+                try:
+                    os.write(fd, message)
+                except OSError:
+                    pass
+        return 0
+    square(7)
+    """)
+
+
+def test_sleeping_past_the_budget_and_swallowing_the_timeout_passes_nothing():
+    assert_never_passes("""\
+    import time
+    def square(x):
+        while True:
+            try:
+                time.sleep(10)
+            except BaseException:
+                pass
+    """, per_test_seconds=FAST)
+
+
+def test_killing_the_grader_passes_nothing():
+    grading = assert_never_passes("""\
+    import os, signal
+    os.kill(os.getppid(), signal.SIGKILL)
+    for pid in range(1, 64):
+        if pid != os.getpid():
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+    """)
+    assert grading.status == "not_checked"
+
+
+def test_a_hidden_tests_expected_output_never_enters_the_sandbox():
+    secret = "the-expected-answer-7f3a"
+    code = """\
+    import gc, os, sys
+    def look(path):
+        try:
+            return open(path, "rb").read()
+        except Exception as error:
+            return repr(error).encode()
+    seen = [sys.stdin.read(), repr(sys.argv)]
+    frame = sys._getframe()
+    while frame is not None:
+        seen.append(repr(frame.f_locals)[:100000])
+        frame = frame.f_back
+    for root, _dirs, files in os.walk("/tmp"):
+        seen += [look(os.path.join(root, name)) for name in files]
+    print(seen)
+    """
+    tests = [Test("hidden", stdout=secret + "\n", visible=False), Test("visible", stdout="")]
+    grading = graded(code, tests)
+    assert all(secret not in r.stdout + r.stderr for r in grading.results)
+    assert not any(r.passed for r in grading.results)
+
+
+def test_one_test_cannot_leave_anything_for_the_next():
+    code = """\
+    import os, sys
+    secret = sys.stdin.read()
+    if secret:
+        os.makedirs("/tmp/a/b", exist_ok=True)
+        open("/tmp/a/b/leak", "w").write(secret)
+        open("/dev/shm/leak", "w").write(secret)
+        os.chmod("/tmp/a", 0)
+    else:
+        print(sorted(os.listdir("/tmp")), sorted(os.listdir("/dev/shm")))
+    """
+    tests = [Test("hidden", stdin="hidden-input", stdout="", visible=False),
+             Test("visible", stdout="[] []\n")]  # fmt: skip
+    grading = graded(code, tests)
+    assert grading.results[1].passed, grading.results[1]
+
+
+def test_only_a_sandboxs_own_scratch_directories_are_ever_emptied(monkeypatch):
+    # decided without running the harness on this host: emptying a host's /tmp would
+    # delete other programs' files
+    from tutor.sandbox import grading_harness
+
+    def where(cwd, root_writable):
+        monkeypatch.setattr(grading_harness.os, "getcwd", lambda: cwd)
+        monkeypatch.setattr(grading_harness.os, "access", lambda path, mode: root_writable)
+
+    where("/tmp", False)
+    assert grading_harness.scratch_directories(b"private") == ("/tmp", "/dev/shm")
+    assert grading_harness.scratch_directories(b"shared") == ()
+    where("/tmp/parsnip-run-x1", False)  # the unsafe backend's working directory
+    assert grading_harness.scratch_directories(b"private") == ()
+    where("/tmp", True)  # a host's writable root
+    assert grading_harness.scratch_directories(b"private") == ()
+
+
+def test_only_the_test_itself_is_in_its_process():
+    # the hidden check's source is not in the visible test's process, nor its input
+    code = """\
+    import sys
+    def square(x):
+        print(repr(sys.stdin.read()), [repr(f.f_locals) for f in [sys._getframe(1)]])
+        return x * x
+    print(sys.argv)
+    """
+    tests = [Test("visible", check="assert square(2) == 4"),
+             Test("hidden", check="secret_table = {'k': 'hidden-9c1'}\nassert square(3) == 9",
+                  args=["hidden-arg-5e"], stdin="hidden-stdin-77", visible=False)]  # fmt: skip
+    grading = graded(code, tests)
+    visible = grading.results[0]
+    assert visible.passed
+    assert not any(word in visible.stdout for word in ("hidden-9c1", "hidden-arg-5e", "hidden-stdin-77"))
+
+
+# --- the report carries whatever the learner printed, exactly -----------------------------------
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(printed=st.text(max_size=300), on_stderr=st.text(max_size=50))
+def test_whatever_the_learner_prints_comes_back_exactly(printed, on_stderr):
+    code = (
+        "import sys\n"
+        f"sys.stdout.write({printed!r})\n"
+        f"sys.stderr.write({on_stderr!r})\n"
+        "def square(x):\n"
+        "    return x * x\n"
+    )
+    tests = [Test("prints", stdout=printed), Test("checks", check="assert square(3) == 9")]
+    grading = grade(code, tests)
+    assert grading.status == "passed", grading
+    assert [r.stdout for r in grading.results] == [printed, printed]
+    assert [r.stderr for r in grading.results] == [on_stderr, on_stderr]
+    assert Grading.from_dict(json.loads(json.dumps(grading.to_dict()))) == grading
+
+
+def test_every_kind_is_documented():
+    assert set(KINDS) >= {"too_slow", "recursion", "memory", "syntax_error", "exit", "no_input",
+                          "output_flood", "wrong_output", "wrong_value", "exception"}  # fmt: skip
