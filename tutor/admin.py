@@ -33,6 +33,8 @@ from tutor.models import (
     Run,
     VersionPrediction,
 )
+from tutor.practice.code_exercise.actions import queue_exercise_checks
+from tutor.practice.code_exercise.checks import exercises_in_order, queued_checks
 
 
 # django-q2's "Resubmit" puts tasks back on the worker's queue: only for staff who may
@@ -93,18 +95,30 @@ class LessonWithChecksAdmin(LessonAdmin):
     )
     def check_outputs(self, request: HttpRequest, lessons: QuerySet[Lesson]) -> None:
         runs = queue_content_checks(snippets=snippets_in_order().filter(block__lesson__in=lessons))
-        if not runs:
-            self.message_user(request, "These lessons have no snippets to check.", messages.WARNING)
+        exercises = list(exercises_in_order().filter(block__lesson__in=lessons))
+        graded = queue_exercise_checks(exercises=exercises)
+        if not runs and not graded:
+            self.message_user(
+                request, "These lessons have no snippets or code exercises to check.", messages.WARNING
+            )
             return
         url = reverse("admin:course_lesson_check_outputs") + "?runs=" + ",".join(
-            str(run.pk) for run in runs
+            str(run.pk) for run in [*runs, *graded]
+        )
+        exercises_too = (
+            format_html(
+                " Grading {} code exercise{}' solution and starter code too.",
+                len(exercises), "" if len(exercises) == 1 else "s",
+            )
+            if exercises else ""
         )
         self.message_user(
             request,
             format_html(
-                "Checking {} snippet{} in the worker. <a href=\"{}\">See the results</a>.",
+                "Checking {} snippet{} in the worker.{} <a href=\"{}\">See the results</a>.",
                 len(runs),
                 "" if len(runs) == 1 else "s",
+                exercises_too,
                 url,
             ),
             messages.INFO,
@@ -123,7 +137,9 @@ class LessonWithChecksAdmin(LessonAdmin):
         """What the queued checks found; the page reloads itself until every run is final."""
         if not self.has_change_permission(request):
             raise PermissionDenied
-        checks = [SnippetCheck.of_run(run) for run in content_check_runs(self._run_ids(request))]
+        run_ids = self._run_ids(request)
+        checks = [SnippetCheck.of_run(run) for run in content_check_runs(run_ids)]
+        exercise_checks = queued_checks(run_ids)
         context = {
             **self.admin_site.each_context(request),
             "title": "Check outputs",
@@ -131,6 +147,8 @@ class LessonWithChecksAdmin(LessonAdmin):
             "checks": checks,
             "pending": sum(check.pending for check in checks),
             "wrong": [check for check in checks if not check.pending and not check.matches],
+            "exercise_checks": exercise_checks,
+            "exercises_pending": sum(check.pending for check in exercise_checks),
         }
         return TemplateResponse(request, "admin/course/lesson/check_outputs.html", context)
 

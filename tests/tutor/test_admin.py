@@ -93,11 +93,12 @@ def test_check_outputs_queues_runs_for_the_worker_and_never_runs_code_itself(
 
 def test_check_outputs_reports_all_good_once_the_worker_ran_them(admin_client, sample_content):
     response = check_outputs(admin_client, Lesson.objects.all())
-    for run in Run.objects.filter(purpose=Run.Purpose.CONTENT):
+    for run in Run.objects.filter(status=Run.Status.QUEUED):  # as the worker does
         execute_run(run_id=run.pk)
 
     page = admin_client.get(results_url(response))
     assert "All 7 snippets print what they declare." in page.text
+    assert page.text.count("the solution passes every test, the starter code does not") == 3
     assert '<meta http-equiv="refresh"' not in page.text
 
 
@@ -279,3 +280,23 @@ def test_the_admin_calls_classes_and_progress_what_the_site_calls_them(admin_cli
     assert "progresss" not in index.lower()
     changelist = admin_client.get(reverse("admin:tutor_cohort_changelist")).content.decode()
     assert "Select class to change" in changelist
+
+
+def test_check_outputs_grades_each_code_exercise_in_the_worker(admin_client, sample_content, monkeypatch):
+    from course.kinds.code_exercise import CodeExercise
+
+    exercise = CodeExercise.objects.get(block__key="write-kv-cache-vram")
+    exercise.starter = exercise.solution  # nothing left to do: Check outputs must say so
+    exercise.save()
+    response = check_outputs(admin_client, [exercise.block.lesson])
+    assert "Grading 1 code exercise' solution and starter code too." in response.text
+    graded = Run.objects.filter(purpose=Run.Purpose.GRADE)
+    assert graded.count() == 2 and set(graded.values_list("user", flat=True)) == {None}
+    page = admin_client.get(results_url(response))
+    assert "1 of 1 still to go" in page.text and '<meta http-equiv="refresh"' in page.text
+
+    for run in Run.objects.filter(purpose__in=[Run.Purpose.CONTENT, Run.Purpose.GRADE]):
+        execute_run(run_id=run.pk)
+    page = admin_client.get(results_url(response))
+    assert '<meta http-equiv="refresh"' not in page.text
+    assert "MISMATCH: the starter code already passes every test" in page.text

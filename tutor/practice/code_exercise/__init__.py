@@ -49,12 +49,10 @@ class CodeExerciseKind(practice.PracticeKind):
     # -- grading
 
     def run_limits(self, run: Run):
-        return actions.grading_limits(Submission.objects.select_related(
-            "exercise__block__lesson__course"
-        ).get(run=run).exercise)
+        return actions.grading_limits(actions.exercise_of_run(run))
 
     def execute(self, run: Run, limits):
-        return actions.grade_submission(run=run, limits=limits)
+        return actions.grade_run(run=run, limits=limits)
 
     def settle(self, run: Run) -> None:
         if run.purpose == self.run_purpose:

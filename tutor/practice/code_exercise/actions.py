@@ -13,7 +13,7 @@ from tutor import sandbox
 from tutor.actions.progress import refresh_lesson_progress
 from tutor.actions.runs import limits_for, queue_run
 from tutor.models import Run
-from tutor.practice.code_exercise.models import ExerciseDraft, Submission
+from tutor.practice.code_exercise.models import ExerciseCheck, ExerciseDraft, Submission
 from tutor.sandbox.grading import Test, grade
 
 PER_TEST_SECONDS = 2.0
@@ -111,3 +111,39 @@ def settle_submission(*, run: Run) -> Submission | None:
         )
         submission.refresh_from_db()
     return submission
+
+
+def exercise_of_run(run: Run) -> CodeExercise:
+    """The exercise a grading run grades: a learner's submission, or an admin's check."""
+    found = Submission.objects.filter(run=run).select_related("exercise__block__lesson__course").first()
+    if found is None:
+        found = ExerciseCheck.objects.select_related("exercise__block__lesson__course").get(run=run)
+    return found.exercise
+
+
+def queue_exercise_checks(*, exercises) -> list[Run]:
+    """Two grading runs per exercise for the worker, its solution's and its starter's; they
+    belong to no learner (an admin checking content spends no learner's allowance)."""
+    runs = []
+    with transaction.atomic():
+        for exercise in exercises:
+            for role, code in ((ExerciseCheck.Role.SOLUTION, exercise.solution),
+                               (ExerciseCheck.Role.STARTER, exercise.starter)):
+                run = queue_run(code=code, purpose=Run.Purpose.GRADE)
+                ExerciseCheck.objects.create(exercise=exercise, role=role, run=run)
+                runs.append(run)
+    return runs
+
+
+def grade_run(*, run: Run, limits: sandbox.Limits) -> sandbox.Result:
+    """In the worker: grade a submission, or an admin's check of an exercise."""
+    if Submission.objects.filter(run=run).exists():
+        return grade_submission(run=run, limits=limits)
+    check = ExerciseCheck.objects.select_related("exercise").get(run=run)
+    grading = grade(run.code, tests_of(check.exercise), limits=limits, per_test_seconds=PER_TEST_SECONDS)
+    ExerciseCheck.objects.filter(pk=check.pk).update(results=grading.to_dict())
+    return sandbox.Result(
+        status="ok" if grading.status != "not_checked" else "error", exit_code=0,
+        stdout=f"{grading.passed_count} of {len(grading.results)} tests pass. {grading.message}".strip(),
+        stderr=grading.diagnostic, duration_ms=grading.duration_ms, truncated=False,
+    )

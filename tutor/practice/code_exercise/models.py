@@ -70,3 +70,23 @@ class ExerciseDraft(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user}'s draft of {self.exercise}"
+
+
+class ExerciseCheck(models.Model):
+    """The admin's "Check outputs" for a code exercise: its solution or its starter code,
+    graded by its tests in the worker like a submission (the web process runs no code)."""
+
+    class Role(models.TextChoices):
+        SOLUTION = "solution", "Reference solution"
+        STARTER = "starter", "Starter code"
+
+    exercise = models.ForeignKey(CodeExercise, on_delete=models.CASCADE, related_name="checks")
+    role = models.CharField(max_length=10, choices=Role.choices)
+    run = models.OneToOneField(Run, on_delete=models.CASCADE, related_name="exercise_check")
+    results = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        app_label = "tutor"
+
+    def __str__(self) -> str:
+        return f"{self.get_role_display()} of {self.exercise}"
