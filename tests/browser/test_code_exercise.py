@@ -91,3 +91,25 @@ def test_without_javascript_the_form_submits_and_the_page_shows_the_result(brows
     page.reload()
     expect(page.locator(f"{PANEL}-results")).to_contain_text("Every test passes")
     context.close()
+
+
+def test_a_modify_exercise_starts_from_the_snippets_code_and_is_solved_by_changing_it(learner_page):
+    from course.kinds.code_exercise import CodeExercise
+
+    page = learner_page
+    exercise = CodeExercise.objects.get(block__key="max-bits")
+    panel_id = "#exercise-max-bits"
+    page.goto("/learn/local-models/choosing-hardware-for-local-models/" + panel_id)
+    panel = page.locator(panel_id)
+    expect(panel.locator(".cm-content")).to_contain_text("def fits(params_billion, bits, vram_gb")
+    panel.get_by_role("button", name="Test it").click()  # the snippet as it is: not yet
+    results = page.locator(f"{panel_id}-results")
+    expect(results).to_contain_text("picks 8-bit for an 8B model on a 12 GB card")
+    expect(results).to_contain_text("max_bits")  # the name the tests use, not yet defined
+
+    panel.locator(".cm-content").click()
+    page.keyboard.press("ControlOrMeta+a")
+    page.keyboard.press("Delete")
+    page.keyboard.insert_text(exercise.solution)
+    panel.get_by_role("button", name="Test it").click()
+    expect(results).to_contain_text("Every test passes")
