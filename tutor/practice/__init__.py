@@ -168,6 +168,18 @@ def discover() -> None:
             importlib.import_module(f"{__name__}.{module.name}")
 
 
+def shown_id(request: HttpRequest | None, name: str) -> int | None:
+    """The id of the learner's row to show, from `?<name>=` after a plain (no-JS) POST
+    (`?run=`, `?submission=`); anything else shows none."""
+    value = request.GET.get(name, "") if request is not None else ""
+    if not value.isdecimal():  # not isdigit: "²" is a digit that int() refuses
+        return None
+    try:
+        return int(value)
+    except ValueError:  # more digits than int() will read
+        return None
+
+
 @dataclass
 class PageBlock:
     """One block as the lesson page renders it: its template and, for a practice kind, the

@@ -10,22 +10,16 @@ teachers see of it (teaching.py).
 """
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import Prefetch
 from django.http import HttpRequest
 from django.urls import path
 
-from course.kinds.code_exercise import CodeExercise, CodeTest
+from course.kinds.code_exercise import CodeExercise
 from course.models import Block
 from tutor import practice
 from tutor.models import Run
 from tutor.practice.code_exercise import actions, teaching
 from tutor.practice.code_exercise.models import ExerciseDraft, Submission
 from tutor.practice.code_exercise.state import practices
-
-
-def shown_submission_id(request: HttpRequest | None) -> int | None:
-    value = request.GET.get("submission", "") if request is not None else ""
-    return int(value) if value.isdecimal() and len(value) < 19 else None
 
 
 class CodeExerciseKind(practice.PracticeKind):
@@ -43,7 +37,7 @@ class CodeExerciseKind(practice.PracticeKind):
         exercises = [block.code_exercise for block in blocks if hasattr(block, "code_exercise")]
         if not exercises or not user.is_authenticated:
             return {}
-        found = practices(user, exercises, submission_id=shown_submission_id(request))
+        found = practices(user, exercises, submission_id=practice.shown_id(request, "submission"))
         return {exercise.block_id: found[exercise.pk] for exercise in exercises}
 
     # -- grading
@@ -109,11 +103,6 @@ class CodeExerciseKind(practice.PracticeKind):
             path("submissions/<int:submission_id>/", views.submission_detail, name="submission_detail"),
             path("code-exercises/<int:exercise_id>/draft/", views.exercise_draft_save, name="exercise_draft_save"),
         ]
-
-
-def exercises_with_tests():
-    """Code exercises with their tests in order (one prefetch)."""
-    return CodeExercise.objects.prefetch_related(Prefetch("tests", queryset=CodeTest.objects.all()))
 
 
 practice.register(CodeExerciseKind())

@@ -67,6 +67,19 @@ def grading_limits(exercise: CodeExercise) -> sandbox.Limits:
     return dataclasses.replace(limits, wall_seconds=min(max(limits.wall_seconds, needed), ceiling))
 
 
+def run_result(grading) -> sandbox.Result:
+    """What the grading run's row keeps: a summary (the tests' results are kept on the
+    submission or the check); "error" only when the harness could not grade."""
+    return sandbox.Result(
+        status="ok" if grading.status != "not_checked" else "error",
+        exit_code=0,
+        stdout=f"{grading.passed_count} of {len(grading.results)} tests pass. {grading.message}".strip(),
+        stderr=grading.diagnostic,
+        duration_ms=grading.duration_ms,
+        truncated=False,
+    )
+
+
 def grade_submission(*, run: Run, limits: sandbox.Limits) -> sandbox.Result:
     """In the worker: run every test against the submitted code in one sandbox run, keep
     every test's result on the submission, and give the run a summary for its row."""
@@ -87,14 +100,7 @@ def grade_submission(*, run: Run, limits: sandbox.Limits) -> sandbox.Result:
     if verdict == Submission.Verdict.PASSED:
         # Before the run is saved and the learner woken: the answer they get shows it.
         refresh_lesson_progress(user=submission.user, lesson=exercise.block.lesson)
-    return sandbox.Result(
-        status="ok" if grading.status != "not_checked" else "error",
-        exit_code=0,
-        stdout=f"{grading.passed_count} of {len(grading.results)} tests pass. {grading.message}".strip(),
-        stderr=grading.diagnostic,
-        duration_ms=grading.duration_ms,
-        truncated=False,
-    )
+    return run_result(grading)
 
 
 def settle_submission(*, run: Run) -> Submission | None:
@@ -142,8 +148,4 @@ def grade_run(*, run: Run, limits: sandbox.Limits) -> sandbox.Result:
     check = ExerciseCheck.objects.select_related("exercise").get(run=run)
     grading = grade(run.code, tests_of(check.exercise), limits=limits, per_test_seconds=PER_TEST_SECONDS)
     ExerciseCheck.objects.filter(pk=check.pk).update(results=grading.to_dict())
-    return sandbox.Result(
-        status="ok" if grading.status != "not_checked" else "error", exit_code=0,
-        stdout=f"{grading.passed_count} of {len(grading.results)} tests pass. {grading.message}".strip(),
-        stderr=grading.diagnostic, duration_ms=grading.duration_ms, truncated=False,
-    )
+    return run_result(grading)

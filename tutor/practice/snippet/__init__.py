@@ -14,7 +14,7 @@ from tutor import practice
 from tutor.actions import predictions
 from tutor.models import Prediction, Run
 from tutor.practice.snippet import teaching
-from tutor.practice.snippet.state import practices, shown_run_id
+from tutor.practice.snippet.state import practices
 
 
 class SnippetKind(practice.PracticeKind):
@@ -31,8 +31,7 @@ class SnippetKind(practice.PracticeKind):
         if not user.is_authenticated:
             return {}
         snippets = [block.snippet for block in blocks if hasattr(block, "snippet")]
-        run_id = shown_run_id(request) if request is not None else None
-        found = practices(user, snippets, run_id=run_id)
+        found = practices(user, snippets, run_id=practice.shown_id(request, "run"))
         return {snippet.block_id: found[snippet.pk] for snippet in snippets}
 
     def settle(self, run: Run) -> None:

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.http import HttpRequest
 
 from course.models import Snippet
 from tutor.actions.runs import limits_for
@@ -183,14 +182,3 @@ def practices(
 
 def practice_of(user: AbstractBaseUser, snippet: Snippet, **kwargs) -> SnippetPractice:
     return practices(user, [snippet], **kwargs)[snippet.pk]
-
-
-def shown_run_id(request: HttpRequest) -> int | None:
-    """The learner's run to show, from `?run=` after a plain POST; anything else shows none."""
-    value = request.GET.get("run", "")
-    if not value.isdecimal():  # not isdigit: "²" is a digit that int() refuses
-        return None
-    try:
-        return int(value)
-    except ValueError:  # more digits than int() will read
-        return None
