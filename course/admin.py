@@ -135,6 +135,7 @@ class LessonAdmin(nested_admin.NestedModelAdminMixin, ContentAdmin):
 
     class Media:
         css = {"all": ["css/admin.css"]}
+        js = ["js/admin-kinds.js"]
 
 
 class WritesInPlace:

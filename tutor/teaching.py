@@ -337,16 +337,41 @@ def analyse_exercise(
     return analysis
 
 
+# A lesson's item analysis, for a kind with no template of its own ---------------------
+
+
+@dataclass
+class ItemAnalysis:
+    """How a class did on one item: what the generic analysis template
+    (tutor/teaching/kinds/analysis.html) shows for a kind that declares no template."""
+
+    anchor: str  # the item's id on the teacher's lesson page: "<kind>-<key>"
+    title: str
+    headline: str = ""  # "12 of 20 who answered got it right (60%)"; empty: nobody yet
+    figures: list[tuple[str, str]] = field(default_factory=list)  # ("Tries (median)", "2")
+    # Ranked lists, each a heading and (text, students): ("Most common wrong answers", ...)
+    rankings: list[tuple[str, list[tuple[str, int]]]] = field(default_factory=list)
+
+
 # A student's timeline ------------------------------------------------------------------
 
 
 @dataclass
 class Event:
+    """One thing a student did. A kind with an event template of its own renders `row`
+    with it; any other kind fills the words below and the timeline's generic template
+    shows them (tutor/teaching/kinds/event.html)."""
+
     kind: str  # "prediction", "ordering", "run", ...
     when: datetime
-    row: object
-    template: str  # how the timeline shows it (one per practice kind's kind of event)
+    row: object = None
+    template: str = "tutor/teaching/kinds/event.html"
     detail: str = ""  # e.g. an ordering check's lines, as the student put them
+    title: str = ""  # "Answered “Which line runs first?”"
+    link: str = ""  # where the item is on the teacher's lesson page
+    place: str = ""  # the lesson's title
+    verdict: str = ""  # "Right", "Wrong", ...
+    tone: str = "other"  # right, wrong or other: how the verdict is marked
 
 
 def timeline(*groups: Iterable[Event]) -> list[Event]:

@@ -65,6 +65,9 @@ class BlockKind:
     page_prefetch: tuple[str, ...] = ()
     # Returns the admin inline that edits the kind's own rows on the lesson's admin page.
     admin_inline: Callable[[], type] | None = None
+    # Stylesheets of its own (static paths) the lesson page links. Most kinds need none:
+    # the site's stylesheet has building blocks for block templates ("Building blocks").
+    styles: tuple[str, ...] = ()
 
     @property
     def field_names(self) -> tuple[str, ...]:
@@ -148,8 +151,18 @@ def every() -> Iterable[BlockKind]:
 
 
 def admin_inlines() -> list[type]:
-    """The admin inlines the kinds declare (their own rows, edited on the lesson page)."""
-    return [kind.admin_inline() for kind in _kinds.values() if kind.admin_inline is not None]
+    """The admin inlines the kinds declare (their own rows, edited on the lesson page),
+    each marked with its kind: the lesson's admin page shows a block only its own kind's
+    (static/js/admin-kinds.js)."""
+    inlines = []
+    for kind in _kinds.values():
+        if kind.admin_inline is not None:
+            inline = kind.admin_inline()
+            marker = f"kind-{kind.name}"
+            if marker not in (inline.classes or ()):
+                inline.classes = [*(inline.classes or ()), marker]
+            inlines.append(inline)
+    return inlines
 
 
 def page_lookups() -> tuple[list[str], list[str]]:

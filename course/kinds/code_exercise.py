@@ -198,7 +198,6 @@ def admin_inline():
         formset = ContentFormSet
         fields = ["starter", "solution", "run_limits"]
         extra = 0
-        classes = ["kind-code_exercise"]
         inlines = [CodeTestInline]
 
     return CodeExerciseInline

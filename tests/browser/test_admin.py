@@ -64,6 +64,15 @@ def test_the_lesson_admin_page_edits_blocks_in_place_with_monospace_code(
     # A prose block shows no empty snippet or exercise to fill in; a snippet block its snippet.
     prose = page.locator(".djn-inline-form:has(select[name$='-kind'] option[value='try_it']:checked)").first
     expect(prose.locator(".kind-snippet")).to_be_hidden()
+    expect(prose.locator(".kind-code_exercise")).to_be_hidden()
+    # Changing a block's kind shows that kind's inline, and only that one.
+    kind = page.locator("#" + prose.locator("select[name$='-kind']").get_attribute("id"))
+    prose = page.locator(".djn-inline-form").filter(has=kind)
+    kind.select_option("code_exercise")
+    expect(prose.locator(".kind-code_exercise")).to_be_visible()
+    expect(prose.locator(".kind-snippet")).to_be_hidden()
+    kind.select_option("try_it")
+    expect(prose.locator(".kind-code_exercise")).to_be_hidden()
     # The lines table fits the page.
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= 1280

@@ -65,3 +65,33 @@ def test_polls_never_write(client, learner):
     assert writes_in(queries.captured_queries) == []
     assert "Parsnip lost this run" in run.content.decode()
     assert reveal.stdout.strip() in answer.content.decode()
+
+
+@pytest.fixture
+def callout_kind():
+    """A display kind declared the way a new one is: one BlockKind, here with a
+    stylesheet of its own (an existing one: the test needs a real static file)."""
+    kind = kinds.register(
+        kinds.BlockKind(
+            name="test_callout",
+            label="Callout",
+            template="course/blocks/prose.html",
+            fields=kinds.common_fields(),
+            styles=("css/teaching.css",),
+        )
+    )
+    yield kind
+    kinds._kinds.pop(kind.name)
+
+
+def test_a_display_kind_is_rendered_and_its_own_stylesheet_linked(client, callout_kind):
+    from tests.factories import make_block, make_lesson
+
+    lesson = make_lesson()
+    make_block(lesson, kind="test_callout", key="note", body="Check the **units**.")
+    html = client.get(lesson.get_absolute_url()).content.decode()
+    assert "<strong>units</strong>" in html
+    assert 'href="/static/css/teaching' in html
+    # A page whose lesson has no such block links it too: the page's head is the same for
+    # every lesson, so browsers cache one set of stylesheets.
+    assert practice.assets()[0].count("css/teaching.css") == 1

@@ -438,3 +438,34 @@ def test_the_progress_csv_says_what_the_grid_shows(students, lessons, progress):
         for row in built.rows
     }
     assert {row[0]: (row[3:-1], row[-1]) for row in exported} == shown
+
+
+def test_a_kind_without_templates_of_its_own_is_shown_by_the_generic_ones():
+    """A new practice kind fills ItemAnalysis and Event with words; the generic templates
+    show them on the lesson analysis and in the timeline, escaped."""
+    from django.template.loader import render_to_string
+
+    from tutor import practice
+
+    kind = practice.PracticeKind()
+    kind.name, kind.label = "choice", "Multiple choice"
+    item = teaching.ItemAnalysis(
+        anchor="choice-units", title="Which unit?", headline="3 of 4 got it right (75%)",
+        figures=[("Tries (median)", "1")],
+        rankings=[("Most common wrong answers", [("<b>MB</b>", 1)]), ("Empty", [])],
+    )
+    html = render_to_string(kind.analysis_template, {"kind": kind, "items": [item]})
+    assert '<h2 id="choice-analysis-heading">Multiple choice</h2>' in html
+    assert 'id="choice-units"' in html and "3 of 4 got it right (75%)" in html
+    assert "<dt>Tries (median)</dt><dd>1</dd>" in html
+    assert "&lt;b&gt;MB&lt;/b&gt; <span class=\"muted\">· 1 student</span>" in html
+    assert "Empty" not in html
+    assert render_to_string(kind.analysis_template, {"kind": kind, "items": []}).strip() == ""
+
+    event = teaching.Event(
+        "choice", timezone.now(), title="Answered “Which unit?”", link="/x#choice-units",
+        place="Units", verdict="Wrong", tone="wrong", detail="MB <3",
+    )
+    html = render_to_string(event.template, {"event": event})
+    assert "Answered “Which unit?”" in html and 'href="/x#choice-units"' in html
+    assert 'class="verdict verdict-wrong">Wrong<' in html and "MB &lt;3" in html

@@ -61,7 +61,9 @@ class PracticeKind:
     styles: tuple[str, ...] = ()  # static paths the lesson page links
     scripts: tuple[str, ...] = ()
     label: str = ""  # for teachers: "Snippets"
-    analysis_template: str = ""  # one item's analysis on the teacher's lesson page
+    # The kind's items on the teacher's lesson page; the generic template shows the
+    # tutor.teaching.ItemAnalysis items `analyses()` returns.
+    analysis_template: str = "tutor/teaching/kinds/analysis.html"
 
     @property
     def content(self) -> content_kinds.BlockKind:
@@ -213,7 +215,9 @@ def page_blocks(
 
 
 def assets() -> tuple[list[str], list[str]]:
-    """Every practice kind's styles and scripts, for the lesson page's head."""
-    styles = [path for kind in every() for path in kind.styles]
+    """Every block kind's own styles and every practice kind's styles and scripts, for the
+    lesson page's head."""
+    styles = [path for kind in content_kinds.every() for path in kind.styles]
+    styles += [path for kind in every() for path in kind.styles if path not in styles]
     scripts = [path for kind in every() for path in kind.scripts]
     return styles, scripts
