@@ -131,3 +131,38 @@ def test_code_typed_then_left_at_once_is_there_on_return(learner_page):
         time.sleep(0.05)
     page.goto(SEED + PANEL)
     expect(page.locator(f"{PANEL} .cm-content")).to_contain_text("# mine")
+
+
+def test_back_after_leaving_shows_the_code_and_the_latest_result_and_two_tabs_keep_both_submissions(
+    learner_page,
+):
+    """Back and Forward never show a stale panel: the page is never cached, so Back
+    brings the code as last submitted and that submission's results; a second tab's
+    submission is kept too, and each tab shows the latest on reload."""
+    page = learner_page
+    page.goto(SEED + PANEL)
+    write(page, ONE_DECIMAL)
+    page.locator(PANEL).get_by_role("button", name="Test it").click()
+    results = page.locator(f"{PANEL}-results")
+    expect(results).to_contain_text("5 of 6 tests pass")
+    page.get_by_role("link", name="Lessons", exact=True).first.click()
+    page.go_back()
+    expect(page.locator(f"{PANEL}-results")).to_contain_text("5 of 6 tests pass")
+    expect(page.locator(f"{PANEL} .cm-content")).to_contain_text("%.1f GB")
+    page.go_forward()
+    page.go_back()
+    expect(page.locator(f"{PANEL}-results")).to_contain_text("5 of 6 tests pass")
+
+    other = page.context.new_page()
+    other.goto(SEED + PANEL)
+    expect(other.locator(f"{PANEL} .cm-content")).to_contain_text("%.1f GB")
+    editor = other.locator(f"{PANEL} .cm-content")
+    editor.click()
+    other.keyboard.press("ControlOrMeta+a")
+    other.keyboard.press("Delete")
+    other.keyboard.insert_text(ONE_DECIMAL.replace("%.1f", "%.2f"))
+    other.locator(PANEL).get_by_role("button", name="Test it").click()
+    expect(other.locator(f"{PANEL}-results")).to_contain_text("Every test passes")
+    page.reload()
+    expect(page.locator(f"{PANEL}-results")).to_contain_text("Every test passes")
+    assert list(Submission.objects.order_by("pk").values_list("verdict", flat=True)) == ["failed", "passed"]
