@@ -33,7 +33,12 @@ def test_different_mistakes_are_different_groups():
     assert group_of("8\n4\n", "4\n16\n").key != group_of("4\n8\n", "4\n16\n").key
 
 
-@given(lines, lines, st.lists(st.sampled_from([" ", "  ", "\t"]), min_size=5, max_size=5), st.booleans())
+@given(
+    lines,
+    lines,
+    st.lists(st.sampled_from([" ", "  ", "\t"]), min_size=5, max_size=5),
+    st.booleans(),
+)
 def test_trailing_whitespace_never_splits_a_group(predicted, output, spaces, windows):
     plain = "\n".join(predicted)
     padded = "\n".join(line + pad for line, pad in zip(predicted, spaces * 2, strict=False))
@@ -53,7 +58,13 @@ def test_equal_keys_mean_equal_normalised_predictions(first, second, output):
     assert (a.answer == b.answer) <= (a.key == b.key)
 
 
-TEXTS = {"a": "total = 0", "b": "for n in nums:", "c": "    total += n", "d": "return total", "x": "print(n)"}
+TEXTS = {
+    "a": "total = 0",
+    "b": "for n in nums:",
+    "c": "    total += n",
+    "d": "return total",
+    "x": "print(n)",
+}
 CORRECT = ["a", "b", "c", "d"]
 
 
@@ -72,7 +83,10 @@ def test_left_out_and_extra_lines_are_named():
 def test_lines_that_read_the_same_are_interchangeable(order, padded):
     texts = {**TEXTS, "c2": TEXTS["c"] + ("   " if padded else "")}
     swapped = ["c2" if key == "c" else key for key in order]
-    assert arrangement_group(order, CORRECT, TEXTS).key == arrangement_group(swapped, CORRECT, texts).key
+    assert (
+        arrangement_group(order, CORRECT, TEXTS).key
+        == arrangement_group(swapped, CORRECT, texts).key
+    )
 
 
 def result(name, passed, kind=None):
@@ -80,15 +94,23 @@ def result(name, passed, kind=None):
 
 
 def test_submissions_group_by_failing_tests_and_kind():
-    one = submission_group({"results": [result("empty list", False, "wrong_value"), result("one", True)]})
-    two = submission_group({"results": [result("one", True), result("empty list", False, "wrong_value")]})
-    other = submission_group({"results": [result("empty list", False, "exception"), result("one", True)]})
+    one = submission_group(
+        {"results": [result("empty list", False, "wrong_value"), result("one", True)]}
+    )
+    two = submission_group(
+        {"results": [result("one", True), result("empty list", False, "wrong_value")]}
+    )
+    other = submission_group(
+        {"results": [result("empty list", False, "exception"), result("one", True)]}
+    )
     assert one.key == two.key != other.key
     assert one.description == "Fails “empty list” (wrong value (an assert failed))"
 
 
 @pytest.mark.parametrize("names", [["a"], ["a", "b"]])
 def test_a_syntax_error_is_one_group_whatever_the_tests(names):
-    group = submission_group({"kind": "syntax_error", "results": [result(n, False, "syntax_error") for n in names]})
+    group = submission_group(
+        {"kind": "syntax_error", "results": [result(n, False, "syntax_error") for n in names]}
+    )
     assert group.key == submission_group({"kind": "syntax_error", "results": []}).key
     assert "syntax error" in group.description

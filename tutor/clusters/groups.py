@@ -74,11 +74,15 @@ def joined(parts: list[str], *, most: int = 3) -> str:
     return shown
 
 
-def gather(block_id: int, right: set[int], wrong: dict[int, Group], other_wrong: set[int] = frozenset()) -> Distribution:
+def gather(
+    block_id: int, right: set[int], wrong: dict[int, Group], other_wrong: set[int] = frozenset()
+) -> Distribution:
     """A distribution from each student's verdict: `right` students, and each wrong
     student's group (groups made per student are merged by key)."""
     groups: dict[str, Group] = {}
     for user_id, group in wrong.items():
-        groups.setdefault(group.key, Group(group.key, group.description, group.answer)).students.add(user_id)
+        groups.setdefault(
+            group.key, Group(group.key, group.description, group.answer)
+        ).students.add(user_id)
     ordered = sorted(groups.values(), key=lambda group: (-group.count, group.description))
     return Distribution(block_id, right=len(right), groups=ordered, other_wrong=len(other_wrong))

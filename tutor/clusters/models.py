@@ -27,8 +27,12 @@ class ClusterComment(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="cluster_comments"
     )
     block = models.ForeignKey(Block, on_delete=models.CASCADE, related_name="cluster_comments")
-    key = models.CharField(max_length=32, help_text="The group's normalised answer (tutor.clusters.groups.group_key).")
-    summary = models.CharField(max_length=300, help_text="What the group got wrong, when the comment was written.")
+    key = models.CharField(
+        max_length=32, help_text="The group's normalised answer (tutor.clusters.groups.group_key)."
+    )
+    summary = models.CharField(
+        max_length=300, help_text="What the group got wrong, when the comment was written."
+    )
     text = models.TextField(max_length=MAX_COMMENT_CHARS)
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(default=timezone.now)
@@ -39,7 +43,9 @@ class ClusterComment(models.Model):
         app_label = "tutor"
         verbose_name = "comment on a group of answers"
         constraints = [
-            models.UniqueConstraint(fields=["cohort", "block", "key"], name="one_comment_per_group_and_class")
+            models.UniqueConstraint(
+                fields=["cohort", "block", "key"], name="one_comment_per_group_and_class"
+            )
         ]
 
     def __str__(self) -> str:

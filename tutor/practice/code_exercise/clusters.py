@@ -16,7 +16,11 @@ from tutor.practice.code_exercise.teaching import FAILURE_NAMES
 def submission_group(results: dict) -> Group:
     """The group of a failing submission, from its grading (Submission.results)."""
     if results.get("kind") == "syntax_error":
-        return Group(group_key("code_exercise", "syntax_error"), "The code does not run: a syntax error", "Syntax error")
+        return Group(
+            group_key("code_exercise", "syntax_error"),
+            "The code does not run: a syntax error",
+            "Syntax error",
+        )
     failing = sorted(
         {(r["name"], r.get("kind") or "") for r in results.get("results", []) if not r["passed"]}
     )
@@ -24,14 +28,22 @@ def submission_group(results: dict) -> Group:
     names = sorted({name for name, _ in failing})
     how = ", ".join(FAILURE_NAMES.get(kind, kind) for kind in kinds)
     description = joined([f"“{name}”" for name in names], most=4)
-    description = f"Fails {description}" + (f" ({how})" if how else "") if names else "Fails, with no test named"
+    description = (
+        f"Fails {description}" + (f" ({how})" if how else "")
+        if names
+        else "Fails, with no test named"
+    )
     answer = "\n".join(f"✗ {name}" for name in names) + (f"\n{how}" if how else "")
     return Group(group_key("code_exercise", names, kinds), description, answer)
 
 
 def cluster_of(state: ExercisePractice | None) -> tuple[int, Group] | None:
     """The submission the panel shows, when it was tested and failed."""
-    if state is None or state.submission is None or state.submission.verdict != Submission.Verdict.FAILED:
+    if (
+        state is None
+        or state.submission is None
+        or state.submission.verdict != Submission.Verdict.FAILED
+    ):
         return None
     return state.exercise.block_id, submission_group(state.submission.results)
 
@@ -51,7 +63,9 @@ def clusters(*, in_class: Q, blocks: list) -> dict[int, Distribution]:
     found = {}
     for exercise in exercises:
         answers = latest[exercise.pk]
-        right = {user for user, (verdict, _) in answers.items() if verdict == Submission.Verdict.PASSED}
+        right = {
+            user for user, (verdict, _) in answers.items() if verdict == Submission.Verdict.PASSED
+        }
         wrong = {
             user: submission_group(results)
             for user, (verdict, results) in answers.items()

@@ -37,7 +37,8 @@ def arrangement_group(order: Sequence[str], correct: Sequence[str], texts: dict[
         if j not in kept
     ]
     parts = [
-        f"line {quoted(line)} placed " + (f"before {quoted(after)}" if after is not None else "last")
+        f"line {quoted(line)} placed "
+        + (f"before {quoted(after)}" if after is not None else "last")
         for line, after in misplaced
     ]
     parts += [f"leaves out {quoted(line)}" for line in left_out]

@@ -35,7 +35,11 @@ def prediction_group(comparison: PredictionComparison) -> Group:
 
 def cluster_of(state: SnippetPractice | None) -> tuple[int, Group] | None:
     """The learner's first prediction, when it was typed and wrong and the output is known."""
-    if state is None or state.prediction is None or state.prediction.verdict != Prediction.Verdict.WRONG:
+    if (
+        state is None
+        or state.prediction is None
+        or state.prediction.verdict != Prediction.Verdict.WRONG
+    ):
         return None
     comparison = state.comparison
     if comparison is None or comparison.is_right:
