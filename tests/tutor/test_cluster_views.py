@@ -42,7 +42,13 @@ def world():
     make_prediction(students[1], snippet, text="4  \n8\n\n", verdict=wrong)  # the same, padded
     make_prediction(students[2], snippet, text="16\n", verdict=wrong)
     make_prediction(students[3], snippet)  # right
-    return {"teacher": teacher, "lesson": lesson, "snippet": snippet, "students": students, "cohort": cohort}
+    return {
+        "teacher": teacher,
+        "lesson": lesson,
+        "snippet": snippet,
+        "students": students,
+        "cohort": cohort,
+    }
 
 
 def common_group(world):
@@ -57,7 +63,9 @@ def _in(cohort):
 
 
 def comment_url(world, key):
-    return reverse("tutor:cluster_comment", args=[world["cohort"].pk, world["snippet"].block_id, key])
+    return reverse(
+        "tutor:cluster_comment", args=[world["cohort"].pk, world["snippet"].block_id, key]
+    )
 
 
 def lesson_url(world):
@@ -78,7 +86,11 @@ def test_the_comment_form_comes_inline_or_as_a_page(client, world):
     url = comment_url(world, common_group(world).key)
     inline = client.get(url, **HTMX)
     assert inline.status_code == 200
-    assert b"<form" in inline.content and b"<html" not in inline.content and b"hx-post" in inline.content
+    assert (
+        b"<form" in inline.content
+        and b"<html" not in inline.content
+        and b"hx-post" in inline.content
+    )
     page = client.get(url)
     assert page.status_code == 200 and b"<html" in page.content and b"hx-post" not in page.content
 
@@ -86,19 +98,27 @@ def test_the_comment_form_comes_inline_or_as_a_page(client, world):
 def test_saving_a_comment_returns_the_group_with_its_reach(client, world):
     client.force_login(world["teacher"])
     group = common_group(world)
-    response = client.post(comment_url(world, group.key), {"text": "Look at the loop again."}, **HTMX)
+    response = client.post(
+        comment_url(world, group.key), {"text": "Look at the loop again."}, **HTMX
+    )
     assert response.status_code == 200
     body = response.content.decode()
     assert "Look at the loop again." in body and "Seen now by 2 students" in body
     comment = ClusterComment.objects.get()
-    assert (comment.author, comment.cohort, comment.key) == (world["teacher"], world["cohort"], group.key)
+    assert (comment.author, comment.cohort, comment.key) == (
+        world["teacher"],
+        world["cohort"],
+        group.key,
+    )
 
 
 def test_a_plain_post_goes_back_to_the_group_and_editing_changes_the_one_comment(client, world):
     client.force_login(world["teacher"])
     url = comment_url(world, common_group(world).key)
     response = client.post(url, {"text": "First."})
-    assert response.status_code == 302 and response["Location"].endswith(f"#group-{world['snippet'].block_id}-{common_group(world).key}")
+    assert response.status_code == 302 and response["Location"].endswith(
+        f"#group-{world['snippet'].block_id}-{common_group(world).key}"
+    )
     client.post(url, {"text": "Second thoughts."})
     assert list(ClusterComment.objects.values_list("text", flat=True)) == ["Second thoughts."]
     assert client.post(url + "?from=projector", {"text": "Third."})["Location"] == reverse(
@@ -106,7 +126,9 @@ def test_a_plain_post_goes_back_to_the_group_and_editing_changes_the_one_comment
     )
 
 
-@pytest.mark.parametrize("text,says", [("", "empty"), ("   ", "empty"), ("x" * 2001, "at most 2,000")])
+@pytest.mark.parametrize(
+    "text,says", [("", "empty"), ("   ", "empty"), ("x" * 2001, "at most 2,000")]
+)
 def test_an_empty_or_too_long_comment_is_refused(client, world, text, says):
     client.force_login(world["teacher"])
     group = common_group(world)
@@ -138,8 +160,12 @@ def test_other_teachers_and_students_may_not_comment(client, world):
 
 def save_comment(world, text="Look at line 2: what does the loop double?"):
     return ClusterComment.objects.create(
-        cohort=world["cohort"], author=world["teacher"], block=world["snippet"].block,
-        key=common_group(world).key, summary="s", text=text,
+        cohort=world["cohort"],
+        author=world["teacher"],
+        block=world["snippet"].block,
+        key=common_group(world).key,
+        summary="s",
+        text=text,
     )
 
 
@@ -196,13 +222,22 @@ def test_the_lesson_page_reads_comments_in_a_fixed_number_of_queries(client, wor
     client.force_login(ann)
     client.get(world["lesson"].get_absolute_url())  # warm the content cache
     with CaptureQueriesContext(connection) as one:
-        assert "what does the loop double?" in client.get(world["lesson"].get_absolute_url()).content.decode()
+        assert (
+            "what does the loop double?"
+            in client.get(world["lesson"].get_absolute_url()).content.decode()
+        )
     for _ in range(3):  # more snippets answered the same way, each with a comment
-        snippet = make_snippet(world["lesson"], code="print(4)\nprint(16)\n", expected_output="4\n16\n")
+        snippet = make_snippet(
+            world["lesson"], code="print(4)\nprint(16)\n", expected_output="4\n16\n"
+        )
         make_prediction(ann, snippet, text="4\n8\n", verdict=Prediction.Verdict.WRONG)
         ClusterComment.objects.create(
-            cohort=world["cohort"], author=world["teacher"], block=snippet.block,
-            key=common_group(world).key, summary="s", text="Another comment.",
+            cohort=world["cohort"],
+            author=world["teacher"],
+            block=snippet.block,
+            key=common_group(world).key,
+            summary="s",
+            text="Another comment.",
         )
     client.get(world["lesson"].get_absolute_url())
     with CaptureQueriesContext(connection) as four:
@@ -224,7 +259,11 @@ def test_the_projector_shows_answers_and_counts_never_names(client, world):
     for name in ("annika", "borbala", "casimir", "dagmar", "tina"):
         assert name not in body
     board = client.get(url, **HTMX)
-    assert board.status_code == 200 and b"<html" not in board.content and b'hx-trigger="every 5s"' in board.content
+    assert (
+        board.status_code == 200
+        and b"<html" not in board.content
+        and b'hx-trigger="every 5s"' in board.content
+    )
     client.force_login(make_teacher("other"))
     assert client.get(url).status_code == 404
 
@@ -233,14 +272,20 @@ def test_ordering_groups_reach_the_students_who_made_them(client, world):
     exercise = make_exercise(world["lesson"], lines=["a = 1", "b = 2", "print(a + b)"])
     ann, bob = world["students"][:2]
     for student in (ann, bob):
-        OrderingArrangement.objects.create(user=student, exercise=exercise, order=["l3", "l1", "l2"], checks=1, wrong_checks=1)
-        make_ordering_attempt(student, exercise, order=["l3", "l1", "l2"], verdict=OrderingAttempt.Verdict.WRONG)
+        OrderingArrangement.objects.create(
+            user=student, exercise=exercise, order=["l3", "l1", "l2"], checks=1, wrong_checks=1
+        )
+        make_ordering_attempt(
+            student, exercise, order=["l3", "l1", "l2"], verdict=OrderingAttempt.Verdict.WRONG
+        )
     client.force_login(world["teacher"])
     page = client.get(lesson_url(world)).content.decode()
     assert "Line <code>print(a + b)</code> placed before <code>a = 1</code>" in page
     from tutor.practice.ordering.clusters import clusters
 
-    group = clusters(in_class=_in(world["cohort"]), blocks=[exercise.block])[exercise.block_id].groups[0]
+    group = clusters(in_class=_in(world["cohort"]), blocks=[exercise.block])[
+        exercise.block_id
+    ].groups[0]
     url = reverse("tutor:cluster_comment", args=[world["cohort"].pk, exercise.block_id, group.key])
     assert client.post(url, {"text": "Which line needs a and b first?"}).status_code == 302
     assert "Which line needs a and b first?" in lesson_page(client, ann, world)

@@ -7,7 +7,7 @@ check), so a student who lands in a group later sees the comment too."""
 import weakref
 from dataclasses import dataclass, field
 
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 from django.http import HttpRequest
 
 from course.models import Block, Lesson
@@ -34,7 +34,9 @@ def _comments_by_block(request: HttpRequest, *, block_id: int, lesson_id: int | 
     return seen[scope]
 
 
-def comments_for(request: HttpRequest, kind_name: str, state, *, lesson: Lesson | None = None) -> list:
+def comments_for(
+    request: HttpRequest, kind_name: str, state, *, lesson: Lesson | None = None
+) -> list:
     """The comments a learner sees beside the answer `state` shows: one query per lesson
     page (or per panel rendered alone), none when the answer is right or not given."""
     kind = practice.get(kind_name)
@@ -93,12 +95,23 @@ class ItemGroups:
 
 
 def item_title(block: Block) -> str:
-    return block.title or block.key.replace("-", " ").capitalize()
+    """What teachers read for the item: its content's title (a snippet's caption, ...)."""
+    for name in block.kind_spec.page_select:
+        item = getattr(block, name, None)
+        if item is not None and getattr(item, "title", ""):
+            return item.title
+    return block.title or block.key
+
+
+def practice_blocks_of(blocks) -> "QuerySet[Block]":
+    """Blocks of a practice kind, with their content's row (for its title)."""
+    kinds = [kind for kind in practice.every()]
+    select = [name for kind in kinds for name in kind.content.page_select]
+    return blocks.filter(kind__in=[kind.name for kind in kinds]).select_related(*select)
 
 
 def practice_blocks(lesson: Lesson) -> list[Block]:
-    kinds = [kind.name for kind in practice.every()]
-    return list(Block.objects.filter(lesson=lesson, kind__in=kinds).order_by("position", "pk"))
+    return list(practice_blocks_of(Block.objects.filter(lesson=lesson)).order_by("position", "pk"))
 
 
 def item_groups(cohort: Cohort, blocks: list[Block]) -> list[ItemGroups]:
@@ -111,12 +124,17 @@ def item_groups(cohort: Cohort, blocks: list[Block]) -> list[ItemGroups]:
             distributions.update(kind.clusters(in_class=in_class(cohort), blocks=of_kind))
     comments: dict[tuple[int, str], ClusterComment] = {
         (comment.block_id, comment.key): comment
-        for comment in ClusterComment.objects.filter(cohort=cohort, block__in=blocks).select_related("author")
+        for comment in ClusterComment.objects.filter(
+            cohort=cohort, block__in=blocks
+        ).select_related("author")
     }
     items = []
     for block in blocks:
         distribution = distributions.get(block.pk) or Distribution(block.pk)
-        rows = [GroupRow(block, group, comments.pop((block.pk, group.key), None)) for group in distribution.groups]
+        rows = [
+            GroupRow(block, group, comments.pop((block.pk, group.key), None))
+            for group in distribution.groups
+        ]
         item = ItemGroups(block, practice.get(block.kind), distribution, rows)
         items.append(item)
     by_block = {item.block.pk: item for item in items}

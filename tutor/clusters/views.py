@@ -16,8 +16,13 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from course.htmx import login_required_htmx, refusal, vary_on_htmx, wants_partial
 from course.models import Block, Lesson
-from tutor import practice
-from tutor.clusters.comments import GroupRow, item_groups, practice_blocks
+from tutor.clusters.comments import (
+    GroupRow,
+    item_groups,
+    lesson_groups,
+    practice_blocks,
+    practice_blocks_of,
+)
 from tutor.clusters.forms import CommentForm
 from tutor.clusters.groups import Group
 from tutor.clusters.models import ClusterComment
@@ -31,11 +36,8 @@ POLL_SECONDS = 5
 
 def taught_block(block_pk: int) -> Block:
     """A practice block of a published lesson (what the teacher's lesson page shows)."""
-    kinds = [kind.name for kind in practice.every()]
-    return get_object_or_404(
-        Block.objects.filter(lesson__in=Lesson.objects.published(), kind__in=kinds).select_related("lesson__course"),
-        pk=block_pk,
-    )
+    blocks = practice_blocks_of(Block.objects.filter(lesson__in=Lesson.objects.published()))
+    return get_object_or_404(blocks.select_related("lesson__course"), pk=block_pk)
 
 
 def group_row(cohort: Cohort, block: Block, key: str) -> GroupRow:
@@ -62,7 +64,15 @@ def back_url(request: HttpRequest, cohort: Cohort, block: Block, row: GroupRow) 
 def comment_page(request, context, *, status=200) -> TemplateResponse:
     inline = wants_partial(request)
     template = f"{GROUPS}#group-comment-form" if inline else "tutor/clusters/comment_form.html"
-    return vary_on_htmx(TemplateResponse(request, template, {**context, "inline": inline}, status=status))
+    return vary_on_htmx(
+        TemplateResponse(request, template, {**context, "inline": inline}, status=status)
+    )
+
+
+def group_changed(request, cohort: Cohort, block: Block, row: GroupRow | None) -> TemplateResponse:
+    """The group after its comment changed, and the lesson's coverage, which changed too."""
+    context = {"cohort": cohort, "row": row, "groups": lesson_groups(cohort, block.lesson)}
+    return TemplateResponse(request, "tutor/clusters/group_changed.html", context)
 
 
 @require_http_methods(["GET", "POST"])
@@ -73,7 +83,12 @@ def group_comment(request: HttpRequest, pk: int, block_pk: int, key: str) -> Htt
     cohort = taught_class(request, pk)
     block = taught_block(block_pk)
     row = group_row(cohort, block, key)
-    context = {"cohort": cohort, "item_block": block, "row": row, "back": back_url(request, cohort, block, row)}
+    context = {
+        "cohort": cohort,
+        "item_block": block,
+        "row": row,
+        "back": back_url(request, cohort, block, row),
+    }
     if request.method == "GET":
         initial = {"text": row.comment.text} if row.comment else {}
         return comment_page(request, {**context, "form": CommentForm(initial=initial)})
@@ -87,7 +102,11 @@ def group_comment(request: HttpRequest, pk: int, block_pk: int, key: str) -> Htt
         cohort=cohort,
         block=block,
         key=key,
-        defaults={"text": form.cleaned_data["text"], "summary": row.group.description[:300], "updated_at": now},
+        defaults={
+            "text": form.cleaned_data["text"],
+            "summary": row.group.description[:300],
+            "updated_at": now,
+        },
         create_defaults={
             "text": form.cleaned_data["text"],
             "summary": row.group.description[:300],
@@ -97,8 +116,11 @@ def group_comment(request: HttpRequest, pk: int, block_pk: int, key: str) -> Htt
         },
     )
     if request.htmx:
-        return TemplateResponse(request, f"{GROUPS}#group-card", {"cohort": cohort, "row": row})
-    messages.success(request, f"Saved: {row.group.count} student{'s' if row.group.count != 1 else ''} in this group see your comment.")
+        return group_changed(request, cohort, block, row)
+    messages.success(
+        request,
+        f"Saved: {row.group.count} student{'s' if row.group.count != 1 else ''} in this group see your comment.",
+    )
     return redirect(context["back"])
 
 
@@ -106,15 +128,16 @@ def group_comment(request: HttpRequest, pk: int, block_pk: int, key: str) -> Htt
 @login_required_htmx
 def comment_delete(request: HttpRequest, pk: int, comment_pk: int) -> HttpResponse:
     cohort = taught_class(request, pk)
-    comment = get_object_or_404(ClusterComment.objects.select_related("block"), pk=comment_pk, cohort=cohort)
+    comment = get_object_or_404(
+        ClusterComment.objects.select_related("block"), pk=comment_pk, cohort=cohort
+    )
     block = comment.block
     row = group_row(cohort, block, comment.key)
     comment.delete()
     row.comment = None
     if request.htmx:
-        if row.group.count:
-            return TemplateResponse(request, f"{GROUPS}#group-card", {"cohort": cohort, "row": row})
-        return HttpResponse("")  # a comment on a group nobody is in: it goes with its row
+        # A comment on a group nobody is in goes with its row.
+        return group_changed(request, cohort, block, row if row.group.count else None)
     messages.success(request, "Comment deleted: nobody sees it any more.")
     return redirect(back_url(request, cohort, block, row))
 
@@ -133,7 +156,9 @@ def projector(request: HttpRequest, pk: int, block_pk: int) -> TemplateResponse:
         "cohort": cohort,
         "item_block": block,
         "item": item,
-        "bars": [(row, round(100 * row.group.count / answered) if answered else 0) for row in item.rows],
+        "bars": [
+            (row, round(100 * row.group.count / answered) if answered else 0) for row in item.rows
+        ],
         "previous": blocks[index - 1] if index > 0 else None,
         "next": blocks[index + 1] if index + 1 < len(blocks) else None,
         "poll_seconds": POLL_SECONDS,

@@ -1,0 +1,113 @@
+"""One comment for a whole cluster, in the system Chromium: two students make the same
+wrong prediction on the seed lesson, their teacher comments once on that group from the
+lesson's item analysis, both see it beside their answer, and a third student who makes the
+same mistake later sees it as soon as their answer is revealed. The projector shows the
+class's answers grouped, without names. Runs use the `inline_worker` fixture."""
+
+import os
+
+import pytest
+from django.urls import reverse
+from playwright.sync_api import expect
+
+from course.models import Lesson, Snippet
+from tests.browser.test_teaching_flow import SEED, logged_in
+from tests.factories import make_cohort, make_teacher, make_user
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+# The common slip: the first `print()` prints an empty line, and they left it out.
+WITHOUT_THE_EMPTY_LINE = (
+    "KV cache VRAM usage:\n16-bit, 1000 units: 16.00 GB\n8-bit, 1000 units: 8.00 GB\n"
+    "Lower KV cache precision frees VRAM: True"
+)
+COMMENT = "Count the print() calls: the very first one prints an empty line."
+SHOTS = os.environ.get("PARSNIP_SCREENSHOTS")  # a folder: save the pages' screenshots there
+
+
+def predict(page, text: str):
+    page.goto(SEED)
+    practice = page.locator("#snippet-kv-cache-vram-practice")
+    practice.get_by_label("What will it print?").fill(text)
+    practice.get_by_role("button", name="Reveal").click()
+    answer = page.locator("#snippet-kv-cache-vram-answer")
+    expect(answer.locator(".verdict")).to_contain_text("Not quite")
+    return answer
+
+
+def test_one_comment_reaches_everyone_with_the_same_wrong_prediction(
+    browser, live_server, sample_content, inline_worker
+):
+    teacher = make_teacher("tess")
+    students = [make_user(name) for name in ("sam", "sue", "sid")]
+    cohort = make_cohort(teacher, students=students, name="Tuesday group")
+    lesson = Lesson.objects.get(slug="optimising-speed-and-memory")
+    snippet = Snippet.objects.get(block__key="kv-cache-vram")
+
+    pages = {}
+    for name in ("sam", "sue"):
+        pages[name], _ = logged_in(browser, live_server, name)
+        answer = predict(pages[name], WITHOUT_THE_EMPTY_LINE)
+        expect(answer.locator(".teacher-comment")).to_have_count(0)
+
+    tess, _ = logged_in(browser, live_server, "tess")
+    tess.goto(reverse("tutor:class_lesson", args=[cohort.pk, lesson.pk]))
+    item = tess.locator(f"#groups-{snippet.block_id}").locator("xpath=ancestor::article")
+    group = item.locator(".group").filter(has_text="2 students")
+    expect(group).to_contain_text("Leaves out line 1, an empty line")
+    group.get_by_role("link", name="Comment").click()  # 1
+    group.get_by_label("Your comment").fill(COMMENT)  # 2: typing
+    group.get_by_role("button", name="Save").click()  # 3
+    expect(group).to_contain_text(COMMENT)
+    expect(group).to_contain_text("Seen now by 2 students")
+    expect(tess.locator(".groups-coverage")).to_contain_text("100%")
+
+    for name in ("sam", "sue"):
+        pages[name].reload()
+        comment = pages[name].locator("#snippet-kv-cache-vram-answer .teacher-comment")
+        expect(comment).to_contain_text("From your teacher")
+        expect(comment).to_contain_text(COMMENT)
+        expect(pages[name].locator("#snippet-backend-latency .teacher-comment")).to_have_count(0)
+
+    # The same slip later, with trailing spaces that never count: the comment is there at once.
+    pages["sid"], _ = logged_in(browser, live_server, "sid")
+    answer = predict(pages["sid"], WITHOUT_THE_EMPTY_LINE.replace("\n", "   \n"))
+    expect(answer.locator(".teacher-comment")).to_contain_text(COMMENT)
+
+    tess.reload()
+    group = item.locator(".group").filter(has_text="Leaves out line 1, an empty line")
+    expect(group).to_contain_text("3 students")
+    expect(group).to_contain_text("Seen now by 3 students")
+
+    tess.goto(reverse("tutor:cluster_projector", args=[cohort.pk, snippet.block_id]))
+    tess.set_viewport_size({"width": 1280, "height": 900})
+    board = tess.locator("#projector-board")
+    expect(board).to_contain_text("3 answers")
+    expect(board).to_contain_text("0% right")
+    expect(board).to_contain_text("Commented")
+    for name in ("sam", "sue", "sid", "tess"):
+        expect(tess.locator("body")).not_to_contain_text(name)
+    # The board polls: a fourth answer appears without reloading.
+    late = make_user("ola")
+    cohort.memberships.create(student=late)
+    ola, _ = logged_in(browser, live_server, "ola")
+    predict(ola, "16.00 GB")
+    expect(board).to_contain_text("4 answers", timeout=12_000)
+    if SHOTS:
+        tess.screenshot(path=os.path.join(SHOTS, "projector-1280.png"), full_page=True)
+        phone = browser.new_context(
+            base_url=live_server.url, viewport={"width": 390, "height": 844}
+        )
+        page = phone.new_page()
+        page.context.add_cookies(pages["sam"].context.cookies())
+        page.goto(SEED + "#snippet-kv-cache-vram")
+        page.locator("#snippet-kv-cache-vram-answer").scroll_into_view_if_needed()
+        page.locator("#snippet-kv-cache-vram-answer").screenshot(
+            path=os.path.join(SHOTS, "lesson-comment-390.png")
+        )
+        tess.set_viewport_size({"width": 1280, "height": 900})
+        tess.goto(reverse("tutor:class_lesson", args=[cohort.pk, lesson.pk]) + "#groups")
+        tess.locator("#groups").screenshot(path=os.path.join(SHOTS, "groups-1280.png"))
+        phone.close()
+    for page in (*pages.values(), tess, ola):
+        page.context.close()
