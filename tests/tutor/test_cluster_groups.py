@@ -114,3 +114,16 @@ def test_a_syntax_error_is_one_group_whatever_the_tests(names):
     )
     assert group.key == submission_group({"kind": "syntax_error", "results": []}).key
     assert "syntax error" in group.description
+
+
+@given(
+    st.permutations(["a", "b", "c", "d"]),
+    st.sets(st.sampled_from(["a", "b", "c", "d"]), min_size=1),
+)
+def test_the_order_of_test_results_never_splits_a_group(names, failing):
+    results = [
+        result(name, name not in failing, None if name not in failing else "wrong_output")
+        for name in names
+    ]
+    ordered = sorted(results, key=lambda r: r["name"])
+    assert submission_group({"results": results}).key == submission_group({"results": ordered}).key

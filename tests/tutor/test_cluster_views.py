@@ -289,3 +289,60 @@ def test_ordering_groups_reach_the_students_who_made_them(client, world):
     url = reverse("tutor:cluster_comment", args=[world["cohort"].pk, exercise.block_id, group.key])
     assert client.post(url, {"text": "Which line needs a and b first?"}).status_code == 302
     assert "Which line needs a and b first?" in lesson_page(client, ann, world)
+
+
+def failing_submission(student, exercise, *, kind="wrong_value", name="works for other bit widths"):
+    from tutor.practice.code_exercise.models import Submission
+    from tutor.sandbox.grading import Grading, TestResult
+
+    grading = Grading(
+        status="failed",
+        kind=kind,
+        message="",
+        results=[
+            TestResult(name="16 bits for 1000 units is 16 GB", visible=True, passed=True),
+            TestResult(name=name, visible=False, passed=False, kind=kind, message="Not equal."),
+        ],
+    )
+    return Submission.objects.create(
+        user=student,
+        exercise=exercise,
+        code="x = 1\n",
+        verdict=Submission.Verdict.FAILED,
+        tests_total=2,
+        tests_passed=1,
+        results=grading.to_dict(),
+    )
+
+
+def test_code_exercise_groups_by_failing_tests_reach_students_and_the_projector(
+    client, sample_content
+):
+    from course.kinds.code_exercise import CodeExercise
+
+    exercise = CodeExercise.objects.select_related("block__lesson").get(
+        block__key="write-kv-cache-vram"
+    )
+    teacher = make_teacher("tutu")
+    students = [make_user(name) for name in ("pia", "quin", "rolf")]
+    cohort = make_cohort(teacher, students=students)
+    failing_submission(students[0], exercise)
+    failing_submission(students[1], exercise)
+    failing_submission(students[2], exercise, kind="exception")
+    client.force_login(teacher)
+    page = client.get(
+        reverse("tutor:class_lesson", args=[cohort.pk, exercise.block.lesson_id])
+    ).content.decode()
+    assert "Fails “works for other bit widths” (wrong value (an assert failed))" in page
+    from tutor.practice.code_exercise.clusters import clusters
+
+    dist = clusters(in_class=_in(cohort), blocks=[exercise.block])[exercise.block_id]
+    assert [group.count for group in dist.groups] == [2, 1]
+    url = reverse("tutor:cluster_comment", args=[cohort.pk, exercise.block_id, dist.groups[0].key])
+    assert client.post(url, {"text": "Try bits = 32 by hand."}).status_code == 302
+    projector = client.get(reverse("tutor:cluster_projector", args=[cohort.pk, exercise.block_id]))
+    assert "3 answers" in " ".join(re.sub("<[^>]+>", " ", projector.content.decode()).split())
+    for student, sees in zip(students, (True, True, False), strict=True):
+        client.force_login(student)
+        html = client.get(exercise.block.lesson.get_absolute_url()).content.decode()
+        assert ("Try bits = 32 by hand." in html) is sees
