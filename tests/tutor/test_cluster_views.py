@@ -346,3 +346,11 @@ def test_code_exercise_groups_by_failing_tests_reach_students_and_the_projector(
         client.force_login(student)
         html = client.get(exercise.block.lesson.get_absolute_url()).content.decode()
         assert ("Try bits = 32 by hand." in html) is sees
+
+
+def test_a_students_answer_is_shown_as_text_never_as_markup(client, world):
+    ann = world["students"][0]
+    Prediction.objects.filter(user=ann).update(text="4\n<b>8</b> `x`\n")
+    client.force_login(world["teacher"])
+    page = client.get(lesson_url(world)).content.decode()
+    assert "<b>8</b>" not in page and "&lt;b&gt;8&lt;/b&gt; ʼxʼ" in page

@@ -60,7 +60,7 @@ def quoted(text: str | None) -> str:
     """A line as a description quotes it: in backticks, cut when long, empty said so."""
     if text is None or text.strip() == "":
         return "an empty line"
-    text = text.strip()
+    text = text.strip().replace("`", "ʼ")  # a backtick would end the quote early
     if len(text) > SHOWN_CHARS:
         text = text[: SHOWN_CHARS - 1] + "…"
     return f"`{text}`"
