@@ -354,3 +354,18 @@ def test_a_students_answer_is_shown_as_text_never_as_markup(client, world):
     client.force_login(world["teacher"])
     page = client.get(lesson_url(world)).content.decode()
     assert "<b>8</b>" not in page and "&lt;b&gt;8&lt;/b&gt; ʼxʼ" in page
+
+
+def test_the_teachers_lesson_page_costs_the_same_queries_for_a_bigger_class(client, world):
+    save_comment(world)
+    client.force_login(world["teacher"])
+    url = lesson_url(world)
+    with CaptureQueriesContext(connection) as small:
+        assert "Your comments reach 2 of the 3 wrong answers" in client.get(url).content.decode()
+    for n in range(8):
+        student = make_user(f"extra{n}")
+        world["cohort"].memberships.create(student=student)
+        make_prediction(student, world["snippet"], text=f"{n}\n", verdict=Prediction.Verdict.WRONG)
+    with CaptureQueriesContext(connection) as big:
+        client.get(url)
+    assert len(big.captured_queries) == len(small.captured_queries)

@@ -93,6 +93,14 @@ class ItemGroups:
     def title(self) -> str:
         return item_title(self.block)
 
+    @property
+    def grouped(self) -> int:
+        return sum(row.group.count for row in self.rows)
+
+    @property
+    def covered(self) -> int:
+        return sum(row.reached for row in self.rows)
+
 
 def item_title(block: Block) -> str:
     """What teachers read for the item: its content's title (a snippet's caption, ...)."""
