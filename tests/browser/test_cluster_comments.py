@@ -111,3 +111,40 @@ def test_one_comment_reaches_everyone_with_the_same_wrong_prediction(
         phone.close()
     for page in (*pages.values(), tess, ola):
         page.context.close()
+
+
+def test_without_javascript_the_projector_comments_through_a_form_page(
+    browser, live_server, sample_content
+):
+    from tests.factories import make_prediction, make_run
+    from tutor.models import Prediction, Run
+
+    teacher = make_teacher("tess")
+    students = [make_user(name) for name in ("sam", "sue")]
+    cohort = make_cohort(teacher, students=students)
+    snippet = Snippet.objects.get(block__key="kv-cache-vram")
+    make_run(
+        snippet, purpose=Run.Purpose.REVEAL, stdout=snippet.expected_output, stdin=snippet.stdin
+    )
+    for student in students:
+        make_prediction(
+            student, snippet, text=WITHOUT_THE_EMPTY_LINE, verdict=Prediction.Verdict.WRONG
+        )
+
+    context = browser.new_context(base_url=live_server.url, java_script_enabled=False)
+    page = context.new_page()
+    page.goto("/accounts/login/")
+    page.get_by_label("Username").fill("tess")
+    page.get_by_label("Password").fill("pw-tess")
+    page.get_by_role("button", name="Log in").click()
+    page.goto(reverse("tutor:cluster_projector", args=[cohort.pk, snippet.block_id]))
+    expect(page.locator("#projector-board")).to_contain_text("2 answers")
+    page.get_by_role("link", name="Comment", exact=True).click()
+    page.get_by_label("Your comment").fill(COMMENT)
+    if SHOTS:
+        page.screenshot(path=os.path.join(SHOTS, "comment-form-no-js.png"), full_page=True)
+    page.get_by_role("button", name="Save").click()
+    expect(page.locator(".messages")).to_contain_text("2 students in this group see your comment")
+    expect(page.locator("#projector-board")).to_contain_text("Commented")
+    expect(page.locator(".projector-summary")).to_contain_text("2 answers")
+    context.close()
