@@ -19,6 +19,7 @@ from course.models import Block, Lesson
 from tutor.clusters.comments import (
     GroupRow,
     item_groups,
+    item_title,
     lesson_groups,
     practice_blocks,
     practice_blocks_of,
@@ -86,6 +87,7 @@ def group_comment(request: HttpRequest, pk: int, block_pk: int, key: str) -> Htt
     context = {
         "cohort": cohort,
         "item_block": block,
+        "title": item_title(block),
         "row": row,
         "back": back_url(request, cohort, block, row),
     }
