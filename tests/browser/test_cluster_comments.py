@@ -148,3 +148,67 @@ def test_without_javascript_the_projector_comments_through_a_form_page(
     expect(page.locator("#projector-board")).to_contain_text("Commented")
     expect(page.locator(".projector-summary")).to_contain_text("2 answers")
     context.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_groups_the_projector_and_a_comment_have_no_serious_accessibility_violations(
+    browser, live_server, sample_content, client, scheme
+):
+    import json
+
+    from tests.browser.test_accessibility import violations
+    from tests.factories import make_prediction, make_run
+    from tutor.clusters.models import ClusterComment
+    from tutor.models import Prediction, Run
+    from tutor.practice.snippet.clusters import clusters
+
+    teacher = make_teacher("tess")
+    student = make_user("sam")
+    cohort = make_cohort(teacher, students=[student])
+    lesson = Lesson.objects.get(slug="optimising-speed-and-memory")
+    snippet = Snippet.objects.get(block__key="kv-cache-vram")
+    make_run(
+        snippet, purpose=Run.Purpose.REVEAL, stdout=snippet.expected_output, stdin=snippet.stdin
+    )
+    make_prediction(student, snippet, text=WITHOUT_THE_EMPTY_LINE, verdict=Prediction.Verdict.WRONG)
+    from django.db.models import Q
+
+    group = clusters(in_class=Q(user__memberships__cohort=cohort), blocks=[snippet.block])[
+        snippet.block_id
+    ].groups[0]
+    ClusterComment.objects.create(
+        cohort=cohort, author=teacher, block=snippet.block, key=group.key, summary="s", text=COMMENT
+    )
+    found = {}
+    for user, urls in [
+        (
+            teacher,
+            [
+                reverse("tutor:class_lesson", args=[cohort.pk, lesson.pk]),
+                reverse("tutor:cluster_projector", args=[cohort.pk, snippet.block_id]),
+                reverse("tutor:cluster_comment", args=[cohort.pk, snippet.block_id, group.key]),
+            ],
+        ),
+        (student, [SEED]),
+    ]:
+        client.force_login(user)
+        context = browser.new_context(
+            base_url=live_server.url, color_scheme=scheme, bypass_csp=True
+        )
+        context.add_cookies(
+            [
+                {
+                    "name": "sessionid",
+                    "value": client.cookies["sessionid"].value,
+                    "url": live_server.url,
+                }
+            ]
+        )
+        page = context.new_page()
+        for url in urls:
+            page.goto(url)
+            serious = [v for v in violations(page) if v["impact"] in {"serious", "critical"}]
+            if serious:
+                found[url] = serious
+        context.close()
+    assert not found, json.dumps(found, indent=1)
