@@ -56,6 +56,12 @@ def test_one_comment_reaches_everyone_with_the_same_wrong_prediction(
     group = item.locator(".group").filter(has_text="2 students")
     expect(group).to_contain_text("Leaves out line 1, an empty line")
     group.get_by_role("link", name="Comment").click()  # 1
+    group.get_by_label("Your comment").fill("   ")  # only spaces: refused, in the group
+    group.get_by_role("button", name="Save").click()
+    expect(group.get_by_role("alert")).to_contain_text("it is empty")
+    if SHOTS:
+        tess.set_viewport_size({"width": 1280, "height": 900})
+        group.screenshot(path=os.path.join(SHOTS, "inline-refusal-1280.png"))
     group.get_by_label("Your comment").fill(COMMENT)  # 2: typing
     group.get_by_role("button", name="Save").click()  # 3
     expect(group).to_contain_text(COMMENT)
