@@ -6,6 +6,7 @@ anonymous visitor always goes to the login page.
 """
 
 import pytest
+from django.db.models import Q
 from django.urls import reverse
 
 from course.models import GlossaryTerm, Lesson, OrderingExercise, Snippet
@@ -14,10 +15,13 @@ from tests.factories import (
     make_cohort,
     make_learner_run,
     make_prediction,
+    make_run,
     make_teacher,
     make_user,
 )
+from tutor.clusters.models import ClusterComment
 from tutor.models import Prediction, Run
+from tutor.practice.snippet.clusters import clusters
 
 pytestmark = pytest.mark.django_db
 
@@ -38,6 +42,14 @@ def world(sample_content):
         student, snippet, verdict=Prediction.Verdict.SELF_UNCHECKED, said_out_loud=True
     )
     run = make_learner_run(student, snippet, purpose=Run.Purpose.RUN)
+    # A wrong prediction on another snippet: a group of one, with the teacher's comment.
+    other = Snippet.objects.get(block__key="kv-cache-vram")
+    make_run(other, purpose=Run.Purpose.REVEAL, stdout=other.expected_output, stdin=other.stdin)
+    make_prediction(student, other, text="16\n8\n", verdict=Prediction.Verdict.WRONG)
+    group = clusters(in_class=Q(user__memberships__cohort=cohort), blocks=[other.block])[other.block_id].groups[0]
+    comment = ClusterComment.objects.create(
+        cohort=cohort, author=teacher, block=other.block, key=group.key, summary="s", text="Look again."
+    )
     return {
         "users": {
             "anonymous": None,
@@ -55,6 +67,8 @@ def world(sample_content):
         "run": run,
         "student": student,
         "term": GlossaryTerm.objects.get(slug="kv-cache"),
+        "group": (other.block_id, group.key),
+        "comment": comment,
     }
 
 
@@ -129,6 +143,16 @@ PAGES = [
     ),
     ("class csv", lambda w: reverse("tutor:class_csv", args=[w["cohort"].pk]), class_page()),
     (
+        "group comment form",
+        lambda w: reverse("tutor:cluster_comment", args=[w["cohort"].pk, *w["group"]]),
+        class_page(),
+    ),
+    (
+        "projector",
+        lambda w: reverse("tutor:cluster_projector", args=[w["cohort"].pk, w["group"][0]]),
+        class_page(),
+    ),
+    (
         "attempts csv",
         lambda w: reverse("tutor:class_attempts_csv", args=[w["cohort"].pk]),
         class_page(),
@@ -179,6 +203,18 @@ ACTIONS = [
         {},
         {**class_page(), "teacher": 302, "admin": 302},
     ),
+    (
+        "comment on a group",
+        lambda w: reverse("tutor:cluster_comment", args=[w["cohort"].pk, *w["group"]]),
+        {"text": "Read line 3 again."},
+        {**class_page(), "teacher": 302, "admin": 302},
+    ),
+    (
+        "delete a comment",
+        lambda w: reverse("tutor:cluster_comment_delete", args=[w["cohort"].pk, w["comment"].pk]),
+        {},
+        {**class_page(), "teacher": 302, "admin": 302},
+    ),
 ]
 
 
@@ -196,6 +232,8 @@ def test_who_may_act_on_each_thing(client, world, name, url, data, expected, mon
         seen[role] = client.post(url(world), data).status_code
         if name == "remove student" and seen[role] == 302 and role != "anonymous":
             world["cohort"].memberships.get_or_create(student=world["student"])
+        if name == "delete a comment" and seen[role] == 302:
+            world["comment"].save()  # back, with the same pk, for the next role
     assert seen == expected
 
 

@@ -14,6 +14,7 @@ class TutorConfig(AppConfig):
         from tutor.models import ordering_lines_in_attempts
 
         practice.discover()
+        import tutor.clusters.models  # noqa: F401  (its model is the app's: Django must see it)
         post_spawn.connect(tasks.worker_started, dispatch_uid="parsnip-worker-started")
 
         # The sandbox module knows nothing of Django: hand it the configured backend here.

@@ -1,6 +1,7 @@
 from django.urls import path
 
 from tutor import practice
+from tutor.clusters import views as cluster_views
 from tutor.views import accounts, lessons, progress, teaching
 
 app_name = "tutor"
@@ -32,6 +33,24 @@ urlpatterns += [
     ),
 ]
 
+# One comment for a whole cluster, and the projector (tutor/clusters/).
+urlpatterns += [
+    path(
+        "classes/<int:pk>/items/<int:block_pk>/groups/<slug:key>/comment/",
+        cluster_views.group_comment,
+        name="cluster_comment",
+    ),
+    path(
+        "classes/<int:pk>/comments/<int:comment_pk>/delete/",
+        cluster_views.comment_delete,
+        name="cluster_comment_delete",
+    ),
+    path(
+        "classes/<int:pk>/items/<int:block_pk>/projector/",
+        cluster_views.projector,
+        name="cluster_projector",
+    ),
+]
 
 # Each practice kind's own endpoints, declared in its folder (tutor/practice/<kind>/).
 urlpatterns += [pattern for kind in practice.every() for pattern in kind.urls]

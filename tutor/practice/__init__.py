@@ -11,7 +11,8 @@ folder per element. Each folder's `__init__.py` registers a `PracticeKind` that 
   queries, returned as data (nothing is set on the model instances);
 - `progress`: how a lesson's progress counts the kind (SQL the progress action runs);
 - what teachers see of it: `analyses()` for a lesson's item analysis, `events()` for a
-  student's timeline, `attempt_rows()` for the attempts CSV;
+  student's timeline, `attempt_rows()` for the attempts CSV, `clusters()` for the class's
+  wrong answers grouped by their normalised form (and `cluster_of()` for one learner's);
 - `urls`: its endpoints (collected by tutor/urls.py), `styles` and `scripts`.
 
 Everything that treats every practice kind — the lesson page, progress, the teacher's
@@ -130,6 +131,18 @@ class PracticeKind:
         """Streams of every attempt of the class's students, each oldest first, as
         (time, CSV row); the attempts CSV merges every kind's streams."""
         return []
+
+    def clusters(self, *, in_class, blocks: list) -> dict[int, Any]:
+        """The latest answers of the class (`in_class`, a Q on the attempt's user) on each
+        of `blocks`, right ones counted and wrong ones grouped by their normalised form: a
+        tutor.clusters.groups.Distribution by block pk, in a fixed number of queries."""
+        return {}
+
+    def cluster_of(self, state) -> Any:
+        """(block pk, its tutor.clusters.groups.Group without students) of the learner's
+        latest wrong answer that `state` (from `states()`) shows, or None. The same rules
+        as `clusters()`, so a learner is in the group their teacher sees them in."""
+        return None
 
     # -- endpoints
 

@@ -30,6 +30,7 @@ from tutor.actions.classes import (
     normalise_join_code,
     remove_student,
 )
+from tutor.clusters.comments import lesson_groups
 from tutor.forms import ClassForm, JoinForm
 from tutor.models import (
     Cohort,
@@ -239,6 +240,7 @@ def class_lesson(request: HttpRequest, pk: int, lesson_pk: int) -> TemplateRespo
         "students": students,
         "analyses": analyses,
         "over_time": teaching.completion_over_time(completed, students),
+        "groups": lesson_groups(cohort, lesson),  # wrong answers grouped, and comments on them
     }
     return TemplateResponse(request, "tutor/teaching/class_lesson.html", context)
 

@@ -17,7 +17,7 @@ from course.kinds.code_exercise import CodeExercise
 from course.models import Block
 from tutor import practice
 from tutor.models import Run
-from tutor.practice.code_exercise import actions, teaching
+from tutor.practice.code_exercise import actions, clusters, teaching
 from tutor.practice.code_exercise.models import ExerciseDraft, Submission
 from tutor.practice.code_exercise.state import practices
 
@@ -72,6 +72,12 @@ class CodeExerciseKind(practice.PracticeKind):
                 AND s.user_id = %(user)s AND s.verdict = %(code_exercise_passed)s""",
             params=(("code_exercise_passed", Submission.Verdict.PASSED.value),),
         )
+
+    def clusters(self, *, in_class, blocks: list) -> dict:
+        return clusters.clusters(in_class=in_class, blocks=blocks)
+
+    def cluster_of(self, state):
+        return clusters.cluster_of(state)
 
     def worked_on(self):
         rows = Submission.objects.values_list("user_id", "exercise__block__lesson").distinct()

@@ -14,7 +14,7 @@ from course.models import Block, OrderingExercise
 from tutor import practice
 from tutor.actions import ordering
 from tutor.models import OrderingAttempt
-from tutor.practice.ordering import teaching
+from tutor.practice.ordering import clusters, teaching
 from tutor.practice.ordering.board import boards
 
 
@@ -53,6 +53,12 @@ class OrderingKind(practice.PracticeKind):
 
     def attempt_rows(self, *, in_class, chunk: int) -> list:
         return teaching.attempt_rows(in_class=in_class, chunk=chunk)
+
+    def clusters(self, *, in_class, blocks: list) -> dict:
+        return clusters.clusters(in_class=in_class, blocks=blocks)
+
+    def cluster_of(self, state):
+        return clusters.cluster_of(state)
 
     def worked_on(self):
         rows = OrderingAttempt.objects.filter(user__isnull=False)

@@ -13,7 +13,7 @@ from course.models import Block, Snippet
 from tutor import practice
 from tutor.actions import predictions
 from tutor.models import Prediction, Run
-from tutor.practice.snippet import teaching
+from tutor.practice.snippet import clusters, teaching
 from tutor.practice.snippet.state import practices
 
 
@@ -54,6 +54,12 @@ class SnippetKind(practice.PracticeKind):
 
     def attempt_rows(self, *, in_class, chunk: int) -> list:
         return teaching.attempt_rows(in_class=in_class, chunk=chunk)
+
+    def clusters(self, *, in_class, blocks: list) -> dict:
+        return clusters.clusters(in_class=in_class, blocks=blocks)
+
+    def cluster_of(self, state):
+        return clusters.cluster_of(state)
 
     def worked_on(self):
         for model in (Prediction, Run):

@@ -1,0 +1,371 @@
+"""One comment for a whole cluster, through HTTP: the teacher's groups on the lesson page,
+commenting (inline and as a page), editing, deleting, the projector, and what students see."""
+
+import re
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from tests.factories import (
+    make_cohort,
+    make_exercise,
+    make_lesson,
+    make_ordering_attempt,
+    make_prediction,
+    make_run,
+    make_snippet,
+    make_teacher,
+    make_user,
+)
+from tutor.clusters.models import ClusterComment
+from tutor.models import OrderingArrangement, OrderingAttempt, Prediction, Run
+from tutor.practice.snippet.clusters import clusters as snippet_clusters
+
+pytestmark = pytest.mark.django_db
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+@pytest.fixture
+def world():
+    teacher = make_teacher("tina")
+    lesson = make_lesson(status="published")
+    lesson.course.status = "published"
+    lesson.course.save()
+    snippet = make_snippet(lesson, code="print(4)\nprint(16)\n", expected_output="4\n16\n")
+    make_run(snippet, purpose=Run.Purpose.REVEAL, stdout="4\n16\n", stdin=snippet.stdin)
+    students = [make_user(name) for name in ("annika", "borbala", "casimir", "dagmar")]
+    cohort = make_cohort(teacher, students=students)
+    wrong = Prediction.Verdict.WRONG
+    make_prediction(students[0], snippet, text="4\n8\n", verdict=wrong)
+    make_prediction(students[1], snippet, text="4  \n8\n\n", verdict=wrong)  # the same, padded
+    make_prediction(students[2], snippet, text="16\n", verdict=wrong)
+    make_prediction(students[3], snippet)  # right
+    return {
+        "teacher": teacher,
+        "lesson": lesson,
+        "snippet": snippet,
+        "students": students,
+        "cohort": cohort,
+    }
+
+
+def common_group(world):
+    distribution = snippet_clusters(in_class=_in(world["cohort"]), blocks=[world["snippet"].block])
+    return distribution[world["snippet"].block_id].groups[0]
+
+
+def _in(cohort):
+    from django.db.models import Q
+
+    return Q(user__memberships__cohort=cohort)
+
+
+def comment_url(world, key):
+    return reverse(
+        "tutor:cluster_comment", args=[world["cohort"].pk, world["snippet"].block_id, key]
+    )
+
+
+def lesson_url(world):
+    return reverse("tutor:class_lesson", args=[world["cohort"].pk, world["lesson"].pk])
+
+
+def test_the_teachers_lesson_page_shows_each_group_with_its_count(client, world):
+    client.force_login(world["teacher"])
+    page = client.get(lesson_url(world)).content.decode()
+    assert "Same mistake, one comment" in page
+    assert "2 students" in page and "1 student<" in page
+    assert "<code>8</code> instead of <code>16</code> on line 2" in page
+    assert "Leaves out line 1, <code>4</code>" in page
+
+
+def test_the_comment_form_comes_inline_or_as_a_page(client, world):
+    client.force_login(world["teacher"])
+    url = comment_url(world, common_group(world).key)
+    inline = client.get(url, **HTMX)
+    assert inline.status_code == 200
+    assert (
+        b"<form" in inline.content
+        and b"<html" not in inline.content
+        and b"hx-post" in inline.content
+    )
+    page = client.get(url)
+    assert page.status_code == 200 and b"<html" in page.content and b"hx-post" not in page.content
+
+
+def test_saving_a_comment_returns_the_group_with_its_reach(client, world):
+    client.force_login(world["teacher"])
+    group = common_group(world)
+    response = client.post(
+        comment_url(world, group.key), {"text": "Look at the loop again."}, **HTMX
+    )
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert "Look at the loop again." in body and "Seen now by 2 students" in body
+    comment = ClusterComment.objects.get()
+    assert (comment.author, comment.cohort, comment.key) == (
+        world["teacher"],
+        world["cohort"],
+        group.key,
+    )
+
+
+def test_a_plain_post_goes_back_to_the_group_and_editing_changes_the_one_comment(client, world):
+    client.force_login(world["teacher"])
+    url = comment_url(world, common_group(world).key)
+    response = client.post(url, {"text": "First."})
+    assert response.status_code == 302 and response["Location"].endswith(
+        f"#group-{world['snippet'].block_id}-{common_group(world).key}"
+    )
+    client.post(url, {"text": "Second thoughts."})
+    assert list(ClusterComment.objects.values_list("text", flat=True)) == ["Second thoughts."]
+    assert client.post(url + "?from=projector", {"text": "Third."})["Location"] == reverse(
+        "tutor:cluster_projector", args=[world["cohort"].pk, world["snippet"].block_id]
+    )
+
+
+@pytest.mark.parametrize(
+    "text,says", [("", "empty"), ("   ", "empty"), ("x" * 2001, "at most 2,000")]
+)
+def test_an_empty_or_too_long_comment_is_refused(client, world, text, says):
+    client.force_login(world["teacher"])
+    group = common_group(world)
+    url = comment_url(world, group.key)
+    refused = client.post(url, {"text": text}, **HTMX)
+    assert refused.status_code == 400
+    assert refused["HX-Retarget"] == f"#group-{world['snippet'].block_id}-{group.key}-message"
+    assert says in refused.content.decode() and 'class="refusal"' in refused.content.decode()
+    page = client.post(url, {"text": text})
+    assert page.status_code == 400 and says in page.content.decode() and b"<html" in page.content
+    assert not ClusterComment.objects.exists()
+
+
+def test_a_made_up_group_is_not_found(client, world):
+    client.force_login(world["teacher"])
+    assert client.get(comment_url(world, "0" * 32)).status_code == 404
+    assert client.post(comment_url(world, "0" * 32), {"text": "hi"}).status_code == 404
+
+
+def test_other_teachers_and_students_may_not_comment(client, world):
+    url = comment_url(world, common_group(world).key)
+    client.force_login(make_teacher("other"))
+    assert client.get(url).status_code == 404
+    assert client.post(url, {"text": "hi"}).status_code == 404
+    client.force_login(world["students"][0])
+    assert client.post(url, {"text": "hi"}).status_code == 403
+    assert not ClusterComment.objects.exists()
+
+
+def save_comment(world, text="Look at line 2: what does the loop double?"):
+    return ClusterComment.objects.create(
+        cohort=world["cohort"],
+        author=world["teacher"],
+        block=world["snippet"].block,
+        key=common_group(world).key,
+        summary="s",
+        text=text,
+    )
+
+
+def test_deleting_a_comment(client, world):
+    comment = save_comment(world)
+    url = reverse("tutor:cluster_comment_delete", args=[world["cohort"].pk, comment.pk])
+    client.force_login(make_teacher("other"))
+    assert client.post(url).status_code == 404
+    client.force_login(world["teacher"])
+    response = client.post(url, **HTMX)
+    assert response.status_code == 200 and b">Comment</a>" in response.content
+    assert not ClusterComment.objects.exists()
+    comment = save_comment(world)
+    url = reverse("tutor:cluster_comment_delete", args=[world["cohort"].pk, comment.pk])
+    assert client.post(url).status_code == 302 and not ClusterComment.objects.exists()
+
+
+def lesson_page(client, student, world):
+    client.force_login(student)
+    return client.get(world["lesson"].get_absolute_url()).content.decode()
+
+
+def test_students_in_the_group_see_the_comment_marked_as_their_teachers(client, world):
+    save_comment(world)
+    ann, bob, cat, dan = world["students"]
+    for student in (ann, bob):
+        page = lesson_page(client, student, world)
+        assert "From your teacher" in page and "what does the loop double?" in page
+    for student in (cat, dan):  # another mistake; right
+        assert "what does the loop double?" not in lesson_page(client, student, world)
+
+
+def test_a_student_who_makes_the_mistake_later_sees_it_and_outsiders_never_do(client, world):
+    save_comment(world)
+    late = make_user("eve")
+    make_prediction(late, world["snippet"], text="4\n8", verdict=Prediction.Verdict.WRONG)
+    assert "what does the loop double?" not in lesson_page(client, late, world)  # not in the class
+    world["cohort"].memberships.create(student=late)
+    assert "what does the loop double?" in lesson_page(client, late, world)
+
+
+def test_the_panel_alone_shows_the_comment_too(client, world):
+    save_comment(world)
+    ann = world["students"][0]
+    prediction = Prediction.objects.get(user=ann)
+    client.force_login(ann)
+    response = client.get(reverse("tutor:prediction_detail", args=[prediction.pk]), **HTMX)
+    assert "what does the loop double?" in response.content.decode()
+
+
+def test_the_lesson_page_reads_comments_in_a_fixed_number_of_queries(client, world):
+    save_comment(world)
+    ann = world["students"][0]
+    client.force_login(ann)
+    client.get(world["lesson"].get_absolute_url())  # warm the content cache
+    with CaptureQueriesContext(connection) as one:
+        assert (
+            "what does the loop double?"
+            in client.get(world["lesson"].get_absolute_url()).content.decode()
+        )
+    for _ in range(3):  # more snippets answered the same way, each with a comment
+        snippet = make_snippet(
+            world["lesson"], code="print(4)\nprint(16)\n", expected_output="4\n16\n"
+        )
+        make_prediction(ann, snippet, text="4\n8\n", verdict=Prediction.Verdict.WRONG)
+        ClusterComment.objects.create(
+            cohort=world["cohort"],
+            author=world["teacher"],
+            block=snippet.block,
+            key=common_group(world).key,
+            summary="s",
+            text="Another comment.",
+        )
+    client.get(world["lesson"].get_absolute_url())
+    with CaptureQueriesContext(connection) as four:
+        page = client.get(world["lesson"].get_absolute_url()).content.decode()
+    assert page.count("Another comment.") == 3
+    assert len(four.captured_queries) == len(one.captured_queries)
+
+
+def test_the_projector_shows_answers_and_counts_never_names(client, world):
+    save_comment(world)
+    client.force_login(world["teacher"])
+    url = reverse("tutor:cluster_projector", args=[world["cohort"].pk, world["snippet"].block_id])
+    page = client.get(url)
+    body = page.content.decode()
+    text = " ".join(re.sub("<[^>]+>", " ", body).split())
+    assert page.status_code == 200 and "<html" in body
+    assert "4 answers · 25 % right" in text.replace("25%", "25 %")  # one of four right
+    assert "4\n8" in body and "Commented" in body
+    for name in ("annika", "borbala", "casimir", "dagmar", "tina"):
+        assert name not in body
+    board = client.get(url, **HTMX)
+    assert (
+        board.status_code == 200
+        and b"<html" not in board.content
+        and b'hx-trigger="every 5s"' in board.content
+    )
+    client.force_login(make_teacher("other"))
+    assert client.get(url).status_code == 404
+
+
+def test_ordering_groups_reach_the_students_who_made_them(client, world):
+    exercise = make_exercise(world["lesson"], lines=["a = 1", "b = 2", "print(a + b)"])
+    ann, bob = world["students"][:2]
+    for student in (ann, bob):
+        OrderingArrangement.objects.create(
+            user=student, exercise=exercise, order=["l3", "l1", "l2"], checks=1, wrong_checks=1
+        )
+        make_ordering_attempt(
+            student, exercise, order=["l3", "l1", "l2"], verdict=OrderingAttempt.Verdict.WRONG
+        )
+    client.force_login(world["teacher"])
+    page = client.get(lesson_url(world)).content.decode()
+    assert "Line <code>print(a + b)</code> placed before <code>a = 1</code>" in page
+    from tutor.practice.ordering.clusters import clusters
+
+    group = clusters(in_class=_in(world["cohort"]), blocks=[exercise.block])[
+        exercise.block_id
+    ].groups[0]
+    url = reverse("tutor:cluster_comment", args=[world["cohort"].pk, exercise.block_id, group.key])
+    assert client.post(url, {"text": "Which line needs a and b first?"}).status_code == 302
+    assert "Which line needs a and b first?" in lesson_page(client, ann, world)
+
+
+def failing_submission(student, exercise, *, kind="wrong_value", name="works for other bit widths"):
+    from tutor.practice.code_exercise.models import Submission
+    from tutor.sandbox.grading import Grading, TestResult
+
+    grading = Grading(
+        status="failed",
+        kind=kind,
+        message="",
+        results=[
+            TestResult(name="16 bits for 1000 units is 16 GB", visible=True, passed=True),
+            TestResult(name=name, visible=False, passed=False, kind=kind, message="Not equal."),
+        ],
+    )
+    return Submission.objects.create(
+        user=student,
+        exercise=exercise,
+        code="x = 1\n",
+        verdict=Submission.Verdict.FAILED,
+        tests_total=2,
+        tests_passed=1,
+        results=grading.to_dict(),
+    )
+
+
+def test_code_exercise_groups_by_failing_tests_reach_students_and_the_projector(
+    client, sample_content
+):
+    from course.kinds.code_exercise import CodeExercise
+
+    exercise = CodeExercise.objects.select_related("block__lesson").get(
+        block__key="write-kv-cache-vram"
+    )
+    teacher = make_teacher("tutu")
+    students = [make_user(name) for name in ("pia", "quin", "rolf")]
+    cohort = make_cohort(teacher, students=students)
+    failing_submission(students[0], exercise)
+    failing_submission(students[1], exercise)
+    failing_submission(students[2], exercise, kind="exception")
+    client.force_login(teacher)
+    page = client.get(
+        reverse("tutor:class_lesson", args=[cohort.pk, exercise.block.lesson_id])
+    ).content.decode()
+    assert "Fails “works for other bit widths” (wrong value (an assert failed))" in page
+    from tutor.practice.code_exercise.clusters import clusters
+
+    dist = clusters(in_class=_in(cohort), blocks=[exercise.block])[exercise.block_id]
+    assert [group.count for group in dist.groups] == [2, 1]
+    url = reverse("tutor:cluster_comment", args=[cohort.pk, exercise.block_id, dist.groups[0].key])
+    assert client.post(url, {"text": "Try bits = 32 by hand."}).status_code == 302
+    projector = client.get(reverse("tutor:cluster_projector", args=[cohort.pk, exercise.block_id]))
+    assert "3 answers" in " ".join(re.sub("<[^>]+>", " ", projector.content.decode()).split())
+    for student, sees in zip(students, (True, True, False), strict=True):
+        client.force_login(student)
+        html = client.get(exercise.block.lesson.get_absolute_url()).content.decode()
+        assert ("Try bits = 32 by hand." in html) is sees
+
+
+def test_a_students_answer_is_shown_as_text_never_as_markup(client, world):
+    ann = world["students"][0]
+    Prediction.objects.filter(user=ann).update(text="4\n<b>8</b> `x`\n")
+    client.force_login(world["teacher"])
+    page = client.get(lesson_url(world)).content.decode()
+    assert "<b>8</b>" not in page and "&lt;b&gt;8&lt;/b&gt; ʼxʼ" in page
+
+
+def test_the_teachers_lesson_page_costs_the_same_queries_for_a_bigger_class(client, world):
+    save_comment(world)
+    client.force_login(world["teacher"])
+    url = lesson_url(world)
+    with CaptureQueriesContext(connection) as small:
+        assert "Your comments reach 2 of the 3 wrong answers" in client.get(url).content.decode()
+    for n in range(8):
+        student = make_user(f"extra{n}")
+        world["cohort"].memberships.create(student=student)
+        make_prediction(student, world["snippet"], text=f"{n}\n", verdict=Prediction.Verdict.WRONG)
+    with CaptureQueriesContext(connection) as big:
+        client.get(url)
+    assert len(big.captured_queries) == len(small.captured_queries)

@@ -1,0 +1,179 @@
+"""What the teachers' pages and the students' panels compute about groups and comments.
+
+A student sees a comment while their latest wrong answer is in its group, on a class they
+are in: computed each time a panel renders (the lesson page, or one panel after a
+check), so a student who lands in a group later sees the comment too."""
+
+import weakref
+from dataclasses import dataclass, field
+
+from django.db.models import Q, QuerySet
+from django.http import HttpRequest
+
+from course.models import Block, Lesson
+from tutor import practice
+from tutor.clusters.groups import Distribution, Group
+from tutor.clusters.models import ClusterComment
+from tutor.models import Cohort
+
+# The comments already loaded for a request, by scope ("lesson" or "block", its pk):
+# a lesson page loads its comments once for all its panels.
+_loaded: "weakref.WeakKeyDictionary[HttpRequest, dict]" = weakref.WeakKeyDictionary()
+
+
+def _comments_by_block(request: HttpRequest, *, block_id: int, lesson_id: int | None) -> dict:
+    seen = _loaded.setdefault(request, {})
+    scope = ("lesson", lesson_id) if lesson_id else ("block", block_id)
+    if scope not in seen:
+        rows = ClusterComment.objects.seen_by(request.user).select_related("author", "cohort")
+        rows = rows.filter(block__lesson=lesson_id) if lesson_id else rows.filter(block=block_id)
+        by_block: dict[int, list[ClusterComment]] = {}
+        for comment in rows.order_by("cohort__name", "pk"):
+            by_block.setdefault(comment.block_id, []).append(comment)
+        seen[scope] = by_block
+    return seen[scope]
+
+
+def comments_for(
+    request: HttpRequest, kind_name: str, state, *, lesson: Lesson | None = None
+) -> list:
+    """The comments a learner sees beside the answer `state` shows: one query per lesson
+    page (or per panel rendered alone), none when the answer is right or not given."""
+    kind = practice.get(kind_name)
+    if kind is None or request is None or not request.user.is_authenticated:
+        return []
+    found = kind.cluster_of(state)
+    if found is None:
+        return []
+    block_id, group = found
+    lesson_id = lesson.pk if isinstance(lesson, Lesson) else None
+    comments = _comments_by_block(request, block_id=block_id, lesson_id=lesson_id)
+    return [comment for comment in comments.get(block_id, []) if comment.key == group.key]
+
+
+def teacher_name(user) -> str:
+    full = f"{user.first_name} {user.last_name}".strip()
+    return full or user.get_username()
+
+
+# Teachers ------------------------------------------------------------------------------
+
+
+def in_class(cohort: Cohort) -> Q:
+    return Q(user__memberships__cohort=cohort)
+
+
+@dataclass
+class GroupRow:
+    """A group as the teacher sees it, with the class's comment on it (if any)."""
+
+    block: Block
+    group: Group
+    comment: ClusterComment | None = None
+
+    @property
+    def dom_id(self) -> str:
+        return f"group-{self.block.pk}-{self.group.key}"
+
+    @property
+    def reached(self) -> int:
+        """Students who see the comment now: every student of the class in the group."""
+        return self.group.count if self.comment is not None else 0
+
+
+@dataclass
+class ItemGroups:
+    block: Block
+    kind: practice.PracticeKind
+    distribution: Distribution
+    rows: list[GroupRow] = field(default_factory=list)
+    idle: list[ClusterComment] = field(default_factory=list)  # on groups nobody is in now
+
+    @property
+    def title(self) -> str:
+        return item_title(self.block)
+
+    @property
+    def grouped(self) -> int:
+        return sum(row.group.count for row in self.rows)
+
+    @property
+    def covered(self) -> int:
+        return sum(row.reached for row in self.rows)
+
+
+def item_title(block: Block) -> str:
+    """What teachers read for the item: its content's title (a snippet's caption, ...)."""
+    for name in block.kind_spec.page_select:
+        item = getattr(block, name, None)
+        if item is not None and getattr(item, "title", ""):
+            return item.title
+    return block.title or block.key
+
+
+def practice_blocks_of(blocks) -> "QuerySet[Block]":
+    """Blocks of a practice kind, with their content's row (for its title)."""
+    kinds = [kind for kind in practice.every()]
+    select = [name for kind in kinds for name in kind.content.page_select]
+    return blocks.filter(kind__in=[kind.name for kind in kinds]).select_related(*select)
+
+
+def practice_blocks(lesson: Lesson) -> list[Block]:
+    return list(practice_blocks_of(Block.objects.filter(lesson=lesson)).order_by("position", "pk"))
+
+
+def item_groups(cohort: Cohort, blocks: list[Block]) -> list[ItemGroups]:
+    """Each block's groups with the class's comments: per kind its clusters' queries, and
+    one for the comments."""
+    distributions: dict[int, Distribution] = {}
+    for kind in practice.every():
+        of_kind = [block for block in blocks if block.kind == kind.name]
+        if of_kind:
+            distributions.update(kind.clusters(in_class=in_class(cohort), blocks=of_kind))
+    comments: dict[tuple[int, str], ClusterComment] = {
+        (comment.block_id, comment.key): comment
+        for comment in ClusterComment.objects.filter(
+            cohort=cohort, block__in=blocks
+        ).select_related("author")
+    }
+    items = []
+    for block in blocks:
+        distribution = distributions.get(block.pk) or Distribution(block.pk)
+        rows = [
+            GroupRow(block, group, comments.pop((block.pk, group.key), None))
+            for group in distribution.groups
+        ]
+        item = ItemGroups(block, practice.get(block.kind), distribution, rows)
+        items.append(item)
+    by_block = {item.block.pk: item for item in items}
+    for (block_id, _), comment in comments.items():
+        by_block[block_id].idle.append(comment)
+    return items
+
+
+@dataclass
+class LessonGroups:
+    items: list[ItemGroups]
+
+    @property
+    def wrong(self) -> int:
+        return sum(row.group.count for item in self.items for row in item.rows)
+
+    @property
+    def covered(self) -> int:
+        return sum(row.reached for item in self.items for row in item.rows)
+
+    @property
+    def percent(self) -> int | None:
+        return round(100 * self.covered / self.wrong) if self.wrong else None
+
+    @property
+    def comments(self) -> int:
+        return sum(row.comment is not None for item in self.items for row in item.rows) + sum(
+            len(item.idle) for item in self.items
+        )
+
+
+def lesson_groups(cohort: Cohort, lesson: Lesson) -> LessonGroups:
+    """The class's wrong answers on a lesson, grouped, with the comments and their reach."""
+    return LessonGroups(item_groups(cohort, practice_blocks(lesson)))

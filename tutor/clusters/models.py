@@ -1,0 +1,52 @@
+"""A teacher's comment on a group of the same wrong answer, for one class."""
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+from course.models import Block
+from tutor.models import Cohort
+
+MAX_COMMENT_CHARS = 2_000
+
+
+class ClusterCommentQuerySet(models.QuerySet):
+    def seen_by(self, user) -> "ClusterCommentQuerySet":
+        """The comments a student sees: those on a class they are in."""
+        return self.filter(cohort__memberships__student=user.pk)
+
+
+class ClusterComment(models.Model):
+    """One comment on the group `key` of wrong answers on `block`, for the students of
+    `cohort`: whoever is in that group when their page renders sees it, now or later."""
+
+    cohort = models.ForeignKey(
+        Cohort, on_delete=models.CASCADE, related_name="cluster_comments", verbose_name="class"
+    )
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="cluster_comments"
+    )
+    block = models.ForeignKey(Block, on_delete=models.CASCADE, related_name="cluster_comments")
+    key = models.CharField(
+        max_length=32, help_text="The group's normalised answer (tutor.clusters.groups.group_key)."
+    )
+    summary = models.CharField(
+        max_length=300, help_text="What the group got wrong, when the comment was written."
+    )
+    text = models.TextField(max_length=MAX_COMMENT_CHARS)
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    objects = ClusterCommentQuerySet.as_manager()
+
+    class Meta:
+        app_label = "tutor"
+        verbose_name = "comment on a group of answers"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["cohort", "block", "key"], name="one_comment_per_group_and_class"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.author} on {self.block}: {self.summary}"
