@@ -12,6 +12,7 @@ from django.views.decorators.http import require_GET
 from course.htmx import wants_partial
 from course.models import Course, Lesson
 from tutor import practice
+from tutor.assignments import learners
 from tutor.models import LessonProgress
 
 
@@ -94,5 +95,5 @@ def my_progress(request: HttpRequest) -> TemplateResponse:
         "accuracy": accuracy,
         "continue_with": continue_with,
         "continue_label": "Continue where you left off" if started else "Start with",
-    }
+    } | learners.context(request.user)
     return TemplateResponse(request, "tutor/my_progress.html", context)
