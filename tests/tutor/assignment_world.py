@@ -51,7 +51,9 @@ def do_ordering(user, exercise, at: datetime):
 
 
 def do_code(user, exercise, at: datetime, verdict=Submission.Verdict.PASSED):
-    return Submission.objects.create(user=user, exercise=exercise, code="print(1)\n", verdict=verdict, created_at=at)
+    return Submission.objects.create(
+        user=user, exercise=exercise, code="print(1)\n", verdict=verdict, created_at=at
+    )
 
 
 DOERS = {"snippet": do_snippet, "ordering": do_ordering, "code_exercise": do_code}

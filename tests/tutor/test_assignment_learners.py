@@ -109,7 +109,9 @@ def test_another_classs_assignment_is_not_shown(client, world):
 def test_late_work_is_accepted_while_the_assignment_is_open(client, world):
     assign(world["cohort"], world["lesson"], due=NOW - HOUR)
     snippet = world["items"]["snippet"]
-    response = client.post(reverse("tutor:prediction_create", args=[snippet.pk]), {"text": "x", "mode": "typed"})
+    response = client.post(
+        reverse("tutor:prediction_create", args=[snippet.pk]), {"text": "x", "mode": "typed"}
+    )
     assert response.status_code == 302
     assert Prediction.objects.filter(user=world["student"]).exists()
 
@@ -120,7 +122,9 @@ def test_late_work_is_accepted_while_the_assignment_is_open(client, world):
 def submit_snippet(client, world, **headers):
     snippet = world["items"]["snippet"]
     return client.post(
-        reverse("tutor:prediction_create", args=[snippet.pk]), {"text": "x", "mode": "typed"}, **headers
+        reverse("tutor:prediction_create", args=[snippet.pk]),
+        {"text": "x", "mode": "typed"},
+        **headers,
     ), f"#snippet-{snippet.block.key}-message"
 
 
@@ -146,7 +150,12 @@ def submit_code(client, world, **headers):
     ), f"#exercise-{exercise.block.key}-message"
 
 
-SENDS = {"predict": submit_snippet, "run": run_snippet, "check": check_ordering, "submit": submit_code}
+SENDS = {
+    "predict": submit_snippet,
+    "run": run_snippet,
+    "check": check_ordering,
+    "submit": submit_code,
+}
 
 
 def nothing_stored(world) -> bool:
@@ -160,7 +169,9 @@ def nothing_stored(world) -> bool:
 
 
 @pytest.mark.parametrize("action", SENDS)
-def test_a_closed_assignment_refuses_work_with_htmx_in_the_panels_message_line(client, world, action):
+def test_a_closed_assignment_refuses_work_with_htmx_in_the_panels_message_line(
+    client, world, action
+):
     assign(world["cohort"], world["lesson"], closed_at=NOW)
     response, into = SENDS[action](client, world, **HTMX)
     assert response.status_code == 403
@@ -176,7 +187,10 @@ def test_a_closed_assignment_refuses_work_without_javascript(client, world, acti
     assert response.status_code in (302, 403)
     if response.status_code == 302:
         response = client.get(response["Location"])
-    assert "Closed by your teacher: the assignment for “Year 10” no longer takes work" in response.content.decode()
+    assert (
+        "Closed by your teacher: the assignment for “Year 10” no longer takes work"
+        in response.content.decode()
+    )
     assert nothing_stored(world)
 
 
@@ -190,7 +204,9 @@ def test_a_reopened_assignment_takes_work_again(client, world, action):
 
 
 def test_only_the_assigned_exercises_are_closed(client, world):
-    assign(world["cohort"], world["lesson"], blocks=[world["items"]["ordering"].block], closed_at=NOW)
+    assign(
+        world["cohort"], world["lesson"], blocks=[world["items"]["ordering"].block], closed_at=NOW
+    )
     assert check_ordering(client, world, **HTMX)[0].status_code == 403
     assert submit_snippet(client, world, **HTMX)[0].status_code == 200
 

@@ -29,7 +29,14 @@ def world():
     ann, bob = make_user("ann", first_name="Ann"), make_user("bob")
     cohort = class_of(ann, bob, teacher=teacher)
     lesson, items = practice_lesson(title="Loops")
-    return {"teacher": teacher, "ann": ann, "bob": bob, "cohort": cohort, "lesson": lesson, "items": items}
+    return {
+        "teacher": teacher,
+        "ann": ann,
+        "bob": bob,
+        "cohort": cohort,
+        "lesson": lesson,
+        "items": items,
+    }
 
 
 def url(name, world, *args):
@@ -81,7 +88,11 @@ def test_a_teacher_sets_the_whole_lesson(client, world):
     assignment = Assignment.objects.get()
     assert response.status_code == 302
     assert response["Location"] == url("assignment_detail", world, assignment.pk)
-    assert (assignment.cohort, assignment.lesson, assignment.whole_lesson) == (world["cohort"], world["lesson"], True)
+    assert (assignment.cohort, assignment.lesson, assignment.whole_lesson) == (
+        world["cohort"],
+        world["lesson"],
+        True,
+    )
     assert assignment.due_at == NOW.replace(second=0) + 24 * HOUR
 
 
@@ -132,15 +143,21 @@ def test_a_draft_lesson_cannot_be_assigned(client, world):
     draft = make_lesson(status="draft")
     make_exercise(draft)
     client.force_login(world["teacher"])
-    response = client.post(url("assignment_create", world), new_assignment_data(world, lesson=draft.pk))
+    response = client.post(
+        url("assignment_create", world), new_assignment_data(world, lesson=draft.pk)
+    )
     assert response.status_code == 400
 
 
 def test_another_teacher_cannot_set_work_for_the_class(client, world):
     client.force_login(make_teacher())
-    assert client.post(url("assignment_create", world), new_assignment_data(world)).status_code == 404
+    assert (
+        client.post(url("assignment_create", world), new_assignment_data(world)).status_code == 404
+    )
     client.force_login(world["ann"])
-    assert client.post(url("assignment_create", world), new_assignment_data(world)).status_code == 403
+    assert (
+        client.post(url("assignment_create", world), new_assignment_data(world)).status_code == 403
+    )
     assert not Assignment.objects.exists()
 
 
@@ -179,7 +196,10 @@ def test_another_classs_assignment_is_not_found_under_this_class(client, world):
     elsewhere = assign(class_of(teacher=teacher), world["lesson"])
     client.force_login(teacher)
     assert client.get(url("assignment_detail", world, elsewhere.pk)).status_code == 404
-    assert client.post(url("assignment_close", world, elsewhere.pk), {"closed": "yes"}).status_code == 404
+    assert (
+        client.post(url("assignment_close", world, elsewhere.pk), {"closed": "yes"}).status_code
+        == 404
+    )
 
 
 def test_an_admin_may_review_any_classs_assignments(client, world):
@@ -223,7 +243,9 @@ def test_a_bad_change_is_refused_and_changes_nothing(client, world):
 def test_closing_and_reopening_without_javascript(client, world):
     assignment = assign(world["cohort"], world["lesson"])
     client.force_login(world["teacher"])
-    response = client.post(url("assignment_close", world, assignment.pk), {"closed": "yes"}, follow=True)
+    response = client.post(
+        url("assignment_close", world, assignment.pk), {"closed": "yes"}, follow=True
+    )
     assert "Closed: its students can no longer send work on it." in response.content.decode()
     assignment.refresh_from_db()
     assert assignment.is_closed
@@ -243,7 +265,9 @@ def test_closing_with_htmx_swaps_the_open_or_closed_region(client, world):
 def test_a_close_that_says_neither_is_refused_in_the_sites_shape(client, world):
     assignment = assign(world["cohort"], world["lesson"])
     client.force_login(world["teacher"])
-    response = client.post(url("assignment_close", world, assignment.pk), {"closed": "maybe"}, **HTMX)
+    response = client.post(
+        url("assignment_close", world, assignment.pk), {"closed": "maybe"}, **HTMX
+    )
     assert response.status_code == 400
     assert response["HX-Retarget"] == "#assignment-state-message"
     assert 'class="refusal"' in response.content.decode()
@@ -271,8 +295,16 @@ def test_deleting_with_htmx_takes_the_page_to_the_list(client, world):
 def test_another_teacher_cannot_change_close_or_delete(client, world):
     assignment = assign(world["cohort"], world["lesson"])
     client.force_login(make_teacher())
-    assert client.post(url("assignment_edit", world, assignment.pk), new_assignment_data(world)).status_code == 404
-    assert client.post(url("assignment_close", world, assignment.pk), {"closed": "yes"}).status_code == 404
+    assert (
+        client.post(
+            url("assignment_edit", world, assignment.pk), new_assignment_data(world)
+        ).status_code
+        == 404
+    )
+    assert (
+        client.post(url("assignment_close", world, assignment.pk), {"closed": "yes"}).status_code
+        == 404
+    )
     assert client.post(url("assignment_delete", world, assignment.pk)).status_code == 404
     assignment.refresh_from_db()
     assert not assignment.is_closed
@@ -297,7 +329,9 @@ def test_granting_an_extension_with_htmx_swaps_the_students_table(client, world)
     data = {"student": world["bob"].pk, "due_at": minute(NOW + 3 * HOUR)}
     response = client.post(url("extension_grant", world, assignment.pk), data, **HTMX)
     page = response.content.decode()
-    assert 'id="assignment-students"' in page and "<html" not in page and "bob now has until" in page
+    assert (
+        'id="assignment-students"' in page and "<html" not in page and "bob now has until" in page
+    )
 
 
 @pytest.mark.parametrize(
@@ -336,7 +370,9 @@ def test_withdrawing_names_only_students_of_the_class(client, world):
     assignment = assign(world["cohort"], world["lesson"], due=NOW)
     outsider = make_user()
     client.force_login(world["teacher"])
-    assert client.post(url("extension_withdraw", world, assignment.pk, outsider.pk)).status_code == 404
+    assert (
+        client.post(url("extension_withdraw", world, assignment.pk, outsider.pk)).status_code == 404
+    )
 
 
 def test_another_teacher_cannot_grant_an_extension(client, world):
@@ -359,7 +395,7 @@ def test_the_class_grid_filtered_to_an_assignment_says_on_time_late_missing(clie
     client.force_login(world["teacher"])
     page = client.get(url("class_detail", world) + f"?assignment={assignment.pk}").content.decode()
     assert "On time: 1" in page and "Late: 1" in page and "Missing: 1" in page
-    row = page[page.index("carl"):]
+    row = page[page.index("carl") :]
     assert row.index("Missing") < row.index("</tr>")  # said in words, not by colour alone
 
 
@@ -380,7 +416,9 @@ def test_filtering_to_an_assignment_not_of_this_class_is_not_found(client, world
     assert client.get(url("class_csv", world) + f"?assignment={value}").status_code == 404
 
 
-def test_the_progress_csv_filtered_to_an_assignment_has_due_dates_and_submission_times(client, world):
+def test_the_progress_csv_filtered_to_an_assignment_has_due_dates_and_submission_times(
+    client, world
+):
     assignment = assign(world["cohort"], world["lesson"], due=NOW - HOUR)
     Extension.objects.create(assignment=assignment, student=world["bob"], due_at=NOW + HOUR)
     done_at = NOW - 2 * HOUR
@@ -389,13 +427,24 @@ def test_the_progress_csv_filtered_to_an_assignment_has_due_dates_and_submission
     response = client.get(url("class_csv", world) + f"?assignment={assignment.pk}")
     rows = list(csv.reader(io.StringIO(b"".join(response.streaming_content).decode("utf-8-sig"))))
     assert rows[0] == [
-        "username", "name", "lesson", "items", "opens", "due", "extended", "submitted", "items done", "status",
+        "username",
+        "name",
+        "lesson",
+        "items",
+        "opens",
+        "due",
+        "extended",
+        "submitted",
+        "items done",
+        "status",
     ]
     by_user = {row[0]: row for row in rows[1:]}
     local = lambda moment: timezone.localtime(moment).strftime("%Y-%m-%d %H:%M")  # noqa: E731
     assert by_user["ann"][5:] == [local(NOW - HOUR), "", local(done_at), "3 of 3", "On time"]
     assert by_user["bob"][5:] == [local(NOW + HOUR), "yes", "", "0 of 3", "Not yet done"]
-    assert response["Content-Disposition"].endswith(f'-assignment-{assignment.pk}-{timezone.localdate().isoformat()}.csv"')
+    assert response["Content-Disposition"].endswith(
+        f'-assignment-{assignment.pk}-{timezone.localdate().isoformat()}.csv"'
+    )
 
 
 def test_the_unfiltered_progress_csv_is_unchanged(client, world):

@@ -71,7 +71,9 @@ def test_a_lesson_is_submitted_when_every_practice_item_is_done_at_the_last_ones
     standing = standings([assignment], [student.pk], now=NOW + HOUR)[(assignment.pk, student.pk)]
     assert (standing.done, standing.total, standing.status) == (2, 3, MISSING)
     do_code(student, items["code_exercise"], NOW + 2 * HOUR)
-    standing = standings([assignment], [student.pk], now=NOW + 3 * HOUR)[(assignment.pk, student.pk)]
+    standing = standings([assignment], [student.pk], now=NOW + 3 * HOUR)[
+        (assignment.pk, student.pk)
+    ]
     assert standing.submitted_at == NOW + 2 * HOUR
     assert standing.status == LATE
 
@@ -86,7 +88,9 @@ def test_each_kind_counts_as_done_from_the_first_row_that_did_it(kind):
 
     DOERS[kind](student, items[kind], NOW - HOUR)
     DOERS[kind](student, items[kind], NOW + HOUR)  # done again later: the first time counts
-    standing = standings([assignment], [student.pk], now=NOW + 2 * HOUR)[(assignment.pk, student.pk)]
+    standing = standings([assignment], [student.pk], now=NOW + 2 * HOUR)[
+        (assignment.pk, student.pk)
+    ]
     assert (standing.total, standing.submitted_at, standing.status) == (1, NOW - HOUR, ON_TIME)
 
 
@@ -94,8 +98,12 @@ def test_work_that_did_not_do_the_item_does_not_count():
     student = make_user()
     lesson, items = practice_lesson()
     assignment = assign(class_of(student), lesson, due=NOW)
-    make_prediction(student, items["snippet"], verdict=Prediction.Verdict.PENDING, created_at=NOW - HOUR)
-    do_ordering(student, items["ordering"], NOW - HOUR).__class__.objects.update(verdict=OrderingAttempt.Verdict.WRONG)
+    make_prediction(
+        student, items["snippet"], verdict=Prediction.Verdict.PENDING, created_at=NOW - HOUR
+    )
+    do_ordering(student, items["ordering"], NOW - HOUR).__class__.objects.update(
+        verdict=OrderingAttempt.Verdict.WRONG
+    )
     do_code(student, items["code_exercise"], NOW - HOUR, verdict=Submission.Verdict.FAILED)
     standing = standings([assignment], [student.pk], now=NOW + HOUR)[(assignment.pk, student.pk)]
     assert (standing.done, standing.status) == (0, MISSING)
@@ -118,8 +126,14 @@ def test_an_extension_moves_one_students_due_date_and_their_status_only():
     for student in (late, other):
         do_everything(student, items, NOW + 2 * HOUR)  # exactly at the extended due time
     found = standings([assignment], [late.pk, other.pk], now=NOW + 3 * HOUR)
-    assert (found[(assignment.pk, late.pk)].status, found[(assignment.pk, late.pk)].extended) == (ON_TIME, True)
-    assert (found[(assignment.pk, other.pk)].status, found[(assignment.pk, other.pk)].extended) == (LATE, False)
+    assert (found[(assignment.pk, late.pk)].status, found[(assignment.pk, late.pk)].extended) == (
+        ON_TIME,
+        True,
+    )
+    assert (found[(assignment.pk, other.pk)].status, found[(assignment.pk, other.pk)].extended) == (
+        LATE,
+        False,
+    )
     assert found[(assignment.pk, late.pk)].due_at == NOW + 2 * HOUR
 
 
@@ -128,7 +142,10 @@ def test_before_its_extended_due_date_a_student_is_not_yet_missing():
     lesson, _ = practice_lesson()
     assignment = assign(class_of(student), lesson, due=NOW - HOUR)
     Extension.objects.create(assignment=assignment, student=student, due_at=NOW + HOUR)
-    assert standings([assignment], [student.pk], now=NOW)[(assignment.pk, student.pk)].status == NOT_YET
+    assert (
+        standings([assignment], [student.pk], now=NOW)[(assignment.pk, student.pk)].status
+        == NOT_YET
+    )
 
 
 def test_standings_take_a_fixed_number_of_queries(django_assert_max_num_queries):
@@ -164,9 +181,15 @@ def test_setting_some_exercises_keeps_them_and_the_whole_lesson_otherwise():
     lesson, items = practice_lesson()
     cohort = class_of()
     some = actions.create_assignment(
-        cohort=cohort, lesson=lesson, blocks=[items["snippet"].block], opens_at=NOW, due_at=NOW + HOUR
+        cohort=cohort,
+        lesson=lesson,
+        blocks=[items["snippet"].block],
+        opens_at=NOW,
+        due_at=NOW + HOUR,
     )
-    whole = actions.create_assignment(cohort=cohort, lesson=lesson, blocks=[], opens_at=NOW, due_at=NOW + HOUR)
+    whole = actions.create_assignment(
+        cohort=cohort, lesson=lesson, blocks=[], opens_at=NOW, due_at=NOW + HOUR
+    )
     assert (some.whole_lesson, list(some.blocks.all())) == (False, [items["snippet"].block])
     assert (whole.whole_lesson, whole.blocks.count()) == (True, 0)
 
@@ -175,7 +198,9 @@ def test_a_due_date_at_or_before_the_opening_is_refused():
     lesson, _ = practice_lesson()
     for due in (NOW, NOW - HOUR):
         with pytest.raises(actions.AssignmentRefused, match="after the opening"):
-            actions.create_assignment(cohort=class_of(), lesson=lesson, blocks=[], opens_at=NOW, due_at=due)
+            actions.create_assignment(
+                cohort=class_of(), lesson=lesson, blocks=[], opens_at=NOW, due_at=due
+            )
     assert not Assignment.objects.exists()
 
 
@@ -184,16 +209,26 @@ def test_exercises_of_another_lesson_are_refused():
     elsewhere = make_exercise(make_lesson())
     with pytest.raises(actions.AssignmentRefused, match="assigned lesson"):
         actions.create_assignment(
-            cohort=class_of(), lesson=lesson, blocks=[elsewhere.block], opens_at=NOW, due_at=NOW + HOUR
+            cohort=class_of(),
+            lesson=lesson,
+            blocks=[elsewhere.block],
+            opens_at=NOW,
+            due_at=NOW + HOUR,
         )
 
 
 def test_changing_an_assignment_from_some_exercises_to_the_whole_lesson():
     lesson, items = practice_lesson()
     assignment = assign(class_of(), lesson, blocks=[items["snippet"].block])
-    actions.update_assignment(assignment=assignment, lesson=lesson, blocks=[], opens_at=NOW, due_at=NOW + 2 * HOUR)
+    actions.update_assignment(
+        assignment=assignment, lesson=lesson, blocks=[], opens_at=NOW, due_at=NOW + 2 * HOUR
+    )
     assignment.refresh_from_db()
-    assert (assignment.whole_lesson, assignment.blocks.count(), assignment.due_at) == (True, 0, NOW + 2 * HOUR)
+    assert (assignment.whole_lesson, assignment.blocks.count(), assignment.due_at) == (
+        True,
+        0,
+        NOW + 2 * HOUR,
+    )
 
 
 def test_closing_twice_keeps_the_first_time_and_reopening_clears_it():
@@ -214,7 +249,9 @@ def test_an_extension_is_for_a_student_of_the_class_and_after_the_due_date():
         actions.grant_extension(assignment=assignment, student=student, due_at=NOW)
     actions.grant_extension(assignment=assignment, student=student, due_at=NOW + HOUR)
     actions.grant_extension(assignment=assignment, student=student, due_at=NOW + 2 * HOUR)  # moved
-    assert list(Extension.objects.values_list("student", "due_at")) == [(student.pk, NOW + 2 * HOUR)]
+    assert list(Extension.objects.values_list("student", "due_at")) == [
+        (student.pk, NOW + 2 * HOUR)
+    ]
     actions.withdraw_extension(assignment=assignment, student=student)
     with pytest.raises(actions.AssignmentRefused, match="no extension"):
         actions.withdraw_extension(assignment=assignment, student=student)

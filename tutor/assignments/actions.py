@@ -44,7 +44,12 @@ def create_assignment(
 
 @transaction.atomic
 def update_assignment(
-    *, assignment: Assignment, lesson: Lesson, blocks: list[Block], opens_at: datetime, due_at: datetime
+    *,
+    assignment: Assignment,
+    lesson: Lesson,
+    blocks: list[Block],
+    opens_at: datetime,
+    due_at: datetime,
 ) -> Assignment:
     _check_dates(opens_at, due_at)
     _check_blocks(lesson, blocks)
@@ -60,7 +65,9 @@ def set_closed(*, assignment: Assignment, closed: bool) -> Assignment:
     """Close the assignment (its students can no longer submit work on its items) or
     reopen it. Closing twice keeps the first time it was closed."""
     if closed:
-        Assignment.objects.filter(pk=assignment.pk, closed_at__isnull=True).update(closed_at=timezone.now())
+        Assignment.objects.filter(pk=assignment.pk, closed_at__isnull=True).update(
+            closed_at=timezone.now()
+        )
     else:
         Assignment.objects.filter(pk=assignment.pk).update(closed_at=None)
     assignment.refresh_from_db(fields=["closed_at"])

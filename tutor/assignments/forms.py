@@ -105,13 +105,17 @@ class ExtensionForm(forms.Form):
         empty_label=None,
         error_messages={"invalid_choice": "Choose a student of this class."},
     )
-    due_at = minute_field("New due date", "Only for this student; the others keep the assignment's.")
+    due_at = minute_field(
+        "New due date", "Only for this student; the others keep the assignment's."
+    )
 
     def __init__(self, *args, students, assignment, **kwargs):
         super().__init__(*args, **kwargs)
         self.assignment = assignment
         self.fields["student"].queryset = students
-        self.fields["student"].label_from_instance = lambda user: user.get_full_name() and f"{user.get_full_name()} ({user.username})" or user.username
+        self.fields["student"].label_from_instance = lambda user: (
+            user.get_full_name() and f"{user.get_full_name()} ({user.username})" or user.username
+        )
 
     def clean_due_at(self):
         due_at = self.cleaned_data["due_at"]

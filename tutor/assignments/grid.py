@@ -36,7 +36,9 @@ def student_rows(
     ]
 
 
-def tally(found: dict[tuple[int, int], Standing], assignment: Assignment, students: list[int]) -> list[tuple[str, str, int]]:
+def tally(
+    found: dict[tuple[int, int], Standing], assignment: Assignment, students: list[int]
+) -> list[tuple[str, str, int]]:
     """(status, label, how many students), in a fixed order: the numbers read without colour."""
     counts = Counter(found[(assignment.pk, pk)].status for pk in students)
     return [(status, LABELS[status], counts[status]) for status in ORDER]
@@ -55,8 +57,16 @@ def when(moment: datetime | None) -> str:
 
 
 CSV_HEADER = [
-    "username", "name", "lesson", "items", "opens", "due", "extended", "submitted",
-    "items done", "status",
+    "username",
+    "name",
+    "lesson",
+    "items",
+    "opens",
+    "due",
+    "extended",
+    "submitted",
+    "items done",
+    "status",
 ]
 
 
@@ -88,7 +98,9 @@ def chosen_assignment(cohort, value: str) -> Assignment | None:
         return None
     if not value.isdecimal():
         raise Http404("No such assignment in this class.")
-    return get_object_or_404(Assignment.objects.select_related("lesson"), pk=int(value), cohort=cohort)
+    return get_object_or_404(
+        Assignment.objects.select_related("lesson"), pk=int(value), cohort=cohort
+    )
 
 
 def class_grid_context(cohort, value: str) -> dict:

@@ -34,7 +34,10 @@ class Assigned:
 
 
 def assigned_to(
-    user: AbstractBaseUser | AnonymousUser, *, lessons: list | None = None, now: datetime | None = None
+    user: AbstractBaseUser | AnonymousUser,
+    *,
+    lessons: list | None = None,
+    now: datetime | None = None,
 ) -> list[Assigned]:
     """The opened assignments of the user's classes (on `lessons` only, if given), soonest
     due first: two queries, and one per practice kind assigned."""

@@ -45,11 +45,16 @@ class Assignment(models.Model):
         default=True, help_text="Every practice block of the lesson; otherwise only `blocks`."
     )
     blocks = models.ManyToManyField(
-        Block, blank=True, related_name="assignments", help_text="The exercises set, when not the whole lesson."
+        Block,
+        blank=True,
+        related_name="assignments",
+        help_text="The exercises set, when not the whole lesson.",
     )
     opens_at = models.DateTimeField()
     due_at = models.DateTimeField()
-    closed_at = models.DateTimeField(null=True, blank=True, help_text="Closed by the teacher: no more work accepted.")
+    closed_at = models.DateTimeField(
+        null=True, blank=True, help_text="Closed by the teacher: no more work accepted."
+    )
     created_at = models.DateTimeField(default=timezone.now)
 
     objects = AssignmentQuerySet.as_manager()
@@ -57,10 +62,14 @@ class Assignment(models.Model):
     class Meta:
         app_label = "tutor"
         ordering = ["due_at", "pk"]
-        indexes = [models.Index(fields=["cohort", "due_at"]), models.Index(fields=["lesson", "closed_at"])]
+        indexes = [
+            models.Index(fields=["cohort", "due_at"]),
+            models.Index(fields=["lesson", "closed_at"]),
+        ]
         constraints = [
             models.CheckConstraint(
-                condition=models.Q(due_at__gt=models.F("opens_at")), name="assignment_due_after_opening"
+                condition=models.Q(due_at__gt=models.F("opens_at")),
+                name="assignment_due_after_opening",
             )
         ]
 
@@ -88,7 +97,9 @@ class Extension(models.Model):
     class Meta:
         app_label = "tutor"
         constraints = [
-            models.UniqueConstraint(fields=["assignment", "student"], name="one_extension_per_student")
+            models.UniqueConstraint(
+                fields=["assignment", "student"], name="one_extension_per_student"
+            )
         ]
 
     def __str__(self) -> str:

@@ -7,10 +7,26 @@ from tutor.assignments import views
 urlpatterns = [
     path("classes/<int:pk>/assignments/", views.assignment_list, name="assignment_list"),
     path("classes/<int:pk>/assignments/new/", views.assignment_create, name="assignment_create"),
-    path("classes/<int:pk>/assignments/<int:assignment_pk>/", views.assignment_detail, name="assignment_detail"),
-    path("classes/<int:pk>/assignments/<int:assignment_pk>/edit/", views.assignment_edit, name="assignment_edit"),
-    path("classes/<int:pk>/assignments/<int:assignment_pk>/close/", views.assignment_close, name="assignment_close"),
-    path("classes/<int:pk>/assignments/<int:assignment_pk>/delete/", views.assignment_delete, name="assignment_delete"),
+    path(
+        "classes/<int:pk>/assignments/<int:assignment_pk>/",
+        views.assignment_detail,
+        name="assignment_detail",
+    ),
+    path(
+        "classes/<int:pk>/assignments/<int:assignment_pk>/edit/",
+        views.assignment_edit,
+        name="assignment_edit",
+    ),
+    path(
+        "classes/<int:pk>/assignments/<int:assignment_pk>/close/",
+        views.assignment_close,
+        name="assignment_close",
+    ),
+    path(
+        "classes/<int:pk>/assignments/<int:assignment_pk>/delete/",
+        views.assignment_delete,
+        name="assignment_delete",
+    ),
     path(
         "classes/<int:pk>/assignments/<int:assignment_pk>/extensions/",
         views.extension_grant,

@@ -27,7 +27,9 @@ from tutor.views.teaching import class_students, lessons_with_practice, taught_c
 TEMPLATES = "tutor/assignments/"
 
 
-def class_assignment(request: HttpRequest, pk: int, assignment_pk: int) -> tuple[Cohort, Assignment]:
+def class_assignment(
+    request: HttpRequest, pk: int, assignment_pk: int
+) -> tuple[Cohort, Assignment]:
     """The class (taught by the user) and its assignment `assignment_pk`, else 403/404."""
     cohort = taught_class(request, pk)
     assignment = get_object_or_404(
@@ -41,7 +43,12 @@ def assignment_url(assignment: Assignment) -> str:
 
 
 def form_response(
-    request: HttpRequest, cohort: Cohort, form: AssignmentForm, *, assignment=None, status: int = 200
+    request: HttpRequest,
+    cohort: Cohort,
+    form: AssignmentForm,
+    *,
+    assignment=None,
+    status: int = 200,
 ) -> TemplateResponse:
     lesson = form.chosen_lesson()
     context = {
@@ -83,7 +90,9 @@ def assignment_create(request: HttpRequest, pk: int) -> HttpResponse:
     cohort = taught_class(request, pk)
     lessons = lessons_with_practice()
     if request.method == "GET":
-        return form_response(request, cohort, AssignmentForm.starting(lessons=lessons, data=request.GET))
+        return form_response(
+            request, cohort, AssignmentForm.starting(lessons=lessons, data=request.GET)
+        )
     form = saved_form(request, lessons)
     if form.is_valid():
         try:
@@ -185,7 +194,9 @@ def assignment_delete(request: HttpRequest, pk: int, assignment_pk: int) -> Http
     cohort, assignment = class_assignment(request, pk, assignment_pk)
     title = assignment.lesson.title
     actions.delete_assignment(assignment=assignment)
-    messages.success(request, f"The assignment of “{title}” is deleted. Your students' work is kept.")
+    messages.success(
+        request, f"The assignment of “{title}” is deleted. Your students' work is kept."
+    )
     url = reverse("tutor:assignment_list", args=[cohort.pk])
     if wants_partial(request):
         from django_htmx.http import HttpResponseClientRedirect
@@ -213,7 +224,9 @@ def extension_grant(request: HttpRequest, pk: int, assignment_pk: int) -> HttpRe
     if form.is_valid():
         student = form.cleaned_data["student"]
         try:
-            actions.grant_extension(assignment=assignment, student=student, due_at=form.cleaned_data["due_at"])
+            actions.grant_extension(
+                assignment=assignment, student=student, due_at=form.cleaned_data["due_at"]
+            )
         except actions.AssignmentRefused as refused:
             error = str(refused)
     else:
@@ -222,8 +235,10 @@ def extension_grant(request: HttpRequest, pk: int, assignment_pk: int) -> HttpRe
         if wants_partial(request):
             return refusal(request, error, into="extension-message", status=400)
         response = TemplateResponse(
-            request, TEMPLATES + "assignment_detail.html",
-            detail_context(cohort, assignment, extension_form=form), status=400,
+            request,
+            TEMPLATES + "assignment_detail.html",
+            detail_context(cohort, assignment, extension_form=form),
+            status=400,
         )
         return response
     said = f"{student.get_username()} now has until {timezone.localtime(form.cleaned_data['due_at']):%-d %b %Y, %H:%M}."
@@ -235,7 +250,9 @@ def extension_grant(request: HttpRequest, pk: int, assignment_pk: int) -> HttpRe
 
 @require_POST
 @login_required_htmx
-def extension_withdraw(request: HttpRequest, pk: int, assignment_pk: int, student_pk: int) -> HttpResponse:
+def extension_withdraw(
+    request: HttpRequest, pk: int, assignment_pk: int, student_pk: int
+) -> HttpResponse:
     cohort, assignment = class_assignment(request, pk, assignment_pk)
     # Only a member of this class: the refusal must not name anyone else on the site.
     student = User.objects.filter(pk=student_pk, memberships__cohort=cohort).first()
