@@ -25,13 +25,17 @@ def test_a_teacher_sets_an_exercise_and_the_student_sees_it_then_finds_it_closed
     cohort = make_cohort(make_teacher("tess"), students=[make_user("sam")], name="Tuesday group")
     lesson = Lesson.objects.get(slug="optimising-speed-and-memory")
     exercise = OrderingExercise.objects.get(block__key="kv-cache-vram-order")
-    due = (timezone.localtime() + timedelta(days=2)).replace(hour=17, minute=0, second=0, microsecond=0)
+    due = (timezone.localtime() + timedelta(days=2)).replace(
+        hour=17, minute=0, second=0, microsecond=0
+    )
 
     teacher, teacher_errors = logged_in(browser, live_server, "tess")
     teacher.goto(f"/classes/{cohort.pk}/")
     teacher.get_by_role("link", name="Assignments").click()
     teacher.get_by_role("link", name="New assignment").click()
-    teacher.get_by_label("Lesson", exact=True).select_option(str(lesson.pk))  # htmx swaps its exercises in
+    teacher.get_by_label("Lesson", exact=True).select_option(
+        str(lesson.pk)
+    )  # htmx swaps its exercises in
     items = teacher.locator("#assignment-items")
     items.get_by_label(f"Put it in order: {exercise.title}").check()
     teacher.get_by_label("Due date").fill(due.strftime("%Y-%m-%dT%H:%M"))

@@ -37,7 +37,9 @@ def test_closing_at_once_keeps_one_closing_time():
     assignment = assign(class_of(), lesson)
     results = at_once(
         6,
-        lambda: actions.set_closed(assignment=Assignment.objects.get(pk=assignment.pk), closed=True),
+        lambda: actions.set_closed(
+            assignment=Assignment.objects.get(pk=assignment.pk), closed=True
+        ),
     )
     assert len({result.closed_at for result in results}) == 1
     assignment.refresh_from_db()

@@ -30,8 +30,11 @@ def practice_blocks():
 
 
 def item_label(block: Block) -> str:
-    """An exercise as a teacher picks it: its kind and its title (or key)."""
-    return f"{block.kind_spec.label}: {block.title or block.key}"
+    """An exercise as a teacher picks it: its kind and its title (a snippet's caption, an
+    exercise's title; else the block's key)."""
+    spec = block.kind_spec
+    title = getattr(spec.content_of(block), "title", "") or block.title or block.key
+    return f"{spec.label}: {title}"
 
 
 class ItemsField(forms.ModelMultipleChoiceField):

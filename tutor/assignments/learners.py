@@ -2,15 +2,16 @@
 extension, if any), whether it is done, late or closed. The home page, My progress and
 the lesson page merge `context()` into theirs."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.utils import timezone
 
 from course.models import Lesson
+from tutor.assignments.grid import item_names
 from tutor.assignments.models import Assignment
-from tutor.assignments.status import LATE, MISSING, ON_TIME, Standing, standings
+from tutor.assignments.status import LATE, MISSING, ON_TIME, Standing, items_of, standings
 
 
 @dataclass(frozen=True)
@@ -19,6 +20,7 @@ class Assigned:
 
     assignment: Assignment
     standing: Standing
+    items: tuple[str, ...] = ()  # the exercises set, by name, when not the whole lesson
 
     @property
     def closed(self) -> bool:
@@ -59,9 +61,29 @@ def assigned_to(
     return [Assigned(a, standing[(a.pk, user.pk)]) for a in assignments]
 
 
-def context(user: AbstractBaseUser | AnonymousUser, *, lessons: list | None = None) -> dict:
-    """`assigned` (a list, soonest due first) and `assigned_by_lesson` (lesson pk -> list)."""
+def named(assigned: list[Assigned]) -> list[Assigned]:
+    """With the names of the exercises set, for assignments of some of a lesson's exercises
+    (what the lesson page says; a query for those only)."""
+    some = [item for item in assigned if not item.assignment.whole_lesson]
+    if not some:
+        return assigned
+    items = items_of([item.assignment for item in some])
+    return [
+        item
+        if item.assignment.whole_lesson
+        else replace(item, items=tuple(item_names(item.assignment, items[item.assignment.pk])))
+        for item in assigned
+    ]
+
+
+def context(
+    user: AbstractBaseUser | AnonymousUser, *, lessons: list | None = None, names: bool = False
+) -> dict:
+    """`assigned` (a list, soonest due first) and `assigned_by_lesson` (lesson pk -> list);
+    `names`: with the names of the exercises set (the lesson page)."""
     assigned = assigned_to(user, lessons=lessons)
+    if names:
+        assigned = named(assigned)
     by_lesson: dict[int, list[Assigned]] = {}
     for item in assigned:
         by_lesson.setdefault(item.assignment.lesson_id, []).append(item)

@@ -85,7 +85,7 @@ def lesson_detail(request: HttpRequest, course_slug: str, lesson_slug: str) -> H
         "glossary_linker": SimpleLazyObject(lambda: content.glossary_linker),
         "practice_styles": styles,
         "practice_scripts": scripts,
-    } | learners.context(request.user, lessons=[lesson])
+    } | learners.context(request.user, lessons=[lesson], names=True)
     response = TemplateResponse(request, "tutor/lesson.html", context)
     if anonymous_key is not None:
         response.add_post_render_callback(
