@@ -214,3 +214,10 @@ def test_only_the_assigned_exercises_are_closed(client, world):
 def test_a_closed_assignment_of_another_class_refuses_nobody_here(client, world):
     assign(class_of(make_user()), world["lesson"], closed_at=NOW)
     assert submit_snippet(client, world, **HTMX)[0].status_code == 200
+
+
+def test_the_lesson_names_the_exercises_set_when_not_the_whole_lesson(client, world):
+    exercise = world["items"]["ordering"]
+    assign(world["cohort"], world["lesson"], blocks=[exercise.block])
+    html = client.get(world["lesson"].get_absolute_url()).content.decode()
+    assert f"1 of this lesson’s exercises (Put it in order: {exercise.title})" in html
