@@ -116,9 +116,6 @@ class ExtensionForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.assignment = assignment
         self.fields["student"].queryset = students
-        self.fields["student"].label_from_instance = lambda user: (
-            user.get_full_name() and f"{user.get_full_name()} ({user.username})" or user.username
-        )
 
     def clean_due_at(self):
         due_at = self.cleaned_data["due_at"]

@@ -14,7 +14,9 @@ from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.formats import date_format
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.http import HttpResponseClientRedirect
 
 from course.htmx import login_required_htmx, refusal, vary_on_htmx, wants_partial
 from tutor.assignments import actions, grid
@@ -199,8 +201,6 @@ def assignment_delete(request: HttpRequest, pk: int, assignment_pk: int) -> Http
     )
     url = reverse("tutor:assignment_list", args=[cohort.pk])
     if wants_partial(request):
-        from django_htmx.http import HttpResponseClientRedirect
-
         return HttpResponseClientRedirect(url)
     return redirect(url)
 
@@ -241,7 +241,8 @@ def extension_grant(request: HttpRequest, pk: int, assignment_pk: int) -> HttpRe
             status=400,
         )
         return response
-    said = f"{student.get_username()} now has until {timezone.localtime(form.cleaned_data['due_at']):%-d %b %Y, %H:%M}."
+    due = date_format(timezone.localtime(form.cleaned_data["due_at"]), "j M Y, H:i T")
+    said = f"{student.get_username()} now has until {due}."
     if not wants_partial(request):
         messages.success(request, said)
         return redirect(assignment_url(assignment))
