@@ -453,3 +453,31 @@ def test_the_unfiltered_progress_csv_is_unchanged(client, world):
     response = client.get(url("class_csv", world))
     header = b"".join(response.streaming_content).decode("utf-8-sig").splitlines()[0]
     assert header.startswith("username,name,joined,")
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        lambda w, a: url("assignment_detail", w, a.pk),
+        lambda w, a: url("class_detail", w) + f"?assignment={a.pk}",
+        lambda w, a: url("assignment_list", w),
+    ],
+    ids=["assignment", "filtered grid", "list"],
+)
+def test_assignment_pages_cost_the_same_queries_for_a_class_of_two_or_forty(
+    client, world, page, django_assert_num_queries
+):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    assignment = assign(world["cohort"], world["lesson"])
+    client.force_login(world["teacher"])
+    client.get(page(world, assignment))  # warm: session, user
+    with CaptureQueriesContext(connection) as small:
+        assert client.get(page(world, assignment)).status_code == 200
+    for n in range(38):
+        student = make_user(f"s{n:02}")
+        world["cohort"].memberships.create(student=student)
+        do_everything(student, world["items"], NOW)
+    with django_assert_num_queries(len(small.captured_queries)):
+        assert client.get(page(world, assignment)).status_code == 200

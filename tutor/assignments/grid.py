@@ -14,6 +14,7 @@ from course.models import Block
 from tutor.assignments.forms import item_label
 from tutor.assignments.models import Assignment
 from tutor.assignments.status import LABELS, LATE, MISSING, NOT_YET, ON_TIME, Standing, standings
+from tutor.models import Membership
 from tutor.teaching import student_name
 
 ORDER = [ON_TIME, LATE, MISSING, NOT_YET]
@@ -91,6 +92,11 @@ def csv_rows(found, assignment: Assignment, students: list[tuple]):
 # The class page's grid, filtered to one assignment -------------------------------------
 
 
+def members(cohort):
+    """The class's students as a subquery of user pks (for `standings`' queries)."""
+    return Membership.objects.filter(cohort=cohort).values("student_id")
+
+
 def chosen_assignment(cohort, value: str) -> Assignment | None:
     """The class's assignment named by `?assignment=` (none when empty); 404 for anything
     else, another class's assignment included."""
@@ -115,7 +121,7 @@ def class_grid_context(cohort, value: str) -> dict:
             .order_by("username")
             .values_list("pk", "username", "first_name", "last_name")
         )
-        found = standings([chosen], [pk for pk, *_ in students])
+        found = standings([chosen], [pk for pk, *_ in students], among=members(cohort))
         context["assignment_rows"] = student_rows(found, chosen, students)
         context["assignment_tally"] = tally(found, chosen, [pk for pk, *_ in students])
     return context

@@ -99,20 +99,23 @@ def done_times(items: Iterable[tuple[int, str]], users) -> dict[tuple[int, int],
 
 
 def standings(
-    assignments: list[Assignment], users, *, now: datetime | None = None
+    assignments: list[Assignment], users, *, now: datetime | None = None, among=None
 ) -> dict[tuple[int, int], Standing]:
-    """(assignment pk, user pk) -> Standing for each user (a list or queryset of user pks)
-    on each assignment, in a fixed number of queries whatever the numbers of both."""
+    """(assignment pk, user pk) -> Standing for each user (a list of user pks) on each
+    assignment, in a fixed number of queries whatever the numbers of both. `among`: the
+    same users as a queryset of pks (a class's members), which the queries use as a
+    subquery instead of a long list."""
     if not assignments:
         return {}
     now = now or timezone.now()
     user_pks = list(users)
+    among = user_pks if among is None else among
     items = items_of(assignments)
-    done = done_times({item for found in items.values() for item in found}, user_pks)
+    done = done_times({item for found in items.values() for item in found}, among)
     extended = dict(
         (((assignment_id, student_id), due_at))
         for assignment_id, student_id, due_at in Extension.objects.filter(
-            Q(assignment__in=[a.pk for a in assignments]), student__in=user_pks
+            Q(assignment__in=[a.pk for a in assignments]), student__in=among
         ).values_list("assignment_id", "student_id", "due_at")
     )
     found = {}

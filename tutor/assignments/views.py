@@ -21,6 +21,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from course.htmx import login_required_htmx, refusal, vary_on_htmx, wants_partial
 from tutor.assignments import actions, grid
 from tutor.assignments.forms import AssignmentForm, ExtensionForm, item_label
+from tutor.assignments.grid import members
 from tutor.assignments.models import Assignment
 from tutor.assignments.status import items_of, standings
 from tutor.models import Cohort
@@ -80,7 +81,7 @@ def assignment_list(request: HttpRequest, pk: int) -> TemplateResponse:
     cohort = taught_class(request, pk)
     assignments = list(Assignment.objects.of_class(cohort).select_related("lesson__course"))
     students = list(class_students(cohort).values_list("pk", flat=True))
-    found = standings(assignments, students)
+    found = standings(assignments, students, among=members(cohort))
     rows = [(a, grid.tally(found, a, students)) for a in assignments]
     context = {"cohort": cohort, "rows": rows, "students": len(students), "now": timezone.now()}
     return TemplateResponse(request, TEMPLATES + "assignment_list.html", context)
@@ -140,16 +141,22 @@ def assignment_edit(request: HttpRequest, pk: int, assignment_pk: int) -> HttpRe
 
 def detail_context(cohort: Cohort, assignment: Assignment, **extra) -> dict:
     students = list(class_students(cohort).values_list("pk", "username", "first_name", "last_name"))
-    found = standings([assignment], [pk for pk, *_ in students])
+    found = standings([assignment], [pk for pk, *_ in students], among=members(cohort))
     items = items_of([assignment])[assignment.pk]
+    rows = grid.student_rows(found, assignment, students)
+    form = extra.pop("extension_form", None) or ExtensionForm(
+        students=class_students(cohort), assignment=assignment
+    )
     return {
         "cohort": cohort,
         "assignment": assignment,
         "items": grid.item_names(assignment, items),
-        "rows": grid.student_rows(found, assignment, students),
+        "rows": rows,
         "tally": grid.tally(found, assignment, [pk for pk, *_ in students]),
-        "extension_form": extra.pop("extension_form", None)
-        or ExtensionForm(students=class_students(cohort), assignment=assignment),
+        "extension_form": form,
+        # The form's student list, from the rows already read (not a query per option).
+        "student_choices": [(str(row.pk), row.name) for row in rows],
+        "chosen_student": str(form["student"].value() or ""),
         **extra,
     }
 

@@ -309,7 +309,9 @@ def class_csv(request: HttpRequest, pk: int) -> StreamingHttpResponse:
 
 def assignment_csv(request: HttpRequest, cohort: Cohort, assignment) -> StreamingHttpResponse:
     students = list(class_students(cohort).values_list("pk", "username", "first_name", "last_name"))
-    found = assignment_grid.standings([assignment], [pk for pk, *_ in students])
+    found = assignment_grid.standings(
+        [assignment], [pk for pk, *_ in students], among=assignment_grid.members(cohort)
+    )
     rows = assignment_grid.csv_rows(found, assignment, students)
     return csv_response(rows, header=assignment_grid.CSV_HEADER, cohort=cohort, what=f"assignment-{assignment.pk}")
 
