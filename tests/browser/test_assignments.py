@@ -5,6 +5,7 @@ date; once the teacher closes it, the student's Check is refused in the exercise
 from datetime import timedelta
 
 import pytest
+from django.contrib.auth.models import User
 from django.utils import timezone
 from django.utils.formats import date_format
 from playwright.sync_api import expect
@@ -71,3 +72,70 @@ def test_a_teacher_sets_an_exercise_and_the_student_sees_it_then_finds_it_closed
     assert teacher_errors == []
     # The refused check is a 403 the browser reports on the console; nothing else may fail.
     assert [e for e in learner_errors if "403" not in e] == []
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_assignment_pages_have_no_serious_accessibility_violations(
+    browser, live_server, sample_content, client, scheme
+):
+    import json
+
+    from tests.browser.test_accessibility import violations
+    from tests.tutor.assignment_world import do_everything
+    from tutor.assignments.models import Extension
+
+    students = [make_user("sam"), make_user("lee"), make_user("ana")]
+    cohort = make_cohort(make_teacher("tess"), students=students, name="Tuesday group")
+    lesson = Lesson.objects.get(slug="optimising-speed-and-memory")
+    exercise = OrderingExercise.objects.get(block__key="kv-cache-vram-order")
+    now = timezone.now()
+    past = Assignment.objects.create(
+        cohort=cohort,
+        lesson=lesson,
+        opens_at=now - timedelta(days=3),
+        due_at=now - timedelta(hours=2),
+    )
+    some = Assignment.objects.create(
+        cohort=cohort,
+        lesson=lesson,
+        whole_lesson=False,
+        closed_at=now,
+        opens_at=now - timedelta(days=1),
+        due_at=now + timedelta(days=2),
+    )
+    some.blocks.set([exercise.block])
+    Extension.objects.create(assignment=past, student=students[0], due_at=now + timedelta(days=1))
+    do_everything(students[1], {"ordering": exercise}, now - timedelta(hours=1))
+    pages = {
+        "tess": [
+            f"/classes/{cohort.pk}/assignments/",
+            f"/classes/{cohort.pk}/assignments/new/",
+            f"/classes/{cohort.pk}/assignments/{past.pk}/",
+            f"/classes/{cohort.pk}/assignments/{some.pk}/edit/",
+            f"/classes/{cohort.pk}/?assignment={past.pk}",
+        ],
+        "sam": ["/", "/progress/", lesson.get_absolute_url()],
+    }
+    found = {}
+    for username, urls in pages.items():
+        client.force_login(User.objects.get(username=username))
+        context = browser.new_context(
+            base_url=live_server.url, color_scheme=scheme, bypass_csp=True
+        )
+        context.add_cookies(
+            [
+                {
+                    "name": "sessionid",
+                    "value": client.cookies["sessionid"].value,
+                    "url": live_server.url,
+                }
+            ]
+        )
+        page = context.new_page()
+        for url in urls:
+            page.goto(url)
+            serious = [v for v in violations(page) if v["impact"] in {"serious", "critical"}]
+            if serious:
+                found[url] = serious
+        context.close()
+    assert not found, json.dumps(found, indent=1)
