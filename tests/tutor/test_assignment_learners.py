@@ -221,3 +221,9 @@ def test_the_lesson_names_the_exercises_set_when_not_the_whole_lesson(client, wo
     assign(world["cohort"], world["lesson"], blocks=[exercise.block])
     html = client.get(world["lesson"].get_absolute_url()).content.decode()
     assert f"1 of this lesson’s exercises (Put it in order: {exercise.title})" in html
+
+
+def test_the_course_page_marks_the_assigned_lesson_with_its_due_date(client, world):
+    assign(world["cohort"], world["lesson"], due=NOW + 5 * HOUR)
+    html = client.get(world["lesson"].course.get_absolute_url()).content.decode()
+    assert "Assigned by Year 10" in html and shown(NOW + 5 * HOUR) in html

@@ -266,3 +266,12 @@ def test_deleting_an_assignment_keeps_the_students_work():
     actions.delete_assignment(assignment=assignment)
     assert not Extension.objects.exists()
     assert Prediction.objects.filter(user=student).exists()
+
+
+def test_a_lesson_a_class_has_assigned_is_not_deleted_with_it():
+    from course.learner_work import learner_work
+
+    lesson, _ = practice_lesson()
+    assign(class_of(), lesson)
+    (work,) = learner_work([lesson])
+    assert "assignments" in work.describe()

@@ -40,7 +40,9 @@ class Assignment(models.Model):
     cohort = models.ForeignKey(
         Cohort, on_delete=models.CASCADE, related_name="assignments", verbose_name="class"
     )
-    lesson = models.ForeignKey(Lesson, on_delete=models.CASCADE, related_name="assignments")
+    # PROTECT, as every row of tutor that points at content: removing a lesson from the
+    # content (a re-import, the admin) is refused while a class has it assigned.
+    lesson = models.ForeignKey(Lesson, on_delete=models.PROTECT, related_name="assignments")
     whole_lesson = models.BooleanField(
         default=True, help_text="Every practice block of the lesson; otherwise only `blocks`."
     )

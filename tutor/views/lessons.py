@@ -45,10 +45,11 @@ def course_detail(request: HttpRequest, course_slug: str) -> TemplateResponse:
         Course.objects.visible_to(request.user).prefetch_related(lessons_in_order(request.user)),
         slug=course_slug,
     )
+    lessons = list(course.lessons.all())
     context = {
         "course": course,
-        "progress_by_lesson": progress_by_lesson(request, list(course.lessons.all())),
-    }
+        "progress_by_lesson": progress_by_lesson(request, lessons),
+    } | learners.context(request.user, lessons=lessons)
     return TemplateResponse(request, "tutor/course_detail.html", context)
 
 
