@@ -227,3 +227,19 @@ def test_the_course_page_marks_the_assigned_lesson_with_its_due_date(client, wor
     assign(world["cohort"], world["lesson"], due=NOW + 5 * HOUR)
     html = client.get(world["lesson"].course.get_absolute_url()).content.decode()
     assert "Assigned by Year 10" in html and shown(NOW + 5 * HOUR) in html
+
+
+def test_handing_in_the_last_exercise_with_htmx_brings_the_new_status_out_of_band(client, world):
+    snippet = world["items"]["snippet"]
+    assign(world["cohort"], world["lesson"], blocks=[snippet.block], due=NOW + HOUR)
+    # Predicted in another tab: this prediction's swap is the first this page hears of it.
+    make_prediction(world["student"], snippet, created_at=NOW)
+    response, _ = submit_snippet(client, world, **HTMX)
+    html = response.content.decode()
+    assert '<div id="lesson-assignments" hx-swap-oob="true">' in html
+    assert '<span class="status status-on-time">On time</span>' in html
+
+
+def test_a_learner_without_assignments_gets_no_assignment_region(client, world):
+    response, _ = submit_snippet(client, world, **HTMX)
+    assert 'id="lesson-assignments"' not in response.content.decode()
