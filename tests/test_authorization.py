@@ -5,9 +5,12 @@ teacher, and an admin. Each row states the status each of them gets; a redirect 
 anonymous visitor always goes to the login page.
 """
 
+from datetime import timedelta
+
 import pytest
 from django.db.models import Q
 from django.urls import reverse
+from django.utils import timezone
 
 from course.models import GlossaryTerm, Lesson, OrderingExercise, Snippet
 from tests.factories import (
@@ -19,6 +22,7 @@ from tests.factories import (
     make_teacher,
     make_user,
 )
+from tutor.assignments.models import Assignment, Extension
 from tutor.clusters.models import ClusterComment
 from tutor.models import Prediction, Run
 from tutor.practice.snippet.clusters import clusters
@@ -50,6 +54,11 @@ def world(sample_content):
     comment = ClusterComment.objects.create(
         cohort=cohort, author=teacher, block=other.block, key=group.key, summary="s", text="Look again."
     )
+    now = timezone.now()
+    assignment = Assignment.objects.create(
+        cohort=cohort, lesson=lesson, opens_at=now - timedelta(days=1), due_at=now + timedelta(days=1)
+    )
+    Extension.objects.create(assignment=assignment, student=student, due_at=now + timedelta(days=2))
     return {
         "users": {
             "anonymous": None,
@@ -65,6 +74,7 @@ def world(sample_content):
         "exercise": exercise,
         "prediction": prediction,
         "run": run,
+        "assignment": assignment,
         "student": student,
         "term": GlossaryTerm.objects.get(slug="kv-cache"),
         "group": (other.block_id, group.key),
@@ -157,6 +167,21 @@ PAGES = [
         lambda w: reverse("tutor:class_attempts_csv", args=[w["cohort"].pk]),
         class_page(),
     ),
+    # Assignments: the class's teacher's pages.
+    ("assignments", lambda w: reverse("tutor:assignment_list", args=[w["cohort"].pk]), class_page()),
+    ("new assignment", lambda w: reverse("tutor:assignment_create", args=[w["cohort"].pk]), class_page()),
+    ("assignment", lambda w: assignment_url(w, "assignment_detail"), class_page()),
+    ("assignment edit", lambda w: assignment_url(w, "assignment_edit"), class_page()),
+    (
+        "class grid by assignment",
+        lambda w: reverse("tutor:class_detail", args=[w["cohort"].pk]) + f"?assignment={w['assignment'].pk}",
+        class_page(),
+    ),
+    (
+        "class csv by assignment",
+        lambda w: reverse("tutor:class_csv", args=[w["cohort"].pk]) + f"?assignment={w['assignment'].pk}",
+        class_page(),
+    ),
     # Regions of the lesson page: without htmx, the owner is sent to their place on the page.
     (
         "prediction",
@@ -180,6 +205,19 @@ PAGES = [
 @pytest.mark.parametrize("name,url,expected", PAGES, ids=[page[0] for page in PAGES])
 def test_who_gets_each_page(client, world, name, url, expected):
     assert statuses(client, world, "GET", url(world)) == expected
+
+
+def assignment_url(world, name: str, *more) -> str:
+    return reverse(f"tutor:{name}", args=[world["cohort"].pk, world["assignment"].pk, *more])
+
+
+def assignment_form(world) -> dict:
+    now = timezone.now()
+    return {
+        "lesson": world["lesson"].pk,
+        "opens_at": now.strftime("%Y-%m-%dT%H:%M"),
+        "due_at": (now + timedelta(days=3)).strftime("%Y-%m-%dT%H:%M"),
+    }
 
 
 ACTIONS = [
@@ -215,6 +253,42 @@ ACTIONS = [
         {},
         {**class_page(), "teacher": 302, "admin": 302},
     ),
+    (
+        "set an assignment",
+        lambda w: reverse("tutor:assignment_create", args=[w["cohort"].pk]),
+        assignment_form,
+        {**class_page(), "teacher": 302, "admin": 302},
+    ),
+    (
+        "change an assignment",
+        lambda w: assignment_url(w, "assignment_edit"),
+        assignment_form,
+        {**class_page(), "teacher": 302, "admin": 302},
+    ),
+    (
+        "close an assignment",
+        lambda w: assignment_url(w, "assignment_close"),
+        {"closed": "yes"},
+        {**class_page(), "teacher": 302, "admin": 302},
+    ),
+    (
+        "grant an extension",
+        lambda w: assignment_url(w, "extension_grant"),
+        lambda w: {"student": w["student"].pk, "due_at": "2099-01-01T12:00"},
+        {**class_page(), "teacher": 302, "admin": 302},
+    ),
+    (
+        "withdraw an extension",
+        lambda w: assignment_url(w, "extension_withdraw", w["student"].pk),
+        {},
+        {**class_page(), "teacher": 302, "admin": 302},
+    ),
+    (
+        "delete an assignment",
+        lambda w: assignment_url(w, "assignment_delete"),
+        {},
+        {**class_page(), "teacher": 302, "admin": 302},
+    ),
 ]
 
 
@@ -229,11 +303,13 @@ def test_who_may_act_on_each_thing(client, world, name, url, data, expected, mon
         client.logout()
         if world["users"][role] is not None:
             client.force_login(world["users"][role])
-        seen[role] = client.post(url(world), data).status_code
+        seen[role] = client.post(url(world), data(world) if callable(data) else data).status_code
         if name == "remove student" and seen[role] == 302 and role != "anonymous":
             world["cohort"].memberships.get_or_create(student=world["student"])
         if name == "delete a comment" and seen[role] == 302:
             world["comment"].save()  # back, with the same pk, for the next role
+        if name == "delete an assignment" and seen[role] == 302 and role != "anonymous":
+            world["assignment"].save(force_insert=True)  # back, for the next role
     assert seen == expected
 
 

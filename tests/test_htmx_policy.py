@@ -1,8 +1,11 @@
 """The site's htmx conventions (course/htmx.py), through the views that follow them: a page
 or its partial, one shape for refusals, and logging in from a panel whose session expired."""
 
+from datetime import timedelta
+
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
 from tests.factories import (
     make_cohort,
@@ -14,6 +17,7 @@ from tests.factories import (
     make_teacher,
     make_user,
 )
+from tutor.assignments.models import Assignment
 from tutor.models import CodeDraft, OrderingArrangement, Prediction, Run
 
 pytestmark = pytest.mark.django_db
@@ -38,8 +42,13 @@ def world():
     )
     run = make_learner_run(learner, snippet, purpose=Run.Purpose.RUN)
     cohort = make_cohort(teacher, students=[learner])
+    now = timezone.now()
+    assignment = Assignment.objects.create(
+        cohort=cohort, lesson=lesson, opens_at=now, due_at=now + timedelta(days=1)
+    )
     return {
         "lesson": lesson, "snippet": snippet, "prediction": prediction, "run": run, "cohort": cohort,
+        "assignment": assignment,
     }
 
 
@@ -53,6 +62,15 @@ PANEL_VIEWS = [
     ("get", "run_detail", lambda w: [w["run"].pk]),
     ("post", "draft_save", lambda w: [w["snippet"].pk]),
     ("get", "class_detail", lambda w: [w["cohort"].pk]),
+    ("get", "assignment_list", lambda w: [w["cohort"].pk]),
+    ("get", "assignment_create", lambda w: [w["cohort"].pk]),
+    ("post", "assignment_create", lambda w: [w["cohort"].pk]),
+    ("get", "assignment_detail", lambda w: [w["cohort"].pk, w["assignment"].pk]),
+    ("get", "assignment_edit", lambda w: [w["cohort"].pk, w["assignment"].pk]),
+    ("post", "assignment_close", lambda w: [w["cohort"].pk, w["assignment"].pk]),
+    ("post", "assignment_delete", lambda w: [w["cohort"].pk, w["assignment"].pk]),
+    ("post", "extension_grant", lambda w: [w["cohort"].pk, w["assignment"].pk]),
+    ("post", "extension_withdraw", lambda w: [w["cohort"].pk, w["assignment"].pk, w["cohort"].teacher_id]),
 ]
 
 

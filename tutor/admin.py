@@ -210,3 +210,7 @@ class VersionPredictionAdmin(admin.ModelAdmin):
     search_fields = ["user__username", "text"]
     list_select_related = ["user", "snippet__block__lesson"]
     raw_id_fields = ["run"]
+
+
+# Assignments keep their admin in their own folder.
+from tutor.assignments import admin as assignment_admin  # noqa: E402, F401

@@ -51,6 +51,11 @@ urlpatterns += [
         name="cluster_projector",
     ),
 ]
+# Assignments: a teacher sets lessons for a class, with due dates (tutor/assignments/).
+from tutor.assignments.urls import urlpatterns as assignment_urls  # noqa: E402
+
+urlpatterns += assignment_urls
+
 
 # Each practice kind's own endpoints, declared in its folder (tutor/practice/<kind>/).
 urlpatterns += [pattern for kind in practice.every() for pattern in kind.urls]

@@ -10,7 +10,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('course', '0007_code_exercises'),
-        ('tutor', '0014_exercise_checks'),
+        ('tutor', '0015_assignments'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

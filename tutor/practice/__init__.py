@@ -116,6 +116,13 @@ class PracticeKind:
         """This kind's part of a lesson's progress, for "My progress"."""
         return ""
 
+    def done_at(self, *, blocks: list[int], users) -> dict[tuple[int, int], datetime]:
+        """When each learner first did each of these blocks of this kind (what progress
+        counts as done: the time of the row that did it), by (user pk, block pk). `users`
+        is a queryset of user pks; learners who have not done a block are left out.
+        Assignments call this an item's submission time."""
+        return {}
+
     # -- teachers
 
     def analyses(self, *, in_class, lesson) -> list:

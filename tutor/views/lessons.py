@@ -18,6 +18,7 @@ from django.views.decorators.http import require_GET
 from course.models import ContentVersion, Course, Lesson
 from course.pages import CACHE_SECONDS, LessonContent, catalogue_courses, lessons_in_order
 from tutor import practice
+from tutor.assignments import learners
 from tutor.models import LessonProgress
 
 
@@ -34,6 +35,7 @@ def catalogue(request: HttpRequest) -> TemplateResponse:
     courses = catalogue_courses(request.user)
     lessons = [lesson for course in courses for lesson in course.lessons.all()]
     context = {"courses": courses, "progress_by_lesson": progress_by_lesson(request, lessons)}
+    context |= learners.context(request.user, lessons=lessons)
     return TemplateResponse(request, "tutor/catalogue.html", context)
 
 
@@ -43,10 +45,11 @@ def course_detail(request: HttpRequest, course_slug: str) -> TemplateResponse:
         Course.objects.visible_to(request.user).prefetch_related(lessons_in_order(request.user)),
         slug=course_slug,
     )
+    lessons = list(course.lessons.all())
     context = {
         "course": course,
-        "progress_by_lesson": progress_by_lesson(request, list(course.lessons.all())),
-    }
+        "progress_by_lesson": progress_by_lesson(request, lessons),
+    } | learners.context(request.user, lessons=lessons)
     return TemplateResponse(request, "tutor/course_detail.html", context)
 
 
@@ -83,7 +86,7 @@ def lesson_detail(request: HttpRequest, course_slug: str, lesson_slug: str) -> H
         "glossary_linker": SimpleLazyObject(lambda: content.glossary_linker),
         "practice_styles": styles,
         "practice_scripts": scripts,
-    }
+    } | learners.context(request.user, lessons=[lesson], names=True)
     response = TemplateResponse(request, "tutor/lesson.html", context)
     if anonymous_key is not None:
         response.add_post_render_callback(

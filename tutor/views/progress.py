@@ -12,6 +12,7 @@ from django.views.decorators.http import require_GET
 from course.htmx import wants_partial
 from course.models import Course, Lesson
 from tutor import practice
+from tutor.assignments import learners
 from tutor.models import LessonProgress
 
 
@@ -19,7 +20,8 @@ def with_lesson_progress(
     request: HttpRequest, response: TemplateResponse, lesson: Lesson
 ) -> TemplateResponse:
     """An htmx swap that may change the learner's progress also brings the lesson page's
-    progress badge, swapped out of band, so it is never stale until a reload."""
+    progress badge (and the learner's assignments on it, if any), swapped out of band, so
+    they are never stale until a reload."""
     if not wants_partial(request) or not request.user.is_authenticated:
         return response
 
@@ -32,6 +34,11 @@ def with_lesson_progress(
             "tutor/lesson.html#lesson-progress", context, request=request
         )
         rendered.content += badge.encode(rendered.charset)
+        # The lesson's assignments too: handing in the last exercise changes their status.
+        context |= learners.context(request.user, lessons=[lesson], names=True)
+        if context["assigned"]:
+            banner = render_to_string("tutor/lesson.html#lesson-assignments", context, request=request)
+            rendered.content += banner.encode(rendered.charset)
 
     response.add_post_render_callback(add_badge)
     return response
@@ -94,5 +101,5 @@ def my_progress(request: HttpRequest) -> TemplateResponse:
         "accuracy": accuracy,
         "continue_with": continue_with,
         "continue_label": "Continue where you left off" if started else "Start with",
-    }
+    } | learners.context(request.user)
     return TemplateResponse(request, "tutor/my_progress.html", context)

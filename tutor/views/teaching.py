@@ -30,6 +30,7 @@ from tutor.actions.classes import (
     normalise_join_code,
     remove_student,
 )
+from tutor.assignments import grid as assignment_grid
 from tutor.clusters.comments import lesson_groups
 from tutor.forms import ClassForm, JoinForm
 from tutor.models import (
@@ -179,6 +180,7 @@ def class_detail(request: HttpRequest, pk: int) -> TemplateResponse:
     """The grid of students × lessons. A fixed number of queries whatever the class size:
     the class, the lessons, the students, and their progress rows."""
     cohort = taught_class(request, pk)
+    filtered = assignment_grid.class_grid_context(cohort, request.GET.get("assignment", ""))
     lessons = list(lessons_with_practice().values_list("pk", "title", "course__title"))
     students = list(
         class_students(cohort).values_list("pk", "username", "first_name", "last_name")
@@ -196,7 +198,7 @@ def class_detail(request: HttpRequest, pk: int) -> TemplateResponse:
         ],
         "buckets": teaching.BUCKETS,
         "join_url": join_url(request, cohort),
-    }
+    } | filtered
     template = "tutor/teaching/class_detail.html"
     if wants_partial(request):
         template += "#class-grid"
@@ -287,6 +289,9 @@ def csv_response(rows, *, header: list[str], cohort: Cohort, what: str) -> Strea
 def class_csv(request: HttpRequest, pk: int) -> StreamingHttpResponse:
     """The grid, one row per student: percent complete per lesson (empty: not started)."""
     cohort = taught_class(request, pk)
+    if assignment := assignment_grid.chosen_assignment(cohort, request.GET.get("assignment", "")):
+        # Filtered to an assignment: its due dates and submission times, one row per student.
+        return assignment_csv(request, cohort, assignment)
     lessons = list(lessons_with_practice().values_list("pk", "title"))
     memberships = (
         Membership.objects.filter(cohort=cohort)
@@ -302,6 +307,15 @@ def class_csv(request: HttpRequest, pk: int) -> StreamingHttpResponse:
     header = ["username", "name", "joined", *[f"{title} (%)" for _, title in lessons], "overall (%)"]
     rows = teaching.grid_csv_rows(memberships, progress, [pk for pk, _ in lessons])
     return csv_response(rows, header=header, cohort=cohort, what="progress")
+
+
+def assignment_csv(request: HttpRequest, cohort: Cohort, assignment) -> StreamingHttpResponse:
+    students = list(class_students(cohort).values_list("pk", "username", "first_name", "last_name"))
+    found = assignment_grid.standings(
+        [assignment], [pk for pk, *_ in students], among=assignment_grid.members(cohort)
+    )
+    rows = assignment_grid.csv_rows(found, assignment, students)
+    return csv_response(rows, header=assignment_grid.CSV_HEADER, cohort=cohort, what=f"assignment-{assignment.pk}")
 
 
 ATTEMPT_HEADER = [

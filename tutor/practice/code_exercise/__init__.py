@@ -10,6 +10,7 @@ teachers see of it (teaching.py).
 """
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db.models import Min
 from django.http import HttpRequest
 from django.urls import path
 
@@ -86,6 +87,17 @@ class CodeExerciseKind(practice.PracticeKind):
 
     def progress_text(self, counts: dict[str, int]) -> str:
         return f"{counts['done']} of {counts['total']} code exercises solved"
+
+    def done_at(self, *, blocks: list[int], users) -> dict:
+        # The first submission that passed every test, at the time it was sent.
+        rows = (
+            Submission.objects.filter(
+                exercise__block__in=blocks, user__in=users, verdict=Submission.Verdict.PASSED
+            )
+            .values_list("user_id", "exercise__block_id")
+            .annotate(at=Min("created_at"))
+        )
+        return {(user, block): at for user, block, at in rows}
 
     # -- teachers
 

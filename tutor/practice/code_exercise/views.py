@@ -20,6 +20,7 @@ from course.htmx import login_required_htmx, refusal, wants_partial
 from course.kinds.code_exercise import CodeExercise
 from course.models import Lesson
 from tutor.actions.runs import RunRefused
+from tutor.assignments.closing import closed_to
 from tutor.practice.code_exercise import actions
 from tutor.practice.code_exercise.forms import ExerciseCodeForm
 from tutor.practice.code_exercise.models import Submission
@@ -76,6 +77,8 @@ def wait_for(submission: Submission, *, seconds: float) -> Submission:
 def submission_create(request: HttpRequest, exercise_id: int) -> HttpResponse:
     """Submit the learner's code: every test runs against it in the sandbox."""
     exercise = exercise_or_404(request, exercise_id)
+    if closed := closed_to(request.user, exercise.block):
+        return refuse(request, exercise, closed, status=403)
     form = ExerciseCodeForm(request.POST)
     if not form.is_valid():
         return refuse(request, exercise, next(iter(form.errors.values()))[0], status=400)

@@ -7,6 +7,7 @@ teachers see of it.
 """
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db.models import Min
 from django.http import HttpRequest
 from django.urls import path
 
@@ -66,6 +67,17 @@ class OrderingKind(practice.PracticeKind):
 
     def progress_text(self, counts: dict[str, int]) -> str:
         return f"{counts['done']} of {counts['total']} orderings solved"
+
+    def done_at(self, *, blocks: list[int], users) -> dict:
+        # The first check that solved it ("Practise again" does not undo it).
+        rows = (
+            OrderingAttempt.objects.filter(
+                exercise__block__in=blocks, user__in=users, verdict=OrderingAttempt.Verdict.SOLVED
+            )
+            .values_list("user_id", "exercise__block_id")
+            .annotate(at=Min("created_at"))
+        )
+        return {(user, block): at for user, block, at in rows}
 
     @property
     def urls(self) -> list:

@@ -33,6 +33,7 @@ from tutor.actions.ordering import (
     start_again,
 )
 from tutor.actions.runs import RunRefused
+from tutor.assignments.closing import closed_to
 from tutor.exercise_lines import DIRECTIONS, LEAVE_OUT, USE, ExerciseLines
 from tutor.models import OrderingArrangement, OrderingAttempt, OrderingRefused
 from tutor.practice.ordering.board import LineTokens, board_of, latest_attempts
@@ -242,6 +243,11 @@ def ordering_check(request: HttpRequest, exercise_id: int) -> HttpResponse:
     exercise = exercise_or_404(request, exercise_id)
     if not request.user.is_authenticated:
         return log_in_first(request, exercise)
+    if closed := closed_to(request.user, exercise.block):
+        if htmx.wants_partial(request):
+            return htmx.refusal(request, closed, into=f"exercise-{exercise.key}-message", status=403)
+        messages.error(request, closed)
+        return redirect(exercise_url(exercise))
     lines = ExerciseLines.of(exercise)
     order = unused = None
     try:

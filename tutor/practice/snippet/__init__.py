@@ -6,6 +6,7 @@ snippet (predicted at all; right the first time), and what teachers see of it.
 """
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db.models import Min
 from django.http import HttpRequest
 from django.urls import path
 
@@ -71,6 +72,16 @@ class SnippetKind(practice.PracticeKind):
             f"{counts['done']} of {counts['total']} snippets predicted "
             f"({counts.get('right', 0)} right first time)"
         )
+
+    def done_at(self, *, blocks: list[int], users) -> dict:
+        # Predicted at all, as progress counts it: the first prediction given a verdict.
+        rows = (
+            Prediction.objects.filter(snippet__block__in=blocks, user__in=users)
+            .exclude(verdict=Prediction.Verdict.PENDING)
+            .values_list("user_id", "snippet__block_id")
+            .annotate(at=Min("created_at"))
+        )
+        return {(user, block): at for user, block, at in rows}
 
     @property
     def urls(self) -> list:

@@ -30,6 +30,7 @@ from tutor.actions.predictions import (
     submit_prediction,
 )
 from tutor.actions.runs import RunRefused, queue_run
+from tutor.assignments.closing import closed_to
 from tutor.models import Prediction, Run
 from tutor.practice.snippet.forms import CodeForm, DraftForm, PredictionForm, SelfCheckForm
 from tutor.practice.snippet.state import SnippetPractice, practice_of
@@ -113,6 +114,8 @@ def first_error(form: forms.Form) -> str:
 def prediction_create(request: HttpRequest, snippet_id: int) -> HttpResponse:
     """Store the prediction (typed, or said out loud) and reveal the real output."""
     snippet = snippet_or_404(request, snippet_id)
+    if closed := closed_to(request.user, snippet.block):
+        return refuse(request, snippet, closed, status=403)
     form = PredictionForm(request.POST)
     if not form.is_valid():
         return refuse(request, snippet, first_error(form), status=400)
@@ -215,6 +218,8 @@ def run_create(request: HttpRequest, snippet_id: int) -> HttpResponse:
     snippet = snippet_or_404(request, snippet_id)
     if refused := revealed_or_refuse(request, snippet):
         return refused
+    if closed := closed_to(request.user, snippet.block):
+        return refuse(request, snippet, closed, status=403)
     form = CodeForm(request.POST)
     if not form.is_valid():
         return refuse(request, snippet, first_error(form), status=400)

@@ -1,0 +1,108 @@
+"""The writes of assignments: set one, change it, close or reopen it, delete it, and grant
+or withdraw a student's extension. The views validate first (tutor/assignments/forms.py);
+these check again what a form cannot see (the student is in the class) and write
+atomically."""
+
+from datetime import datetime
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from course.models import Block, Lesson
+from tutor.assignments.models import Assignment, Extension
+from tutor.models import Cohort
+
+
+class AssignmentRefused(Exception):
+    """The change cannot be made; the message says why, in the teacher's words."""
+
+
+def _check_dates(opens_at: datetime, due_at: datetime) -> None:
+    if due_at <= opens_at:
+        raise AssignmentRefused("The due date must be after the opening date.")
+
+
+def _check_blocks(lesson: Lesson, blocks: list[Block]) -> None:
+    if any(block.lesson_id != lesson.pk for block in blocks):
+        raise AssignmentRefused("Choose exercises of the assigned lesson only.")
+
+
+@transaction.atomic
+def create_assignment(
+    *, cohort: Cohort, lesson: Lesson, blocks: list[Block], opens_at: datetime, due_at: datetime
+) -> Assignment:
+    """Set `lesson` for the class: all its exercises when `blocks` is empty, else those."""
+    _check_dates(opens_at, due_at)
+    _check_blocks(lesson, blocks)
+    assignment = Assignment.objects.create(
+        cohort=cohort, lesson=lesson, whole_lesson=not blocks, opens_at=opens_at, due_at=due_at
+    )
+    assignment.blocks.set(blocks)
+    return assignment
+
+
+@transaction.atomic
+def update_assignment(
+    *,
+    assignment: Assignment,
+    lesson: Lesson,
+    blocks: list[Block],
+    opens_at: datetime,
+    due_at: datetime,
+) -> Assignment:
+    _check_dates(opens_at, due_at)
+    _check_blocks(lesson, blocks)
+    assignment.lesson = lesson
+    assignment.whole_lesson = not blocks
+    assignment.opens_at, assignment.due_at = opens_at, due_at
+    assignment.save(update_fields=["lesson", "whole_lesson", "opens_at", "due_at"])
+    assignment.blocks.set(blocks)
+    return assignment
+
+
+def set_closed(*, assignment: Assignment, closed: bool) -> Assignment:
+    """Close the assignment (its students can no longer submit work on its items) or
+    reopen it. Closing twice keeps the first time it was closed."""
+    if closed:
+        Assignment.objects.filter(pk=assignment.pk, closed_at__isnull=True).update(
+            closed_at=timezone.now()
+        )
+    else:
+        Assignment.objects.filter(pk=assignment.pk).update(closed_at=None)
+    assignment.refresh_from_db(fields=["closed_at"])
+    return assignment
+
+
+def delete_assignment(*, assignment: Assignment) -> None:
+    """Gone, with its extensions; the students' work stays theirs."""
+    assignment.delete()
+
+
+def grant_extension(
+    *, assignment: Assignment, student: AbstractBaseUser, due_at: datetime
+) -> Extension:
+    """A later due date for one student of the class; granting again moves it. Two grants
+    at once leave one extension, with one of the two dates."""
+    if not assignment.cohort.memberships.filter(student=student.pk).exists():
+        raise AssignmentRefused(f"{student.get_username()} is not in “{assignment.cohort.name}”.")
+    if due_at <= assignment.due_at:
+        raise AssignmentRefused("An extension must be after the assignment's due date.")
+    for _ in range(2):
+        try:
+            with transaction.atomic():
+                extension, _ = Extension.objects.update_or_create(
+                    assignment=assignment,
+                    student=student,
+                    defaults={"due_at": due_at, "granted_at": timezone.now()},
+                )
+                return extension
+        except IntegrityError:  # another grant inserted it between our look and our insert
+            continue
+    raise AssignmentRefused("The extension could not be saved. Please try again.")
+
+
+def withdraw_extension(*, assignment: Assignment, student: AbstractBaseUser) -> None:
+    deleted, _ = Extension.objects.filter(assignment=assignment, student=student.pk).delete()
+    if not deleted:
+        raise AssignmentRefused(f"{student.get_username()} has no extension on this assignment.")

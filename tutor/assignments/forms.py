@@ -1,0 +1,124 @@
+"""The teacher's forms: setting or changing an assignment, and granting an extension.
+Times are typed in the site's time zone (a `datetime-local` field) and kept in UTC."""
+
+from datetime import timedelta
+
+from django import forms
+from django.contrib.auth.models import User
+from django.utils import timezone
+
+from course.models import Block, Lesson
+from tutor import practice
+
+MINUTE = "%Y-%m-%dT%H:%M"
+
+
+def minute_field(label: str, help_text: str = "") -> forms.DateTimeField:
+    return forms.DateTimeField(
+        label=label,
+        help_text=help_text,
+        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format=MINUTE),
+        error_messages={
+            "required": f"Give the {label.lower()}.",
+            "invalid": f"Write the {label.lower()} as a date and a time, e.g. 2026-12-05 17:00.",
+        },
+    )
+
+
+def practice_blocks():
+    return Block.objects.filter(kind__in=[kind.name for kind in practice.every()])
+
+
+def item_label(block: Block) -> str:
+    """An exercise as a teacher picks it: its kind and its title (a snippet's caption, an
+    exercise's title; else the block's key)."""
+    spec = block.kind_spec
+    title = getattr(spec.content_of(block), "title", "") or block.title or block.key
+    return f"{spec.label}: {title}"
+
+
+class ItemsField(forms.ModelMultipleChoiceField):
+    widget = forms.CheckboxSelectMultiple
+
+    def label_from_instance(self, block: Block) -> str:
+        return item_label(block)
+
+
+class AssignmentForm(forms.Form):
+    lesson = forms.ModelChoiceField(
+        queryset=Lesson.objects.none(),
+        empty_label=None,
+        error_messages={"invalid_choice": "Choose one of the lessons in the list."},
+    )
+    blocks = ItemsField(
+        queryset=Block.objects.none(),
+        required=False,
+        label="Exercises",
+        help_text="Leave them all unticked to set the whole lesson.",
+        error_messages={"invalid_choice": "Choose exercises of the assigned lesson only."},
+    )
+    opens_at = minute_field("Opening date", "Students see the assignment from then on.")
+    due_at = minute_field("Due date", "Work done after it is accepted and marked late.")
+
+    def __init__(self, *args, lessons, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["lesson"].queryset = lessons
+        self.fields["blocks"].queryset = practice_blocks().select_related("lesson")
+
+    @classmethod
+    def starting(cls, *, lessons, data=None) -> "AssignmentForm":
+        """A new assignment's form: opening now, due in a week (what GET prefills)."""
+        now = timezone.localtime().replace(second=0, microsecond=0)
+        initial = {"opens_at": now, "due_at": now + timedelta(days=7)}
+        if data is not None:  # a GET that chose a lesson keeps what was typed
+            initial |= {key: data[key] for key in ("lesson", "opens_at", "due_at") if data.get(key)}
+        return cls(lessons=lessons, initial=initial)
+
+    def chosen_lesson(self) -> Lesson | None:
+        """The lesson whose exercises the form offers: the one posted or prefilled, else
+        the first of the list."""
+        queryset = self.fields["lesson"].queryset
+        value = self.data.get("lesson") if self.is_bound else self.initial.get("lesson")
+        value = getattr(value, "pk", value)
+        if value is not None and str(value).isdecimal():
+            found = queryset.filter(pk=int(value)).first()
+            if found is not None:
+                return found
+        return queryset.first()
+
+    def item_choices(self, lesson: Lesson | None) -> list[Block]:
+        if lesson is None:
+            return []
+        return list(practice_blocks().filter(lesson=lesson).order_by("position", "pk"))
+
+    def clean(self):
+        data = super().clean()
+        lesson, blocks = data.get("lesson"), data.get("blocks") or []
+        if lesson is not None and any(block.lesson_id != lesson.pk for block in blocks):
+            self.add_error("blocks", "Choose exercises of the assigned lesson only.")
+        opens_at, due_at = data.get("opens_at"), data.get("due_at")
+        if opens_at and due_at and due_at <= opens_at:
+            self.add_error("due_at", "The due date must be after the opening date.")
+        return data
+
+
+class ExtensionForm(forms.Form):
+    student = forms.ModelChoiceField(
+        queryset=User.objects.none(),
+        empty_label=None,
+        error_messages={"invalid_choice": "Choose a student of this class."},
+    )
+    due_at = minute_field(
+        "New due date", "Only for this student; the others keep the assignment's."
+    )
+
+    def __init__(self, *args, students, assignment, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.assignment = assignment
+        self.fields["student"].queryset = students
+
+    def clean_due_at(self):
+        due_at = self.cleaned_data["due_at"]
+        if due_at <= self.assignment.due_at:
+            raise forms.ValidationError("An extension must be after the assignment's due date.")
+        return due_at

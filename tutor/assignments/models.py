@@ -1,0 +1,108 @@
+"""A lesson, or some of its exercises, set for a class with a due date; and a later due
+date for one student of that class."""
+
+from datetime import datetime
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+from course.models import Block, Lesson
+from tutor.models import Cohort
+
+
+class AssignmentQuerySet(models.QuerySet):
+    def of_class(self, cohort) -> "AssignmentQuerySet":
+        return self.filter(cohort=cohort).order_by("due_at", "pk")
+
+    def for_student(self, user) -> "AssignmentQuerySet":
+        """The assignments of every class the user is in."""
+        return self.filter(cohort__memberships__student=user.pk)
+
+    def opened(self, now: datetime | None = None) -> "AssignmentQuerySet":
+        return self.filter(opens_at__lte=now or timezone.now())
+
+    def closed(self) -> "AssignmentQuerySet":
+        return self.filter(closed_at__isnull=False)
+
+    def covering(self, block: Block) -> "AssignmentQuerySet":
+        """Assignments that include this block: its whole lesson, or the block by name."""
+        return self.filter(lesson=block.lesson_id).filter(
+            models.Q(whole_lesson=True) | models.Q(blocks=block.pk)
+        )
+
+
+class Assignment(models.Model):
+    """A lesson (or some of its practice blocks) a teacher set for a class, open from
+    `opens_at`, due at `due_at`. Late work is accepted and marked late; once the teacher
+    closes it (`closed_at`), its students can no longer submit work on its items."""
+
+    cohort = models.ForeignKey(
+        Cohort, on_delete=models.CASCADE, related_name="assignments", verbose_name="class"
+    )
+    # PROTECT, as every row of tutor that points at content: removing a lesson from the
+    # content (a re-import, the admin) is refused while a class has it assigned.
+    lesson = models.ForeignKey(Lesson, on_delete=models.PROTECT, related_name="assignments")
+    whole_lesson = models.BooleanField(
+        default=True, help_text="Every practice block of the lesson; otherwise only `blocks`."
+    )
+    blocks = models.ManyToManyField(
+        Block,
+        blank=True,
+        related_name="assignments",
+        help_text="The exercises set, when not the whole lesson.",
+    )
+    opens_at = models.DateTimeField()
+    due_at = models.DateTimeField()
+    closed_at = models.DateTimeField(
+        null=True, blank=True, help_text="Closed by the teacher: no more work accepted."
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+
+    objects = AssignmentQuerySet.as_manager()
+
+    class Meta:
+        app_label = "tutor"
+        ordering = ["due_at", "pk"]
+        indexes = [
+            models.Index(fields=["cohort", "due_at"]),
+            models.Index(fields=["lesson", "closed_at"]),
+        ]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(due_at__gt=models.F("opens_at")),
+                name="assignment_due_after_opening",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.lesson} for {self.cohort}, due {self.due_at:%Y-%m-%d %H:%M}"
+
+    @property
+    def is_closed(self) -> bool:
+        return self.closed_at is not None
+
+    def is_open(self, now: datetime | None = None) -> bool:
+        return self.opens_at <= (now or timezone.now())
+
+
+class Extension(models.Model):
+    """A later due date for one student of the assignment's class."""
+
+    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="extensions")
+    student = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assignment_extensions"
+    )
+    due_at = models.DateTimeField()
+    granted_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        app_label = "tutor"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["assignment", "student"], name="one_extension_per_student"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.student} on {self.assignment}: due {self.due_at:%Y-%m-%d %H:%M}"
