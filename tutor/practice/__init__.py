@@ -57,6 +57,10 @@ class PracticeKind:
     """The learner's side of one block kind. Subclasses override what they need."""
 
     name: str = ""  # the block kind in course.kinds it practises
+    # A panel of its own (stepping through a program) rather than a block kind's learner
+    # side: registered by `name` alone, it has no block on the lesson page; it takes part
+    # in everything else (runs it executes, teachers' timelines, urls, assets).
+    panel: bool = False
     template: str = ""  # the whole block on the lesson page; gets `block` and `state`
     styles: tuple[str, ...] = ()  # static paths the lesson page links
     scripts: tuple[str, ...] = ()
@@ -144,7 +148,10 @@ _kinds: dict[str, PracticeKind] = {}
 def register(kind: PracticeKind) -> PracticeKind:
     if kind.name in _kinds and type(_kinds[kind.name]) is not type(kind):
         raise ValueError(f"two practice kinds are called {kind.name!r}")
-    content_kinds.get(kind.name)  # it practises a block kind the content knows
+    if not kind.panel:
+        content_kinds.get(kind.name)  # it practises a block kind the content knows
+    elif kind.name in content_kinds.names():
+        raise ValueError(f"a panel may not take the block kind's name {kind.name!r}")
     _kinds[kind.name] = kind
     return kind
 
@@ -154,8 +161,9 @@ def get(name: str) -> PracticeKind | None:
 
 
 def every() -> list[PracticeKind]:
-    """Every practice kind, in the order of the content's block kinds."""
-    return [_kinds[name] for name in content_kinds.names() if name in _kinds]
+    """Every practice kind, in the order of the content's block kinds, then the panels."""
+    kinds = [_kinds[name] for name in content_kinds.names() if name in _kinds]
+    return kinds + sorted((kind for kind in _kinds.values() if kind.panel), key=lambda k: k.name)
 
 
 def executor_for(purpose: str) -> PracticeKind | None:
