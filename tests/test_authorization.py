@@ -38,6 +38,7 @@ def world(sample_content):
         student, snippet, verdict=Prediction.Verdict.SELF_UNCHECKED, said_out_loud=True
     )
     run = make_learner_run(student, snippet, purpose=Run.Purpose.RUN)
+    stepping = make_stepping(student, snippet)
     return {
         "users": {
             "anonymous": None,
@@ -53,9 +54,21 @@ def world(sample_content):
         "exercise": exercise,
         "prediction": prediction,
         "run": run,
+        "stepping": stepping,
         "student": student,
         "term": GlossaryTerm.objects.get(slug="kv-cache"),
     }
+
+
+def make_stepping(student, snippet):
+    """The student stepping through the snippet, its trace made (by hand, in the tracer's format)."""
+    from tests.tutor.stepping_data import aliasing_trace
+    from tutor.practice.stepping.models import Stepping, Trace
+
+    data = aliasing_trace()
+    run = Run.objects.create(code=snippet.code, purpose=Run.Purpose.TRACE, status=Run.Status.OK)
+    trace = Trace.objects.create(code=snippet.code, run=run, data=data, steps_total=len(data["steps"]))
+    return Stepping.objects.create(user=student, trace=trace, origin=Stepping.Origin.SNIPPET, snippet=snippet)
 
 
 def statuses(client, world, method: str, url: str, data=None) -> dict[str, int]:
@@ -149,6 +162,19 @@ PAGES = [
         lambda w: reverse("tutor:ordering_practice", args=[w["exercise"].pk]),
         signed_in(302),
     ),
+    # Stepping through: the learner's own; the stepping goes to its first step, the slider
+    # to the step's own URL.
+    (
+        "stepping",
+        lambda w: reverse("tutor:stepping_detail", args=[w["stepping"].pk]),
+        {**owner_only(), "student": 302},
+    ),
+    ("step", lambda w: reverse("tutor:step_detail", args=[w["stepping"].pk, 2]), owner_only()),
+    (
+        "step slider",
+        lambda w: reverse("tutor:step_goto", args=[w["stepping"].pk]) + "?step=3",
+        {**owner_only(), "student": 302},
+    ),
     ("admin", lambda w: reverse("admin:index"), {**everyone(302), "admin": 200}),
 ]
 
@@ -170,6 +196,18 @@ ACTIONS = [
     (
         "retry reveal",
         lambda w: reverse("tutor:reveal_retry", args=[w["prediction"].pk]),
+        {},
+        {**owner_only(), "student": 302},
+    ),
+    (
+        "stepping reached",
+        lambda w: reverse("tutor:stepping_reached", args=[w["stepping"].pk]),
+        {"step": "2"},
+        {**owner_only(), "student": 302},
+    ),
+    (
+        "stepping retry",
+        lambda w: reverse("tutor:stepping_retry", args=[w["stepping"].pk]),
         {},
         {**owner_only(), "student": 302},
     ),
@@ -212,6 +250,7 @@ def test_who_may_act_on_each_thing(client, world, name, url, data, expected, mon
         "class_create",
         "class_join",
         "class_leave",
+        "stepping_snippet",
     ],
 )
 def test_anonymous_posts_are_sent_to_log_in_and_change_nothing(client, world, name):
@@ -226,6 +265,7 @@ def test_anonymous_posts_are_sent_to_log_in_and_change_nothing(client, world, na
         "class_create": [],
         "class_join": [],
         "class_leave": [world["cohort"].pk],
+        "stepping_snippet": [world["snippet"].pk],
     }[name]
     counts = (Prediction.objects.count(), Run.objects.count(), world["cohort"].memberships.count())
     response = client.post(
@@ -246,6 +286,7 @@ def test_anonymous_posts_are_sent_to_log_in_and_change_nothing(client, world, na
         ("prediction_detail", lambda w: [w["prediction"].pk]),
         ("run_detail", lambda w: [w["run"].pk]),
         ("ordering_practice", lambda w: [w["exercise"].pk]),
+        ("step_detail", lambda w: [w["stepping"].pk, 1]),
     ],
 )
 def test_the_owner_gets_the_region_as_an_htmx_partial(client, world, name, args):

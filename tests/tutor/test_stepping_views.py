@@ -327,3 +327,74 @@ def test_a_step_costs_a_fixed_number_of_queries(client, learner, django_assert_n
         assert client.get(step_url(stepping, number), **HX).status_code == 200
     with django_assert_num_queries(3):
         assert client.get(step_url(stepping, number)).status_code == 200
+
+
+# A failed test of a write-code submission ------------------------------------------------------
+
+
+@pytest.fixture
+def failed_submission(sample_content, learner):
+    from course.kinds.code_exercise import CodeExercise
+    from tutor.practice.code_exercise.models import Submission
+
+    exercise = CodeExercise.objects.get(block__key="write-kv-cache-vram")
+    results = [
+        {"name": test.name, "visible": not test.hidden, "passed": False} for test in exercise.tests.all()
+    ]
+    code = "def kv_cache_vram(bits, capacity):\n    return bits\n"
+    return Submission.objects.create(
+        user=learner, exercise=exercise, code=code, verdict=Submission.Verdict.FAILED,
+        results={"results": results},
+    )
+
+
+def test_a_failed_check_is_stepped_through_as_the_code_then_the_check(client, failed_submission, no_worker):
+    url = reverse("tutor:stepping_test", args=[failed_submission.pk])
+    response = client.post(url, {"test": "16 bits for 1000 units is 16 GB"})
+    stepping = Stepping.objects.get()
+    assert response.url == reverse("tutor:stepping_detail", args=[stepping.pk])
+    assert stepping.trace.code == (
+        "def kv_cache_vram(bits, capacity):\n    return bits\nassert kv_cache_vram(16, 1000) == 16\n"
+    )
+    assert (stepping.from_line, stepping.origin, stepping.exercise) == (3, "test", failed_submission.exercise)
+
+
+def test_a_failed_io_test_is_stepped_through_with_its_input(client, failed_submission, no_worker):
+    client.post(reverse("tutor:stepping_test", args=[failed_submission.pk]), {"test": "the program prints the table"})
+    stepping = Stepping.objects.get()
+    assert stepping.trace.code == failed_submission.code and stepping.from_line is None
+
+
+@pytest.mark.parametrize("name", ["", "works for other bit widths", "no such test"])
+def test_a_hidden_or_unknown_test_is_refused(client, failed_submission, no_worker, name):
+    response = client.post(reverse("tutor:stepping_test", args=[failed_submission.pk]), {"test": name}, **HX)
+    assert response.status_code == 400
+    assert response["HX-Retarget"] == f"#exercise-{failed_submission.exercise.block.key}-message"
+    assert not Stepping.objects.exists()
+
+
+def test_another_learners_submission_is_not_found(client, failed_submission, no_worker):
+    client.force_login(make_user())
+    url = reverse("tutor:stepping_test", args=[failed_submission.pk])
+    assert client.post(url, {"test": "16 bits for 1000 units is 16 GB"}).status_code == 404
+
+
+# Teachers ------------------------------------------------------------------------------------
+
+
+def test_the_students_timeline_says_what_they_stepped_through_and_how_far(client, learner):
+    from tests.factories import make_cohort, make_teacher
+
+    teacher = make_teacher()
+    cohort = make_cohort(teacher, students=[learner])
+    snippet = make_snippet()
+    snippet.block.title = "Latency"
+    snippet.block.save()
+    far = stepping_of(learner, traced(ALIASING_CODE, aliasing_trace()), snippet=snippet, furthest_step=4)
+    stepping_of(learner, traced("print(1)\n", printing_trace(["1"])), snippet=snippet, origin="own")
+    client.force_login(teacher)
+    page = client.get(reverse("tutor:class_student", args=[cohort.pk, learner.pk])).content.decode()
+    assert "Stepped through" in page
+    assert "Reached step 4 of 6" in page
+    assert "their version of “Latency”" in page and "Opened it" in page
+    assert far.title == "“Latency”"

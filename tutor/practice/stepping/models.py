@@ -99,6 +99,12 @@ class Stepping(models.Model):
         return f"{self.user} stepping through {self.title}"
 
     @property
+    def block(self):
+        """The lesson's block it came from (a snippet's or an exercise's), if it is still there."""
+        place = self.exercise if self.exercise_id else self.snippet
+        return place.block if place is not None else None
+
+    @property
     def title(self) -> str:
         """What they stepped through, in words."""
         if self.origin == self.Origin.TEST and self.exercise is not None:
