@@ -18,27 +18,97 @@ def aliasing_trace() -> dict:
     copy = ["copy", {"ref": "1"}]
     heap = {"1": {"type": "list", "name": "list", "items": [_int(1), _int(2)]}}
     steps = [
-        {"line": 1, "event": "line", "stdout_len": 0, "frames": _module(1, []), "heap": {}, "exception": None},
-        {"line": 2, "event": "line", "stdout_len": 0, "frames": _module(2, [items]), "heap": heap, "exception": None},
-        {"line": 3, "event": "line", "stdout_len": 0, "frames": _module(3, [items, copy]), "heap": heap, "exception": None},
-        {"line": 4, "event": "line", "stdout_len": 0, "frames": _module(4, [items, copy, ["total", _int(3)]]), "heap": heap, "exception": None},
-        {"line": 5, "event": "line", "stdout_len": 0, "frames": _module(5, [items, copy, ["total", _int(7)]]), "heap": heap, "exception": None},
-        {"line": 5, "event": "return", "stdout_len": 2,
-         "frames": _module(5, [items, copy, ["total", _int(7)]], returned={"type": "NoneType", "repr": "None"}),
-         "heap": heap, "exception": None},
+        {
+            "line": 1,
+            "event": "line",
+            "stdout_len": 0,
+            "frames": _module(1, []),
+            "heap": {},
+            "exception": None,
+        },
+        {
+            "line": 2,
+            "event": "line",
+            "stdout_len": 0,
+            "frames": _module(2, [items]),
+            "heap": heap,
+            "exception": None,
+        },
+        {
+            "line": 3,
+            "event": "line",
+            "stdout_len": 0,
+            "frames": _module(3, [items, copy]),
+            "heap": heap,
+            "exception": None,
+        },
+        {
+            "line": 4,
+            "event": "line",
+            "stdout_len": 0,
+            "frames": _module(4, [items, copy, ["total", _int(3)]]),
+            "heap": heap,
+            "exception": None,
+        },
+        {
+            "line": 5,
+            "event": "line",
+            "stdout_len": 0,
+            "frames": _module(5, [items, copy, ["total", _int(7)]]),
+            "heap": heap,
+            "exception": None,
+        },
+        {
+            "line": 5,
+            "event": "return",
+            "stdout_len": 2,
+            "frames": _module(
+                5, [items, copy, ["total", _int(7)]], returned={"type": "NoneType", "repr": "None"}
+            ),
+            "heap": heap,
+            "exception": None,
+        },
     ]
-    return {"version": 1, "status": "complete", "stopped": None, "error": None, "stdout": "7\n", "steps": steps}
+    return {
+        "version": 1,
+        "status": "complete",
+        "stopped": None,
+        "error": None,
+        "stdout": "7\n",
+        "steps": steps,
+    }
 
 
 def printing_trace(lines: list[str], *, stopped: dict | None = None) -> dict:
     """A program of print() calls, one per line: step n is about to run line n."""
     steps, printed = [], ""
     for number, _ in enumerate(lines, start=1):
-        steps.append({"line": number, "event": "line", "stdout_len": len(printed),
-                      "frames": _module(number, []), "heap": {}, "exception": None})
+        steps.append(
+            {
+                "line": number,
+                "event": "line",
+                "stdout_len": len(printed),
+                "frames": _module(number, []),
+                "heap": {},
+                "exception": None,
+            }
+        )
         printed += lines[number - 1] + "\n"
-    steps.append({"line": len(lines), "event": "return", "stdout_len": len(printed),
-                  "frames": _module(len(lines), [], returned={"type": "NoneType", "repr": "None"}),
-                  "heap": {}, "exception": None})
-    return {"version": 1, "status": "stopped" if stopped else "complete", "stopped": stopped,
-            "error": None, "stdout": printed, "steps": steps}
+    steps.append(
+        {
+            "line": len(lines),
+            "event": "return",
+            "stdout_len": len(printed),
+            "frames": _module(len(lines), [], returned={"type": "NoneType", "repr": "None"}),
+            "heap": {},
+            "exception": None,
+        }
+    )
+    return {
+        "version": 1,
+        "status": "stopped" if stopped else "complete",
+        "stopped": stopped,
+        "error": None,
+        "stdout": printed,
+        "steps": steps,
+    }

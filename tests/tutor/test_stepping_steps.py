@@ -10,7 +10,9 @@ def test_the_description_says_what_ran_what_changed_and_what_is_shared():
     words = [steps.describe(data["steps"], n, data["stdout"], total=6) for n in range(1, 7)]
     assert words[0] == "Step 1 of 6. The program starts: line 1 runs first."
     assert words[1] == "Step 2 of 6. Line 1 ran; line 2 is next. `items` is now a list of 2 items."
-    assert words[2].endswith("`copy` is now a list of 2 items. `items` and `copy` name the same list.")
+    assert words[2].endswith(
+        "`copy` is now a list of 2 items. `items` and `copy` name the same list."
+    )
     assert words[3].endswith("`total` is now 3.")
     assert words[4] == "Step 5 of 6. Line 4 ran; line 5 is next. `total` changed from 3 to 7."
     assert words[5] == "Step 6 of 6. Line 5 ran. The program has finished. It printed “7”."
@@ -31,14 +33,45 @@ def test_a_list_that_changes_in_place_is_said_so():
 
 def test_a_call_a_return_and_an_exception_are_said():
     frames = [{"function": "<module>", "line": 3, "locals": []}]
-    inner = frames + [{"function": "half", "line": 1, "locals": [["n", {"type": "int", "repr": "4"}]]}]
-    returning = frames + [{"function": "half", "line": 2, "locals": [], "returned": {"type": "int", "repr": "2"}}]
+    inner = frames + [
+        {"function": "half", "line": 1, "locals": [["n", {"type": "int", "repr": "4"}]]}
+    ]
+    returning = frames + [
+        {"function": "half", "line": 2, "locals": [], "returned": {"type": "int", "repr": "2"}}
+    ]
     trace = [
-        {"line": 3, "event": "line", "stdout_len": 0, "frames": frames, "heap": {}, "exception": None},
-        {"line": 1, "event": "call", "stdout_len": 0, "frames": inner, "heap": {}, "exception": None},
-        {"line": 2, "event": "return", "stdout_len": 0, "frames": returning, "heap": {}, "exception": None},
-        {"line": 4, "event": "exception", "stdout_len": 0, "frames": frames, "heap": {},
-         "exception": "ZeroDivisionError: division by zero"},
+        {
+            "line": 3,
+            "event": "line",
+            "stdout_len": 0,
+            "frames": frames,
+            "heap": {},
+            "exception": None,
+        },
+        {
+            "line": 1,
+            "event": "call",
+            "stdout_len": 0,
+            "frames": inner,
+            "heap": {},
+            "exception": None,
+        },
+        {
+            "line": 2,
+            "event": "return",
+            "stdout_len": 0,
+            "frames": returning,
+            "heap": {},
+            "exception": None,
+        },
+        {
+            "line": 4,
+            "event": "exception",
+            "stdout_len": 0,
+            "frames": frames,
+            "heap": {},
+            "exception": "ZeroDivisionError: division by zero",
+        },
     ]
     assert "`half` was called." in steps.describe(trace, 2, "", total=4)
     assert "`half` returns 2." in steps.describe(trace, 3, "", total=4)
@@ -59,13 +92,22 @@ def test_two_names_for_one_list_draw_two_arrows_to_one_box():
     assert [(arrow.name, arrow.ref) for arrow in view.arrows] == [("items", "1"), ("copy", "1")]
     assert {arrow.y2 for arrow in view.arrows} == {view.boxes[0].y}
     # Each arrow starts at its variable's row: the frame's heading, then a row each.
-    assert [arrow.y1 for arrow in view.arrows] == [steps.ROW + steps.ROW // 2, 2 * steps.ROW + steps.ROW // 2]
+    assert [arrow.y1 for arrow in view.arrows] == [
+        steps.ROW + steps.ROW // 2,
+        2 * steps.ROW + steps.ROW // 2,
+    ]
 
 
 def test_large_objects_are_summarised_with_a_count():
     data = aliasing_trace()
-    data["steps"][1]["heap"] = {"1": {"type": "list", "name": "list",
-                                      "items": [{"type": "int", "repr": str(n)} for n in range(100)], "more": 900}}
+    data["steps"][1]["heap"] = {
+        "1": {
+            "type": "list",
+            "name": "list",
+            "items": [{"type": "int", "repr": str(n)} for n in range(100)],
+            "more": 900,
+        }
+    }
     box = steps.step_view(data, ALIASING_CODE, 2).boxes[0]
     assert len(box.entries) == steps.MAX_ITEMS
     assert box.more == 900 + 100 - steps.MAX_ITEMS
@@ -81,10 +123,19 @@ def test_a_stopped_trace_says_why_at_its_last_step_only():
 
 def test_every_reason_to_stop_is_said_in_words():
     for reason in ("steps", "size", "time", "memory", "recursion", "output", "crash"):
-        words = steps.stopped_words({"status": "stopped", "stopped": {"reason": reason, "message": "", "step": 9}})
+        words = steps.stopped_words(
+            {"status": "stopped", "stopped": {"reason": reason, "message": "", "step": 9}}
+        )
         assert "9" in words and "{" not in words
-    syntax = {"status": "syntax_error", "stopped": None, "error": {"line": 2, "message": "invalid syntax"}, "steps": []}
-    assert steps.stopped_words(syntax).startswith("Python could not read this program: line 2: invalid syntax.")
+    syntax = {
+        "status": "syntax_error",
+        "stopped": None,
+        "error": {"line": 2, "message": "invalid syntax"},
+        "steps": [],
+    }
+    assert steps.stopped_words(syntax).startswith(
+        "Python could not read this program: line 2: invalid syntax."
+    )
 
 
 # The first step whose output differs from the prediction --------------------------------
@@ -95,12 +146,22 @@ LINES = ["", "Optimising speed and memory", "llama.cpp on NVIDIA: 2.00s"]
 def test_a_prediction_without_the_leading_empty_line_opens_after_the_first_print():
     data = printing_trace(LINES)
     # Step 2: line 1 (print()) just ran and printed the empty line they did not say.
-    assert steps.first_differing_step(data, "Optimising speed and memory\nllama.cpp on NVIDIA: 2.00s\n") == 2
+    assert (
+        steps.first_differing_step(
+            data, "Optimising speed and memory\nllama.cpp on NVIDIA: 2.00s\n"
+        )
+        == 2
+    )
 
 
 def test_a_wrong_line_opens_just_after_the_line_that_printed_it():
     data = printing_trace(LINES)
-    assert steps.first_differing_step(data, "\nOptimising speed and memory\nllama.cpp on NVIDIA: 9.99s") == 4
+    assert (
+        steps.first_differing_step(
+            data, "\nOptimising speed and memory\nllama.cpp on NVIDIA: 9.99s"
+        )
+        == 4
+    )
 
 
 def test_a_line_missing_from_the_prediction_opens_where_the_extra_line_is_printed():

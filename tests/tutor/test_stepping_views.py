@@ -30,7 +30,9 @@ def no_worker(monkeypatch):
 def traced(code: str, data: dict, stdin: str = "") -> Trace:
     """A trace the worker has finished."""
     run = make_run(code=code, stdin=stdin, purpose=Run.Purpose.TRACE)
-    return Trace.objects.create(code=code, stdin=stdin, run=run, data=data, steps_total=len(data["steps"]))
+    return Trace.objects.create(
+        code=code, stdin=stdin, run=run, data=data, steps_total=len(data["steps"])
+    )
 
 
 def stepping_of(user, trace: Trace, **fields) -> Stepping:
@@ -58,7 +60,11 @@ def test_step_through_a_snippet_after_its_reveal_queues_one_trace_and_opens_it(
     assert response.status_code == 302
     assert response.url == reverse("tutor:stepping_detail", args=[stepping.pk])
     trace = stepping.trace
-    assert (trace.code, trace.run.purpose, trace.run.user) == ("print(1)\n", Run.Purpose.TRACE, learner)
+    assert (trace.code, trace.run.purpose, trace.run.user) == (
+        "print(1)\n",
+        Run.Purpose.TRACE,
+        learner,
+    )
     assert no_worker == [trace.run.pk]
     # The same code and input again (another learner too): the same trace, no new run.
     other = make_user()
@@ -75,7 +81,9 @@ def test_a_click_from_the_panel_takes_the_whole_page_to_the_stepping(client, lea
     make_prediction(learner, snippet)
     response = client.post(reverse("tutor:stepping_snippet", args=[snippet.pk]), **HX)
     assert response.status_code == 200
-    assert response["HX-Redirect"] == reverse("tutor:stepping_detail", args=[Stepping.objects.get().pk])
+    assert response["HX-Redirect"] == reverse(
+        "tutor:stepping_detail", args=[Stepping.objects.get().pk]
+    )
 
 
 def test_before_the_reveal_stepping_is_refused(client, learner, no_worker):
@@ -108,7 +116,9 @@ def test_step_through_the_learners_own_run(client, learner, no_worker):
 def test_a_bad_run_number_is_refused_clearly(client, learner, no_worker, value):
     snippet = make_snippet()
     make_prediction(learner, snippet)
-    response = client.post(reverse("tutor:stepping_snippet", args=[snippet.pk]), {"run": value}, **HX)
+    response = client.post(
+        reverse("tutor:stepping_snippet", args=[snippet.pk]), {"run": value}, **HX
+    )
     assert response.status_code == 400
     assert response["HX-Retarget"] == f"#snippet-{snippet.block.key}-message"
     assert not Stepping.objects.exists()
@@ -118,7 +128,9 @@ def test_another_learners_run_is_refused(client, learner, no_worker):
     snippet = make_snippet()
     make_prediction(learner, snippet)
     theirs = make_learner_run(make_user(), snippet)
-    response = client.post(reverse("tutor:stepping_snippet", args=[snippet.pk]), {"run": theirs.pk}, **HX)
+    response = client.post(
+        reverse("tutor:stepping_snippet", args=[snippet.pk]), {"run": theirs.pk}, **HX
+    )
     assert response.status_code == 400
     assert "not one of yours" in response.content.decode()
 
@@ -179,10 +191,14 @@ def test_once_traced_the_stepping_opens_at_its_first_step(client, learner):
 def test_a_wrong_prediction_opens_at_the_first_differing_step(client, learner):
     trace = traced("print()\nprint('a')\n", printing_trace(["", "a"]))
     stepping = stepping_of(learner, trace, prediction="a\n")
-    assert client.get(reverse("tutor:stepping_detail", args=[stepping.pk])).url == step_url(stepping, 2)
+    assert client.get(reverse("tutor:stepping_detail", args=[stepping.pk])).url == step_url(
+        stepping, 2
+    )
 
 
-def test_a_trace_the_worker_lost_can_be_tried_again(client, learner, no_worker, django_capture_on_commit_callbacks):
+def test_a_trace_the_worker_lost_can_be_tried_again(
+    client, learner, no_worker, django_capture_on_commit_callbacks
+):
     run = make_run(code="print(1)\n", purpose=Run.Purpose.TRACE, status=Run.Status.FAILED)
     trace = Trace.objects.create(code="print(1)\n", run=run)
     stepping = stepping_of(learner, trace)
@@ -196,8 +212,14 @@ def test_a_trace_the_worker_lost_can_be_tried_again(client, learner, no_worker, 
 
 
 def test_a_program_python_cannot_read_says_so(client, learner):
-    data = {"version": 1, "status": "syntax_error", "stopped": None,
-            "error": {"line": 1, "message": "invalid syntax"}, "stdout": "", "steps": []}
+    data = {
+        "version": 1,
+        "status": "syntax_error",
+        "stopped": None,
+        "error": {"line": 1, "message": "invalid syntax"},
+        "stdout": "",
+        "steps": [],
+    }
     stepping = stepping_of(learner, traced("print(\n", data))
     page = client.get(reverse("tutor:stepping_detail", args=[stepping.pk])).content.decode()
     assert "Python could not read this program: line 1: invalid syntax." in page
@@ -211,14 +233,18 @@ def test_each_step_is_a_page_that_works_without_javascript(client, learner):
     stepping = stepping_of(learner, traced(ALIASING_CODE, aliasing_trace()))
     page = client.get(step_url(stepping, 3)).content.decode()
     assert "<title>Step through" in page
-    assert "Step 3 <span class=\"muted\">of 6</span>" in page
+    assert 'Step 3 <span class="muted">of 6</span>' in page
     # Plain links to the neighbours and the ends, and a GET form for the slider.
     for number in (1, 2, 4, 6):
         assert f'href="{step_url(stepping, number)}"' in page
     assert f'action="{reverse("tutor:step_goto", args=[stepping.pk])}" method="get"' in page
     assert 'type="range" name="step" min="1" max="6" value="3"' in page
     # The line about to run and the line just run, marked in words too.
-    assert 'aria-current="step"' in page and "runs next: </span>" in page and "just ran: </span>" in page
+    assert (
+        'aria-current="step"' in page
+        and "runs next: </span>" in page
+        and "just ran: </span>" in page
+    )
     # Two names, one list: two pointers and two arrows to the same box.
     assert page.count('href="#object-1"') == 2 and page.count('class="arrow"') == 2
     assert 'id="object-1"' in page
@@ -264,7 +290,10 @@ def test_another_learners_stepping_is_not_found(client, learner):
     assert client.get(reverse("tutor:stepping_detail", args=[stepping.pk])).status_code == 404
     goto = reverse("tutor:step_goto", args=[stepping.pk])
     assert client.get(goto, {"step": 1}).status_code == 404
-    assert client.post(reverse("tutor:stepping_reached", args=[stepping.pk]), {"step": 1}).status_code == 404
+    assert (
+        client.post(reverse("tutor:stepping_reached", args=[stepping.pk]), {"step": 1}).status_code
+        == 404
+    )
     assert client.post(reverse("tutor:stepping_retry", args=[stepping.pk])).status_code == 404
 
 
@@ -287,7 +316,9 @@ def test_a_bad_step_is_refused_clearly(client, learner, value):
     response = client.get(reverse("tutor:step_goto", args=[stepping.pk]), {"step": value}, **HX)
     assert response.status_code == 400
     assert response["HX-Retarget"] == "#stepping-message"
-    response = client.post(reverse("tutor:stepping_reached", args=[stepping.pk]), {"step": value}, **HX)
+    response = client.post(
+        reverse("tutor:stepping_reached", args=[stepping.pk]), {"step": value}, **HX
+    )
     assert response.status_code == 400
 
 
@@ -300,7 +331,10 @@ def test_a_step_page_writes_nothing_and_the_reached_post_keeps_the_furthest(clie
     stepping.refresh_from_db()
     assert stepping.furthest_step == 0
     page = client.get(step_url(stepping, 5)).content.decode()
-    assert f'hx-post="{reverse("tutor:stepping_reached", args=[stepping.pk])}" hx-trigger="load"' in page
+    assert (
+        f'hx-post="{reverse("tutor:stepping_reached", args=[stepping.pk])}" hx-trigger="load"'
+        in page
+    )
     reached = reverse("tutor:stepping_reached", args=[stepping.pk])
     assert client.post(reached, {"step": 5}, **HX).status_code == 204
     assert client.post(reached, {"step": 2}, **HX).status_code == 204  # going back keeps 5
@@ -320,7 +354,9 @@ def long_trace(count: int) -> dict:
 @pytest.mark.parametrize("where", ["first", "middle", "last"])
 def test_a_step_costs_a_fixed_number_of_queries(client, learner, django_assert_num_queries, where):
     data = long_trace(300)
-    stepping = stepping_of(learner, traced("\n".join(f"print('line {n}')" for n in range(300)), data))
+    stepping = stepping_of(
+        learner, traced("\n".join(f"print('line {n}')" for n in range(300)), data)
+    )
     number = {"first": 1, "middle": 150, "last": 301}[where]
     # The session, the user, and the stepping with its trace (one row, one JSON value).
     with django_assert_num_queries(3):
@@ -339,16 +375,22 @@ def failed_submission(sample_content, learner):
 
     exercise = CodeExercise.objects.get(block__key="write-kv-cache-vram")
     results = [
-        {"name": test.name, "visible": not test.hidden, "passed": False} for test in exercise.tests.all()
+        {"name": test.name, "visible": not test.hidden, "passed": False}
+        for test in exercise.tests.all()
     ]
     code = "def kv_cache_vram(bits, capacity):\n    return bits\n"
     return Submission.objects.create(
-        user=learner, exercise=exercise, code=code, verdict=Submission.Verdict.FAILED,
+        user=learner,
+        exercise=exercise,
+        code=code,
+        verdict=Submission.Verdict.FAILED,
         results={"results": results},
     )
 
 
-def test_a_failed_check_is_stepped_through_as_the_code_then_the_check(client, failed_submission, no_worker):
+def test_a_failed_check_is_stepped_through_as_the_code_then_the_check(
+    client, failed_submission, no_worker
+):
     url = reverse("tutor:stepping_test", args=[failed_submission.pk])
     response = client.post(url, {"test": "16 bits for 1000 units is 16 GB"})
     stepping = Stepping.objects.get()
@@ -356,18 +398,27 @@ def test_a_failed_check_is_stepped_through_as_the_code_then_the_check(client, fa
     assert stepping.trace.code == (
         "def kv_cache_vram(bits, capacity):\n    return bits\nassert kv_cache_vram(16, 1000) == 16\n"
     )
-    assert (stepping.from_line, stepping.origin, stepping.exercise) == (3, "test", failed_submission.exercise)
+    assert (stepping.from_line, stepping.origin, stepping.exercise) == (
+        3,
+        "test",
+        failed_submission.exercise,
+    )
 
 
 def test_a_failed_io_test_is_stepped_through_with_its_input(client, failed_submission, no_worker):
-    client.post(reverse("tutor:stepping_test", args=[failed_submission.pk]), {"test": "the program prints the table"})
+    client.post(
+        reverse("tutor:stepping_test", args=[failed_submission.pk]),
+        {"test": "the program prints the table"},
+    )
     stepping = Stepping.objects.get()
     assert stepping.trace.code == failed_submission.code and stepping.from_line is None
 
 
 @pytest.mark.parametrize("name", ["", "works for other bit widths", "no such test"])
 def test_a_hidden_or_unknown_test_is_refused(client, failed_submission, no_worker, name):
-    response = client.post(reverse("tutor:stepping_test", args=[failed_submission.pk]), {"test": name}, **HX)
+    response = client.post(
+        reverse("tutor:stepping_test", args=[failed_submission.pk]), {"test": name}, **HX
+    )
     assert response.status_code == 400
     assert response["HX-Retarget"] == f"#exercise-{failed_submission.exercise.block.key}-message"
     assert not Stepping.objects.exists()
@@ -390,7 +441,9 @@ def test_the_students_timeline_says_what_they_stepped_through_and_how_far(client
     snippet = make_snippet()
     snippet.block.title = "Latency"
     snippet.block.save()
-    far = stepping_of(learner, traced(ALIASING_CODE, aliasing_trace()), snippet=snippet, furthest_step=4)
+    far = stepping_of(
+        learner, traced(ALIASING_CODE, aliasing_trace()), snippet=snippet, furthest_step=4
+    )
     stepping_of(learner, traced("print(1)\n", printing_trace(["1"])), snippet=snippet, origin="own")
     client.force_login(teacher)
     page = client.get(reverse("tutor:class_student", args=[cohort.pk, learner.pk])).content.decode()

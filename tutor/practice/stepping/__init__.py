@@ -50,13 +50,25 @@ class SteppingKind(practice.PracticeKind):
         from tutor.practice.stepping import views
 
         return [
-            path("snippets/<int:snippet_id>/step-through/", views.start_snippet, name="stepping_snippet"),
-            path("submissions/<int:submission_id>/step-through/", views.start_test, name="stepping_test"),
+            path(
+                "snippets/<int:snippet_id>/step-through/",
+                views.start_snippet,
+                name="stepping_snippet",
+            ),
+            path(
+                "submissions/<int:submission_id>/step-through/",
+                views.start_test,
+                name="stepping_test",
+            ),
             path("trace/<int:stepping_id>/", views.stepping_detail, name="stepping_detail"),
             path("trace/<int:stepping_id>/retry/", views.stepping_retry, name="stepping_retry"),
             path("trace/<int:stepping_id>/step/", views.step_goto, name="step_goto"),
-            path("trace/<int:stepping_id>/step/<int:number>/", views.step_detail, name="step_detail"),
-            path("trace/<int:stepping_id>/reached/", views.stepping_reached, name="stepping_reached"),
+            path(
+                "trace/<int:stepping_id>/step/<int:number>/", views.step_detail, name="step_detail"
+            ),
+            path(
+                "trace/<int:stepping_id>/reached/", views.stepping_reached, name="stepping_reached"
+            ),
         ]
 
 

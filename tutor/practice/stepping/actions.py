@@ -57,10 +57,18 @@ def start_stepping(
     trace = trace_for(code=code, stdin=stdin, user=user, snippet=snippet)
     now = timezone.now()
     stepping, _ = Stepping.objects.update_or_create(
-        user=user, trace=trace, origin=origin, snippet=snippet, exercise=exercise, test_name=test_name,
+        user=user,
+        trace=trace,
+        origin=origin,
+        snippet=snippet,
+        exercise=exercise,
+        test_name=test_name,
         defaults={"from_line": from_line, "prediction": prediction, "updated_at": now},
         create_defaults={
-            "from_line": from_line, "prediction": prediction, "created_at": now, "updated_at": now,
+            "from_line": from_line,
+            "prediction": prediction,
+            "created_at": now,
+            "updated_at": now,
         },
     )
     stepping.trace = trace

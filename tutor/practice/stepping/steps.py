@@ -27,8 +27,7 @@ VALUE_WORDS = 40  # a value in the description is cut after this many characters
 STOPPED_WORDS = {
     "steps": "It stopped after {step} steps: Parsnip shows at most that many. The program "
     "had not finished yet.",
-    "size": "It stopped at step {step}: what the program holds grew too big to show "
-    "step by step.",
+    "size": "It stopped at step {step}: what the program holds grew too big to show step by step.",
     "time": "It stopped at step {step}: the program ran out of time.",
     "memory": "It stopped at step {step}: the program used more memory than it may.",
     "recursion": "It stopped at step {step}: a function kept calling itself, deeper and "
@@ -38,8 +37,15 @@ STOPPED_WORDS = {
 }
 
 KIND_WORDS = {
-    "list": "list", "tuple": "tuple", "set": "set", "frozenset": "frozenset", "dict": "dict",
-    "instance": "object", "function": "function", "class": "class", "module": "module",
+    "list": "list",
+    "tuple": "tuple",
+    "set": "set",
+    "frozenset": "frozenset",
+    "dict": "dict",
+    "instance": "object",
+    "function": "function",
+    "class": "class",
+    "module": "module",
     "other": "object",
 }
 
@@ -61,7 +67,11 @@ def value_text(value: dict, heap: dict) -> str:
         if obj.get("type") in ("instance", "function", "class", "module") and name:
             return f"{kind} {name}"
         if obj.get("type") in ("list", "tuple", "set", "frozenset", "dict"):
-            count = len(obj.get("items", [])) + len(obj.get("entries", [])) + int(obj.get("more", 0) or 0)
+            count = (
+                len(obj.get("items", []))
+                + len(obj.get("entries", []))
+                + int(obj.get("more", 0) or 0)
+            )
             return f"a {kind} of {count} item{'s' if count != 1 else ''}"
         return f"a {kind}"
     text = value.get("repr", "")
@@ -181,8 +191,13 @@ def build_frames(step: dict, heap: dict) -> list[Frame]:
             returned = shown(frame["returned"], heap)
             y += ROW
         frames.append(
-            Frame(frame.get("function", "?"), frame.get("line", 0), variables, returned,
-                  current=number == len(raw) - 1)
+            Frame(
+                frame.get("function", "?"),
+                frame.get("line", 0),
+                variables,
+                returned,
+                current=number == len(raw) - 1,
+            )
         )
         if not variables and returned is None:
             y += ROW  # "no variables yet"
@@ -236,7 +251,9 @@ def build_boxes(order: list[str], heap: dict) -> list[Box]:
             entries.append(Entry(None, shown(value, heap), str(name)))
         more = int(obj.get("more", 0) or 0) + max(0, len(entries) - MAX_ITEMS)
         entries = entries[:MAX_ITEMS]
-        box = Box(str(ref), obj.get("type", "other"), obj.get("name", ""), entries, more, y + ROW // 2)
+        box = Box(
+            str(ref), obj.get("type", "other"), obj.get("name", ""), entries, more, y + ROW // 2
+        )
         boxes.append(box)
         y += ROW * (1 + max(1, len(entries)) + (1 if more else 0)) + GAP
     return boxes
@@ -328,8 +345,10 @@ def describe(steps: list[dict], number: int, stdout: str, *, total: int) -> str:
                     changes.append(f"{code_name(name)} is now {value_text(value, heap)}")
             elif not same_value(old[name], value, old_heap, heap):
                 if "ref" in value and old[name].get("ref") == value.get("ref"):
-                    changes.append(f"the {kind_word(value['ref'], heap)} {code_name(name)} names "
-                                   f"changed: it is now {value_text(value, heap)}")
+                    changes.append(
+                        f"the {kind_word(value['ref'], heap)} {code_name(name)} names "
+                        f"changed: it is now {value_text(value, heap)}"
+                    )
                 else:
                     changes.append(
                         f"{code_name(name)} changed from {value_text(old[name], old_heap)} "
@@ -345,7 +364,9 @@ def describe(steps: list[dict], number: int, stdout: str, *, total: int) -> str:
     if printed:
         lines = printed.count("\n")
         if printed.strip():
-            parts.append(f"It printed “{printed.strip()}”" + (f" ({lines} lines)." if lines > 1 else "."))
+            parts.append(
+                f"It printed “{printed.strip()}”" + (f" ({lines} lines)." if lines > 1 else ".")
+            )
         else:
             parts.append("It printed an empty line." if lines == 1 else "It printed blank space.")
     return " ".join(parts)
@@ -356,8 +377,10 @@ def stopped_words(data: dict) -> str:
     stopped = data.get("stopped")
     if data.get("status") == "syntax_error" and data.get("error"):
         error = data["error"]
-        return (f"Python could not read this program: line {error.get('line')}: "
-                f"{error.get('message')}. Fix it, then step through again.")
+        return (
+            f"Python could not read this program: line {error.get('line')}: "
+            f"{error.get('message')}. Fix it, then step through again."
+        )
     if data.get("status") == "failed":
         return "Parsnip could not trace this program."
     if not stopped:

@@ -14,4 +14,7 @@ def events(*, student, limit: int) -> list[teaching.Event]:
         .defer("trace__data", "trace__code", "trace__stdin")
         .order_by("-updated_at", "-pk")[:limit]
     )
-    return [teaching.Event("stepping", stepping.updated_at, stepping, TEMPLATE) for stepping in steppings]
+    return [
+        teaching.Event("stepping", stepping.updated_at, stepping, TEMPLATE)
+        for stepping in steppings
+    ]

@@ -43,18 +43,23 @@ class TestStepForm(forms.Form):
 
 
 class StepForm(forms.Form):
-    step = forms.IntegerField(min_value=1, error_messages={
-        "required": "Say which step: a number from 1.",
-        "invalid": "A step is a whole number, from 1.",
-        "min_value": "Steps start at 1.",
-    })
+    step = forms.IntegerField(
+        min_value=1,
+        error_messages={
+            "required": "Say which step: a number from 1.",
+            "invalid": "A step is a whole number, from 1.",
+            "min_value": "Steps start at 1.",
+        },
+    )
 
 
 def first_error(form: forms.Form) -> str:
     return next(iter(form.errors.values()))[0]
 
 
-def refuse(request: HttpRequest, message: str, *, into: str, status: int, back: str) -> HttpResponse:
+def refuse(
+    request: HttpRequest, message: str, *, into: str, status: int, back: str
+) -> HttpResponse:
     """The site's one refusal for htmx; without it, back where the learner was, with the
     message at the top."""
     if wants_partial(request):
@@ -78,15 +83,18 @@ def begin(request: HttpRequest, *, back: str, into: str, **how) -> HttpResponse:
 @require_POST
 @login_required_htmx
 def start_snippet(request: HttpRequest, snippet_id: int) -> HttpResponse:
-    """"Step through" on a snippet after its reveal (opening where the output leaves a
+    """ "Step through" on a snippet after its reveal (opening where the output leaves a
     wrong prediction), or on the learner's own run of their edited version."""
     snippet = snippet_or_404(request, snippet_id)
     into, back = f"snippet-{snippet.block.key}-message", snippet_url(snippet)
     practice = practice_of(request.user, snippet)
     if not practice.revealed:
         return refuse(
-            request, "Predict what it prints and reveal the answer first; then step through it.",
-            into=into, status=403, back=back,
+            request,
+            "Predict what it prints and reveal the answer first; then step through it.",
+            into=into,
+            status=403,
+            back=back,
         )
     form = SnippetStepForm(request.POST)
     if not form.is_valid():
@@ -97,14 +105,36 @@ def start_snippet(request: HttpRequest, snippet_id: int) -> HttpResponse:
             pk=run_id, user=request.user, snippet=snippet, purpose=Run.Purpose.RUN
         ).first()
         if run is None:
-            return refuse(request, "That run is not one of yours on this snippet.", into=into,
-                          status=400, back=back)
-        return begin(request, back=back, into=into, code=run.code, stdin=run.stdin,
-                     origin=Stepping.Origin.OWN, snippet=snippet)
+            return refuse(
+                request,
+                "That run is not one of yours on this snippet.",
+                into=into,
+                status=400,
+                back=back,
+            )
+        return begin(
+            request,
+            back=back,
+            into=into,
+            code=run.code,
+            stdin=run.stdin,
+            origin=Stepping.Origin.OWN,
+            snippet=snippet,
+        )
     comparison = practice.comparison
-    prediction = practice.prediction.text if comparison is not None and not comparison.is_right else ""
-    return begin(request, back=back, into=into, code=snippet.code, stdin=snippet.stdin,
-                 origin=Stepping.Origin.SNIPPET, snippet=snippet, prediction=prediction)
+    prediction = (
+        practice.prediction.text if comparison is not None and not comparison.is_right else ""
+    )
+    return begin(
+        request,
+        back=back,
+        into=into,
+        code=snippet.code,
+        stdin=snippet.stdin,
+        origin=Stepping.Origin.SNIPPET,
+        snippet=snippet,
+        prediction=prediction,
+    )
 
 
 def joined_with_check(code: str, check: str) -> tuple[str, int]:
@@ -117,34 +147,48 @@ def joined_with_check(code: str, check: str) -> tuple[str, int]:
 @require_POST
 @login_required_htmx
 def start_test(request: HttpRequest, submission_id: int) -> HttpResponse:
-    """"Step through" a visible test the learner's submission failed: their code with the
+    """ "Step through" a visible test the learner's submission failed: their code with the
     test's input, or their code followed by the check (opening at the check's first step)."""
     submission = get_object_or_404(
         Submission.objects.select_related("exercise__block__lesson__course"),
-        pk=submission_id, user=request.user,
+        pk=submission_id,
+        user=request.user,
     )
     exercise = submission.exercise
-    into, back = f"exercise-{exercise.block.key}-message", exercise_url(exercise, submission=submission.pk)
+    into, back = (
+        f"exercise-{exercise.block.key}-message",
+        exercise_url(exercise, submission=submission.pk),
+    )
     form = TestStepForm(request.POST)
     if not form.is_valid():
         return refuse(request, "Say which test to step through.", into=into, status=400, back=back)
     name = form.cleaned_data["test"]
     failed = {
-        result.get("name") for result in submission.results.get("results", [])
+        result.get("name")
+        for result in submission.results.get("results", [])
         if not result.get("passed") and result.get("visible")
     }
     test = next((t for t in exercise.tests.all() if t.name == name and not t.hidden), None)
     if test is None or name not in failed:
-        return refuse(request, "You can step through a visible test your code failed; that "
-                      "one is not.", into=into, status=400, back=back)
+        return refuse(
+            request,
+            "You can step through a visible test your code failed; that one is not.",
+            into=into,
+            status=400,
+            back=back,
+        )
     how = {"origin": Stepping.Origin.TEST, "exercise": exercise, "test_name": name}
     if test.is_check:
         code, first = joined_with_check(submission.code, test.check_code)
-        return begin(request, back=back, into=into, code=code, stdin=test.stdin, from_line=first, **how)
+        return begin(
+            request, back=back, into=into, code=code, stdin=test.stdin, from_line=first, **how
+        )
     return begin(request, back=back, into=into, code=submission.code, stdin=test.stdin, **how)
 
 
-def own_stepping_or_404(request: HttpRequest, stepping_id: int, *, with_trace: bool = True) -> Stepping:
+def own_stepping_or_404(
+    request: HttpRequest, stepping_id: int, *, with_trace: bool = True
+) -> Stepping:
     """The learner's own stepping (another's is not found); `with_trace=False` leaves the
     trace's steps unread, for a write that needs only its size."""
     rows = Stepping.objects.select_related(
@@ -185,7 +229,9 @@ def stepping_detail(request: HttpRequest, stepping_id: int) -> HttpResponse:
     trace = stepping.trace
     if not trace.is_ready and not trace.failed:
         # A poll waits for the worker's notice; the page itself only briefly.
-        seconds = settings.RUN_LONG_POLL_SECONDS if wants_partial(request) else settings.RUN_WAIT_SECONDS
+        seconds = (
+            settings.RUN_LONG_POLL_SECONDS if wants_partial(request) else settings.RUN_WAIT_SECONDS
+        )
         if seconds > 0:
             trace.run.wait_until_final(seconds)
             trace.refresh_from_db()
@@ -193,9 +239,12 @@ def stepping_detail(request: HttpRequest, stepping_id: int) -> HttpResponse:
         url = step_url(stepping, opening_step(stepping, trace.data))
         return HttpResponseClientRedirect(url) if wants_partial(request) else redirect(url)
     context = {
-        "stepping": stepping, "trace": trace, "back_url": back_url(stepping),
+        "stepping": stepping,
+        "trace": trace,
+        "back_url": back_url(stepping),
         "problem": (steps.stopped_words(trace.data) or "The program has no step to show.")
-        if trace.is_ready else "",
+        if trace.is_ready
+        else "",
     }
     partial = "#stepping-waiting" if wants_partial(request) else ""
     return vary_on_htmx(TemplateResponse(request, TEMPLATE + partial, context))
@@ -208,10 +257,17 @@ def stepping_retry(request: HttpRequest, stepping_id: int) -> HttpResponse:
     stepping = own_stepping_or_404(request, stepping_id)
     trace = stepping.trace
     try:
-        actions.trace_for(code=trace.code, stdin=trace.stdin, user=request.user, snippet=stepping.snippet)
+        actions.trace_for(
+            code=trace.code, stdin=trace.stdin, user=request.user, snippet=stepping.snippet
+        )
     except RunRefused as refused:
-        return refuse(request, str(refused), into="stepping-message", status=429,
-                      back=reverse("tutor:stepping_detail", args=[stepping.pk]))
+        return refuse(
+            request,
+            str(refused),
+            into="stepping-message",
+            status=429,
+            back=reverse("tutor:stepping_detail", args=[stepping.pk]),
+        )
     return redirect(reverse("tutor:stepping_detail", args=[stepping.pk]))
 
 
@@ -224,8 +280,12 @@ def render_step(request: HttpRequest, stepping: Stepping, number: int) -> HttpRe
         raise Http404("There is no such step.")
     view = steps.step_view(data, trace.code, number)
     context = {
-        "stepping": stepping, "trace": trace, "view": view, "back_url": back_url(stepping),
-        "row": steps.ROW, "arrow_width": steps.ARROW_WIDTH,
+        "stepping": stepping,
+        "trace": trace,
+        "view": view,
+        "back_url": back_url(stepping),
+        "row": steps.ROW,
+        "arrow_width": steps.ARROW_WIDTH,
     }
     partial = "#step-region" if wants_partial(request) else ""
     response = TemplateResponse(request, TEMPLATE + partial, context)
@@ -251,8 +311,13 @@ def step_goto(request: HttpRequest, stepping_id: int) -> HttpResponse:
     stepping = own_stepping_or_404(request, stepping_id)
     form = StepForm(request.GET)
     if not form.is_valid():
-        return refuse(request, first_error(form), into="stepping-message", status=400,
-                      back=reverse("tutor:stepping_detail", args=[stepping.pk]))
+        return refuse(
+            request,
+            first_error(form),
+            into="stepping-message",
+            status=400,
+            back=reverse("tutor:stepping_detail", args=[stepping.pk]),
+        )
     number = min(form.cleaned_data["step"], max(1, stepping.trace.steps_total))
     if wants_partial(request):
         return render_step(request, stepping, number)
@@ -266,9 +331,16 @@ def stepping_reached(request: HttpRequest, stepping_id: int) -> HttpResponse:
     stepping = own_stepping_or_404(request, stepping_id, with_trace=False)
     form = StepForm(request.POST)
     if not form.is_valid():
-        return refuse(request, first_error(form), into="stepping-message", status=400,
-                      back=reverse("tutor:stepping_detail", args=[stepping.pk]))
+        return refuse(
+            request,
+            first_error(form),
+            into="stepping-message",
+            status=400,
+            back=reverse("tutor:stepping_detail", args=[stepping.pk]),
+        )
     actions.record_reached(stepping=stepping, step=form.cleaned_data["step"])
     if wants_partial(request):
         return HttpResponse(status=204)
-    return redirect(step_url(stepping, max(1, min(form.cleaned_data["step"], stepping.trace.steps_total))))
+    return redirect(
+        step_url(stepping, max(1, min(form.cleaned_data["step"], stepping.trace.steps_total)))
+    )
