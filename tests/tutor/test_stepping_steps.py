@@ -115,7 +115,7 @@ def test_large_objects_are_summarised_with_a_count():
 
 
 def test_a_stopped_trace_says_why_at_its_last_step_only():
-    data = printing_trace(["a", "b"], stopped={"reason": "steps", "message": "", "step": 3})
+    data = printing_trace(["a", "b"], stopped={"reason": "steps", "message": "", "step": 2})
     assert steps.step_view(data, "print('a')\nprint('b')\n", 2).stopped == ""
     last = steps.step_view(data, "print('a')\nprint('b')\n", 3)
     assert last.stopped.startswith("It stopped after 3 steps: Parsnip shows at most that many.")
@@ -124,7 +124,7 @@ def test_a_stopped_trace_says_why_at_its_last_step_only():
 def test_every_reason_to_stop_is_said_in_words():
     for reason in ("steps", "size", "time", "memory", "recursion", "output", "crash"):
         words = steps.stopped_words(
-            {"status": "stopped", "stopped": {"reason": reason, "message": "", "step": 9}}
+            {"status": "stopped", "stopped": {"reason": reason, "message": "", "step": 8}}
         )
         assert "9" in words and "{" not in words
     syntax = {

@@ -278,7 +278,7 @@ def test_a_step_beyond_the_trace_is_not_found(client, learner):
 
 
 def test_a_stopped_trace_says_why_at_its_last_step(client, learner):
-    data = printing_trace(["a", "b"], stopped={"reason": "steps", "message": "", "step": 3})
+    data = printing_trace(["a", "b"], stopped={"reason": "steps", "message": "", "step": 2})
     stepping = stepping_of(learner, traced("print('a')\nprint('b')\n", data))
     assert "Stopped early." in client.get(step_url(stepping, 3)).content.decode()
     assert "Stopped early." not in client.get(step_url(stepping, 2)).content.decode()

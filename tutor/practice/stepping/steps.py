@@ -64,8 +64,10 @@ def value_text(value: dict, heap: dict) -> str:
         obj = heap.get(value["ref"], {})
         kind = KIND_WORDS.get(obj.get("type", "other"), "object")
         name = obj.get("name", "")
-        if obj.get("type") in ("instance", "function", "class", "module") and name:
-            return f"{kind} {name}"
+        if obj.get("type") == "instance" and name:
+            return f"a {name} object"
+        if obj.get("type") in ("function", "class", "module") and name:
+            return f"the {kind} {name}"
         if obj.get("type") in ("list", "tuple", "set", "frozenset", "dict"):
             count = (
                 len(obj.get("items", []))
@@ -385,11 +387,11 @@ def stopped_words(data: dict) -> str:
         return "Parsnip could not trace this program."
     if not stopped:
         return ""
-    words = STOPPED_WORDS.get(stopped.get("reason"), "It stopped at step {step}.")
-    text = words.format(step=stopped.get("step", len(data.get("steps", []))))
+    # The tracer's `step` is the index of the last step recorded: as the learner counts, +1.
+    step = int(stopped.get("step", len(data.get("steps", [])) - 1)) + 1
     if stopped.get("message"):
-        text += f" ({stopped['message']})"
-    return text
+        return stopped["message"]
+    return STOPPED_WORDS.get(stopped.get("reason"), "It stopped at step {step}.").format(step=step)
 
 
 # Where a stepping opens ---------------------------------------------------------------
