@@ -330,8 +330,12 @@ def describe(steps: list[dict], number: int, stdout: str, *, total: int) -> str:
     if event == "return" and frames and "returned" in frames[-1]:
         function = frames[-1].get("function", "?")
         what = value_text(frames[-1]["returned"], heap)
-        if function == "<module>":
+        if function == "<module>" and before.get("event") == "exception":
+            parts.append(f"The program stopped with {before.get('exception')}.")
+        elif function == "<module>":
             parts.append("The program has finished.")
+        elif before.get("event") == "exception":
+            parts.append(f"{code_name(function)} is left: the exception goes on to its caller.")
         else:
             parts.append(f"{code_name(function)} returns {what}.")
     if step.get("exception"):
@@ -392,6 +396,22 @@ def stopped_words(data: dict) -> str:
     if stopped.get("message"):
         return stopped["message"]
     return STOPPED_WORDS.get(stopped.get("reason"), "It stopped at step {step}.").format(step=step)
+
+
+def uncaught(data: dict) -> str | None:
+    """The exception the program ended with, if it ended with one: the module's last step
+    is its return, just after the exception passed through it."""
+    steps = data.get("steps", [])
+    if data.get("status") != "complete" or len(steps) < 2:
+        return None
+    last, before = steps[-1], steps[-2]
+    if (
+        last.get("event") == "return"
+        and len(last.get("frames", [])) == 1
+        and before.get("event") == "exception"
+    ):
+        return before.get("exception")
+    return None
 
 
 # Where a stepping opens ---------------------------------------------------------------
@@ -468,6 +488,7 @@ class StepView:
     event: str
     exception: str | None
     stopped: str = ""  # why the trace stopped, at its last step
+    ended_with: str | None = None  # the exception the program ended with, at its last step
     height: int = 0  # of the frames-and-objects drawing
     line: int = 0
     ran_line: int | None = None
@@ -524,6 +545,7 @@ def step_view(data: dict, code: str, number: int) -> StepView:
         event=step.get("event", "line"),
         exception=step.get("exception"),
         stopped=stopped_words(data) if number == total else "",
+        ended_with=uncaught(data) if number == total else None,
         height=max(frames_height, boxes_height, ROW),
         line=line,
         ran_line=ran,
