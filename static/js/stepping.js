@@ -1,8 +1,18 @@
 // Stepping through a program: ← and → go to the previous and next step. The page works
 // without this file (every control is a link or a GET form); with htmx, those links swap
 // the step region only. Set up with htmx.onLoad, inside what loaded only, once per region.
+//
+// Keys pressed faster than steps arrive are not lost: the step wanted is counted from the
+// last one asked for, and asked for as soon as the one in flight has arrived.
 (function () {
   "use strict";
+
+  var wanted = null; // the step the keys have asked for, not yet shown
+  var busy = false;
+
+  function region() {
+    return document.getElementById("step-region");
+  }
 
   function typing(target) {
     if (!target || !target.closest) {
@@ -11,17 +21,49 @@
     return Boolean(target.closest("input:not([type=range]), textarea, select, [contenteditable]"));
   }
 
-  function go(which) {
-    var link = document.querySelector("#step-region [data-step-" + which + "]");
-    if (link) {
-      link.click();
-      return true;
+  function fetchWanted() {
+    var here = region();
+    var number = wanted;
+    if (!here || number === null) {
+      return;
     }
-    return false;
+    busy = true;
+    var url = here.dataset.stepUrl.replace(/0\/$/, number + "/");
+    htmx.ajax("GET", url, { target: "#step-region", swap: "outerHTML" }).then(
+      function () {
+        busy = false;
+        if (wanted === number) {
+          wanted = null;
+        } else {
+          fetchWanted();
+        }
+      },
+      function () {
+        busy = false;
+        wanted = null;
+      }
+    );
   }
 
-  // One listener for the page, added when the first step region loads.
-  var listening = false;
+  function go(delta) {
+    var here = region();
+    if (!here) {
+      return false;
+    }
+    var current = wanted !== null ? wanted : parseInt(here.dataset.step, 10);
+    var total = parseInt(here.dataset.total, 10);
+    var next = Math.min(total, Math.max(1, current + delta));
+    if (next === current) {
+      return false;
+    }
+    wanted = next;
+    if (!busy) {
+      fetchWanted();
+    }
+    return true;
+  }
+
+  var listening = false; // one listener for the page, added with the first step region
 
   function listen() {
     if (listening) {
@@ -32,14 +74,11 @@
       if (event.altKey || event.ctrlKey || event.metaKey || typing(event.target)) {
         return;
       }
-      if (!document.getElementById("step-region")) {
-        return;
-      }
       var done = false;
       if (event.key === "ArrowRight") {
-        done = go("next");
+        done = go(1);
       } else if (event.key === "ArrowLeft") {
-        done = go("previous");
+        done = go(-1);
       }
       if (done) {
         event.preventDefault();
@@ -47,14 +86,14 @@
     });
   }
 
-  function setUp(region) {
-    if (region.dataset.enhanced) {
+  function setUp(here) {
+    if (here.dataset.enhanced) {
       return;
     }
-    region.dataset.enhanced = "true";
+    here.dataset.enhanced = "true";
     listen();
     // The slider says where it is as it moves; the step loads when it is let go.
-    var slider = region.querySelector("input[type=range]");
+    var slider = here.querySelector("input[type=range]");
     if (slider) {
       slider.addEventListener("input", function () {
         slider.setAttribute("aria-valuetext", "Step " + slider.value + " of " + slider.max);
@@ -67,8 +106,8 @@
     if (root.id === "step-region") {
       regions.push(root);
     }
-    root.querySelectorAll("#step-region").forEach(function (region) {
-      regions.push(region);
+    root.querySelectorAll("#step-region").forEach(function (found) {
+      regions.push(found);
     });
     regions.forEach(setUp);
   });
