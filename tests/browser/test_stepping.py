@@ -68,11 +68,11 @@ def test_by_mouse_a_wrong_prediction_opens_where_the_output_first_differs(learne
     expect_step(page, 3, total)
     page.locator("#step-slider-input").fill("12")
     expect_step(page, 12, total)
-    page.get_by_role("link", name="Last ⏭").click()
+    page.get_by_role("link", name="Last »").click()
     expect_step(page, total, total)
     expect(page.locator(".step-output pre")).to_contain_text("vllm on CPU: 3.00s")
     expect(page.locator("#step-description")).to_contain_text("The program has finished.")
-    page.get_by_role("link", name="⏮ First").click()
+    page.get_by_role("link", name="« First").click()
     expect_step(page, 1, total)
     # Only the step region was swapped: the page's own heading stayed where it was.
     expect(page.locator("h1")).to_have_count(1)

@@ -36,6 +36,7 @@ STOPPED_WORDS = {
     "crash": "It stopped at step {step}: the tracer could not go on with this program.",
 }
 
+CONTAINERS = ("list", "tuple", "set", "frozenset", "dict")
 KIND_WORDS = {
     "list": "list",
     "tuple": "tuple",
@@ -156,9 +157,20 @@ class Box:
         return kind
 
     @property
+    def shows_empty(self) -> bool:
+        return not self.entries and self.type in CONTAINERS
+
+    @property
+    def rows(self) -> int:
+        """Its height in rows: the heading, each entry ("empty" for an empty container),
+        and "… and n more"."""
+        body = len(self.entries) or int(self.shows_empty)
+        return 1 + body + (1 if self.more else 0)
+
+    @property
     def size_text(self) -> str:
         count = len(self.entries) + self.more
-        if self.type in ("list", "tuple", "set", "frozenset", "dict"):
+        if self.type in CONTAINERS:
             return f"{count} item{'s' if count != 1 else ''}"
         return ""
 
@@ -257,7 +269,7 @@ def build_boxes(order: list[str], heap: dict) -> list[Box]:
             str(ref), obj.get("type", "other"), obj.get("name", ""), entries, more, y + ROW // 2
         )
         boxes.append(box)
-        y += ROW * (1 + max(1, len(entries)) + (1 if more else 0)) + GAP
+        y += ROW * box.rows + GAP
     return boxes
 
 
@@ -530,7 +542,7 @@ def step_view(data: dict, code: str, number: int) -> StepView:
         ROW * (1 + max(1, len(f.variables) + (f.returned is not None))) + GAP for f in frames
     )
     boxes_height = sum(
-        ROW * (1 + max(1, len(b.entries)) + (1 if b.more else 0)) + GAP for b in boxes
+        ROW * box.rows + GAP for box in boxes
     )
     stdout = data.get("stdout", "")
     return StepView(
