@@ -48,8 +48,12 @@ def expect_step(page, number: int, total: int) -> None:
 def test_by_mouse_a_wrong_prediction_opens_where_the_output_first_differs(learner_page):
     page = learner_page
     # The classic slip: no empty line for the first print().
-    reveal(page, FIRST, "Optimising speed and memory\nllama.cpp on NVIDIA: 2.00s\nllama.cpp on CPU: 2.00s\n"
-           "vllm on NVIDIA: 1.00s\nvllm on CPU: 3.00s")
+    reveal(
+        page,
+        FIRST,
+        "Optimising speed and memory\nllama.cpp on NVIDIA: 2.00s\nllama.cpp on CPU: 2.00s\n"
+        "vllm on NVIDIA: 1.00s\nvllm on CPU: 3.00s",
+    )
     expect(page.locator(f"{FIRST}-answer")).to_contain_text("from where the output first differs")
     step_through(page, FIRST)
     total = int(page.locator("#step-region").get_attribute("data-total"))
@@ -88,8 +92,12 @@ def test_by_mouse_a_wrong_prediction_opens_where_the_output_first_differs(learne
 
 def test_by_keyboard_the_second_snippet_from_its_first_step(learner_page):
     page = learner_page
-    reveal(page, SECOND, "\nKV cache VRAM usage:\n16-bit, 1000 units: 16.00 GB\n8-bit, 1000 units: 8.00 GB\n"
-           "Lower KV cache precision frees VRAM: True\n")
+    reveal(
+        page,
+        SECOND,
+        "\nKV cache VRAM usage:\n16-bit, 1000 units: 16.00 GB\n8-bit, 1000 units: 8.00 GB\n"
+        "Lower KV cache precision frees VRAM: True\n",
+    )
     expect(page.locator(f"{SECOND}-answer .verdict")).to_contain_text("Spot on")
     step_through(page, SECOND)
     total = int(page.locator("#step-region").get_attribute("data-total"))
@@ -118,7 +126,9 @@ def plain_page(browser, live_server, client, sample_content, inline_worker):
     context = browser.new_context(base_url=live_server.url, java_script_enabled=False)
     context.set_default_timeout(10_000)
     client.force_login(make_user("lin"))
-    context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server.url}])
+    context.add_cookies(
+        [{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server.url}]
+    )
     page = context.new_page()
     yield page
     context.close()
@@ -169,8 +179,12 @@ print(total(items))
 """
 
 
-@pytest.mark.parametrize("width,scheme", [(1280, "light"), (390, "light"), (1280, "dark"), (390, "dark")])
-def test_screenshots_of_a_step_with_objects(browser, live_server, client, inline_worker, width, scheme):
+@pytest.mark.parametrize(
+    "width,scheme", [(1280, "light"), (390, "light"), (1280, "dark"), (390, "dark")]
+)
+def test_screenshots_of_a_step_with_objects(
+    browser, live_server, client, inline_worker, width, scheme
+):
     from tutor.actions.runs import execute_run
     from tutor.practice.stepping import actions
 
@@ -183,7 +197,9 @@ def test_screenshots_of_a_step_with_objects(browser, live_server, client, inline
         base_url=live_server.url, viewport={"width": width, "height": 900}, color_scheme=scheme
     )
     client.force_login(user)
-    context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server.url}])
+    context.add_cookies(
+        [{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server.url}]
+    )
     page = context.new_page()
     page.goto(f"/trace/{stepping.pk}/")
     expect(page).to_have_url(STEP_URL)

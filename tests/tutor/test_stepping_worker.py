@@ -151,3 +151,48 @@ def test_hostile_programs_give_a_clear_trace_never_a_crash(client, learner, name
     if reason:
         assert "Stopped early." in last.content.decode()
         assert trace.data["stopped"]["message"] in last.content.decode().replace("&#x27;", "'")
+
+
+def test_the_buttons_are_where_the_learner_needs_them(client, learner, sample_content):
+    """Under a reveal, under the learner's own run, and beside each failed visible test
+    (never a hidden one)."""
+    from course.kinds.code_exercise import CodeExercise
+    from tutor.practice.code_exercise.models import Submission
+
+    snippet = Snippet.objects.select_related("block__lesson").get(block__key="kv-cache-vram")
+    make_prediction(learner, snippet, text=snippet.expected_output)
+    Run.objects.create(
+        snippet=snippet,
+        purpose=Run.Purpose.REVEAL,
+        code=snippet.code,
+        status=Run.Status.OK,
+        stdout=snippet.expected_output,
+    )
+    lesson = client.get(snippet.block.lesson.get_absolute_url()).content.decode()
+    assert f'action="{reverse("tutor:stepping_snippet", args=[snippet.pk])}"' in lesson
+    run = Run.objects.create(
+        user=learner, snippet=snippet, code="print(2)\n", status=Run.Status.OK, stdout="2\n"
+    )
+    output = client.get(reverse("tutor:run_detail", args=[run.pk]), **HX).content.decode()
+    assert "Step through your version" in output and f'name="run" value="{run.pk}"' in output
+
+    exercise = CodeExercise.objects.get(block__key="write-kv-cache-vram")
+    client.post(
+        reverse("tutor:submission_create", args=[exercise.pk]),
+        {"code": "def kv_cache_vram(bits, capacity):\n    return bits * capacity\n"},
+    )
+    submission = Submission.objects.get()
+    execute_run(run_id=submission.run_id)
+    results = client.get(
+        reverse("tutor:submission_detail", args=[submission.pk]), **HX
+    ).content.decode()
+    submission.refresh_from_db()
+    failed = [r for r in submission.results["results"] if not r["passed"]]
+    assert {r["name"] for r in failed if r["visible"]} == {
+        "16 bits for 1000 units is 16 GB",
+        "the program prints the table",
+    }
+    assert any(not r["visible"] for r in failed)  # a hidden test failed too: no button for it
+    assert results.count("Step through this test") == 2
+    assert 'value="works for other bit widths"' not in results
+    assert 'value="the program prints the table"' in results

@@ -541,9 +541,7 @@ def step_view(data: dict, code: str, number: int) -> StepView:
     frames_height = sum(
         ROW * (1 + max(1, len(f.variables) + (f.returned is not None))) + GAP for f in frames
     )
-    boxes_height = sum(
-        ROW * box.rows + GAP for box in boxes
-    )
+    boxes_height = sum(ROW * box.rows + GAP for box in boxes)
     stdout = data.get("stdout", "")
     return StepView(
         number=number,
