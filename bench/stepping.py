@@ -15,7 +15,7 @@ import argparse
 
 import harness  # first: it fixes sys.path (see bench/harness.py)
 
-PROGRAM = '''def total(values):
+PROGRAM = """def total(values):
     result = 0
     for value in values:
         result += value
@@ -29,7 +29,7 @@ for n in range(120):
     items.append(n)
     counts[n % 7] = counts.get(n % 7, 0) + 1
 print(total(items), len(copy), counts)
-'''
+"""
 
 
 def median_ms(client, url: str, iterations: int, headers: dict) -> float:
@@ -57,7 +57,9 @@ def build(code: str):
 
     data = tracing.trace(code).to_dict()
     run = Run.objects.create(code=code, purpose=Run.Purpose.TRACE, status=Run.Status.OK)
-    trace = Trace.objects.create(code=code, run=run, data=data, steps_total=len(data["steps"]))
+    trace = Trace(code=code, run=run)
+    trace.keep(data)
+    trace.save()
     learner = User.objects.create_user("learner")
     stepping = Stepping.objects.create(user=learner, trace=trace, origin=Stepping.Origin.OWN)
     return learner, stepping, data
@@ -94,13 +96,19 @@ def main() -> None:
                     response = client.get(url, headers=headers)
                 assert response.status_code == 200, response.status_code
                 ms = median_ms(client, url, args.iterations, headers)
-                rows.append((f"{where} ({number}) {label}", ms, len(queries), len(response.content)))
+                rows.append(
+                    (f"{where} ({number}) {label}", ms, len(queries), len(response.content))
+                )
 
-    print(f"trace: {total} steps, {len(json.dumps(data)) / 1024:.0f} KiB of JSON ({data['status']})")
+    print(
+        f"trace: {total} steps, {len(json.dumps(data)) / 1024:.0f} KiB of JSON ({data['status']})"
+    )
     print(f"trivial view                 median {trivial_ms:7.3f} ms")
     for label, ms, queries, size in rows:
-        print(f"step {label:<22} median {ms:7.3f} ms  {queries} queries  "
-              f"{size / 1024:5.1f} KiB  {ms / trivial_ms:5.1f}x trivial")
+        print(
+            f"step {label:<22} median {ms:7.3f} ms  {queries} queries  "
+            f"{size / 1024:5.1f} KiB  {ms / trivial_ms:5.1f}x trivial"
+        )
 
 
 if __name__ == "__main__":

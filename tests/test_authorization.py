@@ -67,7 +67,9 @@ def make_stepping(student, snippet):
 
     data = aliasing_trace()
     run = Run.objects.create(code=snippet.code, purpose=Run.Purpose.TRACE, status=Run.Status.OK)
-    trace = Trace.objects.create(code=snippet.code, run=run, data=data, steps_total=len(data["steps"]))
+    trace = Trace(code=snippet.code, run=run)
+    trace.keep(data)
+    trace.save()
     return Stepping.objects.create(user=student, trace=trace, origin=Stepping.Origin.SNIPPET, snippet=snippet)
 
 

@@ -30,9 +30,10 @@ def no_worker(monkeypatch):
 def traced(code: str, data: dict, stdin: str = "") -> Trace:
     """A trace the worker has finished."""
     run = make_run(code=code, stdin=stdin, purpose=Run.Purpose.TRACE)
-    return Trace.objects.create(
-        code=code, stdin=stdin, run=run, data=data, steps_total=len(data["steps"])
-    )
+    trace = Trace(code=code, stdin=stdin, run=run)
+    trace.keep(data)
+    trace.save()
+    return trace
 
 
 def stepping_of(user, trace: Trace, **fields) -> Stepping:

@@ -47,7 +47,11 @@ def test_the_worker_traces_the_program_through_the_queue_and_keeps_it_in_one_row
     trace = Trace.objects.get()
     assert trace.run.purpose == Run.Purpose.TRACE and trace.run.status == Run.Status.OK
     assert trace.run.stdout == "7\n"
-    assert trace.data["status"] == "complete" and trace.steps_total == len(trace.data["steps"])
+    assert trace.data["status"] == "complete" and trace.steps_total == len(trace.steps())
+    # Kept whole: the summary, the index and the steps give back the tracer's dict.
+    from tutor.sandbox.tracing import Trace as Traced
+
+    assert Traced.from_dict(trace.steps().to_dict()).to_dict() == trace.steps().to_dict()
     stepping = Stepping.objects.get()
     assert opened_at(client, stepping) == 1
     page = client.get(reverse("tutor:step_detail", args=[stepping.pk, 3])).content.decode()
@@ -112,7 +116,7 @@ def test_a_check_opens_at_its_first_step(client, learner, sample_content):
     stepping = Stepping.objects.get()
     execute_run(run_id=stepping.trace.run_id)
     number = opened_at(client, stepping)
-    data = Trace.objects.get().data
+    data = Trace.objects.get().steps().to_dict()
     assert data["steps"][number - 1]["line"] == 5  # the check's assert, after the learner's 4 lines
     assert all(step["line"] < 5 or len(step["frames"]) > 1 for step in data["steps"][: number - 1])
     page = client.get(

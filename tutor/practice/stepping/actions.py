@@ -35,8 +35,8 @@ def trace_for(*, code: str, stdin: str, user: AbstractBaseUser, snippet=None) ->
             trace.run = queue_run(
                 code=code, stdin=stdin, user=user, snippet=snippet, purpose=Run.Purpose.TRACE
             )
-            trace.data, trace.steps_total = {}, 0
-            trace.save(update_fields=["run", "data", "steps_total"])
+            trace.keep({})
+            trace.save(update_fields=["run", "data", "steps_index", "steps_text", "steps_total"])
     return trace
 
 
@@ -92,7 +92,7 @@ def trace_limits(run: Run) -> sandbox.Limits:
 
 def trace_run(*, run: Run, limits: sandbox.Limits) -> sandbox.Result:
     """In the worker: trace the run's program in the sandbox, keep the whole trace on its
-    Trace row (one JSON value), and give the run what it printed."""
+    Trace row (tutor.practice.stepping.steps.Steps.pack), and give the run what it printed."""
     from tutor.sandbox import tracing  # the sandbox's tracer: no Django in there
 
     started = time.monotonic()
@@ -100,7 +100,9 @@ def trace_run(*, run: Run, limits: sandbox.Limits) -> sandbox.Result:
         run.code, stdin=run.stdin, limits=limits, max_steps=MAX_STEPS, max_bytes=MAX_BYTES
     )
     data = result.to_dict()
-    Trace.objects.filter(run=run).update(data=data, steps_total=len(data.get("steps", [])))
+    for trace in Trace.objects.filter(run=run).only("pk"):
+        trace.keep(data)
+        trace.save(update_fields=["data", "steps_index", "steps_text", "steps_total"])
     status = {"complete": "ok", "stopped": "ok"}.get(data.get("status"), "error")
     error = data.get("error") or {}
     return sandbox.Result(

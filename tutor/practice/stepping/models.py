@@ -2,7 +2,8 @@
 input, like a snippet's reveal) and each learner's stepping through one.
 
 A `Trace` keeps the tracer's whole result (tutor.sandbox.tracing.Trace.to_dict()) in one
-JSON column: a step page reads one row and parses it once. A `Stepping` is a learner's:
+row: its summary and an index as JSON, the steps as text, one step's JSON a line, so a
+step page reads one row and parses only the steps it shows. A `Stepping` is a learner's:
 which trace, where it came from (a snippet, their own edited code, a failed test), where
 it opens, and the furthest step they reached (recorded by POST, never by a page view).
 """
@@ -35,8 +36,12 @@ class Trace(models.Model):
     run = models.OneToOneField(
         Run, null=True, blank=True, on_delete=models.SET_NULL, related_name="trace"
     )
-    # tutor.sandbox.tracing.Trace.to_dict(): {} until the worker has traced it.
+    # tutor.sandbox.tracing.Trace.to_dict() without its steps ({} until the worker has
+    # traced it), an index of the steps, and the steps' JSON, one a line: a step page
+    # parses the two steps it shows, not the whole trace (steps.Steps).
     data = models.JSONField(default=dict, blank=True)
+    steps_index = models.JSONField(default=dict, blank=True)
+    steps_text = models.TextField(blank=True)
     steps_total = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(default=timezone.now)
 
@@ -49,6 +54,19 @@ class Trace(models.Model):
     def save(self, *args, **kwargs) -> None:
         self.key = trace_key(self.code, self.stdin)
         super().save(*args, **kwargs)
+
+    def keep(self, data: dict) -> None:
+        """Keep the tracer's dict (in memory; the caller saves)."""
+        from tutor.practice.stepping.steps import Steps
+
+        self.data, self.steps_index, self.steps_text = Steps.pack(data)
+        self.steps_total = len(data.get("steps", []))
+
+    def steps(self):
+        """The trace, read a step at a time (tutor.practice.stepping.steps.Steps)."""
+        from tutor.practice.stepping.steps import Steps
+
+        return Steps(self.data, self.steps_index, self.steps_text)
 
     @property
     def is_ready(self) -> bool:

@@ -11,6 +11,7 @@ prediction; the first step of a check).
 Steps are numbered from 1 here and in URLs, as the learner reads them ("step 3 of 40").
 """
 
+import json
 from dataclasses import dataclass, field
 
 from tutor.grading import output_lines
@@ -49,6 +50,72 @@ KIND_WORDS = {
     "module": "module",
     "other": "object",
 }
+
+
+# The trace, read a step at a time ----------------------------------------------------------
+
+
+class Steps:
+    """A trace as the step pages read it: its summary (the tracer's dict without its
+    steps), an index of every step (where its JSON starts in `text`, its line, how deep,
+    the output so far, whether it raised) and `text`, one step's JSON per line. A step is
+    parsed only when asked for (`steps[n]`, from 0, negative from the end), so a page
+    parses two steps of a 5,000-step trace, not all of them."""
+
+    def __init__(self, summary: dict, index: dict, text: str) -> None:
+        self.summary = summary
+        self.index = index
+        self.text = text
+        self._parsed: dict[int, dict] = {}
+
+    @staticmethod
+    def pack(data: dict) -> tuple[dict, dict, str]:
+        """The tracer's dict as (summary, index, text), for Trace's columns."""
+        summary = {key: value for key, value in data.items() if key != "steps"}
+        index: dict[str, list] = {
+            "start": [],
+            "line": [],
+            "depth": [],
+            "stdout_len": [],
+            "raised": [],
+        }
+        lines, start = [], 0
+        for step in data.get("steps", []):
+            line = json.dumps(step, ensure_ascii=False, separators=(",", ":"))
+            index["start"].append(start)
+            index["line"].append(step.get("line", 0))
+            index["depth"].append(len(step.get("frames", [])))
+            index["stdout_len"].append(step.get("stdout_len", 0))
+            index["raised"].append(1 if step.get("exception") else 0)
+            lines.append(line)
+            start += len(line) + 1
+        return summary, index, "\n".join(lines)
+
+    @classmethod
+    def of(cls, data: "dict | Steps") -> "Steps":
+        """The tracer's dict (or Steps already) as Steps."""
+        return data if isinstance(data, Steps) else cls(*cls.pack(data))
+
+    def __len__(self) -> int:
+        return len(self.index.get("start", []))
+
+    def __getitem__(self, number: int) -> dict:
+        if number < 0:
+            number += len(self)
+        if not 0 <= number < len(self):
+            raise IndexError(number)
+        if number not in self._parsed:
+            starts = self.index["start"]
+            end = starts[number + 1] - 1 if number + 1 < len(starts) else len(self.text)
+            self._parsed[number] = json.loads(self.text[starts[number] : end])
+        return self._parsed[number]
+
+    @property
+    def stdout(self) -> str:
+        return self.summary.get("stdout", "")
+
+    def to_dict(self) -> dict:
+        return {**self.summary, "steps": [self[n] for n in range(len(self))]}
 
 
 # Values ------------------------------------------------------------------------------
@@ -404,17 +471,17 @@ def stopped_words(data: dict) -> str:
     if not stopped:
         return ""
     # The tracer's `step` is the index of the last step recorded: as the learner counts, +1.
-    step = int(stopped.get("step", len(data.get("steps", [])) - 1)) + 1
+    step = int(stopped.get("step", 0)) + 1
     if stopped.get("message"):
         return stopped["message"]
     return STOPPED_WORDS.get(stopped.get("reason"), "It stopped at step {step}.").format(step=step)
 
 
-def uncaught(data: dict) -> str | None:
+def uncaught(data: "dict | Steps") -> str | None:
     """The exception the program ended with, if it ended with one: the module's last step
     is its return, just after the exception passed through it."""
-    steps = data.get("steps", [])
-    if data.get("status") != "complete" or len(steps) < 2:
+    steps = Steps.of(data)
+    if steps.summary.get("status") != "complete" or len(steps) < 2:
         return None
     last, before = steps[-1], steps[-2]
     if (
@@ -445,31 +512,34 @@ def leaves_prediction(output: str, predicted: list[str]) -> bool:
     return False
 
 
-def first_differing_step(data: dict, prediction: str) -> int:
+def first_differing_step(data: "dict | Steps", prediction: str) -> int:
     """The step (from 1) at which the output so far stops matching the prediction: the line
     just run printed what the learner did not say. When everything printed is what they
     said but they said more (a line missing from the output), the step where the program
-    raised, or else its last step. 1 when nothing differs."""
-    steps = data.get("steps", [])
-    if not steps:
+    raised, or else its last step. 1 when nothing differs. (Reads the index only.)"""
+    steps = Steps.of(data)
+    if not len(steps):
         return 1
-    stdout = data.get("stdout", "")
+    stdout = steps.stdout
     predicted = output_lines(prediction)
-    for number, step in enumerate(steps, start=1):
-        if leaves_prediction(stdout[: step.get("stdout_len", 0)], predicted):
-            return number
+    checked = None
+    for number, stdout_len in enumerate(steps.index["stdout_len"], start=1):
+        if stdout_len != checked:  # the output grew (or it is the first step): compare
+            checked = stdout_len
+            if leaves_prediction(stdout[:stdout_len], predicted):
+                return number
     if output_lines(stdout) == predicted:
         return 1
-    raised = next((n for n, step in enumerate(steps, start=1) if step.get("exception")), None)
+    raised = next((n for n, flag in enumerate(steps.index["raised"], start=1) if flag), None)
     return raised or len(steps)
 
 
-def first_step_from_line(data: dict, line: int) -> int:
+def first_step_from_line(data: "dict | Steps", line: int) -> int:
     """The first step (from 1) that runs line `line` or a later one of the program itself
     (its outermost frame): where a check appended after the learner's code begins."""
-    for number, step in enumerate(data.get("steps", []), start=1):
-        frames = step.get("frames", [])
-        if len(frames) <= 1 and step.get("line", 0) >= line:
+    index = Steps.of(data).index
+    for number, (at, depth) in enumerate(zip(index["line"], index["depth"], strict=True), start=1):
+        if depth <= 1 and at >= line:
             return number
     return 1
 
@@ -515,9 +585,10 @@ class StepView:
         return self.number == self.total
 
 
-def step_view(data: dict, code: str, number: int) -> StepView:
-    """Step `number` (from 1, within the trace) of the trace `data` of `code`."""
-    steps = data["steps"]
+def step_view(data: "dict | Steps", code: str, number: int) -> StepView:
+    """Step `number` (from 1, within the trace) of the trace `data` of `code`: parses that
+    step and the one before, no other."""
+    steps = Steps.of(data)
     total = len(steps)
     step = steps[number - 1]
     heap = step.get("heap", {})
@@ -542,7 +613,7 @@ def step_view(data: dict, code: str, number: int) -> StepView:
         ROW * (1 + max(1, len(f.variables) + (f.returned is not None))) + GAP for f in frames
     )
     boxes_height = sum(ROW * box.rows + GAP for box in boxes)
-    stdout = data.get("stdout", "")
+    stdout = steps.stdout
     return StepView(
         number=number,
         total=total,
@@ -554,8 +625,8 @@ def step_view(data: dict, code: str, number: int) -> StepView:
         description=describe(steps, number, stdout, total=total),
         event=step.get("event", "line"),
         exception=step.get("exception"),
-        stopped=stopped_words(data) if number == total else "",
-        ended_with=uncaught(data) if number == total else None,
+        stopped=stopped_words(steps.summary) if number == total else "",
+        ended_with=uncaught(steps) if number == total else None,
         height=max(frames_height, boxes_height, ROW),
         line=line,
         ran_line=ran,

@@ -187,15 +187,18 @@ def start_test(request: HttpRequest, submission_id: int) -> HttpResponse:
 
 
 def own_stepping_or_404(
-    request: HttpRequest, stepping_id: int, *, with_trace: bool = True
+    request: HttpRequest, stepping_id: int, *, with_trace: bool = True, with_run: bool = False
 ) -> Stepping:
     """The learner's own stepping (another's is not found); `with_trace=False` leaves the
-    trace's steps unread, for a write that needs only its size."""
+    trace's steps unread, for a write that needs only its size; `with_run` brings the
+    trace's run (to wait for it)."""
     rows = Stepping.objects.select_related(
-        "trace__run", "snippet__block__lesson", "exercise__block__lesson"
+        "trace", "snippet__block__lesson", "exercise__block__lesson"
     )
+    if with_run:
+        rows = rows.select_related("trace__run")
     if not with_trace:
-        rows = rows.defer("trace__data")
+        rows = rows.defer("trace__data", "trace__steps_index", "trace__steps_text")
     return get_object_or_404(rows, pk=stepping_id, user=request.user)
 
 
@@ -207,7 +210,7 @@ def back_url(stepping: Stepping) -> str:
     return reverse("tutor:catalogue")
 
 
-def opening_step(stepping: Stepping, data: dict) -> int:
+def opening_step(stepping: Stepping, data) -> int:
     if stepping.prediction:
         return steps.first_differing_step(data, stepping.prediction)
     if stepping.from_line:
@@ -225,7 +228,7 @@ def step_url(stepping: Stepping, number: int) -> str:
 def stepping_detail(request: HttpRequest, stepping_id: int) -> HttpResponse:
     """The stepping: to its opening step once traced; until then a page that waits (htmx
     polls it; without JavaScript it refreshes itself)."""
-    stepping = own_stepping_or_404(request, stepping_id)
+    stepping = own_stepping_or_404(request, stepping_id, with_run=True)
     trace = stepping.trace
     if not trace.is_ready and not trace.failed:
         # A poll waits for the worker's notice; the page itself only briefly.
@@ -236,7 +239,7 @@ def stepping_detail(request: HttpRequest, stepping_id: int) -> HttpResponse:
             trace.run.wait_until_final(seconds)
             trace.refresh_from_db()
     if trace.is_ready and trace.steps_total:
-        url = step_url(stepping, opening_step(stepping, trace.data))
+        url = step_url(stepping, opening_step(stepping, trace.steps()))
         return HttpResponseClientRedirect(url) if wants_partial(request) else redirect(url)
     context = {
         "stepping": stepping,
@@ -254,7 +257,7 @@ def stepping_detail(request: HttpRequest, stepping_id: int) -> HttpResponse:
 @login_required_htmx
 def stepping_retry(request: HttpRequest, stepping_id: int) -> HttpResponse:
     """Trace it again, after the worker could not."""
-    stepping = own_stepping_or_404(request, stepping_id)
+    stepping = own_stepping_or_404(request, stepping_id, with_trace=False)
     trace = stepping.trace
     try:
         actions.trace_for(
@@ -275,10 +278,9 @@ def render_step(request: HttpRequest, stepping: Stepping, number: int) -> HttpRe
     trace = stepping.trace
     if not trace.is_ready or not trace.steps_total:
         return redirect(reverse("tutor:stepping_detail", args=[stepping.pk]))
-    data = trace.data  # parsed once, by the JSON field
-    if not 1 <= number <= len(data["steps"]):
+    if not 1 <= number <= trace.steps_total:
         raise Http404("There is no such step.")
-    view = steps.step_view(data, trace.code, number)
+    view = steps.step_view(trace.steps(), trace.code, number)  # parses this step and the one before
     context = {
         "stepping": stepping,
         "trace": trace,
