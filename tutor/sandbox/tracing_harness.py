@@ -229,10 +229,7 @@ def watch(pid, channel, output_fd, budget, output_cap, max_bytes, cpu_seconds):
                     poller.unregister(channel)
                     continue
                 pending += data
-                records, pending = _records(pending)
-                if records is None:  # not a record: something wrote on the tracer's pipe
-                    reason, records = reason or b"crash", []
-                    pending = b""
+                records, pending, broken = _records(pending, max_bytes + SLACK)
                 for record in records:
                     kind = record[:1]
                     if kind in b"VOLS" and kind and not reason:
@@ -251,6 +248,8 @@ def watch(pid, channel, output_fd, budget, output_cap, max_bytes, cpu_seconds):
                         reason = record[1:16]
                     elif kind == b"E":
                         ended = True
+                if broken:
+                    reason, pending = reason or b"crash", b""
                 if reason and not killed:
                     _kill(pid)
                     killed = True
@@ -276,28 +275,25 @@ def watch(pid, channel, output_fd, budget, output_cap, max_bytes, cpu_seconds):
     return [b"trace", reason, detail, output.text(), *steps]
 
 
-def _records(data):
-    """The complete records at the head of ``data`` and what is left; None when ``data``
-    does not hold records."""
+def _records(data, limit):
+    """The complete records at the head of ``data``, what is left, and whether what follows
+    them is not a record (something else wrote on the tracer's pipe), or one longer than
+    ``limit``."""
     records, position = [], 0
-    try:
-        while True:
-            colon = data.find(b":", position, position + 12)
-            if colon < 0:
-                if len(data) - position >= 12:
-                    return None, b""
-                break
-            length = data[position:colon]
-            if not length.isdigit():
-                return None, b""
-            end = colon + 1 + int(length)
-            if end > len(data):
-                break
-            records.append(data[colon + 1 : end])
-            position = end
-    except ValueError:
-        return None, b""
-    return records, data[position:]
+    while True:
+        colon = data.find(b":", position, position + 12)
+        if colon < 0:
+            return records, data[position:], len(data) - position >= 12
+        length = data[position:colon]
+        if not length.isdigit():
+            return records, b"", True
+        end = colon + 1 + int(length)
+        if end - position > limit:
+            return records, b"", True
+        if end > len(data):
+            return records, data[position:], False
+        records.append(data[colon + 1 : end])
+        position = end
 
 
 def _reap(pid):
@@ -923,7 +919,7 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
             if code.co_filename != LEARNER_FILE:
                 return None
             stack.append(entry(frame))
-            if len_(stack) > DEPTH_CAP:
+            if len_(stack) > DEPTH_CAP + 1:  # the module and DEPTH_CAP calls
                 stop(b"recursion")
         except base_exception:
             stop(b"crash")
