@@ -42,6 +42,7 @@ OBJECT_TYPES = ("list", "tuple", "set", "frozenset", "dict", "instance", "functi
                 "module", "other")  # fmt: skip
 LEARNER_FILE = "main.py"
 DEPTH_CAP = 100  # tracing_harness.DEPTH_CAP
+LOG_SLACK = 1 << 20  # tracing_harness.LOG_SLACK
 
 HARNESS = open(
     os.path.join(os.path.dirname(__file__), "tracing_harness.py"), encoding="utf-8"
@@ -132,7 +133,7 @@ def trace(
     if refusal:
         return Trace("failed", error={"line": 0, "message": refusal})
     nonce = secrets.token_hex(16).encode()
-    payload = _pack([
+    payload = _pack([b"%d" % (max_bytes + LOG_SLACK)]) + _pack([
         nonce, code.encode("utf-8"), stdin.encode("utf-8"), b"%d" % max_steps, b"%d" % max_bytes,
         b"%d" % limits.output_bytes, b"%d" % int(limits.wall_seconds * 1000),
         b"%d" % limits.cpu_seconds,
@@ -144,7 +145,7 @@ def trace(
         wall_seconds=limits.wall_seconds + 3,  # the harness stops the program at wall_seconds
         processes=limits.processes + 2,  # the harness and the traced program
         open_files=limits.open_files + 8,
-        output_bytes=max_bytes + 2 * limits.output_bytes + 40 * max_steps + 64 * KIB,
+        output_bytes=max_bytes + LOG_SLACK + 3 * limits.output_bytes + 64 * KIB,
         stdin_bytes=max(limits.stdin_bytes, len(stdin_bytes) + 1),
         source_bytes=max(limits.source_bytes, len(BOOTSTRAP) + 1),
     )

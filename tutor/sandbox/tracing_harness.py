@@ -41,7 +41,7 @@ DEPTH_CAP = 100  # learner frames on the stack: deeper, the trace stops ("recurs
 BIG_INT_BITS = 13000  # past this, an int is not converted to decimal (3.11 refuses 4300 digits)
 VALUE_CACHE = 4096  # ints and short strings whose value numbers are remembered
 END_WAIT = 2.0  # seconds P waits for C to go once it has stopped it
-SLACK = 1 << 16  # bytes beyond the size cap before P stops C itself (C stops itself first)
+LOG_SLACK = 1 << 20  # the log's room beyond the size cap, for records (C stops itself first)
 
 CO_OPTIMIZED = 0x1
 TPFLAGS_HEAPTYPE = 1 << 9
@@ -74,17 +74,20 @@ def text(value):
 
 # --- P ------------------------------------------------------------------------------------
 def main():
-    channel_r, channel_w = os.pipe()  # C's steps
+    import mmap
+
+    capacity = int(_read_item(0))  # the log's size: the job's only part C may know
+    log = mmap.mmap(-1, capacity)  # shared: C writes its records here, P reads them after
     output_r, output_w = os.pipe()  # C's stdout and stderr
     job_r, job_w = os.pipe()
     kit = _kit()
     gc.freeze()
     pid = os.fork()
     if pid == 0:
-        for fd in (channel_r, output_r, job_w):
+        for fd in (output_r, job_w):
             os.close(fd)
-        child(job_r, channel_w, output_w, kit)  # never returns
-    for fd in (channel_w, output_w, job_r):
+        child(job_r, log, output_w, kit)  # never returns
+    for fd in (output_w, job_r):
         os.close(fd)
     del kit
     job = unpack(_read_all(0))  # only now: C holds none of it
@@ -105,7 +108,7 @@ def main():
         pass  # C is gone already: its end says how
     os.close(job_w)
     del learner, code, stdin
-    report = watch(pid, channel_r, output_r, budget_ms / 1000, output_cap, max_bytes, cpu_seconds)
+    report = watch(pid, log, output_r, budget_ms / 1000, output_cap, cpu_seconds)
     _write_report(nonce, report)
 
 
@@ -118,6 +121,23 @@ def _write_all(fd, data):
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view) :]
+
+
+def _read_item(fd):
+    """One framed item, read from ``fd`` without reading past it."""
+    size = b""
+    while not size.endswith(b":"):
+        byte = os.read(fd, 1)
+        if not byte or len(size) > 12:
+            raise SystemExit("the tracer's job was cut short")
+        size += byte
+    data = b""
+    while len(data) < int(size[:-1]):
+        chunk = os.read(fd, int(size[:-1]) - len(data))
+        if not chunk:
+            raise SystemExit("the tracer's job was cut short")
+        data += chunk
+    return data
 
 
 def _read_all(fd):
@@ -194,9 +214,9 @@ class Output:
         return text(bytes(self.data))
 
 
-def watch(pid, channel, output_fd, budget, output_cap, max_bytes, cpu_seconds):
-    """Collect C's steps and output until C is done or must be stopped; the report:
-    [b"trace", stop reason, detail, stdout, step...]."""
+def watch(pid, log, output_fd, budget, output_cap, cpu_seconds):
+    """Wait until C is done or must be stopped, reading its output; then read its records.
+    The report: [b"trace", stop reason, wait status, stdout, record...]."""
     try:
         pidfd = os.pidfd_open(pid)
     except OSError:
@@ -204,14 +224,12 @@ def watch(pid, channel, output_fd, budget, output_cap, max_bytes, cpu_seconds):
     os.set_blocking(output_fd, False)
     output = Output(output_fd, output_cap)
     poller = select.poll()
-    for fd in (channel, output_fd, pidfd):
+    for fd in (output_fd, pidfd):
         if fd >= 0:
             poller.register(fd, select.POLLIN)
-    steps, size, pending = [], 0, b""
-    reason, ended, killed = b"", False, False
-    channel_open, alive = True, pidfd >= 0
+    reason, killed, alive = b"", False, pidfd >= 0
     deadline = monotonic() + budget
-    while channel_open or output.open or alive:
+    while output.open or alive:
         remaining = deadline - monotonic()
         if remaining <= 0:
             if killed:
@@ -222,39 +240,7 @@ def watch(pid, channel, output_fd, budget, output_cap, max_bytes, cpu_seconds):
             deadline = monotonic() + END_WAIT
             continue
         for fd, _event in poller.poll(remaining * 1000):
-            if fd == channel:
-                data = os.read(channel, 1 << 16)
-                if not data:
-                    channel_open = False
-                    poller.unregister(channel)
-                    continue
-                pending += data
-                records, pending, broken = _records(pending, max_bytes + SLACK)
-                for record in records:
-                    kind = record[:1]
-                    if kind in b"VOLS" and kind and not reason:
-                        if kind == b"S":  # its output so far: C's byte count, in characters
-                            count, _, step = record[1:].partition(b" ")
-                            if not count.isdigit():
-                                reason = b"crash"
-                                continue
-                            record = b"S%d %s" % (output.chars_at(int(count)), step)
-                        size += len(record)
-                        if size > max_bytes + SLACK:
-                            reason = b"size"
-                            continue
-                        steps.append(record)
-                    elif kind == b"Q" and not reason:
-                        reason = record[1:16]
-                    elif kind == b"E":
-                        ended = True
-                if broken:
-                    reason, pending = reason or b"crash", b""
-                if reason and not killed:
-                    _kill(pid)
-                    killed = True
-                    deadline = min(deadline, monotonic() + END_WAIT)
-            elif fd == output_fd:
+            if fd == output_fd:
                 if not output.read():
                     poller.unregister(output_fd)
                 if output.flooded and not killed:
@@ -268,17 +254,45 @@ def watch(pid, channel, output_fd, budget, output_cap, max_bytes, cpu_seconds):
                 deadline = min(deadline, monotonic() + 0.5)  # for what is left to read
     if alive:
         _kill(pid)
-    status, cpu = _reap(pid)
+    status, cpu = _reap(pid)  # C is gone: nothing writes the log any more
+    records, told, ended = [], b"", False
+    for record in _log_records(log):
+        kind = record[:1]
+        if kind == b"S":  # its output so far: C's byte count, in characters
+            count, _, step = record[1:].partition(b" ")
+            if not count.isdigit():
+                told = told or b"crash"
+                break
+            records.append(b"S%d %s" % (output.chars_at(int(count)), step))
+        elif kind in b"VOL" and kind:
+            records.append(record)
+        elif kind == b"Q":
+            told = record[1:16]
+        elif kind == b"E":
+            ended = True
+        else:  # something else wrote on the log
+            told = told or b"crash"
+            break
+    reason = reason or told
     if not reason and not ended:
-        reason = b"time" if killed or cpu >= cpu_seconds - 0.05 else _why_it_ended(status)
+        reason = b"time" if cpu >= cpu_seconds - 0.05 else _why_it_ended(status)
     detail = b"" if status is None else b"%d" % status
-    return [b"trace", reason, detail, output.text(), *steps]
+    return [b"trace", reason, detail, output.text(), *records]
 
 
-def _records(data, limit):
+def _log_records(log):
+    """The records C wrote on the log, up to its end (the first NUL byte: the log starts
+    zeroed, and no record holds one); a record C was killed while writing is left out."""
+    end = log.find(b"\0")
+    records, _rest, broken = _records(log[: end if end >= 0 else len(log)])
+    if broken:
+        records.append(b"?")
+    return records
+
+
+def _records(data):
     """The complete records at the head of ``data``, what is left, and whether what follows
-    them is not a record (something else wrote on the tracer's pipe), or one longer than
-    ``limit``."""
+    them is not a record (something else wrote on the log)."""
     records, position = [], 0
     while True:
         colon = data.find(b":", position, position + 12)
@@ -288,8 +302,6 @@ def _records(data, limit):
         if not length.isdigit():
             return records, b"", True
         end = colon + 1 + int(length)
-        if end - position > limit:
-            return records, b"", True
         if end > len(data):
             return records, data[position:], False
         records.append(data[colon + 1 : end])
@@ -339,7 +351,7 @@ def _kit():
     return {"table": table}
 
 
-def child(job_r, channel_w, output_w, kit):
+def child(job_r, log, output_w, kit):
     """C: never returns."""
     try:
         os.dup2(output_w, 1)
@@ -357,9 +369,9 @@ def child(job_r, channel_w, output_w, kit):
         os.dup2(memfd, 0)
         os.close(memfd)
         del stdin
-        os.closerange(3, channel_w)
-        os.closerange(channel_w + 1, 1 << 16)
-        run(marshal.loads(code), channel_w, int(max_steps), int(max_bytes), kit)
+        os.closerange(3, 1 << 16)
+        send = _sender(log)
+        run(marshal.loads(code), send, int(max_steps), int(max_bytes), kit)
     finally:
         os._exit(0)
 
@@ -388,7 +400,7 @@ def _streams(count):
     sys.stdin = sys.__stdin__ = stdin
 
 
-def run(learner, channel, max_steps, max_bytes, kit):
+def run(learner, send, max_steps, max_bytes, kit):
     """Run the learner's code under the tracer; send "E" when it is over."""
     module = type(sys)("__main__")
     ns = module.__dict__
@@ -398,7 +410,6 @@ def run(learner, channel, max_steps, max_bytes, kit):
     sys.argv = [LEARNER_FILE]
     count = [0]
     _streams(count)
-    send = _sender(channel)
     tracer = _tracer(ns, learner, send, count, max_steps, max_bytes, kit["table"])
     setting_up = [True]
     _seal(setting_up)
@@ -410,7 +421,7 @@ def run(learner, channel, max_steps, max_bytes, kit):
     except BaseException:  # noqa: S110 -- its exception steps are recorded already
         pass
     _finish()
-    send(b"1:E")
+    send(b"1:E", True)
     os._exit(0)
 
 
@@ -433,14 +444,19 @@ def _finish():
             pass
 
 
-def _sender(fd):
-    """send(data): write records, framed already, on the channel to P."""
-    write = os.write
+def _sender(log):
+    """send(data, last=False): append records, framed already, to the log shared with P
+    (memory writes: no system call, and nothing is lost when C dies). Raises Stop("size")
+    when the log is full, keeping room for the record that says so."""
+    capacity = len(log)
+    write, tell, room, len_ = log.write, log.tell, capacity - 64, len
 
-    def send(data):
-        data = memoryview(data)
-        while data:
-            data = data[write(fd, data) :]
+    def send(data, last=False):
+        if tell() + len_(data) > (capacity - 1 if last else room):
+            if last:
+                return
+            raise Stop("size")
+        write(data)
 
     return send
 
@@ -886,7 +902,7 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
 
     def stop(reason):
         try:
-            send(b"%d:Q%s" % (len(reason) + 1, reason))
+            send(b"%d:Q%s" % (len(reason) + 1, reason), True)
         finally:
             exit_(0)
 
