@@ -42,6 +42,7 @@ OBJECT_TYPES = ("list", "tuple", "set", "frozenset", "dict", "instance", "functi
                 "module", "other")  # fmt: skip
 LEARNER_FILE = "main.py"
 DEPTH_CAP = 100  # tracing_harness.DEPTH_CAP
+LOG_SLACK = 1 << 20  # tracing_harness.LOG_SLACK
 
 HARNESS = open(
     os.path.join(os.path.dirname(__file__), "tracing_harness.py"), encoding="utf-8"
@@ -132,7 +133,7 @@ def trace(
     if refusal:
         return Trace("failed", error={"line": 0, "message": refusal})
     nonce = secrets.token_hex(16).encode()
-    payload = _pack([
+    payload = _pack([b"%d" % (max_bytes + LOG_SLACK)]) + _pack([
         nonce, code.encode("utf-8"), stdin.encode("utf-8"), b"%d" % max_steps, b"%d" % max_bytes,
         b"%d" % limits.output_bytes, b"%d" % int(limits.wall_seconds * 1000),
         b"%d" % limits.cpu_seconds,
@@ -144,22 +145,14 @@ def trace(
         wall_seconds=limits.wall_seconds + 3,  # the harness stops the program at wall_seconds
         processes=limits.processes + 2,  # the harness and the traced program
         open_files=limits.open_files + 8,
-        output_bytes=max_bytes + 2 * limits.output_bytes + 40 * max_steps + 64 * KIB,
+        output_bytes=max_bytes + LOG_SLACK + 3 * limits.output_bytes + 64 * KIB,
         stdin_bytes=max(limits.stdin_bytes, len(stdin_bytes) + 1),
         source_bytes=max(limits.source_bytes, len(BOOTSTRAP) + 1),
     )
     result = run(BOOTSTRAP, stdin=stdin_bytes.decode("utf-8"), limits=run_limits, backend=backend)
     report = _authenticated(result.stdout, nonce)
     if report is None:
-        return Trace(
-            "failed",
-            error={
-                "line": 0,
-                "message": "Parsnip could not trace this program this time: the tracer stopped "
-                "before it could give a result it trusts. Try again; if it happens every time, "
-                "tell your teacher.",
-            },
-        )
+        return Trace("failed", error={"line": 0, "message": _UNTRUSTED})
     if report[0] == b"syntax":
         return _syntax_error(report[1:])
     return _trace(report[1:], limits, max_steps, max_bytes)
@@ -230,19 +223,12 @@ def _syntax_error(fields: list[bytes]) -> Trace:
 
 
 def _trace(fields: list[bytes], limits: Limits, max_steps: int, max_bytes: int) -> Trace:
-    reason, detail, stdout, *raw_steps = fields
+    reason, detail, stdout, *records = fields
     reason = reason.decode("ascii", "replace")
     stdout_text = stdout.decode("utf-8", "replace")
-    steps = []
-    for raw in raw_steps:
-        try:
-            step = json.loads(raw)
-        except ValueError:
-            step = None
-        if check_step(step, len(stdout_text)):
-            reason = reason or "crash"
-            break
-        steps.append(step)
+    steps, complete = _Assembler(len(stdout_text)).steps(records)
+    if not complete:
+        reason = reason or "crash"  # a record that does not fit: ends the trace there
     if reason and reason not in STOP_REASONS:
         reason = "crash"
     if not reason:
@@ -254,6 +240,150 @@ def _trace(fields: list[bytes], limits: Limits, max_steps: int, max_bytes: int) 
         "step": last,
     }
     return Trace("stopped", steps=steps, stdout=stdout_text, stopped=stopped)
+
+
+class _Assembler:
+    """Steps in the trace's format from the harness's records (tracing_harness._tracer says
+    what they are): each value, object and set of locals is read and checked once, and
+    shared by every step that shows it (treat steps as read-only)."""
+
+    def __init__(self, stdout_length: int):
+        self.stdout_length = stdout_length
+        self.values: list[dict] = []
+        self.value_refs: list[str | None] = []
+        self.objects: list[dict] = []
+        self.object_refs: list[frozenset] = []
+        self.locals: list[list] = []
+        self.locals_refs: list[frozenset] = []
+        self.ref_names: dict[int, str] = {}
+
+    def steps(self, records: list[bytes]) -> tuple[list[dict], bool]:
+        """The steps, and False when a record did not fit (the steps before it are kept)."""
+        steps = []
+        for record in records:
+            kind = record[:1]
+            try:
+                if kind == b"V":
+                    self.value(json.loads(record[1:]))
+                elif kind == b"O":
+                    self.object(json.loads(record[1:]))
+                elif kind == b"L":
+                    self.frame_locals(json.loads(record[1:]))
+                elif kind == b"S":
+                    count, _, step = record[1:].partition(b" ")
+                    steps.append(self.step(int(count), json.loads(step)))
+                else:
+                    raise ValueError("an unknown record")
+            except (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError):
+                return steps, False
+        return steps, True
+
+    def value(self, value) -> None:
+        if not _value(value):
+            raise ValueError("not a value")
+        self.values.append(value)
+        self.value_refs.append(value.get("ref"))
+
+    def _value_at(self, number):
+        if type(number) is not int or number < 0:
+            raise ValueError("not a value number")
+        return self.values[number]
+
+    def object(self, entry) -> None:
+        if not isinstance(entry, dict):
+            raise ValueError("not an object")
+        kind = entry.get("type")
+        content = _OBJECT_KEYS.get(kind, "?")
+        if (
+            content == "?" or not isinstance(entry.get("name"), str)
+            or type(entry.get("more")) is not int or entry["more"] < 0
+            or len(entry) != (3 if content is None else 4)
+            or (content is not None and not isinstance(entry.get(content), list))
+        ):  # fmt: skip
+            raise ValueError("not an object")
+        refs = set()
+        if content == "items":
+            entry["items"] = [self._value_at(n) for n in entry["items"]]
+            numbers = entry["items"]
+            refs.update(item.get("ref") for item in numbers)
+        elif content == "entries":
+            entries = []
+            for pair in entry["entries"]:
+                key, item = pair  # exactly two
+                key, item = self._value_at(key), self._value_at(item)
+                refs.update((key.get("ref"), item.get("ref")))
+                entries.append([key, item])
+            entry["entries"] = entries
+        elif content == "attrs":
+            entry["attrs"] = self._named(entry["attrs"], refs)
+        refs.discard(None)
+        self.objects.append(entry)
+        self.object_refs.append(frozenset(refs))
+
+    def _named(self, pairs, refs) -> list:
+        named = []
+        for pair in pairs:
+            name, number = pair
+            if not isinstance(name, str):
+                raise ValueError("not a name")
+            item = self._value_at(number)
+            refs.add(item.get("ref"))
+            named.append([name, item])
+        return named
+
+    def frame_locals(self, pairs) -> None:
+        if not isinstance(pairs, list):
+            raise ValueError("not locals")
+        refs = set()
+        self.locals.append(self._named(pairs, refs))
+        refs.discard(None)
+        self.locals_refs.append(frozenset(refs))
+
+    def step(self, stdout_len, data) -> dict:
+        line, event, exception, frames_data, heap_data = data
+        if type(line) is not int or event not in EVENTS:
+            raise ValueError("not a step")
+        if exception is not None and not isinstance(exception, str):
+            raise ValueError("not an exception")
+        if not 0 <= stdout_len <= self.stdout_length:
+            raise ValueError("output out of range")
+        needed = set()
+        frames = []
+        for function, frame_line, locals_number, returned in frames_data:
+            if not isinstance(function, str) or type(frame_line) is not int:
+                raise ValueError("not a frame")
+            if type(locals_number) is not int or locals_number < 0:
+                raise ValueError("not a locals number")
+            frame = {"function": function, "line": frame_line, "locals": self.locals[locals_number]}
+            needed |= self.locals_refs[locals_number]
+            if returned != -1:
+                frame["returned"] = value = self._value_at(returned)
+                if "ref" in value:
+                    needed.add(value["ref"])
+            frames.append(frame)
+        heap = {}
+        if not isinstance(heap_data, list) or len(heap_data) % 2:
+            raise ValueError("not a heap")
+        names = self.ref_names
+        for position in range(0, len(heap_data), 2):
+            ref, number = heap_data[position], heap_data[position + 1]
+            if type(ref) is not int or type(number) is not int or number < 0:
+                raise ValueError("not a heap entry")
+            name = names.get(ref)
+            if name is None:
+                name = names[ref] = str(ref)
+            heap[name] = self.objects[number]
+            needed |= self.object_refs[number]
+        if not needed.issubset(heap.keys()):
+            raise ValueError("a ref to an object that is not in the heap")
+        return {"line": line, "event": event, "stdout_len": stdout_len, "frames": frames,
+                "heap": heap, "exception": exception}  # fmt: skip
+
+
+_UNTRUSTED = (
+    "Parsnip could not trace this program this time: the tracer stopped before it could give "
+    "a result it trusts. Try again; if it happens every time, tell your teacher."
+)
 
 
 def _stop_message(reason, last, detail, limits, max_steps, max_bytes) -> str:
@@ -342,12 +472,13 @@ def check_step(step, stdout_length: int) -> str | None:
     return None
 
 
-def _value(value, heap) -> bool:
+def _value(value, heap=None) -> bool:
+    """Whether ``value`` is a value; with ``heap``, whose refs are all in it."""
     if not isinstance(value, dict):
         return False
     if len(value) == 1:
         ref = value.get("ref")
-        return isinstance(ref, str) and ref in heap
+        return isinstance(ref, str) and (heap is None or ref in heap)
     kind, shown = value.get("type"), value.get("repr")
     if kind not in VALUE_TYPES or not isinstance(shown, str):
         return False

@@ -24,6 +24,7 @@ built-in modules: its start-up time is paid by every trace.
 """
 
 import _io
+import _operator
 import gc
 import marshal
 import os
@@ -38,9 +39,9 @@ ITEMS_CAP = 50  # elements of a container (or attributes) shown; the rest are co
 HEAP_CAP = 200  # objects described in full per step; further ones are summarised (items left out)
 DEPTH_CAP = 100  # learner frames on the stack: deeper, the trace stops ("recursion")
 BIG_INT_BITS = 13000  # past this, an int is not converted to decimal (3.11 refuses 4300 digits)
-INT_CACHE = 4096  # encodings of ints and short strings remembered across steps
+VALUE_CACHE = 4096  # ints and short strings whose value numbers are remembered
 END_WAIT = 2.0  # seconds P waits for C to go once it has stopped it
-SLACK = 1 << 16  # bytes beyond the size cap before P stops C itself (C stops itself first)
+LOG_SLACK = 1 << 20  # the log's room beyond the size cap, for records (C stops itself first)
 
 CO_OPTIMIZED = 0x1
 TPFLAGS_HEAPTYPE = 1 << 9
@@ -73,17 +74,20 @@ def text(value):
 
 # --- P ------------------------------------------------------------------------------------
 def main():
-    channel_r, channel_w = os.pipe()  # C's steps
+    import mmap
+
+    capacity = int(_read_item(0))  # the log's size: the job's only part C may know
+    log = mmap.mmap(-1, capacity)  # shared: C writes its records here, P reads them after
     output_r, output_w = os.pipe()  # C's stdout and stderr
     job_r, job_w = os.pipe()
     kit = _kit()
     gc.freeze()
     pid = os.fork()
     if pid == 0:
-        for fd in (channel_r, output_r, job_w):
+        for fd in (output_r, job_w):
             os.close(fd)
-        child(job_r, channel_w, output_w, kit)  # never returns
-    for fd in (channel_w, output_w, job_r):
+        child(job_r, log, output_w, kit)  # never returns
+    for fd in (output_w, job_r):
         os.close(fd)
     del kit
     job = unpack(_read_all(0))  # only now: C holds none of it
@@ -104,7 +108,7 @@ def main():
         pass  # C is gone already: its end says how
     os.close(job_w)
     del learner, code, stdin
-    report = watch(pid, channel_r, output_r, budget_ms / 1000, output_cap, max_bytes, cpu_seconds)
+    report = watch(pid, log, output_r, budget_ms / 1000, output_cap, cpu_seconds)
     _write_report(nonce, report)
 
 
@@ -117,6 +121,23 @@ def _write_all(fd, data):
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view) :]
+
+
+def _read_item(fd):
+    """One framed item, read from ``fd`` without reading past it."""
+    size = b""
+    while not size.endswith(b":"):
+        byte = os.read(fd, 1)
+        if not byte or len(size) > 12:
+            raise SystemExit("the tracer's job was cut short")
+        size += byte
+    data = b""
+    while len(data) < int(size[:-1]):
+        chunk = os.read(fd, int(size[:-1]) - len(data))
+        if not chunk:
+            raise SystemExit("the tracer's job was cut short")
+        data += chunk
+    return data
 
 
 def _read_all(fd):
@@ -193,9 +214,9 @@ class Output:
         return text(bytes(self.data))
 
 
-def watch(pid, channel, output_fd, budget, output_cap, max_bytes, cpu_seconds):
-    """Collect C's steps and output until C is done or must be stopped; the report:
-    [b"trace", stop reason, detail, stdout, step...]."""
+def watch(pid, log, output_fd, budget, output_cap, cpu_seconds):
+    """Wait until C is done or must be stopped, reading its output; then read its records.
+    The report: [b"trace", stop reason, wait status, stdout, record...]."""
     try:
         pidfd = os.pidfd_open(pid)
     except OSError:
@@ -203,14 +224,12 @@ def watch(pid, channel, output_fd, budget, output_cap, max_bytes, cpu_seconds):
     os.set_blocking(output_fd, False)
     output = Output(output_fd, output_cap)
     poller = select.poll()
-    for fd in (channel, output_fd, pidfd):
+    for fd in (output_fd, pidfd):
         if fd >= 0:
             poller.register(fd, select.POLLIN)
-    steps, size, pending = [], 0, b""
-    reason, ended, killed = b"", False, False
-    channel_open, alive = True, pidfd >= 0
+    reason, killed, alive = b"", False, pidfd >= 0
     deadline = monotonic() + budget
-    while channel_open or output.open or alive:
+    while output.open or alive:
         remaining = deadline - monotonic()
         if remaining <= 0:
             if killed:
@@ -221,39 +240,7 @@ def watch(pid, channel, output_fd, budget, output_cap, max_bytes, cpu_seconds):
             deadline = monotonic() + END_WAIT
             continue
         for fd, _event in poller.poll(remaining * 1000):
-            if fd == channel:
-                data = os.read(channel, 1 << 16)
-                if not data:
-                    channel_open = False
-                    poller.unregister(channel)
-                    continue
-                pending += data
-                records, pending = _records(pending)
-                if records is None:  # not a record: something wrote on the tracer's pipe
-                    reason, records = reason or b"crash", []
-                    pending = b""
-                for record in records:
-                    kind = record[:1]
-                    if kind == b"S" and not reason:
-                        count, _, step = record[1:].partition(b" ")
-                        if step[:1] != b"{" or not count.isdigit():
-                            reason = b"crash"
-                            continue
-                        step = b'{"stdout_len":%d,' % output.chars_at(int(count)) + step[1:]
-                        size += len(step)
-                        if size > max_bytes + SLACK:
-                            reason = b"size"
-                            continue
-                        steps.append(step)
-                    elif kind == b"Q" and not reason:
-                        reason = record[1:16]
-                    elif kind == b"E":
-                        ended = True
-                if reason and not killed:
-                    _kill(pid)
-                    killed = True
-                    deadline = min(deadline, monotonic() + END_WAIT)
-            elif fd == output_fd:
+            if fd == output_fd:
                 if not output.read():
                     poller.unregister(output_fd)
                 if output.flooded and not killed:
@@ -267,35 +254,58 @@ def watch(pid, channel, output_fd, budget, output_cap, max_bytes, cpu_seconds):
                 deadline = min(deadline, monotonic() + 0.5)  # for what is left to read
     if alive:
         _kill(pid)
-    status, cpu = _reap(pid)
+    status, cpu = _reap(pid)  # C is gone: nothing writes the log any more
+    records, told, ended = [], b"", False
+    for record in _log_records(log):
+        kind = record[:1]
+        if kind == b"S":  # its output so far: C's byte count, in characters
+            count, _, step = record[1:].partition(b" ")
+            if not count.isdigit():
+                told = told or b"crash"
+                break
+            records.append(b"S%d %s" % (output.chars_at(int(count)), step))
+        elif kind in b"VOL" and kind:
+            records.append(record)
+        elif kind == b"Q":
+            told = record[1:16]
+        elif kind == b"E":
+            ended = True
+        else:  # something else wrote on the log
+            told = told or b"crash"
+            break
+    reason = reason or told
     if not reason and not ended:
-        reason = b"time" if killed or cpu >= cpu_seconds - 0.05 else _why_it_ended(status)
+        reason = b"time" if cpu >= cpu_seconds - 0.05 else _why_it_ended(status)
     detail = b"" if status is None else b"%d" % status
-    return [b"trace", reason, detail, output.text(), *steps]
+    return [b"trace", reason, detail, output.text(), *records]
+
+
+def _log_records(log):
+    """The records C wrote on the log, up to its end (the first NUL byte: the log starts
+    zeroed, and no record holds one); a record C was killed while writing is left out."""
+    end = log.find(b"\0")
+    records, _rest, broken = _records(log[: end if end >= 0 else len(log)])
+    if broken:
+        records.append(b"?")
+    return records
 
 
 def _records(data):
-    """The complete records at the head of ``data`` and what is left; None when ``data``
-    does not hold records."""
+    """The complete records at the head of ``data``, what is left, and whether what follows
+    them is not a record (something else wrote on the log)."""
     records, position = [], 0
-    try:
-        while True:
-            colon = data.find(b":", position, position + 12)
-            if colon < 0:
-                if len(data) - position >= 12:
-                    return None, b""
-                break
-            length = data[position:colon]
-            if not length.isdigit():
-                return None, b""
-            end = colon + 1 + int(length)
-            if end > len(data):
-                break
-            records.append(data[colon + 1 : end])
-            position = end
-    except ValueError:
-        return None, b""
-    return records, data[position:]
+    while True:
+        colon = data.find(b":", position, position + 12)
+        if colon < 0:
+            return records, data[position:], len(data) - position >= 12
+        length = data[position:colon]
+        if not length.isdigit():
+            return records, b"", True
+        end = colon + 1 + int(length)
+        if end > len(data):
+            return records, data[position:], False
+        records.append(data[colon + 1 : end])
+        position = end
 
 
 def _reap(pid):
@@ -341,7 +351,7 @@ def _kit():
     return {"table": table}
 
 
-def child(job_r, channel_w, output_w, kit):
+def child(job_r, log, output_w, kit):
     """C: never returns."""
     try:
         os.dup2(output_w, 1)
@@ -359,9 +369,9 @@ def child(job_r, channel_w, output_w, kit):
         os.dup2(memfd, 0)
         os.close(memfd)
         del stdin
-        os.closerange(3, channel_w)
-        os.closerange(channel_w + 1, 1 << 16)
-        run(marshal.loads(code), channel_w, int(max_steps), int(max_bytes), kit)
+        os.closerange(3, 1 << 16)
+        send = _sender(log)
+        run(marshal.loads(code), send, int(max_steps), int(max_bytes), kit)
     finally:
         os._exit(0)
 
@@ -390,7 +400,7 @@ def _streams(count):
     sys.stdin = sys.__stdin__ = stdin
 
 
-def run(learner, channel, max_steps, max_bytes, kit):
+def run(learner, send, max_steps, max_bytes, kit):
     """Run the learner's code under the tracer; send "E" when it is over."""
     module = type(sys)("__main__")
     ns = module.__dict__
@@ -400,7 +410,6 @@ def run(learner, channel, max_steps, max_bytes, kit):
     sys.argv = [LEARNER_FILE]
     count = [0]
     _streams(count)
-    send = _sender(channel)
     tracer = _tracer(ns, learner, send, count, max_steps, max_bytes, kit["table"])
     setting_up = [True]
     _seal(setting_up)
@@ -412,7 +421,7 @@ def run(learner, channel, max_steps, max_bytes, kit):
     except BaseException:  # noqa: S110 -- its exception steps are recorded already
         pass
     _finish()
-    send(b"E")
+    send(b"1:E", True)
     os._exit(0)
 
 
@@ -435,28 +444,47 @@ def _finish():
             pass
 
 
-def _sender(fd):
-    write = os.write
+def _sender(log):
+    """send(data, last=False): append records, framed already, to the log shared with P
+    (memory writes: no system call, and nothing is lost when C dies). Raises Stop("size")
+    when the log is full, keeping room for the record that says so."""
+    capacity = len(log)
+    write, tell, room, len_ = log.write, log.tell, capacity - 64, len
 
-    def send(record):
-        data = memoryview(b"%d:%s" % (len(record), record))
-        while data:
-            data = data[write(fd, data) :]
+    def send(data, last=False):
+        if tell() + len_(data) > (capacity - 1 if last else room):
+            if last:
+                return
+            raise Stop("size")
+        write(data)
 
     return send
 
 
 def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
-    """The trace function, and everything it needs bound before the learner's code runs."""
+    """The trace function, and everything it needs bound before the learner's code runs.
+
+    What it sends P, per step, in one write: the new fragments the step uses, then the step.
+    A fragment is sent once and named by its number from then on: "V" a value (its JSON as in
+    the trace), "O" an object (its JSON with value numbers in place of values), "L" a frame's
+    locals ([[name, value number], ...]); "S<output bytes> " the step itself:
+    [line, event, exception, [[function, line, locals number, returned value number or -1],
+    ...], [heap id, object number, ...]]. So the host reads and checks each distinct value,
+    object and set of locals once, however many steps show it. Objects and frames whose
+    contents are the same objects as at the step before (compared by identity, never by ==)
+    are not described again."""
     type_, int_, str_, bool_, float_, complex_, bytes_ = type, int, str, bool, float, complex, bytes
     none_type = type(None)
     list_, tuple_, set_, frozenset_, dict_ = list, tuple, set, frozenset, dict
-    len_, repr_, id_, issubclass_, islice_ = len, repr, id, issubclass, islice
+    len_, repr_, id_, issubclass_, islice_, all_, map_, zip_ = \
+        len, repr, id, issubclass, islice, all, map, zip  # fmt: skip
+    is_ = _operator.is_
     list_len, list_slice = list.__len__, list.__getitem__
     tuple_len, tuple_slice = tuple.__len__, tuple.__getitem__
     set_len, set_iter, frozenset_len, frozenset_iter = set.__len__, set.__iter__, \
         frozenset.__len__, frozenset.__iter__  # fmt: skip
-    dict_len, dict_items = dict.__len__, dict.items
+    dict_len, dict_items, dict_keys, dict_values = dict.__len__, dict.items, dict.keys, dict.values
+    proxy_keys, proxy_values = type(type.__dict__).keys, type(type.__dict__).values
     type_name = type.__dict__["__name__"].__get__
     type_dict = type.__dict__["__dict__"].__get__
     type_mro = type.__dict__["__mro__"].__get__
@@ -465,6 +493,7 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
     builtin_type = type(len)
     method_type = type(_Probe().method)
     module_type = type(sys)
+    module_dict = type.__dict__["__dict__"].__get__(module_type)["__dict__"].__get__
     getset_type = type(type.__dict__["__name__"])
     member_type = type(type.__dict__["__dictoffset__"])
     base_exception = BaseException
@@ -475,11 +504,29 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
     big = 1 << 60
     slice_ = slice(0, ITEMS_CAP)
 
-    true = '{"type":"bool","repr":"True"}'
-    false = '{"type":"bool","repr":"False"}'
-    none = '{"type":"NoneType","repr":"None"}'
-    ints, strs = {}, {}
-    plans = {}  # id(type) -> (type, dict getter or None, [(name, member)])
+    # --- fragments -----------------------------------------------------------------------
+    out = []  # this step's records, sent with it
+    values, value_len = {}, []  # value JSON -> number; number -> its length
+    objects, object_len = {}, []
+    locals_table, locals_len = {}, []
+    ints, strs, refs = {}, {}, {}  # fast paths to a value's number
+    ref_numbers = set()  # the numbers of values that are refs
+
+    def intern(table_, lengths, kind, text, length):
+        number = table_.get(text)
+        if number is None:
+            number = table_[text] = len_(lengths)
+            lengths.append(length)
+            data = kind + text.encode("utf-8")
+            out.append(b"%d:%s" % (len_(data), data))
+        return number
+
+    def new_value(text):
+        return intern(values, value_len, b"V", text, len_(text))
+
+    true, false, none = (new_value('{"type":"bool","repr":"True"}'),
+                         new_value('{"type":"bool","repr":"False"}'),
+                         new_value('{"type":"NoneType","repr":"None"}'))  # fmt: skip
 
     def esc(value):
         """A JSON string literal for any str."""
@@ -498,8 +545,8 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
         bits = value.bit_length()
         if bits > BIG_INT_BITS:
             digits = int_(bits * 0.30103) + 1
-            return '{"type":"int","repr":"%s","len":%d}' % (
-                "a number about %d digits long" % digits, digits)  # fmt: skip
+            return '{"type":"int","repr":"a number about %d digits long","len":%d}' % (
+                digits, digits)  # fmt: skip
         shown = repr_(value)
         if len_(shown) > STR_CAP:
             return '{"type":"int","repr":"%s\u2026","len":%d}' % (shown[:STR_CAP], len_(shown))
@@ -511,50 +558,64 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
                                                           len_(value))  # fmt: skip
         return '{"type":"str","repr":%s}' % esc_repr(repr_(value))
 
-    # per step: id(object) -> heap id, the objects (kept alive until the next step), queue
-    state = {"previous": {}, "current": {}, "held": [], "queue": [], "counter": 0}
+    # --- per step: id(object) -> heap id; the objects, kept alive until the next step ------
+    state = {"previous": {}, "current": {}, "held": [], "queue": [], "counter": 0,
+             "cache": {}, "cached": {}}  # fmt: skip
+    named_objects = []  # every heap object value() was given, in order: whose children
 
     def value(v):
+        """The number of ``v``'s value fragment; a heap object is given its heap id and
+        queued to be described."""
         t = type_(v)
         if t is int_:
-            s = ints.get(v)
-            if s is None:
-                s = encode_int(v)
-                if len_(ints) < INT_CACHE:
-                    ints[v] = s
-            return s
+            number = ints.get(v)
+            if number is None:
+                number = new_value(encode_int(v))
+                if len_(ints) < VALUE_CACHE:
+                    ints[v] = number
+            return number
         if t is str_:
-            s = strs.get(v)
-            if s is None:
-                s = encode_str(v)
-                if len_(strs) < INT_CACHE and len_(v) <= STR_CAP:
-                    strs[v] = s
-            return s
+            number = strs.get(v)
+            if number is None:
+                number = new_value(encode_str(v))
+                if len_(strs) < VALUE_CACHE and len_(v) <= STR_CAP:
+                    strs[v] = number
+            return number
         if t is bool_:
             return true if v else false
         if t is none_type:
             return none
         if t is float_:
-            return '{"type":"float","repr":"%s"}' % repr_(v)
+            return new_value('{"type":"float","repr":"%s"}' % repr_(v))
         if t is complex_:
-            return '{"type":"complex","repr":"%s"}' % repr_(v)
+            return new_value('{"type":"complex","repr":"%s"}' % repr_(v))
         if t is bytes_:
             if len_(v) > STR_CAP:
-                return '{"type":"bytes","repr":%s,"len":%d}' % (esc_repr(repr_(v[:STR_CAP])),
-                                                                len_(v))  # fmt: skip
-            return '{"type":"bytes","repr":%s}' % esc_repr(repr_(v))
+                return new_value('{"type":"bytes","repr":%s,"len":%d}' % (
+                    esc_repr(repr_(v[:STR_CAP])), len_(v)))  # fmt: skip
+            return new_value('{"type":"bytes","repr":%s}' % esc_repr(repr_(v)))
         key = id_(v)
         current = state["current"]
         ref = current.get(key)
         if ref is None:
-            ref = state["previous"].get(key)  # seen in the step before, held alive: the same
+            ref = state["previous"].get(key)  # seen at the step before, held alive: the same
             if ref is None:
                 state["counter"] += 1
-                ref = "%d" % state["counter"]
+                ref = state["counter"]
             current[key] = ref
             state["held"].append(v)
             state["queue"].append((ref, v, t))
-        return '{"ref":"%s"}' % ref
+        named_objects.append(v)
+        number = refs.get(ref)
+        if number is None:
+            number = refs[ref] = new_value('{"ref":"%d"}' % ref)
+            ref_numbers.add(number)
+        return number
+
+    def same(old, new):
+        return len_(old) == len_(new) and all_(map_(is_, old, new))
+
+    plans = {}  # id(type) -> (type, dict getter or None, [(name, member)])
 
     def plan(t):
         """How to read an instance of ``t``: its __dict__ getter (from the type's own
@@ -565,7 +626,7 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
         getter, slots = None, []
         for klass in type_mro(t):
             namespace = type_dict(klass)
-            for name, item in dict_items(namespace):
+            for name, item in zip_(proxy_keys(namespace), proxy_values(namespace)):
                 kind = type_(item)
                 if kind is getset_type and name == "__dict__" and getter is None:
                     getter = item
@@ -574,89 +635,164 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
         known = plans[id_(t)] = (t, getter, slots)
         return known
 
-    def pairs(items, limit):
-        """[[name, value], ...] for string-keyed items, at most ``limit`` of them."""
-        parts = []
-        for name, item in items:
+    def named(names, items, limit):
+        """ "[name, value number]" for each string name but __dunder__ ones, at most
+        ``limit``; how many such names there are; their expanded length."""
+        parts, total, length = [], 0, 0
+        for name, item in zip_(names, items):
             if type_(name) is not str_ or name[:2] == "__" == name[-2:]:
                 continue
-            if len_(parts) >= limit:
-                break
-            parts.append("[%s,%s]" % (esc(name), value(item)))
-        return parts
+            total += 1
+            if len_(parts) < limit:
+                shown = esc(name)
+                number = value(item)
+                parts.append("[%s,%d]" % (shown, number))
+                length += len_(shown) + value_len[number] + 3
+        return parts, total, length
+
+    def listed(kind, name, items, n):
+        numbers = [value(item) for item in items]
+        length = 40 + len_(name) + len_(numbers)
+        for number in numbers:
+            length += value_len[number]
+        text = '{"type":"%s","name":%s,"items":[%s],"more":%d}' % (
+            kind, name, ",".join(map_(str_, numbers)), n - len_(numbers))  # fmt: skip
+        return text, length
+
+    def snapshot(v, t):
+        """The objects ``v``'s description is made of, compared by identity at the next
+        step; None when it is described anew at every step."""
+        if issubclass_(t, list_):
+            return (list_len(v), *list_slice(v, slice_))
+        if issubclass_(t, dict_):
+            return (dict_len(v), *islice_(dict_keys(v), ITEMS_CAP),
+                    *islice_(dict_values(v), ITEMS_CAP))  # fmt: skip
+        if issubclass_(t, tuple_) or issubclass_(t, frozenset_) or t is builtin_type or \
+                t is module_type:  # fmt: skip
+            return ()  # immutable, or as good as
+        if t is function_type:
+            return (v.__name__,)
+        if issubclass_(t, type_):
+            namespace = type_dict(v)
+            return (*proxy_keys(namespace), *proxy_values(namespace))
+        if type_flags(t) & TPFLAGS_HEAPTYPE and not issubclass_(t, set_):
+            _, getter, slots = plan(t)
+            if getter is not None and not slots:
+                instance_dict = getter.__get__(v, t)
+                if type_(instance_dict) is dict_:
+                    return (instance_dict, dict_len(instance_dict), *dict_keys(instance_dict),
+                            *dict_values(instance_dict))  # fmt: skip
+        return None
 
     def describe(v, t, full):
-        """The heap entry of one object; ``full`` False leaves every element out."""
+        """The number of the object fragment of ``v``; ``full`` False leaves out every
+        element (past HEAP_CAP objects in one step)."""
         name = esc(type_name(t))
         cap = ITEMS_CAP if full else 0
         if issubclass_(t, list_):
-            n = list_len(v)
-            items = [value(item) for item in list_slice(v, slice_)] if full else []
-            return '{"type":"list","name":%s,"items":[%s],"more":%d}' % (
-                name, ",".join(items), n - len_(items))  # fmt: skip
-        if issubclass_(t, tuple_):
-            n = tuple_len(v)
-            items = [value(item) for item in tuple_slice(v, slice_)] if full else []
-            return '{"type":"tuple","name":%s,"items":[%s],"more":%d}' % (
-                name, ",".join(items), n - len_(items))  # fmt: skip
-        if issubclass_(t, dict_):
-            n = dict_len(v)
-            entries = ["[%s,%s]" % (value(key), value(item))
-                       for key, item in islice_(dict_items(v), cap)]  # fmt: skip
-            return '{"type":"dict","name":%s,"entries":[%s],"more":%d}' % (
-                name, ",".join(entries), n - len_(entries))  # fmt: skip
-        if issubclass_(t, set_) or issubclass_(t, frozenset_):
-            if issubclass_(t, set_):
-                kind, n, iterator = "set", set_len(v), set_iter(v)
+            text, length = listed("list", name, list_slice(v, slice_) if full else (), list_len(v))
+        elif issubclass_(t, tuple_):
+            text, length = listed(
+                "tuple", name, tuple_slice(v, slice_) if full else (), tuple_len(v)
+            )
+        elif issubclass_(t, dict_):
+            n, parts, length = dict_len(v), [], 40 + len_(name)
+            for key, item in islice_(dict_items(v), cap):
+                key_number, item_number = value(key), value(item)
+                parts.append("[%d,%d]" % (key_number, item_number))
+                length += value_len[key_number] + value_len[item_number] + 3
+            text = '{"type":"dict","name":%s,"entries":[%s],"more":%d}' % (
+                name, ",".join(parts), n - len_(parts))  # fmt: skip
+        elif issubclass_(t, set_):
+            text, length = listed("set", name, islice_(set_iter(v), cap), set_len(v))
+        elif issubclass_(t, frozenset_):
+            text, length = listed("frozenset", name, islice_(frozenset_iter(v), cap),
+                                  frozenset_len(v))  # fmt: skip
+        else:
+            text = None
+            if t is function_type or t is builtin_type:
+                kind, label = "function", v.__name__
+            elif t is method_type:
+                function = v.__func__
+                kind = "function"
+                label = function.__name__ if type_(function) is function_type else type_name(t)
+            elif issubclass_(t, type_):
+                namespace = type_dict(v)
+                parts, total, length = named(proxy_keys(namespace), proxy_values(namespace), cap)
+                name = esc(type_name(v))
+                text = '{"type":"class","name":%s,"attrs":[%s],"more":%d}' % (
+                    name, ",".join(parts), total - len_(parts))  # fmt: skip
+                length += 40 + len_(name)
+            elif t is module_type:
+                kind, label = "module", dict_.get(module_dict(v), "__name__")
+            elif type_flags(t) & TPFLAGS_HEAPTYPE:
+                text, length = instance(v, t, name, cap)
             else:
-                kind, n, iterator = "frozenset", frozenset_len(v), frozenset_iter(v)
-            items = [value(item) for item in islice_(iterator, cap)]
-            return '{"type":"%s","name":%s,"items":[%s],"more":%d}' % (
-                kind, name, ",".join(items), n - len_(items))  # fmt: skip
-        if t is function_type or t is builtin_type:
-            return '{"type":"function","name":%s,"more":0}' % esc(v.__name__)
-        if t is method_type:
-            function = v.__func__
-            label = function.__name__ if type_(function) is function_type else type_name(t)
-            return '{"type":"function","name":%s,"more":0}' % esc(label)
-        if issubclass_(t, type_):
-            namespace = type_dict(v)
-            attrs = pairs(dict_items(namespace), cap)
-            shown = sum(1 for key in namespace if type_(key) is str_ and
-                        not (key[:2] == "__" == key[-2:]))  # fmt: skip
-            return '{"type":"class","name":%s,"attrs":[%s],"more":%d}' % (
-                esc(type_name(v)), ",".join(attrs), shown - len_(attrs))  # fmt: skip
-        if t is module_type:
-            module_name = dict_.get(type_dict(module_type)["__dict__"].__get__(v), "__name__")
-            if type_(module_name) is not str_:
-                module_name = "module"
-            return '{"type":"module","name":%s,"more":0}' % esc(module_name)
-        if type_flags(t) & TPFLAGS_HEAPTYPE:
-            _, getter, slots = plan(t)
-            attrs, total = [], 0
-            if getter is not None:
-                instance_dict = getter.__get__(v, t)
-                if type_(instance_dict) is dict_:
-                    total = dict_len(instance_dict)
-                    attrs = pairs(dict_items(instance_dict), cap)
-            for slot_name, member in slots:
-                try:
-                    slot_value = member.__get__(v, t)
-                except AttributeError:
-                    continue
-                total += 1
-                if len_(attrs) < cap:
-                    attrs.append("[%s,%s]" % (esc(slot_name), value(slot_value)))
-            return '{"type":"instance","name":%s,"attrs":[%s],"more":%d}' % (
-                name, ",".join(attrs), total - len_(attrs))  # fmt: skip
-        return '{"type":"other","name":%s,"more":0}' % name
+                kind, label = "other", None
+            if text is None:
+                name = esc(label) if type_(label) is str_ else name
+                text = '{"type":"%s","name":%s,"more":0}' % (kind, name)
+                length = len_(text)
+        return intern(objects, object_len, b"O", text, length)
+
+    def instance(v, t, name, cap):
+        _, getter, slots = plan(t)
+        parts, total, length = [], 0, 40 + len_(name)
+        if getter is not None:
+            instance_dict = getter.__get__(v, t)
+            if type_(instance_dict) is dict_:
+                parts, total, length_ = named(
+                    dict_keys(instance_dict), dict_values(instance_dict), cap
+                )
+                length += length_
+        for slot_name, member in slots:
+            try:
+                slot_value = member.__get__(v, t)
+            except AttributeError:
+                continue
+            total += 1
+            if len_(parts) < cap:
+                shown, number = esc(slot_name), value(slot_value)
+                parts.append("[%s,%d]" % (shown, number))
+                length += len_(shown) + value_len[number] + 3
+        text = '{"type":"instance","name":%s,"attrs":[%s],"more":%d}' % (
+            name, ",".join(parts), total - len_(parts))  # fmt: skip
+        return text, length
+
+    def heap_entry(ref, v, t, full):
+        """The object number of heap object ``v``, described again only when it is made of
+        other objects than at the step before."""
+        cache, cached = state["cache"], state["cached"]
+        if full:
+            known = cached.get(ref)
+            if known is not None:
+                parts, number, children = known
+                now = snapshot(v, t)
+                if now is not None and same(parts, now):
+                    for child in children:
+                        value(child)  # the same heap ids as before: held since then
+                    cache[ref] = known
+                    return number
+        before = len_(named_objects)
+        try:
+            number = describe(v, t, full)
+        except (memory_error, recursion_error, Stop):
+            raise
+        except base_exception:  # a container changed by a thread while it was read...
+            text = '{"type":"other","name":%s,"more":0}' % esc(type_name(t))
+            number = intern(objects, object_len, b"O", text, len_(text))
+        if full:
+            parts = snapshot(v, t)
+            if parts is not None:
+                cache[ref] = (parts, number, named_objects[before:])
+        return number
 
     def exception_text(error):
         t = type_(error)
         name = type_name(t)
         try:
             args = exception_args(error)
-            simple = type_(args) is tuple_ and all(
+            simple = type_(args) is tuple_ and all_(
                 type_(arg) in (int_, str_, float_, bool_, none_type, bytes_) for arg in args
             )
             if simple and not type_flags(t) & TPFLAGS_HEAPTYPE:
@@ -673,25 +809,33 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
             message = message[: 4 * STR_CAP] + "\u2026"
         return name + ": " + message if message else name
 
-    stack = []  # [frame, its name as JSON, is it a function frame]
-    steps = [0, 0]  # recorded, bytes
+    # --- frames ----------------------------------------------------------------------------
+    stack = []  # [frame, its name as JSON, function frame?, keys, values, locals number, children]
+    steps = [0, 0]  # recorded, their expanded size in bytes
 
-    def frames_json(event, arg):
-        parts = []
-        last = len_(stack) - 1
-        for index, (frame, name, optimized) in enumerate(stack):
-            if optimized:
-                items = [
-                    "[%s,%s]" % (esc(key), value(item))
-                    for key, item in dict_items(frame.f_locals)
-                    if type_(key) is str_ and key[:1] != "."
-                ]
-            else:
-                items = pairs(dict_items(frame.f_locals), 1 << 30)
-            returned = ',"returned":%s' % value(arg) if index == last and event == "return" else ""
-            parts.append('{"function":%s,"line":%d,"locals":[%s]%s}' % (
-                name, frame.f_lineno, ",".join(items), returned))  # fmt: skip
-        return ",".join(parts)
+    def frame_locals(entry):
+        """The number of the frame's locals fragment and its expanded length."""
+        frame, _name, optimized, keys, items, number, children = entry
+        f_locals = frame.f_locals
+        now_keys, now_items = tuple_(dict_keys(f_locals)), tuple_(dict_values(f_locals))
+        if number is not None and same(keys, now_keys) and same(items, now_items):
+            for child in children:
+                value(child)
+            return number
+        before = len_(named_objects)
+        if optimized:
+            parts, length = [], 2
+            for key, item in zip_(now_keys, now_items):
+                if type_(key) is str_ and key[:1] != ".":
+                    shown, item_number = esc(key), value(item)
+                    parts.append("[%s,%d]" % (shown, item_number))
+                    length += len_(shown) + value_len[item_number] + 3
+        else:
+            parts, _total, length = named(now_keys, now_items, 1 << 30)
+            length += 2
+        number = intern(locals_table, locals_len, b"L", "[%s]" % ",".join(parts), length)
+        entry[3:] = [now_keys, now_items, number, named_objects[before:]]
+        return number
 
     def record(frame, event, arg):
         if steps[0] >= max_steps:
@@ -699,21 +843,42 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
         if not stack or stack[-1][0] is not frame:
             resync(frame)
         state["previous"], state["current"] = state["current"], {}
+        state["cached"], state["cache"] = state["cache"], {}
         state["held"], state["queue"] = [], []
-        frames = frames_json(event, arg)
+        del named_objects[:]
+        size = 64
+        frames = []
+        last = len_(stack) - 1
+        for index, entry in enumerate(stack):
+            number = frame_locals(entry)
+            returned = value(arg) if index == last and event == "return" else -1
+            line = entry[0].f_lineno
+            frames.append("[%s,%d,%d,%d]" % (entry[1], line, number, returned))
+            size += (
+                40
+                + len_(entry[1])
+                + locals_len[number]
+                + (value_len[returned] if returned >= 0 else 0)
+            )
         queue, heap, index = state["queue"], [], 0
         while index < len_(queue):
             ref, v, t = queue[index]
-            heap.append('"%s":%s' % (ref, describe(v, t, index < HEAP_CAP)))
+            number = heap_entry(ref, v, t, index < HEAP_CAP)
+            heap.append("%d,%d" % (ref, number))
+            size += 8 + object_len[number]
             index += 1
         exception = esc(exception_text(arg[1])) if event == "exception" else "null"
-        step = ('{"line":%d,"event":"%s","frames":[%s],"heap":{%s},"exception":%s}' % (
-            frame.f_lineno, event, frames, ",".join(heap), exception)).encode("utf-8")  # fmt: skip
-        if steps[1] + len_(step) + 32 > max_bytes:
+        size += len_(exception)
+        if steps[1] + size > max_bytes:
             raise Stop("size")
-        send(b"S%d %s" % (count[0], step))
+        step = ('[%d,"%s",%s,[%s],[%s]]' % (frame.f_lineno, event, exception, ",".join(frames),
+                                            ",".join(heap))).encode("utf-8")  # fmt: skip
+        data = b"S%d %s" % (count[0], step)
+        out.append(b"%d:%s" % (len_(data), data))
+        send(b"".join(out))
+        del out[:]
         steps[0] += 1
-        steps[1] += len_(step) + 32
+        steps[1] += size
         if event == "exception" and issubclass_(type_(arg[1]), memory_error):
             raise Stop("memory")
         if event == "exception" and issubclass_(type_(arg[1]), recursion_error):
@@ -732,12 +897,12 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
     def entry(frame):
         code = frame.f_code
         if code is learner:
-            return [frame, '"<module>"', False]
-        return [frame, esc(code.co_name), bool_(code.co_flags & CO_OPTIMIZED)]
+            return [frame, '"<module>"', False, (), (), None, ()]
+        return [frame, esc(code.co_name), bool_(code.co_flags & CO_OPTIMIZED), (), (), None, ()]
 
     def stop(reason):
         try:
-            send(b"Q" + reason)
+            send(b"%d:Q%s" % (len(reason) + 1, reason), True)
         finally:
             exit_(0)
 
@@ -770,7 +935,7 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
             if code.co_filename != LEARNER_FILE:
                 return None
             stack.append(entry(frame))
-            if len_(stack) > DEPTH_CAP:
+            if len_(stack) > DEPTH_CAP + 1:  # the module and DEPTH_CAP calls
                 stop(b"recursion")
         except base_exception:
             stop(b"crash")
