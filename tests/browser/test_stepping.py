@@ -40,6 +40,15 @@ def step_through(page, snippet: str) -> None:
     expect(page).to_have_url(STEP_URL)
 
 
+def shoot(page, name: str, selector: str | None = None) -> None:
+    """A screenshot to look at, when $STEPPING_SHOTS names a folder."""
+    shots = os.environ.get("STEPPING_SHOTS")
+    if shots:
+        Path(shots).mkdir(parents=True, exist_ok=True)
+        target = page.locator(selector) if selector else page
+        target.screenshot(path=f"{shots}/{name}.png", caret="initial")  # no injected style (CSP)
+
+
 def expect_step(page, number: int, total: int) -> None:
     expect(page.locator("#step-heading")).to_have_text(f"Step {number} of {total}")
     expect(page).to_have_url(re.compile(rf"/trace/\d+/step/{number}/$"))
@@ -55,9 +64,11 @@ def test_by_mouse_a_wrong_prediction_opens_where_the_output_first_differs(learne
         "vllm on NVIDIA: 1.00s\nvllm on CPU: 3.00s",
     )
     expect(page.locator(f"{FIRST}-answer")).to_contain_text("from where the output first differs")
+    shoot(page, "lesson-answer", f"{FIRST}-answer")
     step_through(page, FIRST)
     total = int(page.locator("#step-region").get_attribute("data-total"))
     expect_step(page, 3, total)
+    shoot(page, "seed-first-step-3")
     # print() just ran, and printed the empty line the prediction did not have.
     ran = page.locator(".code-line.is-ran")
     expect(ran.locator(".code-line-number")).to_have_text("9")

@@ -577,6 +577,13 @@ class StepView:
     extra: dict = field(default_factory=dict)
 
     @property
+    def output_lines(self) -> list[str]:
+        """The output so far as lines (a line still being printed is one too); a lone
+        newline is one empty line."""
+        lines = self.output.replace("\r\n", "\n").split("\n")
+        return lines[:-1] if lines[-1] == "" else lines
+
+    @property
     def first(self) -> bool:
         return self.number == 1
 
