@@ -127,9 +127,12 @@ def test_by_keyboard_the_second_snippet_from_its_first_step(learner_page):
     expect(page.locator(".frame-current .frame-title")).to_contain_text("kv_cache_vram()")
     expect(page.locator(".frame-current")).to_contain_text("bits")
     expect(page.locator("#step-description")).to_contain_text("`kv_cache_vram` was called.")
-    # Going back in history shows the step of that URL again.
+    # Going back in history shows the step of that URL again. (Keys pressed faster than
+    # steps arrive skip the steps in between: history holds the steps that were shown.)
     page.go_back()
-    expect_step(page, 4, total)
+    expect(page).to_have_url(re.compile(r"/step/[34]/$"))
+    back = int(STEP_URL.search(page.url).group(1))
+    expect(page.locator("#step-heading")).to_have_text(f"Step {back} of {total}")
 
 
 @pytest.fixture
