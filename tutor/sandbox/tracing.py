@@ -19,6 +19,7 @@ does, the caller gets a well-formed trace. Nothing here imports Django; ``trace`
 SandboxUnavailable when the sandbox cannot run at all.
 """
 
+import codecs
 import dataclasses
 import json
 import math
@@ -205,7 +206,7 @@ def _authenticated(stdout: str, nonce: bytes) -> list[bytes] | None:
         report = _unpack(data[len(head) : -len(tail)])
     except (ValueError, IndexError):
         return None
-    if report and report[0] == b"trace" and len(report) >= 4:
+    if report and report[0] == b"trace" and len(report) == 5:
         return report
     if report and report[0] == b"syntax" and len(report) == 4:
         return report
@@ -223,23 +224,42 @@ def _syntax_error(fields: list[bytes]) -> Trace:
 
 
 def _trace(fields: list[bytes], limits: Limits, max_steps: int, max_bytes: int) -> Trace:
-    reason, detail, stdout, *records = fields
-    reason = reason.decode("ascii", "replace")
-    stdout_text = stdout.decode("utf-8", "replace")
-    steps, complete = _Assembler(len(stdout_text)).steps(records)
-    if not complete:
-        reason = reason or "crash"  # a record that does not fit: ends the trace there
-    if reason and reason not in STOP_REASONS:
-        reason = "crash"
+    """The trace from the harness's report: [why P stopped the program ("time", "output",
+    "cpu" or ""), its wait status, its output, its log of records]."""
+    stopped_by, status, output, log = fields
+    stdout = output.decode("utf-8", "replace")
+    records = log.split(b"\n")
+    records.pop()  # what follows the last newline: nothing, or a record cut short
+    assembler = _Assembler(output, len(stdout))
+    steps = assembler.steps(records)
+    reason = _reason(assembler, stopped_by.decode("ascii", "replace"), status)
     if not reason:
-        return Trace("complete", steps=steps, stdout=stdout_text)
+        return Trace("complete", steps=steps, stdout=stdout)
     last = len(steps) - 1
     stopped = {
         "reason": reason,
-        "message": _stop_message(reason, last, detail, limits, max_steps, max_bytes),
+        "message": _stop_message(reason, last, limits, max_steps, max_bytes),
         "step": last,
     }
-    return Trace("stopped", steps=steps, stdout=stdout_text, stopped=stopped)
+    return Trace("stopped", steps=steps, stdout=stdout, stopped=stopped)
+
+
+def _reason(assembler: "_Assembler", stopped_by: str, status: bytes) -> str:
+    """Why the trace stopped early, "" when the program ran to its end."""
+    if assembler.told:  # the tracer stopped it (steps, size, recursion, memory)
+        return assembler.told if assembler.told in STOP_REASONS else "crash"
+    if stopped_by in ("time", "output"):  # the harness did
+        return stopped_by
+    if assembler.broken:  # something else wrote on the log: the trace ends before it
+        return "crash"
+    if assembler.ended:
+        return ""
+    signal = int(status) & 0x7F if status.isdigit() else 0
+    if stopped_by == "cpu" or signal == 24:  # SIGXCPU: its CPU time ran out
+        return "time"
+    if signal == 9:  # killed, not by the harness: the memory cgroup's OOM killer
+        return "memory"
+    return "crash"
 
 
 class _Assembler:
@@ -247,8 +267,10 @@ class _Assembler:
     what they are): each value, object and set of locals is read and checked once, and
     shared by every step that shows it (treat steps as read-only)."""
 
-    def __init__(self, stdout_length: int):
-        self.stdout_length = stdout_length
+    def __init__(self, output: bytes, stdout_length: int):
+        self.output, self.stdout_length = output, stdout_length
+        self.decoded_bytes = self.chars = 0  # how much of output is counted, in characters
+        self.told, self.ended, self.broken = "", False, False
         self.values: list[dict] = []
         self.value_refs: list[str | None] = []
         self.objects: list[dict] = []
@@ -257,26 +279,57 @@ class _Assembler:
         self.locals_refs: list[frozenset] = []
         self.ref_names: dict[int, str] = {}
 
-    def steps(self, records: list[bytes]) -> tuple[list[dict], bool]:
-        """The steps, and False when a record did not fit (the steps before it are kept)."""
-        steps = []
+    def steps(self, records: list[bytes]) -> list[dict]:
+        """The steps; ``told``, ``ended`` and ``broken`` say how the log ended."""
+        kinds, texts, counts = [], {b"V": [], b"O": [], b"L": [], b"S": []}, []
         for record in records:
             kind = record[:1]
-            try:
-                if kind == b"V":
-                    self.value(json.loads(record[1:]))
-                elif kind == b"O":
-                    self.object(json.loads(record[1:]))
-                elif kind == b"L":
-                    self.frame_locals(json.loads(record[1:]))
-                elif kind == b"S":
-                    count, _, step = record[1:].partition(b" ")
-                    steps.append(self.step(int(count), json.loads(step)))
+            if kind == b"S":
+                count, _, record = record.partition(b" ")
+                counts.append(count[1:])
+                texts[kind].append(record)
+            elif kind in texts:
+                texts[kind].append(record[1:])
+            elif kind == b"Q":
+                self.told = record[1:].decode("ascii", "replace")
+                break
+            elif kind == b"E":
+                self.ended = True
+                break
+            else:
+                self.broken = True  # not a record: the trace ends before it
+                break
+            kinds.append(kind)
+        parsed = {kind: _parsed_all(items) for kind, items in texts.items()}
+        if any(items is None for items in parsed.values()):
+            parsed = None  # one of them is not JSON: read them one by one
+        steps = []
+        handlers = {b"V": self.value, b"O": self.object, b"L": self.frame_locals}
+        positions = dict.fromkeys(texts, 0)
+        try:
+            for kind in kinds:
+                position = positions[kind]
+                positions[kind] = position + 1
+                data = parsed[kind][position] if parsed else json.loads(texts[kind][position])
+                if kind == b"S":
+                    steps.append(self.step(self.chars_at(int(counts[position])), data))
                 else:
-                    raise ValueError("an unknown record")
-            except (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError):
-                return steps, False
-        return steps, True
+                    handlers[kind](data)
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError):
+            self.broken, self.told, self.ended = True, "", False
+        return steps
+
+    def chars_at(self, count: int) -> int:
+        """How many characters the first ``count`` bytes of the output make."""
+        count = min(count, len(self.output))
+        if count < self.decoded_bytes:  # not in order: only a forged record does that
+            return len(self.output[:count].decode("utf-8", "replace"))
+        if count > self.decoded_bytes:
+            chunk = self.output[self.decoded_bytes : count]
+            decoded, used = codecs.utf_8_decode(chunk, "replace", False)
+            self.chars += len(decoded)
+            self.decoded_bytes += used
+        return min(self.chars, self.stdout_length)
 
     def value(self, value) -> None:
         if not _value(value):
@@ -380,13 +433,25 @@ class _Assembler:
                 "heap": heap, "exception": exception}  # fmt: skip
 
 
+def _parsed_all(texts: list[bytes]) -> list | None:
+    """Each of ``texts`` read as JSON, in one go; None when that is not exactly one value
+    each (one of them is not JSON, or holds more than one)."""
+    if not texts:
+        return []
+    try:
+        parsed = json.loads(b"[" + b",".join(texts) + b"]")
+    except (ValueError, RecursionError):
+        return None
+    return parsed if len(parsed) == len(texts) else None
+
+
 _UNTRUSTED = (
     "Parsnip could not trace this program this time: the tracer stopped before it could give "
     "a result it trusts. Try again; if it happens every time, tell your teacher."
 )
 
 
-def _stop_message(reason, last, detail, limits, max_steps, max_bytes) -> str:
+def _stop_message(reason, last, limits, max_steps, max_bytes) -> str:
     where = "here is where it was" if last >= 0 else "it stopped before its first line"
     at = f"at step {last + 1:,}" if last >= 0 else "before the first step"
     if reason == "steps":
