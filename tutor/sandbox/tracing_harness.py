@@ -399,9 +399,12 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
     type_, int_, str_, bool_, float_, complex_, bytes_ = type, int, str, bool, float, complex, bytes
     none_type = type(None)
     list_, tuple_, set_, frozenset_, dict_ = list, tuple, set, frozenset, dict
-    len_, repr_, id_, issubclass_, islice_, all_, map_, zip_ = \
-        len, repr, id, issubclass, islice, all, map, zip  # fmt: skip
+    len_, repr_, issubclass_, islice_, all_, map_, zip_ = \
+        len, repr, issubclass, islice, all, map, zip  # fmt: skip
     is_ = _operator.is_
+    # an object's identity, as id() gives it but without id()'s audit event (one per call:
+    # the hook would run for each): the object type's own hash, a rotation of the address
+    id_ = object.__hash__
     list_len, list_slice = list.__len__, list.__getitem__
     tuple_len, tuple_slice = tuple.__len__, tuple.__getitem__
     set_len, set_iter, frozenset_len, frozenset_iter = set.__len__, set.__iter__, \
