@@ -626,6 +626,7 @@ def test_a_real_trace_round_trips_through_json():
     result = traced("a = [1, {'k': (2, 3)}]\nb = a\ndef f(x):\n    return x\nf(a)\n")
     again = Trace.from_dict(json.loads(json.dumps(result.to_dict())))
     assert again == result and again.to_dict() == result.to_dict()
+    assert Trace.from_dict(result.to_dict(), check=False) == result
 
 
 _names = st.text(min_size=1, max_size=8)
