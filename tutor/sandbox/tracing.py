@@ -281,6 +281,8 @@ class _Assembler:
         self.locals: list[list] = []
         self.locals_refs: list[frozenset] = []
         self.ref_names: dict[int, str] = {}
+        self.frames: dict[tuple, tuple[dict, frozenset]] = {}
+        self.heaps: dict[tuple, tuple[dict, frozenset]] = {}
 
     def steps(self, records: list[bytes]) -> list[dict]:
         """The steps; ``told``, ``ended`` and ``broken`` say how the log ended."""
@@ -403,26 +405,48 @@ class _Assembler:
             raise ValueError("not an exception")
         if not 0 <= stdout_len <= self.stdout_length:
             raise ValueError("output out of range")
-        needed = set()
-        frames = []
-        for function, frame_line, locals_number, returned in frames_data:
-            if not isinstance(function, str) or type(frame_line) is not int:
-                raise ValueError("not a frame")
-            if type(locals_number) is not int or locals_number < 0:
-                raise ValueError("not a locals number")
-            frame = {"function": function, "line": frame_line, "locals": self.locals[locals_number]}
-            needed |= self.locals_refs[locals_number]
-            if returned != -1:
-                frame["returned"] = value = self._value_at(returned)
-                if "ref" in value:
-                    needed.add(value["ref"])
+        frames, needed = [], set()
+        for frame_data in frames_data:
+            frame, refs = self._frame(tuple(frame_data))
             frames.append(frame)
-        heap = {}
-        if not isinstance(heap_data, list) or len(heap_data) % 2:
+            needed |= refs
+        heap, heap_refs = self._heap(tuple(heap_data))
+        if not needed.issubset(heap_refs):
+            raise ValueError("a ref to an object that is not in the heap")
+        return {"line": line, "event": event, "stdout_len": stdout_len, "frames": frames,
+                "heap": heap, "exception": exception}  # fmt: skip
+
+    def _frame(self, key: tuple) -> tuple[dict, frozenset]:
+        """A frame, and the refs it needs in the heap: the same dict for the same frame
+        from step to step (the module's, while a function runs)."""
+        known = self.frames.get(key)
+        if known is not None:
+            return known
+        function, frame_line, locals_number, returned = key
+        if not isinstance(function, str) or type(frame_line) is not int:
+            raise ValueError("not a frame")
+        if type(locals_number) is not int or locals_number < 0:
+            raise ValueError("not a locals number")
+        frame = {"function": function, "line": frame_line, "locals": self.locals[locals_number]}
+        refs = self.locals_refs[locals_number]
+        if returned != -1:
+            frame["returned"] = value = self._value_at(returned)
+            if "ref" in value:
+                refs = refs | {value["ref"]}
+        self.frames[key] = known = (frame, refs)
+        return known
+
+    def _heap(self, key: tuple) -> tuple[dict, frozenset]:
+        """A step's heap and its ids, checked: the same dict for the same heap from step
+        to step."""
+        known = self.heaps.get(key)
+        if known is not None:
+            return known
+        if len(key) % 2:
             raise ValueError("not a heap")
-        names = self.ref_names
-        for position in range(0, len(heap_data), 2):
-            ref, number = heap_data[position], heap_data[position + 1]
+        heap, needed, names = {}, set(), self.ref_names
+        for position in range(0, len(key), 2):
+            ref, number = key[position], key[position + 1]
             if type(ref) is not int or type(number) is not int or number < 0:
                 raise ValueError("not a heap entry")
             name = names.get(ref)
@@ -430,10 +454,11 @@ class _Assembler:
                 name = names[ref] = str(ref)
             heap[name] = self.objects[number]
             needed |= self.object_refs[number]
-        if not needed.issubset(heap.keys()):
+        refs = frozenset(heap)
+        if not needed.issubset(refs):
             raise ValueError("a ref to an object that is not in the heap")
-        return {"line": line, "event": event, "stdout_len": stdout_len, "frames": frames,
-                "heap": heap, "exception": exception}  # fmt: skip
+        self.heaps[key] = known = (heap, refs)
+        return known
 
 
 def _parsed_all(texts: list[bytes]) -> list | None:

@@ -42,6 +42,7 @@ HEAP_CAP = 200  # objects described in full per step; further ones are summarise
 DEPTH_CAP = 100  # learner frames on the stack: deeper, the trace stops ("recursion")
 BIG_INT_BITS = 13000  # past this, an int is not converted to decimal (3.11 refuses 4300 digits)
 VALUE_CACHE = 4096  # ints and short strings whose value numbers are remembered
+GC_THRESHOLD = 10000  # allocations between two collections of the young generation in C
 END_WAIT = 2.0  # seconds P waits for C to go once it has stopped it
 LOG_SLACK = 1 << 20  # the log's room beyond the size cap, for records (C stops itself first)
 
@@ -335,6 +336,10 @@ def run(learner, send, max_steps, max_bytes, kit):
     setting_up = [True]
     _seal(setting_up)
     del kit
+    # the tracer makes many short-lived containers: collect the young generation less often
+    # (it only holds what was made since; cyclic garbage is still collected)
+    gc.freeze()
+    gc.set_threshold(GC_THRESHOLD, 10, 10)
     sys.settrace(tracer)
     del setting_up[:]
     try:
@@ -520,6 +525,11 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
                 return new_value('{"type":"bytes","repr":%s,"len":%d}' % (
                     esc_repr(repr_(v[:STR_CAP])), len_(v)))  # fmt: skip
             return new_value('{"type":"bytes","repr":%s}' % esc_repr(repr_(v)))
+        return register(v)
+
+    def register(v):
+        """The number of the ref to heap object ``v``, given its heap id and queued to be
+        described if this step has not seen it yet."""
         nonlocal counter
         key = id_(v)
         ref = current.get(key)
@@ -530,7 +540,7 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
                 ref = counter
             current[key] = ref
             held.append(v)
-            queue.append((ref, v, t))
+            queue.append((ref, v, type_(v)))
         named_objects.append(v)
         number = refs.get(ref)
         if number is None:
@@ -692,29 +702,26 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
     def heap_entry(ref, v, t, full):
         """The object number of heap object ``v``, described again only when it is made of
         other objects than at the step before."""
-        if full:
-            known = cached.get(ref)
-            if known is not None:
-                parts, number, children = known
-                now = snapshot(v, t)
-                if now is not None and len_(parts) == len_(now) and all_(map_(is_, parts, now)):
-                    for child in children:
-                        value(child)  # the same heap ids as before: held since then
-                    cache[ref] = known
-                    return number
-        before = len_(named_objects)
         try:
+            now = snapshot(v, t) if full else None
+            if now is not None:
+                known = cached.get(ref)
+                if known is not None and len_(known[0]) == len_(now) and \
+                        all_(map_(is_, known[0], now)):  # fmt: skip
+                    for child in known[2]:
+                        register(child)  # the same heap ids as before: held since then
+                    cache[ref] = known
+                    return known[1]
+            before = len_(named_objects)
             number = describe(v, t, full)
+            if now is not None:
+                cache[ref] = (now, number, named_objects[before:])
+            return number
         except (memory_error, recursion_error, Stop):
             raise
         except base_exception:  # a container changed by a thread while it was read...
             text = '{"type":"other","name":%s,"more":0}' % esc(type_name(t))
-            number = intern(objects, object_len, b"O", text, len_(text))
-        if full:
-            parts = snapshot(v, t)
-            if parts is not None:
-                cache[ref] = (parts, number, named_objects[before:])
-        return number
+            return intern(objects, object_len, b"O", text, len_(text))
 
     def exception_text(error):
         t = type_(error)
@@ -739,17 +746,22 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
         return name + ": " + message if message else name
 
     # --- frames ----------------------------------------------------------------------------
-    stack = []  # [frame, its name as JSON, function frame?, keys, values, locals number, children]
+    # [frame, its name as JSON, function frame?, then as at the step before: its locals' names
+    # and values, its locals number, each local's part of it, the heap objects they name]
+    stack = []
     steps = [0, 0]  # recorded, their expanded size in bytes
 
     def frame_locals(entry):
         """The number of the frame's locals fragment. Only the locals that name another
         object than at the step before are encoded again."""
-        frame, _name, optimized, keys, items, number, parts = entry
+        frame, _name, optimized, keys, items, number, parts, children = entry
         f_locals = frame.f_locals
         now_keys, now_items = tuple_(dict_keys(f_locals)), tuple_(dict_values(f_locals))
         if number is not None and len_(keys) == len_(now_keys) and all_(map_(is_, keys, now_keys)):
-            changed = False
+            if all_(map_(is_, items, now_items)):  # the same objects: the same locals
+                for child in children:
+                    register(child)  # the same heap ids as before: held since then
+                return number
             for index, (old, item) in enumerate(zip_(items, now_items)):
                 part = parts[index]
                 if part is None:  # a name not shown
@@ -759,11 +771,8 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
                     number_ = value(item)
                     parts[index] = (shown, number_, "[%s,%d]" % (shown, number_),
                                     len_(shown) + value_len[number_] + 3)  # fmt: skip
-                    changed = True
                 elif part[1] in ref_numbers:
-                    value(item)  # the same heap id as before: held since then
-            if not changed:
-                return number
+                    register(item)  # the same heap id as before: held since then
         else:
             parts = []
             for key, item in zip_(now_keys, now_items):
@@ -780,7 +789,9 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
         text = "[%s]" % ",".join([part[2] for part in shown_parts])
         length = 2 + sum([part[3] for part in shown_parts])
         number = intern(locals_table, locals_len, b"L", text, length)
-        entry[3:] = [now_keys, now_items, number, parts]
+        children = [item for part, item in zip_(parts, now_items)
+                    if part is not None and part[1] in ref_numbers]  # fmt: skip
+        entry[3:] = [now_keys, now_items, number, parts, children]
         return number
 
     def record(frame, event, arg):
@@ -842,8 +853,9 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
     def entry(frame):
         code = frame.f_code
         if code is learner:
-            return [frame, '"<module>"', False, (), (), None, ()]
-        return [frame, esc(code.co_name), bool_(code.co_flags & CO_OPTIMIZED), (), (), None, ()]
+            return [frame, '"<module>"', False, (), (), None, (), ()]
+        return [frame, esc(code.co_name), bool_(code.co_flags & CO_OPTIMIZED), (), (), None, (),
+                ()]  # fmt: skip
 
     def stop(reason):
         try:
