@@ -19,6 +19,7 @@ does, the caller gets a well-formed trace. Nothing here imports Django; ``trace`
 SandboxUnavailable when the sandbox cannot run at all.
 """
 
+import codecs
 import dataclasses
 import json
 import math
@@ -101,8 +102,11 @@ class Trace:
         }
 
     @classmethod
-    def from_dict(cls, data: dict) -> "Trace":
-        problem = check_trace(data)
+    def from_dict(cls, data: dict, *, check: bool = True) -> "Trace":
+        """The trace ``to_dict`` gave; ValueError when ``data`` is not well formed. Checking
+        reads every step: ``check=False`` skips it for a dict this module made and the
+        caller stored (then only its top level is looked at)."""
+        problem = check_trace(data) if check else _check_top(data)
         if problem:
             raise ValueError(f"not a trace: {problem}")
         return cls(
@@ -205,7 +209,7 @@ def _authenticated(stdout: str, nonce: bytes) -> list[bytes] | None:
         report = _unpack(data[len(head) : -len(tail)])
     except (ValueError, IndexError):
         return None
-    if report and report[0] == b"trace" and len(report) >= 4:
+    if report and report[0] == b"trace" and len(report) == 5:
         return report
     if report and report[0] == b"syntax" and len(report) == 4:
         return report
@@ -223,23 +227,42 @@ def _syntax_error(fields: list[bytes]) -> Trace:
 
 
 def _trace(fields: list[bytes], limits: Limits, max_steps: int, max_bytes: int) -> Trace:
-    reason, detail, stdout, *records = fields
-    reason = reason.decode("ascii", "replace")
-    stdout_text = stdout.decode("utf-8", "replace")
-    steps, complete = _Assembler(len(stdout_text)).steps(records)
-    if not complete:
-        reason = reason or "crash"  # a record that does not fit: ends the trace there
-    if reason and reason not in STOP_REASONS:
-        reason = "crash"
+    """The trace from the harness's report: [why P stopped the program ("time", "output",
+    "cpu" or ""), its wait status, its output, its log of records]."""
+    stopped_by, status, output, log = fields
+    stdout = output.decode("utf-8", "replace")
+    records = log.split(b"\n")
+    records.pop()  # what follows the last newline: nothing, or a record cut short
+    assembler = _Assembler(output, len(stdout))
+    steps = assembler.steps(records)
+    reason = _reason(assembler, stopped_by.decode("ascii", "replace"), status)
     if not reason:
-        return Trace("complete", steps=steps, stdout=stdout_text)
+        return Trace("complete", steps=steps, stdout=stdout)
     last = len(steps) - 1
     stopped = {
         "reason": reason,
-        "message": _stop_message(reason, last, detail, limits, max_steps, max_bytes),
+        "message": _stop_message(reason, last, limits, max_steps, max_bytes),
         "step": last,
     }
-    return Trace("stopped", steps=steps, stdout=stdout_text, stopped=stopped)
+    return Trace("stopped", steps=steps, stdout=stdout, stopped=stopped)
+
+
+def _reason(assembler: "_Assembler", stopped_by: str, status: bytes) -> str:
+    """Why the trace stopped early, "" when the program ran to its end."""
+    if assembler.told:  # the tracer stopped it (steps, size, recursion, memory)
+        return assembler.told if assembler.told in STOP_REASONS else "crash"
+    if stopped_by in ("time", "output"):  # the harness did
+        return stopped_by
+    if assembler.broken:  # something else wrote on the log: the trace ends before it
+        return "crash"
+    if assembler.ended:
+        return ""
+    signal = int(status) & 0x7F if status.isdigit() else 0
+    if stopped_by == "cpu" or signal == 24:  # SIGXCPU: its CPU time ran out
+        return "time"
+    if signal == 9:  # killed, not by the harness: the memory cgroup's OOM killer
+        return "memory"
+    return "crash"
 
 
 class _Assembler:
@@ -247,8 +270,10 @@ class _Assembler:
     what they are): each value, object and set of locals is read and checked once, and
     shared by every step that shows it (treat steps as read-only)."""
 
-    def __init__(self, stdout_length: int):
-        self.stdout_length = stdout_length
+    def __init__(self, output: bytes, stdout_length: int):
+        self.output, self.stdout_length = output, stdout_length
+        self.decoded_bytes = self.chars = 0  # how much of output is counted, in characters
+        self.told, self.ended, self.broken = "", False, False
         self.values: list[dict] = []
         self.value_refs: list[str | None] = []
         self.objects: list[dict] = []
@@ -256,27 +281,60 @@ class _Assembler:
         self.locals: list[list] = []
         self.locals_refs: list[frozenset] = []
         self.ref_names: dict[int, str] = {}
+        self.frames: dict[tuple, tuple[dict, frozenset]] = {}
+        self.heaps: dict[tuple, tuple[dict, frozenset]] = {}
 
-    def steps(self, records: list[bytes]) -> tuple[list[dict], bool]:
-        """The steps, and False when a record did not fit (the steps before it are kept)."""
-        steps = []
+    def steps(self, records: list[bytes]) -> list[dict]:
+        """The steps; ``told``, ``ended`` and ``broken`` say how the log ended."""
+        kinds, texts, counts = [], {b"V": [], b"O": [], b"L": [], b"S": []}, []
         for record in records:
             kind = record[:1]
-            try:
-                if kind == b"V":
-                    self.value(json.loads(record[1:]))
-                elif kind == b"O":
-                    self.object(json.loads(record[1:]))
-                elif kind == b"L":
-                    self.frame_locals(json.loads(record[1:]))
-                elif kind == b"S":
-                    count, _, step = record[1:].partition(b" ")
-                    steps.append(self.step(int(count), json.loads(step)))
+            if kind == b"S":
+                count, _, record = record.partition(b" ")
+                counts.append(count[1:])
+                texts[kind].append(record)
+            elif kind in texts:
+                texts[kind].append(record[1:])
+            elif kind == b"Q":
+                self.told = record[1:].decode("ascii", "replace")
+                break
+            elif kind == b"E":
+                self.ended = True
+                break
+            else:
+                self.broken = True  # not a record: the trace ends before it
+                break
+            kinds.append(kind)
+        parsed = {kind: _parsed_all(items) for kind, items in texts.items()}
+        if any(items is None for items in parsed.values()):
+            parsed = None  # one of them is not JSON: read them one by one
+        steps = []
+        handlers = {b"V": self.value, b"O": self.object, b"L": self.frame_locals}
+        positions = dict.fromkeys(texts, 0)
+        try:
+            for kind in kinds:
+                position = positions[kind]
+                positions[kind] = position + 1
+                data = parsed[kind][position] if parsed else json.loads(texts[kind][position])
+                if kind == b"S":
+                    steps.append(self.step(self.chars_at(int(counts[position])), data))
                 else:
-                    raise ValueError("an unknown record")
-            except (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError):
-                return steps, False
-        return steps, True
+                    handlers[kind](data)
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError):
+            self.broken, self.told, self.ended = True, "", False
+        return steps
+
+    def chars_at(self, count: int) -> int:
+        """How many characters the first ``count`` bytes of the output make."""
+        count = min(count, len(self.output))
+        if count < self.decoded_bytes:  # not in order: only a forged record does that
+            return len(self.output[:count].decode("utf-8", "replace"))
+        if count > self.decoded_bytes:
+            chunk = self.output[self.decoded_bytes : count]
+            decoded, used = codecs.utf_8_decode(chunk, "replace", False)
+            self.chars += len(decoded)
+            self.decoded_bytes += used
+        return min(self.chars, self.stdout_length)
 
     def value(self, value) -> None:
         if not _value(value):
@@ -347,26 +405,48 @@ class _Assembler:
             raise ValueError("not an exception")
         if not 0 <= stdout_len <= self.stdout_length:
             raise ValueError("output out of range")
-        needed = set()
-        frames = []
-        for function, frame_line, locals_number, returned in frames_data:
-            if not isinstance(function, str) or type(frame_line) is not int:
-                raise ValueError("not a frame")
-            if type(locals_number) is not int or locals_number < 0:
-                raise ValueError("not a locals number")
-            frame = {"function": function, "line": frame_line, "locals": self.locals[locals_number]}
-            needed |= self.locals_refs[locals_number]
-            if returned != -1:
-                frame["returned"] = value = self._value_at(returned)
-                if "ref" in value:
-                    needed.add(value["ref"])
+        frames, needed = [], set()
+        for frame_data in frames_data:
+            frame, refs = self._frame(tuple(frame_data))
             frames.append(frame)
-        heap = {}
-        if not isinstance(heap_data, list) or len(heap_data) % 2:
+            needed |= refs
+        heap, heap_refs = self._heap(tuple(heap_data))
+        if not needed.issubset(heap_refs):
+            raise ValueError("a ref to an object that is not in the heap")
+        return {"line": line, "event": event, "stdout_len": stdout_len, "frames": frames,
+                "heap": heap, "exception": exception}  # fmt: skip
+
+    def _frame(self, key: tuple) -> tuple[dict, frozenset]:
+        """A frame, and the refs it needs in the heap: the same dict for the same frame
+        from step to step (the module's, while a function runs)."""
+        known = self.frames.get(key)
+        if known is not None:
+            return known
+        function, frame_line, locals_number, returned = key
+        if not isinstance(function, str) or type(frame_line) is not int:
+            raise ValueError("not a frame")
+        if type(locals_number) is not int or locals_number < 0:
+            raise ValueError("not a locals number")
+        frame = {"function": function, "line": frame_line, "locals": self.locals[locals_number]}
+        refs = self.locals_refs[locals_number]
+        if returned != -1:
+            frame["returned"] = value = self._value_at(returned)
+            if "ref" in value:
+                refs = refs | {value["ref"]}
+        self.frames[key] = known = (frame, refs)
+        return known
+
+    def _heap(self, key: tuple) -> tuple[dict, frozenset]:
+        """A step's heap and its ids, checked: the same dict for the same heap from step
+        to step."""
+        known = self.heaps.get(key)
+        if known is not None:
+            return known
+        if len(key) % 2:
             raise ValueError("not a heap")
-        names = self.ref_names
-        for position in range(0, len(heap_data), 2):
-            ref, number = heap_data[position], heap_data[position + 1]
+        heap, needed, names = {}, set(), self.ref_names
+        for position in range(0, len(key), 2):
+            ref, number = key[position], key[position + 1]
             if type(ref) is not int or type(number) is not int or number < 0:
                 raise ValueError("not a heap entry")
             name = names.get(ref)
@@ -374,10 +454,23 @@ class _Assembler:
                 name = names[ref] = str(ref)
             heap[name] = self.objects[number]
             needed |= self.object_refs[number]
-        if not needed.issubset(heap.keys()):
+        refs = frozenset(heap)
+        if not needed.issubset(refs):
             raise ValueError("a ref to an object that is not in the heap")
-        return {"line": line, "event": event, "stdout_len": stdout_len, "frames": frames,
-                "heap": heap, "exception": exception}  # fmt: skip
+        self.heaps[key] = known = (heap, refs)
+        return known
+
+
+def _parsed_all(texts: list[bytes]) -> list | None:
+    """Each of ``texts`` read as JSON, in one go; None when that is not exactly one value
+    each (one of them is not JSON, or holds more than one)."""
+    if not texts:
+        return []
+    try:
+        parsed = json.loads(b"[" + b",".join(texts) + b"]")
+    except (ValueError, RecursionError):
+        return None
+    return parsed if len(parsed) == len(texts) else None
 
 
 _UNTRUSTED = (
@@ -386,7 +479,7 @@ _UNTRUSTED = (
 )
 
 
-def _stop_message(reason, last, detail, limits, max_steps, max_bytes) -> str:
+def _stop_message(reason, last, limits, max_steps, max_bytes) -> str:
     where = "here is where it was" if last >= 0 else "it stopped before its first line"
     at = f"at step {last + 1:,}" if last >= 0 else "before the first step"
     if reason == "steps":
@@ -413,6 +506,18 @@ def _stop_message(reason, last, detail, limits, max_steps, max_bytes) -> str:
 # --- checking the format ---------------------------------------------------------------------
 def check_trace(data) -> str | None:
     """What is wrong with ``data`` as a trace's dict, or None when it is well formed."""
+    problem = _check_top(data)
+    if problem:
+        return problem
+    for index, step in enumerate(data["steps"]):
+        problem = check_step(step, len(data["stdout"]))
+        if problem:
+            return f"step {index}: {problem}"
+    return None
+
+
+def _check_top(data) -> str | None:
+    """What is wrong with ``data`` as a trace's dict, its steps aside."""
     if not isinstance(data, dict):
         return "not a dict"
     if set(data) != {"version", "status", "stopped", "error", "stdout", "steps"}:
@@ -433,10 +538,6 @@ def check_trace(data) -> str | None:
         and type(error["line"]) is int and isinstance(error["message"], str)
     ):  # fmt: skip
         return "wrong error"
-    for index, step in enumerate(data["steps"]):
-        problem = check_step(step, len(data["stdout"]))
-        if problem:
-            return f"step {index}: {problem}"
     return None
 
 

@@ -3,19 +3,21 @@
 
 Compiled once per worker by the sandbox's own interpreter and sent as bytecode at the head
 of stdin behind a bootstrap (tracing.BOOTSTRAP), as the grading harness is. ``main`` then
-reads its job from the rest of stdin (the run's nonce, the learner's code, its input and the
-caps), and writes one report to stdout framed with the nonce. docs/tracing.md says why it is
-built this way. Two processes:
+reads the size of the log, forks, reads its job from the rest of stdin (the run's nonce, the
+learner's code, its input and the caps), and writes one report to stdout framed with the
+nonce. docs/tracing.md says why it is built this way. Two processes:
 
-  P  this one: forks C before it reads anything, then reads the job, compiles the learner's
-     code (a syntax error ends it here), sends C the code and its input, reads C's steps and
-     output under their caps, stops C when its time is up, and writes the report. It never
-     runs learner code; only P holds the run's stdout.
+  P  this one: maps the log (shared memory) and forks C before it reads the job, then
+     compiles the learner's code (a syntax error ends it here), sends C the code and its
+     input, reads C's output under its cap, stops C when its time is up, and once C is gone
+     writes the report: its output and its log as they are. It never runs learner code;
+     only P holds the run's stdout.
   C  runs the learner's code under sys.settrace, recording a step for each line, call,
-     return and exception of the learner's own frames ("main.py"), and sends each step to P
-     as soon as it is recorded (so a crash or os._exit loses nothing recorded). Its stdout
-     and stderr are a pipe to P. It seals itself with an audit hook (no replacing the
-     tracer, no new processes, no /proc, no signals to P) before the learner's code runs.
+     return and exception of the learner's own frames ("main.py"), and appends each step to
+     the log as soon as it is recorded (a memory write: a crash, os._exit or P's SIGKILL
+     loses nothing recorded). Its stdout and stderr are a pipe to P. It seals itself with an
+     audit hook (no replacing the tracer, no new processes, no /proc, no signals to P)
+     before the learner's code runs.
 
 Objects are read without running learner code: no repr, str, ==, hash or attribute lookup
 on the learner's objects; an instance's attributes are read through the type's own
@@ -40,6 +42,7 @@ HEAP_CAP = 200  # objects described in full per step; further ones are summarise
 DEPTH_CAP = 100  # learner frames on the stack: deeper, the trace stops ("recursion")
 BIG_INT_BITS = 13000  # past this, an int is not converted to decimal (3.11 refuses 4300 digits)
 VALUE_CACHE = 4096  # ints and short strings whose value numbers are remembered
+GC_THRESHOLD = 10000  # allocations between two collections of the young generation in C
 END_WAIT = 2.0  # seconds P waits for C to go once it has stopped it
 LOG_SLACK = 1 << 20  # the log's room beyond the size cap, for records (C stops itself first)
 
@@ -163,19 +166,13 @@ def _kill(pid):
 
 
 class Output:
-    """What C printed (stdout and stderr, one pipe), up to the cap, and how many characters
-    its first n bytes make: steps carry byte counts, the trace carries characters."""
+    """What C printed (stdout and stderr, one pipe), up to the cap."""
 
     def __init__(self, fd, cap):
         self.fd, self.cap = fd, cap
         self.data = bytearray()
         self.flooded = False
         self.open = True
-        self.decoded_bytes = 0  # how much of data is counted in chars
-        self.chars = 0
-        from _codecs import utf_8_decode
-
-        self.decode = utf_8_decode
 
     def read(self):
         """Read what is there now; False at the end of the pipe."""
@@ -192,31 +189,11 @@ class Output:
         self.data += data[:room]
         return True
 
-    def drain(self):
-        while self.open and not self.flooded:
-            before = len(self.data)
-            if not self.read() or len(self.data) == before:
-                return
-
-    def chars_at(self, count):
-        """The number of characters in the first ``count`` bytes printed."""
-        if count > len(self.data):
-            self.drain()
-            count = min(count, len(self.data))
-        if count > self.decoded_bytes:
-            chunk = bytes(self.data[self.decoded_bytes : count])
-            decoded, used = self.decode(chunk, "replace", False)
-            self.chars += len(decoded)
-            self.decoded_bytes += used
-        return self.chars
-
-    def text(self):
-        return text(bytes(self.data))
-
 
 def watch(pid, log, output_fd, budget, output_cap, cpu_seconds):
-    """Wait until C is done or must be stopped, reading its output; then read its records.
-    The report: [b"trace", stop reason, wait status, stdout, record...]."""
+    """Wait until C is done or must be stopped, reading its output. The report: [b"trace",
+    P's reason to stop it ("time", "output", "cpu" when it used up its CPU time, or ""), C's
+    wait status, its output (bytes), its log (the records it wrote, as they are)]."""
     try:
         pidfd = os.pidfd_open(pid)
     except OSError:
@@ -255,57 +232,11 @@ def watch(pid, log, output_fd, budget, output_cap, cpu_seconds):
     if alive:
         _kill(pid)
     status, cpu = _reap(pid)  # C is gone: nothing writes the log any more
-    records, told, ended = [], b"", False
-    for record in _log_records(log):
-        kind = record[:1]
-        if kind == b"S":  # its output so far: C's byte count, in characters
-            count, _, step = record[1:].partition(b" ")
-            if not count.isdigit():
-                told = told or b"crash"
-                break
-            records.append(b"S%d %s" % (output.chars_at(int(count)), step))
-        elif kind in b"VOL" and kind:
-            records.append(record)
-        elif kind == b"Q":
-            told = record[1:16]
-        elif kind == b"E":
-            ended = True
-        else:  # something else wrote on the log
-            told = told or b"crash"
-            break
-    reason = reason or told
-    if not reason and not ended:
-        reason = b"time" if cpu >= cpu_seconds - 0.05 else _why_it_ended(status)
-    detail = b"" if status is None else b"%d" % status
-    return [b"trace", reason, detail, output.text(), *records]
-
-
-def _log_records(log):
-    """The records C wrote on the log, up to its end (the first NUL byte: the log starts
-    zeroed, and no record holds one); a record C was killed while writing is left out."""
-    end = log.find(b"\0")
-    records, _rest, broken = _records(log[: end if end >= 0 else len(log)])
-    if broken:
-        records.append(b"?")
-    return records
-
-
-def _records(data):
-    """The complete records at the head of ``data``, what is left, and whether what follows
-    them is not a record (something else wrote on the log)."""
-    records, position = [], 0
-    while True:
-        colon = data.find(b":", position, position + 12)
-        if colon < 0:
-            return records, data[position:], len(data) - position >= 12
-        length = data[position:colon]
-        if not length.isdigit():
-            return records, b"", True
-        end = colon + 1 + int(length)
-        if end > len(data):
-            return records, data[position:], False
-        records.append(data[colon + 1 : end])
-        position = end
+    end = log.find(b"\0")  # the log starts zeroed, and no record holds a NUL byte
+    if cpu >= cpu_seconds - 0.05:
+        reason = reason or b"cpu"
+    return [b"trace", reason, b"" if status is None else b"%d" % status, text(bytes(output.data)),
+            text(log[: end if end >= 0 else len(log)])]  # fmt: skip
 
 
 def _reap(pid):
@@ -315,15 +246,6 @@ def _reap(pid):
         return status, usage.ru_utime + usage.ru_stime
     except OSError:
         return None, 0.0
-
-
-def _why_it_ended(status):
-    """C ended without saying the program was over: why, as far as P can tell."""
-    if status is not None and os.WIFSIGNALED(status) and os.WTERMSIG(status) == 24:
-        return b"time"  # SIGXCPU: its CPU time ran out
-    if status is not None and os.WIFSIGNALED(status) and os.WTERMSIG(status) == 9:
-        return b"memory"  # killed, not by P: the memory cgroup's OOM killer
-    return b"crash"
 
 
 # --- C ------------------------------------------------------------------------------------
@@ -414,6 +336,10 @@ def run(learner, send, max_steps, max_bytes, kit):
     setting_up = [True]
     _seal(setting_up)
     del kit
+    # the tracer makes many short-lived containers: collect the young generation less often
+    # (it only holds what was made since; cyclic garbage is still collected)
+    gc.freeze()
+    gc.set_threshold(GC_THRESHOLD, 10, 10)
     sys.settrace(tracer)
     del setting_up[:]
     try:
@@ -421,7 +347,7 @@ def run(learner, send, max_steps, max_bytes, kit):
     except BaseException:  # noqa: S110 -- its exception steps are recorded already
         pass
     _finish()
-    send(b"1:E", True)
+    send(b"E\n", True)
     os._exit(0)
 
 
@@ -445,7 +371,7 @@ def _finish():
 
 
 def _sender(log):
-    """send(data, last=False): append records, framed already, to the log shared with P
+    """send(data, last=False): append records (lines) to the log shared with P
     (memory writes: no system call, and nothing is lost when C dies). Raises Stop("size")
     when the log is full, keeping room for the record that says so."""
     capacity = len(log)
@@ -464,21 +390,26 @@ def _sender(log):
 def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
     """The trace function, and everything it needs bound before the learner's code runs.
 
-    What it sends P, per step, in one write: the new fragments the step uses, then the step.
-    A fragment is sent once and named by its number from then on: "V" a value (its JSON as in
-    the trace), "O" an object (its JSON with value numbers in place of values), "L" a frame's
-    locals ([[name, value number], ...]); "S<output bytes> " the step itself:
+    What it appends to the log, per step, in one write: the new fragments the step uses, then
+    the step, each a line. A fragment is written once and named by its number from then on:
+    "V" a value (its JSON as in the trace), "O" an object (its JSON with value numbers in
+    place of values), "L" a frame's locals ([[name, value number], ...]); "S<output bytes> "
+    the step itself:
     [line, event, exception, [[function, line, locals number, returned value number or -1],
     ...], [heap id, object number, ...]]. So the host reads and checks each distinct value,
     object and set of locals once, however many steps show it. Objects and frames whose
     contents are the same objects as at the step before (compared by identity, never by ==)
-    are not described again."""
+    are not described again. The log ends with "Q<reason>" when the tracer stopped the
+    program, "E" when the program ran to its end."""
     type_, int_, str_, bool_, float_, complex_, bytes_ = type, int, str, bool, float, complex, bytes
     none_type = type(None)
     list_, tuple_, set_, frozenset_, dict_ = list, tuple, set, frozenset, dict
-    len_, repr_, id_, issubclass_, islice_, all_, map_, zip_ = \
-        len, repr, id, issubclass, islice, all, map, zip  # fmt: skip
+    len_, repr_, issubclass_, islice_, all_, map_, zip_ = \
+        len, repr, issubclass, islice, all, map, zip  # fmt: skip
     is_ = _operator.is_
+    # an object's identity, as id() gives it but without id()'s audit event (one per call:
+    # the hook would run for each): the object type's own hash, a rotation of the address
+    id_ = object.__hash__
     list_len, list_slice = list.__len__, list.__getitem__
     tuple_len, tuple_slice = tuple.__len__, tuple.__getitem__
     set_len, set_iter, frozenset_len, frozenset_iter = set.__len__, set.__iter__, \
@@ -518,7 +449,7 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
             number = table_[text] = len_(lengths)
             lengths.append(length)
             data = kind + text.encode("utf-8")
-            out.append(b"%d:%s" % (len_(data), data))
+            out.append(data + b"\n")
         return number
 
     def new_value(text):
@@ -559,8 +490,8 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
         return '{"type":"str","repr":%s}' % esc_repr(repr_(value))
 
     # --- per step: id(object) -> heap id; the objects, kept alive until the next step ------
-    state = {"previous": {}, "current": {}, "held": [], "queue": [], "counter": 0,
-             "cache": {}, "cached": {}}  # fmt: skip
+    previous, current, held, queue, cache, cached = {}, {}, [], [], {}, {}
+    counter = 0
     named_objects = []  # every heap object value() was given, in order: whose children
 
     def value(v):
@@ -594,26 +525,28 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
                 return new_value('{"type":"bytes","repr":%s,"len":%d}' % (
                     esc_repr(repr_(v[:STR_CAP])), len_(v)))  # fmt: skip
             return new_value('{"type":"bytes","repr":%s}' % esc_repr(repr_(v)))
+        return register(v)
+
+    def register(v):
+        """The number of the ref to heap object ``v``, given its heap id and queued to be
+        described if this step has not seen it yet."""
+        nonlocal counter
         key = id_(v)
-        current = state["current"]
         ref = current.get(key)
         if ref is None:
-            ref = state["previous"].get(key)  # seen at the step before, held alive: the same
+            ref = previous.get(key)  # seen at the step before, held alive: the same
             if ref is None:
-                state["counter"] += 1
-                ref = state["counter"]
+                counter += 1
+                ref = counter
             current[key] = ref
-            state["held"].append(v)
-            state["queue"].append((ref, v, t))
+            held.append(v)
+            queue.append((ref, v, type_(v)))
         named_objects.append(v)
         number = refs.get(ref)
         if number is None:
             number = refs[ref] = new_value('{"ref":"%d"}' % ref)
             ref_numbers.add(number)
         return number
-
-    def same(old, new):
-        return len_(old) == len_(new) and all_(map_(is_, old, new))
 
     plans = {}  # id(type) -> (type, dict getter or None, [(name, member)])
 
@@ -662,6 +595,13 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
     def snapshot(v, t):
         """The objects ``v``'s description is made of, compared by identity at the next
         step; None when it is described anew at every step."""
+        if t is list_:
+            return (list_len(v), *list_slice(v, slice_))
+        if t is function_type:
+            return (v.__name__,)
+        if t is dict_:
+            return (dict_len(v), *islice_(dict_keys(v), ITEMS_CAP),
+                    *islice_(dict_values(v), ITEMS_CAP))  # fmt: skip
         if issubclass_(t, list_):
             return (list_len(v), *list_slice(v, slice_))
         if issubclass_(t, dict_):
@@ -762,30 +702,26 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
     def heap_entry(ref, v, t, full):
         """The object number of heap object ``v``, described again only when it is made of
         other objects than at the step before."""
-        cache, cached = state["cache"], state["cached"]
-        if full:
-            known = cached.get(ref)
-            if known is not None:
-                parts, number, children = known
-                now = snapshot(v, t)
-                if now is not None and same(parts, now):
-                    for child in children:
-                        value(child)  # the same heap ids as before: held since then
-                    cache[ref] = known
-                    return number
-        before = len_(named_objects)
         try:
+            now = snapshot(v, t) if full else None
+            if now is not None:
+                known = cached.get(ref)
+                if known is not None and len_(known[0]) == len_(now) and \
+                        all_(map_(is_, known[0], now)):  # fmt: skip
+                    for child in known[2]:
+                        register(child)  # the same heap ids as before: held since then
+                    cache[ref] = known
+                    return known[1]
+            before = len_(named_objects)
             number = describe(v, t, full)
+            if now is not None:
+                cache[ref] = (now, number, named_objects[before:])
+            return number
         except (memory_error, recursion_error, Stop):
             raise
         except base_exception:  # a container changed by a thread while it was read...
             text = '{"type":"other","name":%s,"more":0}' % esc(type_name(t))
-            number = intern(objects, object_len, b"O", text, len_(text))
-        if full:
-            parts = snapshot(v, t)
-            if parts is not None:
-                cache[ref] = (parts, number, named_objects[before:])
-        return number
+            return intern(objects, object_len, b"O", text, len_(text))
 
     def exception_text(error):
         t = type_(error)
@@ -810,31 +746,52 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
         return name + ": " + message if message else name
 
     # --- frames ----------------------------------------------------------------------------
-    stack = []  # [frame, its name as JSON, function frame?, keys, values, locals number, children]
+    # [frame, its name as JSON, function frame?, then as at the step before: its locals' names
+    # and values, its locals number, each local's part of it, the heap objects they name]
+    stack = []
     steps = [0, 0]  # recorded, their expanded size in bytes
 
     def frame_locals(entry):
-        """The number of the frame's locals fragment and its expanded length."""
-        frame, _name, optimized, keys, items, number, children = entry
+        """The number of the frame's locals fragment. Only the locals that name another
+        object than at the step before are encoded again."""
+        frame, _name, optimized, keys, items, number, parts, children = entry
         f_locals = frame.f_locals
         now_keys, now_items = tuple_(dict_keys(f_locals)), tuple_(dict_values(f_locals))
-        if number is not None and same(keys, now_keys) and same(items, now_items):
-            for child in children:
-                value(child)
-            return number
-        before = len_(named_objects)
-        if optimized:
-            parts, length = [], 2
-            for key, item in zip_(now_keys, now_items):
-                if type_(key) is str_ and key[:1] != ".":
-                    shown, item_number = esc(key), value(item)
-                    parts.append("[%s,%d]" % (shown, item_number))
-                    length += len_(shown) + value_len[item_number] + 3
+        if number is not None and len_(keys) == len_(now_keys) and all_(map_(is_, keys, now_keys)):
+            if all_(map_(is_, items, now_items)):  # the same objects: the same locals
+                for child in children:
+                    register(child)  # the same heap ids as before: held since then
+                return number
+            for index, (old, item) in enumerate(zip_(items, now_items)):
+                part = parts[index]
+                if part is None:  # a name not shown
+                    continue
+                if old is not item:
+                    shown = part[0]
+                    number_ = value(item)
+                    parts[index] = (shown, number_, "[%s,%d]" % (shown, number_),
+                                    len_(shown) + value_len[number_] + 3)  # fmt: skip
+                elif part[1] in ref_numbers:
+                    register(item)  # the same heap id as before: held since then
         else:
-            parts, _total, length = named(now_keys, now_items, 1 << 30)
-            length += 2
-        number = intern(locals_table, locals_len, b"L", "[%s]" % ",".join(parts), length)
-        entry[3:] = [now_keys, now_items, number, named_objects[before:]]
+            parts = []
+            for key, item in zip_(now_keys, now_items):
+                if type_(key) is not str_ or (
+                    key[:1] == "." if optimized else key[:2] == "__" == key[-2:]
+                ):
+                    parts.append(None)
+                    continue
+                shown = esc(key)
+                number_ = value(item)
+                parts.append((shown, number_, "[%s,%d]" % (shown, number_),
+                              len_(shown) + value_len[number_] + 3))  # fmt: skip
+        shown_parts = [part for part in parts if part is not None]
+        text = "[%s]" % ",".join([part[2] for part in shown_parts])
+        length = 2 + sum([part[3] for part in shown_parts])
+        number = intern(locals_table, locals_len, b"L", text, length)
+        children = [item for part, item in zip_(parts, now_items)
+                    if part is not None and part[1] in ref_numbers]  # fmt: skip
+        entry[3:] = [now_keys, now_items, number, parts, children]
         return number
 
     def record(frame, event, arg):
@@ -842,9 +799,8 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
             raise Stop("steps")
         if not stack or stack[-1][0] is not frame:
             resync(frame)
-        state["previous"], state["current"] = state["current"], {}
-        state["cached"], state["cache"] = state["cache"], {}
-        state["held"], state["queue"] = [], []
+        nonlocal previous, current, held, queue, cached, cache
+        previous, current, cached, cache, held, queue = current, {}, cache, {}, [], []
         del named_objects[:]
         size = 64
         frames = []
@@ -860,7 +816,7 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
                 + locals_len[number]
                 + (value_len[returned] if returned >= 0 else 0)
             )
-        queue, heap, index = state["queue"], [], 0
+        heap, index = [], 0
         while index < len_(queue):
             ref, v, t = queue[index]
             number = heap_entry(ref, v, t, index < HEAP_CAP)
@@ -874,7 +830,7 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
         step = ('[%d,"%s",%s,[%s],[%s]]' % (frame.f_lineno, event, exception, ",".join(frames),
                                             ",".join(heap))).encode("utf-8")  # fmt: skip
         data = b"S%d %s" % (count[0], step)
-        out.append(b"%d:%s" % (len_(data), data))
+        out.append(data + b"\n")
         send(b"".join(out))
         del out[:]
         steps[0] += 1
@@ -897,12 +853,13 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
     def entry(frame):
         code = frame.f_code
         if code is learner:
-            return [frame, '"<module>"', False, (), (), None, ()]
-        return [frame, esc(code.co_name), bool_(code.co_flags & CO_OPTIMIZED), (), (), None, ()]
+            return [frame, '"<module>"', False, (), (), None, (), ()]
+        return [frame, esc(code.co_name), bool_(code.co_flags & CO_OPTIMIZED), (), (), None, (),
+                ()]  # fmt: skip
 
     def stop(reason):
         try:
-            send(b"%d:Q%s" % (len(reason) + 1, reason), True)
+            send(b"Q%s\n" % reason, True)
         finally:
             exit_(0)
 
