@@ -260,6 +260,8 @@ def test_with_htmx_only_the_step_region_comes_and_its_url_is_pushed(client, lear
     assert html.lstrip().startswith('<section id="step-region"')
     assert "<title>Step through" not in html and "site-header" not in html
     assert response["HX-Push-Url"] == step_url(stepping, 2)
+    # The screen reader's words go to the live region, which stays in the page.
+    assert '<span id="step-description" hx-swap-oob="innerHTML">' in html
     assert "HX-Request" in response["Vary"]
 
 
