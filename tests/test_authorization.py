@@ -253,6 +253,7 @@ def test_who_may_act_on_each_thing(client, world, name, url, data, expected, mon
         "class_join",
         "class_leave",
         "stepping_snippet",
+        "stepping_test",
     ],
 )
 def test_anonymous_posts_are_sent_to_log_in_and_change_nothing(client, world, name):
@@ -268,6 +269,7 @@ def test_anonymous_posts_are_sent_to_log_in_and_change_nothing(client, world, na
         "class_join": [],
         "class_leave": [world["cohort"].pk],
         "stepping_snippet": [world["snippet"].pk],
+        "stepping_test": [1],  # asked to log in before any submission is looked up
     }[name]
     counts = (Prediction.objects.count(), Run.objects.count(), world["cohort"].memberships.count())
     response = client.post(
