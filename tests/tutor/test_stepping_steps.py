@@ -190,3 +190,23 @@ def test_output_printed_in_pieces_is_compared_as_it_grows():
 def test_a_check_opens_at_its_first_line():
     data = printing_trace(["a", "b", "c", "d"])
     assert steps.first_step_from_line(data, 3) == 3
+
+
+def test_steps_read_from_part_of_the_text_are_the_tracers_steps():
+    data = aliasing_trace()
+    data["steps"][2]["frames"][0]["locals"].append(["s", {"type": "str", "repr": "'é\\n✓ 🐍'"}])
+    summary, index, text = steps.Steps.pack(data)
+    fetched = []
+
+    def fetch(start, length):
+        fetched.append((start, length))
+        return text[start : start + length]
+
+    for first in range(len(data["steps"])):
+        for last in range(first, len(data["steps"])):
+            reader = steps.Steps(summary, index, None, fetch=fetch)
+            reader.read(first, last)
+            assert [reader[n] for n in range(first, last + 1)] == data["steps"][first : last + 1]
+    assert steps.Steps(summary, index, text).to_dict() == data
+    view = steps.step_view(steps.Steps(summary, index, None, fetch=fetch), ALIASING_CODE, 4)
+    assert view.description.endswith("`total` is now 3.")

@@ -361,10 +361,12 @@ def test_a_step_costs_a_fixed_number_of_queries(client, learner, django_assert_n
         learner, traced("\n".join(f"print('line {n}')" for n in range(300)), data)
     )
     number = {"first": 1, "middle": 150, "last": 301}[where]
-    # The session, the user, and the stepping with its trace (one row, one JSON value).
-    with django_assert_num_queries(3):
-        assert client.get(step_url(stepping, number), **HX).status_code == 200
-    with django_assert_num_queries(3):
+    # The session, the user, the stepping with its trace's summary and index, and the
+    # part of the trace's steps that holds this step and the one before.
+    with django_assert_num_queries(4):
+        response = client.get(step_url(stepping, number), **HX)
+    assert response.status_code == 200 and f"Step {number} " in response.content.decode()
+    with django_assert_num_queries(4):
         assert client.get(step_url(stepping, number)).status_code == 200
 
 

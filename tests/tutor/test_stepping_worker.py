@@ -83,7 +83,10 @@ def test_on_the_seed_lesson_a_prediction_without_the_first_empty_line_opens_afte
         in page
     )
     assert "It printed an empty line." in page
-    assert '<pre class="output step-printed"><span class="empty-line">↵ (empty line)</span>\n</pre>' in page
+    assert (
+        '<pre class="output step-printed"><span class="empty-line">↵ (empty line)</span>\n</pre>'
+        in page
+    )
 
 
 def test_a_right_prediction_opens_at_the_first_step(client, learner, sample_content):

@@ -12,6 +12,7 @@ import hashlib
 
 from django.conf import settings
 from django.db import models
+from django.db.models.functions import Substr
 from django.utils import timezone
 
 from course.kinds.code_exercise import CodeExercise
@@ -63,10 +64,19 @@ class Trace(models.Model):
         self.steps_total = len(data.get("steps", []))
 
     def steps(self):
-        """The trace, read a step at a time (tutor.practice.stepping.steps.Steps)."""
+        """The trace, read a step at a time (tutor.practice.stepping.steps.Steps). When the
+        row was read without `steps_text` (deferred), the steps asked for are read from the
+        database, only their part of the column (one query)."""
         from tutor.practice.stepping.steps import Steps
 
-        return Steps(self.data, self.steps_index, self.steps_text)
+        if "steps_text" not in self.get_deferred_fields():
+            return Steps(self.data, self.steps_index, self.steps_text)
+
+        def fetch(start: int, length: int) -> str:
+            part = Substr("steps_text", start + 1, length)  # SQL counts from 1
+            return Trace.objects.filter(pk=self.pk).values_list(part, flat=True).get()
+
+        return Steps(self.data, self.steps_index, None, fetch=fetch)
 
     @property
     def is_ready(self) -> bool:

@@ -62,10 +62,14 @@ class Steps:
     parsed only when asked for (`steps[n]`, from 0, negative from the end), so a page
     parses two steps of a 5,000-step trace, not all of them."""
 
-    def __init__(self, summary: dict, index: dict, text: str) -> None:
+    def __init__(self, summary: dict, index: dict, text: str | None, *, fetch=None) -> None:
+        """`text` may be left out (None) with `fetch(start, length)` given instead: the
+        text of that many characters from `start`, read when steps are asked for (the step
+        page reads only the two steps it shows, not the whole column)."""
         self.summary = summary
         self.index = index
         self.text = text
+        self.fetch = fetch
         self._parsed: dict[int, dict] = {}
 
     @staticmethod
@@ -105,10 +109,30 @@ class Steps:
         if not 0 <= number < len(self):
             raise IndexError(number)
         if number not in self._parsed:
-            starts = self.index["start"]
-            end = starts[number + 1] - 1 if number + 1 < len(starts) else len(self.text)
-            self._parsed[number] = json.loads(self.text[starts[number] : end])
+            self.read(number, number)
         return self._parsed[number]
+
+    def _end(self, number: int) -> int | None:
+        """Where step `number`'s JSON ends (None: at the end of the text)."""
+        starts = self.index["start"]
+        return starts[number + 1] - 1 if number + 1 < len(starts) else None
+
+    def read(self, first: int, last: int) -> None:
+        """Parse steps `first` to `last` (from 0, both kept), with one fetch at most."""
+        first, last = max(0, first), min(len(self) - 1, last)
+        if first > last:
+            return
+        starts = self.index["start"]
+        if self.text is not None:
+            text, offset = self.text, 0
+        else:
+            end = self._end(last)
+            length = (end if end is not None else starts[last] + 10**9) - starts[first]
+            text, offset = self.fetch(starts[first], length), starts[first]
+        for number in range(first, last + 1):
+            end = self._end(number)
+            chunk = text[starts[number] - offset : None if end is None else end - offset]
+            self._parsed[number] = json.loads(chunk)
 
     @property
     def stdout(self) -> str:
@@ -597,6 +621,7 @@ def step_view(data: "dict | Steps", code: str, number: int) -> StepView:
     step and the one before, no other."""
     steps = Steps.of(data)
     total = len(steps)
+    steps.read(number - 2, number - 1)  # this step and the one before, read at once
     step = steps[number - 1]
     heap = step.get("heap", {})
     ran = steps[number - 2].get("line") if number > 1 else None

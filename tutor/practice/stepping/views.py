@@ -189,16 +189,17 @@ def start_test(request: HttpRequest, submission_id: int) -> HttpResponse:
 def own_stepping_or_404(
     request: HttpRequest, stepping_id: int, *, with_trace: bool = True, with_run: bool = False
 ) -> Stepping:
-    """The learner's own stepping (another's is not found); `with_trace=False` leaves the
-    trace's steps unread, for a write that needs only its size; `with_run` brings the
-    trace's run (to wait for it)."""
+    """The learner's own stepping (another's is not found). The trace's steps are not read
+    with it (a step page reads the two it shows: Trace.steps); `with_trace=False` leaves
+    out its index too, for a write that needs only its size; `with_run` brings the trace's
+    run (to wait for it)."""
     rows = Stepping.objects.select_related(
         "trace", "snippet__block__lesson", "exercise__block__lesson"
-    )
+    ).defer("trace__steps_text")
     if with_run:
         rows = rows.select_related("trace__run")
     if not with_trace:
-        rows = rows.defer("trace__data", "trace__steps_index", "trace__steps_text")
+        rows = rows.defer("trace__data", "trace__steps_index")
     return get_object_or_404(rows, pk=stepping_id, user=request.user)
 
 
