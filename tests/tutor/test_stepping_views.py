@@ -456,3 +456,9 @@ def test_the_students_timeline_says_what_they_stepped_through_and_how_far(client
     assert "Reached step 4 of 6" in page
     assert "their version of “Latency”" in page and "Opened it" in page
     assert far.title == "“Latency”"
+
+
+def test_a_line_that_just_ran_and_runs_again_says_both(client, learner):
+    stepping = stepping_of(learner, traced(ALIASING_CODE, aliasing_trace()))
+    page = client.get(step_url(stepping, 6)).content.decode()  # the module returns at line 5
+    assert "just ran, and runs next: </span>" in page
