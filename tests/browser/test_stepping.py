@@ -227,3 +227,36 @@ def test_screenshots_of_a_step_with_objects(
         Path(shots).mkdir(parents=True, exist_ok=True)
         page.screenshot(path=f"{shots}/step-{width}-{scheme}.png", full_page=True)
     context.close()
+
+
+EXERCISE = "#exercise-write-kv-cache-vram"
+WRONG_UNIT = """def kv_cache_vram(bits, capacity):
+    return bits * capacity
+
+
+print("KV cache VRAM usage:")
+"""
+
+
+def test_a_failed_check_of_a_submission_opens_at_the_check(learner_page):
+    page = learner_page
+    page.goto(SEED + EXERCISE)
+    editor = page.locator(f"{EXERCISE} .cm-content")
+    editor.click()
+    page.keyboard.press("ControlOrMeta+a")
+    page.keyboard.press("Delete")
+    page.keyboard.insert_text(WRONG_UNIT)
+    page.locator(EXERCISE).get_by_role("button", name="Test it").click()
+    failed = page.locator(f"{EXERCISE}-results .test-failed").filter(
+        has_text="16 bits for 1000 units is 16 GB"
+    )
+    failed.get_by_role("button", name="Step through this test").click()
+    expect(page).to_have_url(STEP_URL)
+    expect(page.locator("h1")).to_contain_text("test “16 bits for 1000 units is 16 GB”")
+    # The learner's five lines, then the check: it opens at the check's first line.
+    expect(page.locator(".code-line.is-current .code-line-number")).to_have_text("6")
+    expect(page.locator(".code-line.is-current")).to_contain_text(
+        "assert kv_cache_vram(16, 1000) == 16"
+    )
+    page.get_by_role("link", name="Last »").click()
+    expect(page.locator(".step-exception").first).to_contain_text("AssertionError")
