@@ -514,7 +514,16 @@ def test_writing_on_the_tracers_own_descriptors_spoils_only_this_trace():
     assert errors == ["OSError: [Errno 9] Bad file descriptor"] * 37  # no descriptor but 0-2
 
 
-def test_scribbling_on_the_tracers_log_ends_the_trace_there():
+@pytest.mark.parametrize(
+    "scribble",
+    [
+        "garbage",  # not a record
+        'V{"type": "nope"}',  # a value that is not one
+        'S0 [1, "line", null, [["f", 1, 99999, -1]], []]',  # locals that were never written
+        'S0 [1, "line", null, [], [5, 99999]]',  # an object that was never written
+    ],
+)
+def test_scribbling_on_the_tracers_log_ends_the_trace_there(scribble):
     code = """\
     import sys
 
@@ -536,10 +545,10 @@ def test_scribbling_on_the_tracers_log_ends_the_trace_there():
 
     log = find_log(sys.gettrace())
     x = 1
-    log.write(b"garbage\\n")
+    log.write(SCRIBBLE.encode() + b"\\n")
     y = 2
     """
-    result = stopped(code, "crash")
+    result = stopped(code.replace("SCRIBBLE", repr(scribble)), "crash")
     assert result.steps[-1]["line"] == 21  # the write: what follows it is not read
     assert "x" in locals_of(result.steps[-1]["frames"][0])
 
