@@ -704,3 +704,31 @@ def test_a_malformed_trace_is_refused():
     ):  # fmt: skip
         with pytest.raises(ValueError):
             Trace.from_dict(broken)
+
+
+def test_nul_and_lone_surrogates_never_reach_the_trace():
+    result = traced(
+        """\
+        class Box:
+            pass
+        box = Box()
+        setattr(box, "a\\0b", 1)
+        setattr(box, "c\\ud800", 2)
+        print("x\\0y")
+        try:
+            raise ValueError("bad\\0value\\udc80")
+        except ValueError:
+            pass
+        """
+    )
+    text = json.dumps(result.to_dict(), ensure_ascii=False)
+    assert "\\u0000" not in text and "\0" not in text
+    text.encode("utf-8")  # no lone surrogate
+    assert result.stdout == "x\ufffdy\n"
+    box = next(
+        o
+        for o in result.steps[-1]["heap"].values()
+        if o["name"] == "Box" and o["type"] == "instance"
+    )
+    assert [name for name, _ in box["attrs"]] == ["a\ufffdb", "c\ufffd"]
+    assert "ValueError: bad\ufffdvalue\ufffd" in [s["exception"] for s in result.steps]

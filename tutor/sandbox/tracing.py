@@ -230,7 +230,8 @@ def _trace(fields: list[bytes], limits: Limits, max_steps: int, max_bytes: int) 
     """The trace from the harness's report: [why P stopped the program ("time", "output",
     "cpu" or ""), its wait status, its output, its log of records]."""
     stopped_by, status, output, log = fields
-    stdout = output.decode("utf-8", "replace")
+    # NUL, which PostgreSQL's jsonb refuses, shows as U+FFFD (one character for one)
+    stdout = output.decode("utf-8", "replace").replace("\0", "\ufffd")
     records = log.split(b"\n")
     records.pop()  # what follows the last newline: nothing, or a record cut short
     assembler = _Assembler(output, len(stdout))

@@ -266,10 +266,11 @@ class Stop(BaseException):
 
 
 def _kit():
-    """What C needs, made before the fork: the escaping table and the type tests."""
+    """What C needs, made before the fork: the table that makes any string a JSON string."""
     table = {code: "\\u%04x" % code for code in range(32)}
     table.update({ord('"'): '\\"', ord("\\"): "\\\\"})
-    table.update({code: "\ufffd" for code in range(0xD800, 0xE000)})
+    # not in a trace: lone surrogates (no UTF-8 for them) and NUL (PostgreSQL's jsonb refuses it)
+    table.update({code: "\ufffd" for code in (0, *range(0xD800, 0xE000))})
     return {"table": table}
 
 
