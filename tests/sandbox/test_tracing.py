@@ -467,6 +467,7 @@ def test_cycles_are_refs():
         "threading.settrace(None); threading.Thread(target=len, args=([],)).start()",
         "sys._getframe().f_trace = None",
         "sys._getframe().f_trace_lines = False",
+        "sys._getframe().f_trace_opcodes = True",
     ],
 )
 def test_removing_or_replacing_the_tracer_is_refused_or_harmless(attempt):

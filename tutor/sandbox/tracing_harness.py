@@ -877,12 +877,20 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
             stop(b"crash")
 
     def local(frame, event, arg):
-        if event == "return":
-            guarded(frame, event, arg)
-            if stack and stack[-1][0] is frame:
-                stack.pop()
-        elif event != "opcode":
-            guarded(frame, event, arg)
+        if event == "opcode":  # only if the learner's code asked for them (f_trace_opcodes)
+            return local
+        try:
+            record(frame, event, arg)
+        except Stop as reason:
+            stop(reason.args[0].encode())
+        except memory_error:
+            stop(b"memory")
+        except recursion_error:
+            stop(b"recursion")
+        except base_exception:
+            stop(b"crash")
+        if event == "return" and stack and stack[-1][0] is frame:
+            stack.pop()
         return local
 
     def tracer(frame, event, arg):
