@@ -70,10 +70,11 @@ del _read, _size
 _harness["main"]()
 """
 
-# Compiles the harness, in the sandbox, with the interpreter that will run it.
+# Compiles the harness, in the sandbox, with the interpreter that will run it (without its
+# docstrings: a smaller job for every trace).
 COMPILER = """\
 import marshal, sys
-code = compile(sys.stdin.read(), "<tracer>", "exec", dont_inherit=True)
+code = compile(sys.stdin.read(), "<tracer>", "exec", dont_inherit=True, optimize=2)
 sys.stdout.write(marshal.dumps(code).hex())
 """
 _bytecode: dict[tuple, bytes] = {}
