@@ -467,6 +467,7 @@ def test_cycles_are_refs():
         "threading.settrace(None); threading.Thread(target=len, args=([],)).start()",
         "sys._getframe().f_trace = None",
         "sys._getframe().f_trace_lines = False",
+        "sys._getframe().f_trace_opcodes = True",
     ],
 )
 def test_removing_or_replacing_the_tracer_is_refused_or_harmless(attempt):
@@ -514,7 +515,16 @@ def test_writing_on_the_tracers_own_descriptors_spoils_only_this_trace():
     assert errors == ["OSError: [Errno 9] Bad file descriptor"] * 37  # no descriptor but 0-2
 
 
-def test_scribbling_on_the_tracers_log_ends_the_trace_there():
+@pytest.mark.parametrize(
+    "scribble",
+    [
+        "garbage",  # not a record
+        'V{"type": "nope"}',  # a value that is not one
+        'S0 [1, "line", null, [["f", 1, 99999, -1]], []]',  # locals that were never written
+        'S0 [1, "line", null, [], [5, 99999]]',  # an object that was never written
+    ],
+)
+def test_scribbling_on_the_tracers_log_ends_the_trace_there(scribble):
     code = """\
     import sys
 
@@ -536,10 +546,10 @@ def test_scribbling_on_the_tracers_log_ends_the_trace_there():
 
     log = find_log(sys.gettrace())
     x = 1
-    log.write(b"garbage\\n")
+    log.write(SCRIBBLE.encode() + b"\\n")
     y = 2
     """
-    result = stopped(code, "crash")
+    result = stopped(code.replace("SCRIBBLE", repr(scribble)), "crash")
     assert result.steps[-1]["line"] == 21  # the write: what follows it is not read
     assert "x" in locals_of(result.steps[-1]["frames"][0])
 
@@ -695,3 +705,31 @@ def test_a_malformed_trace_is_refused():
     ):  # fmt: skip
         with pytest.raises(ValueError):
             Trace.from_dict(broken)
+
+
+def test_nul_and_lone_surrogates_never_reach_the_trace():
+    result = traced(
+        """\
+        class Box:
+            pass
+        box = Box()
+        setattr(box, "a\\0b", 1)
+        setattr(box, "c\\ud800", 2)
+        print("x\\0y")
+        try:
+            raise ValueError("bad\\0value\\udc80")
+        except ValueError:
+            pass
+        """
+    )
+    text = json.dumps(result.to_dict(), ensure_ascii=False)
+    assert "\\u0000" not in text and "\0" not in text
+    text.encode("utf-8")  # no lone surrogate
+    assert result.stdout == "x\ufffdy\n"
+    box = next(
+        o
+        for o in result.steps[-1]["heap"].values()
+        if o["name"] == "Box" and o["type"] == "instance"
+    )
+    assert [name for name, _ in box["attrs"]] == ["a\ufffdb", "c\ufffd"]
+    assert "ValueError: bad\ufffdvalue\ufffd" in [s["exception"] for s in result.steps]

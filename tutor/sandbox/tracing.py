@@ -70,10 +70,11 @@ del _read, _size
 _harness["main"]()
 """
 
-# Compiles the harness, in the sandbox, with the interpreter that will run it.
+# Compiles the harness, in the sandbox, with the interpreter that will run it (without its
+# docstrings: a smaller job for every trace).
 COMPILER = """\
 import marshal, sys
-code = compile(sys.stdin.read(), "<tracer>", "exec", dont_inherit=True)
+code = compile(sys.stdin.read(), "<tracer>", "exec", dont_inherit=True, optimize=2)
 sys.stdout.write(marshal.dumps(code).hex())
 """
 _bytecode: dict[tuple, bytes] = {}
@@ -230,7 +231,8 @@ def _trace(fields: list[bytes], limits: Limits, max_steps: int, max_bytes: int) 
     """The trace from the harness's report: [why P stopped the program ("time", "output",
     "cpu" or ""), its wait status, its output, its log of records]."""
     stopped_by, status, output, log = fields
-    stdout = output.decode("utf-8", "replace")
+    # NUL, which PostgreSQL's jsonb refuses, shows as U+FFFD (one character for one)
+    stdout = output.decode("utf-8", "replace").replace("\0", "\ufffd")
     records = log.split(b"\n")
     records.pop()  # what follows the last newline: nothing, or a record cut short
     assembler = _Assembler(output, len(stdout))
@@ -272,8 +274,11 @@ class _Assembler:
 
     def __init__(self, output: bytes, stdout_length: int):
         self.output, self.stdout_length = output, stdout_length
-        self.decoded_bytes = self.chars = 0  # how much of output is counted, in characters
         self.told, self.ended, self.broken = "", False, False
+        self._reset()
+
+    def _reset(self) -> None:
+        self.decoded_bytes = self.chars = 0  # how much of output is counted, in characters
         self.values: list[dict] = []
         self.value_refs: list[str | None] = []
         self.objects: list[dict] = []
@@ -306,8 +311,20 @@ class _Assembler:
                 break
             kinds.append(kind)
         parsed = {kind: _parsed_all(items) for kind, items in texts.items()}
-        if any(items is None for items in parsed.values()):
-            parsed = None  # one of them is not JSON: read them one by one
+        if all(items is not None for items in parsed.values()):
+            try:  # each kind in one go
+                for handle, kind in ((self.value, b"V"), (self.object, b"O"),
+                                     (self.frame_locals, b"L")):  # fmt: skip
+                    for data in parsed[kind]:
+                        handle(data)
+                step, chars_at = self.step, self.chars_at
+                return [
+                    step(chars_at(int(n)), data)
+                    for n, data in zip(counts, parsed[b"S"], strict=True)
+                ]
+            except _NOT_A_TRACE:
+                self._reset()
+        # something does not fit: read the records in order, to keep the steps before it
         steps = []
         handlers = {b"V": self.value, b"O": self.object, b"L": self.frame_locals}
         positions = dict.fromkeys(texts, 0)
@@ -315,17 +332,19 @@ class _Assembler:
             for kind in kinds:
                 position = positions[kind]
                 positions[kind] = position + 1
-                data = parsed[kind][position] if parsed else json.loads(texts[kind][position])
+                data = json.loads(texts[kind][position])
                 if kind == b"S":
                     steps.append(self.step(self.chars_at(int(counts[position])), data))
                 else:
                     handlers[kind](data)
-        except (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError):
+        except _NOT_A_TRACE:
             self.broken, self.told, self.ended = True, "", False
         return steps
 
     def chars_at(self, count: int) -> int:
         """How many characters the first ``count`` bytes of the output make."""
+        if count == self.decoded_bytes:
+            return min(self.chars, self.stdout_length)
         count = min(count, len(self.output))
         if count < self.decoded_bytes:  # not in order: only a forged record does that
             return len(self.output[:count].decode("utf-8", "replace"))
@@ -459,6 +478,9 @@ class _Assembler:
             raise ValueError("a ref to an object that is not in the heap")
         self.heaps[key] = known = (heap, refs)
         return known
+
+
+_NOT_A_TRACE = (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError)
 
 
 def _parsed_all(texts: list[bytes]) -> list | None:

@@ -266,10 +266,11 @@ class Stop(BaseException):
 
 
 def _kit():
-    """What C needs, made before the fork: the escaping table and the type tests."""
+    """What C needs, made before the fork: the table that makes any string a JSON string."""
     table = {code: "\\u%04x" % code for code in range(32)}
     table.update({ord('"'): '\\"', ord("\\"): "\\\\"})
-    table.update({code: "\ufffd" for code in range(0xD800, 0xE000)})
+    # not in a trace: lone surrogates (no UTF-8 for them) and NUL (PostgreSQL's jsonb refuses it)
+    table.update({code: "\ufffd" for code in (0, *range(0xD800, 0xE000))})
     return {"table": table}
 
 
@@ -410,7 +411,7 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
     # an object's identity, as id() gives it but without id()'s audit event (one per call:
     # the hook would run for each): the object type's own hash, a rotation of the address
     id_ = object.__hash__
-    list_len, list_slice = list.__len__, list.__getitem__
+    list_len, list_slice, list_iter = list.__len__, list.__getitem__, list.__iter__
     tuple_len, tuple_slice = tuple.__len__, tuple.__getitem__
     set_len, set_iter, frozenset_len, frozenset_iter = set.__len__, set.__iter__, \
         frozenset.__len__, frozenset.__iter__  # fmt: skip
@@ -593,36 +594,41 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
         return text, length
 
     def snapshot(v, t):
-        """The objects ``v``'s description is made of, compared by identity at the next
-        step; None when it is described anew at every step."""
-        if t is list_:
-            return (list_len(v), *list_slice(v, slice_))
+        """What ``v``'s description is made of, to compare by identity at the next step
+        (unchanged); None when it is described anew at every step."""
+        if t is list_ or issubclass_(t, list_):
+            return (0, list_len(v), list_slice(v, slice_))
+        if t is dict_ or issubclass_(t, dict_):
+            return (1, dict_len(v), tuple_(islice_(dict_keys(v), ITEMS_CAP)),
+                    tuple_(islice_(dict_values(v), ITEMS_CAP)))  # fmt: skip
         if t is function_type:
-            return (v.__name__,)
-        if t is dict_:
-            return (dict_len(v), *islice_(dict_keys(v), ITEMS_CAP),
-                    *islice_(dict_values(v), ITEMS_CAP))  # fmt: skip
-        if issubclass_(t, list_):
-            return (list_len(v), *list_slice(v, slice_))
-        if issubclass_(t, dict_):
-            return (dict_len(v), *islice_(dict_keys(v), ITEMS_CAP),
-                    *islice_(dict_values(v), ITEMS_CAP))  # fmt: skip
+            return (2, v.__name__)
         if issubclass_(t, tuple_) or issubclass_(t, frozenset_) or t is builtin_type or \
                 t is module_type:  # fmt: skip
-            return ()  # immutable, or as good as
-        if t is function_type:
-            return (v.__name__,)
+            return (2,)  # immutable, or as good as
         if issubclass_(t, type_):
             namespace = type_dict(v)
-            return (*proxy_keys(namespace), *proxy_values(namespace))
+            return (2, *proxy_keys(namespace), *proxy_values(namespace))
         if type_flags(t) & TPFLAGS_HEAPTYPE and not issubclass_(t, set_):
             _, getter, slots = plan(t)
             if getter is not None and not slots:
                 instance_dict = getter.__get__(v, t)
                 if type_(instance_dict) is dict_:
-                    return (instance_dict, dict_len(instance_dict), *dict_keys(instance_dict),
+                    return (2, instance_dict, dict_len(instance_dict), *dict_keys(instance_dict),
                             *dict_values(instance_dict))  # fmt: skip
         return None
+
+    def unchanged(v, t, known):
+        """Whether ``v`` is made of the same objects as its snapshot ``known`` (for lists
+        and dicts, without copying them)."""
+        kind = known[0]
+        if kind == 0:
+            return list_len(v) == known[1] and all_(map_(is_, known[2], list_iter(v)))
+        if kind == 1:
+            return dict_len(v) == known[1] and all_(map_(is_, known[2], dict_keys(v))) and \
+                all_(map_(is_, known[3], dict_values(v)))  # fmt: skip
+        now = snapshot(v, t)
+        return now is not None and len_(now) == len_(known) and all_(map_(is_, now, known))
 
     def describe(v, t, full):
         """The number of the object fragment of ``v``; ``full`` False leaves out every
@@ -703,18 +709,17 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
         """The object number of heap object ``v``, described again only when it is made of
         other objects than at the step before."""
         try:
-            now = snapshot(v, t) if full else None
-            if now is not None:
+            if full:
                 known = cached.get(ref)
-                if known is not None and len_(known[0]) == len_(now) and \
-                        all_(map_(is_, known[0], now)):  # fmt: skip
+                if known is not None and unchanged(v, t, known[0]):
                     for child in known[2]:
                         register(child)  # the same heap ids as before: held since then
                     cache[ref] = known
                     return known[1]
+                now = snapshot(v, t)
             before = len_(named_objects)
             number = describe(v, t, full)
-            if now is not None:
+            if full and now is not None:
                 cache[ref] = (now, number, named_objects[before:])
             return number
         except (memory_error, recursion_error, Stop):
@@ -756,12 +761,14 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
         object than at the step before are encoded again."""
         frame, _name, optimized, keys, items, number, parts, children = entry
         f_locals = frame.f_locals
+        same_names = number is not None and dict_len(f_locals) == len_(keys) and \
+            all_(map_(is_, keys, dict_keys(f_locals)))  # fmt: skip
+        if same_names and all_(map_(is_, items, dict_values(f_locals))):
+            for child in children:  # the same objects: the same locals
+                register(child)  # the same heap ids as before: held since then
+            return number
         now_keys, now_items = tuple_(dict_keys(f_locals)), tuple_(dict_values(f_locals))
-        if number is not None and len_(keys) == len_(now_keys) and all_(map_(is_, keys, now_keys)):
-            if all_(map_(is_, items, now_items)):  # the same objects: the same locals
-                for child in children:
-                    register(child)  # the same heap ids as before: held since then
-                return number
+        if same_names:
             for index, (old, item) in enumerate(zip_(items, now_items)):
                 part = parts[index]
                 if part is None:  # a name not shown
@@ -876,12 +883,20 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
             stop(b"crash")
 
     def local(frame, event, arg):
-        if event == "return":
-            guarded(frame, event, arg)
-            if stack and stack[-1][0] is frame:
-                stack.pop()
-        elif event != "opcode":
-            guarded(frame, event, arg)
+        if event == "opcode":  # only if the learner's code asked for them (f_trace_opcodes)
+            return local
+        try:
+            record(frame, event, arg)
+        except Stop as reason:
+            stop(reason.args[0].encode())
+        except memory_error:
+            stop(b"memory")
+        except recursion_error:
+            stop(b"recursion")
+        except base_exception:
+            stop(b"crash")
+        if event == "return" and stack and stack[-1][0] is frame:
+            stack.pop()
         return local
 
     def tracer(frame, event, arg):
