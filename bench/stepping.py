@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/stepping.py [--iterations N]
 
-Traces a program of about a thousand steps (lists, a dict, a function, aliasing) with the
+Traces a program of about 600 steps (lists, a dict, a function, aliasing) with the
 real tracer (tutor.sandbox.tracing, in the sandbox), keeps it as a learner's stepping in a
 throw-away SQLite database (never db.sqlite3), then times the step page — its htmx region
 and the whole page — at the first, middle and last step through Django's test Client in
