@@ -59,6 +59,7 @@ def world(sample_content):
         cohort=cohort, lesson=lesson, opens_at=now - timedelta(days=1), due_at=now + timedelta(days=1)
     )
     Extension.objects.create(assignment=assignment, student=student, due_at=now + timedelta(days=2))
+    stepping = make_stepping(student, snippet)
     return {
         "users": {
             "anonymous": None,
@@ -75,11 +76,25 @@ def world(sample_content):
         "prediction": prediction,
         "run": run,
         "assignment": assignment,
+        "stepping": stepping,
         "student": student,
         "term": GlossaryTerm.objects.get(slug="kv-cache"),
         "group": (other.block_id, group.key),
         "comment": comment,
     }
+
+
+def make_stepping(student, snippet):
+    """The student stepping through the snippet, its trace made (by hand, in the tracer's format)."""
+    from tests.tutor.stepping_data import aliasing_trace
+    from tutor.practice.stepping.models import Stepping, Trace
+
+    data = aliasing_trace()
+    run = Run.objects.create(code=snippet.code, purpose=Run.Purpose.TRACE, status=Run.Status.OK)
+    trace = Trace(code=snippet.code, run=run)
+    trace.keep(data)
+    trace.save()
+    return Stepping.objects.create(user=student, trace=trace, origin=Stepping.Origin.SNIPPET, snippet=snippet)
 
 
 def statuses(client, world, method: str, url: str, data=None) -> dict[str, int]:
@@ -198,6 +213,19 @@ PAGES = [
         lambda w: reverse("tutor:ordering_practice", args=[w["exercise"].pk]),
         signed_in(302),
     ),
+    # Stepping through: the learner's own; the stepping goes to its first step, the slider
+    # to the step's own URL.
+    (
+        "stepping",
+        lambda w: reverse("tutor:stepping_detail", args=[w["stepping"].pk]),
+        {**owner_only(), "student": 302},
+    ),
+    ("step", lambda w: reverse("tutor:step_detail", args=[w["stepping"].pk, 2]), owner_only()),
+    (
+        "step slider",
+        lambda w: reverse("tutor:step_goto", args=[w["stepping"].pk]) + "?step=3",
+        {**owner_only(), "student": 302},
+    ),
     ("admin", lambda w: reverse("admin:index"), {**everyone(302), "admin": 200}),
 ]
 
@@ -232,6 +260,18 @@ ACTIONS = [
     (
         "retry reveal",
         lambda w: reverse("tutor:reveal_retry", args=[w["prediction"].pk]),
+        {},
+        {**owner_only(), "student": 302},
+    ),
+    (
+        "stepping reached",
+        lambda w: reverse("tutor:stepping_reached", args=[w["stepping"].pk]),
+        {"step": "2"},
+        {**owner_only(), "student": 302},
+    ),
+    (
+        "stepping retry",
+        lambda w: reverse("tutor:stepping_retry", args=[w["stepping"].pk]),
         {},
         {**owner_only(), "student": 302},
     ),
@@ -326,6 +366,8 @@ def test_who_may_act_on_each_thing(client, world, name, url, data, expected, mon
         "class_create",
         "class_join",
         "class_leave",
+        "stepping_snippet",
+        "stepping_test",
     ],
 )
 def test_anonymous_posts_are_sent_to_log_in_and_change_nothing(client, world, name):
@@ -340,6 +382,8 @@ def test_anonymous_posts_are_sent_to_log_in_and_change_nothing(client, world, na
         "class_create": [],
         "class_join": [],
         "class_leave": [world["cohort"].pk],
+        "stepping_snippet": [world["snippet"].pk],
+        "stepping_test": [1],  # asked to log in before any submission is looked up
     }[name]
     counts = (Prediction.objects.count(), Run.objects.count(), world["cohort"].memberships.count())
     response = client.post(
@@ -360,6 +404,7 @@ def test_anonymous_posts_are_sent_to_log_in_and_change_nothing(client, world, na
         ("prediction_detail", lambda w: [w["prediction"].pk]),
         ("run_detail", lambda w: [w["run"].pk]),
         ("ordering_practice", lambda w: [w["exercise"].pk]),
+        ("step_detail", lambda w: [w["stepping"].pk, 1]),
     ],
 )
 def test_the_owner_gets_the_region_as_an_htmx_partial(client, world, name, args):

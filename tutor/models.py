@@ -119,6 +119,7 @@ class Run(models.Model):
         CHECK = "check", "Ordering check"
         GRADE = "grade", "Submission graded by tests"
         CONTENT = "content", "Content check"
+        TRACE = "trace", "Step-through trace"
 
     FINAL_STATUSES = [
         Status.OK, Status.ERROR, Status.TIMEOUT, Status.MEMORY,

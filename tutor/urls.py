@@ -57,5 +57,5 @@ from tutor.assignments.urls import urlpatterns as assignment_urls  # noqa: E402
 urlpatterns += assignment_urls
 
 
-# Each practice kind's own endpoints, declared in its folder (tutor/practice/<kind>/).
-urlpatterns += [pattern for kind in practice.every() for pattern in kind.urls]
+# Each practice kind's (and panel's) own endpoints, declared in its folder (tutor/practice/<kind>/).
+urlpatterns += [pattern for kind in practice.every_with_panels() for pattern in kind.urls]

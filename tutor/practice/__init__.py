@@ -58,6 +58,11 @@ class PracticeKind:
     """The learner's side of one block kind. Subclasses override what they need."""
 
     name: str = ""  # the block kind in course.kinds it practises
+    # A panel of its own (stepping through a program) rather than a block kind's learner
+    # side: registered by `name` alone, it has no block on the lesson page and no progress;
+    # it has runs it executes (`executor_for`), urls, assets and events in teachers'
+    # timelines (`every_with_panels`). `every()` lists the block kinds' only.
+    panel: bool = False
     template: str = ""  # the whole block on the lesson page; gets `block` and `state`
     styles: tuple[str, ...] = ()  # static paths the lesson page links
     scripts: tuple[str, ...] = ()
@@ -164,7 +169,10 @@ _kinds: dict[str, PracticeKind] = {}
 def register(kind: PracticeKind) -> PracticeKind:
     if kind.name in _kinds and type(_kinds[kind.name]) is not type(kind):
         raise ValueError(f"two practice kinds are called {kind.name!r}")
-    content_kinds.get(kind.name)  # it practises a block kind the content knows
+    if not kind.panel:
+        content_kinds.get(kind.name)  # it practises a block kind the content knows
+    elif kind.name in content_kinds.names():
+        raise ValueError(f"a panel may not take the block kind's name {kind.name!r}")
     _kinds[kind.name] = kind
     return kind
 
@@ -176,6 +184,17 @@ def get(name: str) -> PracticeKind | None:
 def every() -> list[PracticeKind]:
     """Every practice kind, in the order of the content's block kinds."""
     return [_kinds[name] for name in content_kinds.names() if name in _kinds]
+
+
+def panels() -> list[PracticeKind]:
+    """The panels that are not a block kind's (stepping through a program), by name."""
+    return sorted((kind for kind in _kinds.values() if kind.panel), key=lambda kind: kind.name)
+
+
+def every_with_panels() -> list[PracticeKind]:
+    """Every practice kind, then the panels: for what both have (urls, teachers' timelines,
+    assets)."""
+    return every() + panels()
 
 
 def executor_for(purpose: str) -> PracticeKind | None:
@@ -239,5 +258,6 @@ def assets() -> tuple[list[str], list[str]]:
     lesson page's head."""
     styles = [path for kind in content_kinds.every() for path in kind.styles]
     styles += [path for kind in every() for path in kind.styles if path not in styles]
+    styles += [path for kind in panels() for path in kind.styles if path not in styles]
     scripts = [path for kind in every() for path in kind.scripts]
     return styles, scripts

@@ -254,7 +254,7 @@ def class_student(request: HttpRequest, pk: int, student_pk: int) -> TemplateRes
     cohort = taught_class(request, pk)
     student = get_object_or_404(User, pk=student_pk, memberships__cohort=cohort)
     events = teaching.timeline(
-        *(kind.events(student=student, limit=TIMELINE_LIMIT) for kind in practice.every())
+        *(kind.events(student=student, limit=TIMELINE_LIMIT) for kind in practice.every_with_panels())
     )
     progress = (
         LessonProgress.objects.filter(user=student, lesson__in=Lesson.objects.published())

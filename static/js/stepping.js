@@ -1,0 +1,114 @@
+// Stepping through a program: ← and → go to the previous and next step. The page works
+// without this file (every control is a link or a GET form); with htmx, those links swap
+// the step region only. Set up with htmx.onLoad, inside what loaded only, once per region.
+//
+// Keys pressed faster than steps arrive are not lost: the step wanted is counted from the
+// last one asked for, and asked for as soon as the one in flight has arrived.
+(function () {
+  "use strict";
+
+  var wanted = null; // the step the keys have asked for, not yet shown
+  var busy = false;
+
+  function region() {
+    return document.getElementById("step-region");
+  }
+
+  function typing(target) {
+    if (!target || !target.closest) {
+      return false;
+    }
+    return Boolean(target.closest("input:not([type=range]), textarea, select, [contenteditable]"));
+  }
+
+  function fetchWanted() {
+    var here = region();
+    var number = wanted;
+    if (!here || number === null) {
+      return;
+    }
+    busy = true;
+    var url = here.dataset.stepUrl.replace(/0\/$/, number + "/");
+    htmx.ajax("GET", url, { target: "#step-region", swap: "outerHTML" }).then(
+      function () {
+        busy = false;
+        if (wanted === number) {
+          wanted = null;
+        } else {
+          fetchWanted();
+        }
+      },
+      function () {
+        busy = false;
+        wanted = null;
+      }
+    );
+  }
+
+  function go(delta) {
+    var here = region();
+    if (!here) {
+      return false;
+    }
+    var current = wanted !== null ? wanted : parseInt(here.dataset.step, 10);
+    var total = parseInt(here.dataset.total, 10);
+    var next = Math.min(total, Math.max(1, current + delta));
+    if (next === current) {
+      return false;
+    }
+    wanted = next;
+    if (!busy) {
+      fetchWanted();
+    }
+    return true;
+  }
+
+  var listening = false; // one listener for the page, added with the first step region
+
+  function listen() {
+    if (listening) {
+      return;
+    }
+    listening = true;
+    document.addEventListener("keydown", function (event) {
+      if (event.altKey || event.ctrlKey || event.metaKey || typing(event.target)) {
+        return;
+      }
+      var done = false;
+      if (event.key === "ArrowRight") {
+        done = go(1);
+      } else if (event.key === "ArrowLeft") {
+        done = go(-1);
+      }
+      if (done) {
+        event.preventDefault();
+      }
+    });
+  }
+
+  function setUp(here) {
+    if (here.dataset.enhanced) {
+      return;
+    }
+    here.dataset.enhanced = "true";
+    listen();
+    // The slider says where it is as it moves; the step loads when it is let go.
+    var slider = here.querySelector("input[type=range]");
+    if (slider) {
+      slider.addEventListener("input", function () {
+        slider.setAttribute("aria-valuetext", "Step " + slider.value + " of " + slider.max);
+      });
+    }
+  }
+
+  htmx.onLoad(function (root) {
+    var regions = [];
+    if (root.id === "step-region") {
+      regions.push(root);
+    }
+    root.querySelectorAll("#step-region").forEach(function (found) {
+      regions.push(found);
+    });
+    regions.forEach(setUp);
+  });
+})();

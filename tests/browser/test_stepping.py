@@ -1,0 +1,262 @@
+"""Step through the seed lesson's snippets in the system Chromium: by mouse (Next, Previous,
+First, Last, the slider), by keyboard (← and →) and without JavaScript; a wrong prediction
+opens at the first step whose output differs. Traces are made by the real tracer in the
+sandbox, through the same Run rows (the `inline_worker` fixture runs the task in a thread).
+Screenshots at desktop and phone widths, light and dark, go to $STEPPING_SHOTS if set."""
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.factories import make_user
+from tutor.practice.stepping.models import Stepping
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+SEED = "/learn/local-models/optimising-speed-and-memory/"
+FIRST = "#snippet-backend-latency"
+SECOND = "#snippet-kv-cache-vram"
+STEP_URL = re.compile(r"/trace/\d+/step/(\d+)/$")
+
+
+@pytest.fixture
+def learner_page(page, login_in_browser, sample_content, inline_worker):
+    return login_in_browser(make_user("ada"))
+
+
+def reveal(page, snippet: str, prediction: str) -> None:
+    page.goto(SEED + snippet)
+    practice = page.locator(f"{snippet}-practice")
+    practice.get_by_label("What will it print?").fill(prediction)
+    practice.get_by_role("button", name="Reveal").click()
+    expect(page.locator(f"{snippet}-answer .verdict")).to_be_visible()
+
+
+def step_through(page, snippet: str) -> None:
+    page.locator(f"{snippet}-answer").get_by_role("button", name="Step through").click()
+    expect(page).to_have_url(STEP_URL)
+
+
+def shoot(page, name: str, selector: str | None = None) -> None:
+    """A screenshot to look at, when $STEPPING_SHOTS names a folder."""
+    shots = os.environ.get("STEPPING_SHOTS")
+    if shots:
+        Path(shots).mkdir(parents=True, exist_ok=True)
+        target = page.locator(selector) if selector else page
+        target.screenshot(path=f"{shots}/{name}.png", caret="initial")  # no injected style (CSP)
+
+
+def expect_step(page, number: int, total: int) -> None:
+    expect(page.locator("#step-heading")).to_have_text(f"Step {number} of {total}")
+    expect(page).to_have_url(re.compile(rf"/trace/\d+/step/{number}/$"))
+
+
+def test_by_mouse_a_wrong_prediction_opens_where_the_output_first_differs(learner_page):
+    page = learner_page
+    # The classic slip: no empty line for the first print().
+    reveal(
+        page,
+        FIRST,
+        "Optimising speed and memory\nllama.cpp on NVIDIA: 2.00s\nllama.cpp on CPU: 2.00s\n"
+        "vllm on NVIDIA: 1.00s\nvllm on CPU: 3.00s",
+    )
+    expect(page.locator(f"{FIRST}-answer")).to_contain_text("from where the output first differs")
+    shoot(page, "lesson-answer", f"{FIRST}-answer")
+    step_through(page, FIRST)
+    total = int(page.locator("#step-region").get_attribute("data-total"))
+    expect_step(page, 3, total)
+    shoot(page, "seed-first-step-3")
+    # print() just ran, and printed the empty line the prediction did not have.
+    ran = page.locator(".code-line.is-ran")
+    expect(ran.locator(".code-line-number")).to_have_text("9")
+    expect(ran).to_contain_text("just ran:")
+    expect(page.locator(".code-line.is-current .code-line-number")).to_have_text("10")
+    expect(page.locator("#step-description")).to_contain_text("It printed an empty line.")
+
+    page.get_by_role("link", name="Next →").click()
+    expect_step(page, 4, total)
+    expect(page.locator(".step-output pre")).to_contain_text("Optimising speed and memory")
+    page.get_by_role("link", name="← Previous").click()
+    expect_step(page, 3, total)
+    page.locator("#step-slider-input").fill("12")
+    expect_step(page, 12, total)
+    page.get_by_role("link", name="Last »").click()
+    expect_step(page, total, total)
+    expect(page.locator(".step-output pre")).to_contain_text("vllm on CPU: 3.00s")
+    expect(page.locator("#step-description")).to_contain_text("The program has finished.")
+    page.get_by_role("link", name="« First").click()
+    expect_step(page, 1, total)
+    # Only the step region was swapped: the page's own heading stayed where it was.
+    expect(page.locator("h1")).to_have_count(1)
+    # How far the learner got is kept (a POST each step region sends when it loads).
+    stepping = Stepping.objects.get()
+    for _ in range(50):
+        stepping.refresh_from_db()
+        if stepping.furthest_step == total:
+            break
+        page.wait_for_timeout(100)
+    assert stepping.furthest_step == total
+
+
+def test_by_keyboard_the_second_snippet_from_its_first_step(learner_page):
+    page = learner_page
+    reveal(
+        page,
+        SECOND,
+        "\nKV cache VRAM usage:\n16-bit, 1000 units: 16.00 GB\n8-bit, 1000 units: 8.00 GB\n"
+        "Lower KV cache precision frees VRAM: True\n",
+    )
+    expect(page.locator(f"{SECOND}-answer .verdict")).to_contain_text("Spot on")
+    step_through(page, SECOND)
+    total = int(page.locator("#step-region").get_attribute("data-total"))
+    expect_step(page, 1, total)
+    page.keyboard.press("ArrowRight")
+    expect_step(page, 2, total)
+    page.keyboard.press("ArrowRight")
+    expect_step(page, 3, total)
+    expect(page.locator("#step-description")).to_contain_text("It printed an empty line.")
+    page.keyboard.press("ArrowLeft")
+    expect_step(page, 2, total)
+    # Into the function: its frame appears under the global one, with its arguments.
+    for _ in range(3):
+        page.keyboard.press("ArrowRight")
+    expect_step(page, 5, total)
+    expect(page.locator(".frame-current .frame-title")).to_contain_text("kv_cache_vram()")
+    expect(page.locator(".frame-current")).to_contain_text("bits")
+    expect(page.locator("#step-description")).to_contain_text("`kv_cache_vram` was called.")
+    # Going back in history shows the step of that URL again. (Keys pressed faster than
+    # steps arrive skip the steps in between: history holds the steps that were shown.)
+    page.go_back()
+    expect(page).to_have_url(re.compile(r"/step/[34]/$"))
+    back = int(STEP_URL.search(page.url).group(1))
+    expect(page.locator("#step-heading")).to_have_text(f"Step {back} of {total}")
+
+
+@pytest.fixture
+def plain_page(browser, live_server, client, sample_content, inline_worker):
+    context = browser.new_context(base_url=live_server.url, java_script_enabled=False)
+    context.set_default_timeout(10_000)
+    client.force_login(make_user("lin"))
+    context.add_cookies(
+        [{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server.url}]
+    )
+    page = context.new_page()
+    yield page
+    context.close()
+
+
+def until(page, done) -> None:
+    """Reload until `done()` (the worker may still be busy), as a person would."""
+    for _ in range(40):
+        if done():
+            return
+        page.wait_for_timeout(500)
+        page.reload()
+    assert done()
+
+
+@pytest.mark.parametrize("snippet", [FIRST, SECOND])
+def test_without_javascript_both_snippets_step_by_links_and_the_slider_form(plain_page, snippet):
+    page = plain_page
+    page.goto(SEED + snippet)
+    page.locator(f"{snippet}-practice").get_by_label("What will it print?").fill("something else")
+    page.locator(f"{snippet}-practice").get_by_role("button", name="Reveal").click()
+    until(page, lambda: page.locator(f"{snippet}-answer .verdict").count() > 0)
+    page.locator(f"{snippet}-answer").get_by_role("button", name="Step through").click()
+    until(page, lambda: STEP_URL.search(page.url) is not None)  # the waiting page refreshes itself
+    opened = int(STEP_URL.search(page.url).group(1))
+    assert opened == 3  # after the def and the bare print(): "" is not "something else"
+    page.get_by_role("link", name="Next →").click()
+    expect(page).to_have_url(re.compile(rf"/step/{opened + 1}/$"))
+    page.get_by_role("link", name="← Previous").click()
+    expect(page).to_have_url(re.compile(rf"/step/{opened}/$"))
+    page.locator("#step-slider-input").fill("6")
+    page.get_by_role("button", name="Go").click()
+    expect(page).to_have_url(re.compile(r"/step/6/$"))
+    expect(page.locator("#step-heading")).to_contain_text("Step 6 of")
+
+
+SHOWN = """def total(values):
+    result = 0
+    for value in values:
+        result += value
+    return result
+
+
+items = [3, 4]
+copy = items
+names = {"a": items, "b": (1, 2)}
+print(total(items))
+"""
+
+
+@pytest.mark.parametrize(
+    "width,scheme", [(1280, "light"), (390, "light"), (1280, "dark"), (390, "dark")]
+)
+def test_screenshots_of_a_step_with_objects(
+    browser, live_server, client, inline_worker, width, scheme
+):
+    from tutor.actions.runs import execute_run
+    from tutor.practice.stepping import actions
+
+    user = make_user(f"shots{width}{scheme}")
+    stepping = actions.start_stepping(user=user, code=SHOWN, stdin="", origin=Stepping.Origin.OWN)
+    stepping.trace.refresh_from_db()
+    if not stepping.trace.run.is_final:
+        execute_run(run_id=stepping.trace.run_id)
+    context = browser.new_context(
+        base_url=live_server.url, viewport={"width": width, "height": 900}, color_scheme=scheme
+    )
+    client.force_login(user)
+    context.add_cookies(
+        [{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server.url}]
+    )
+    page = context.new_page()
+    page.goto(f"/trace/{stepping.pk}/")
+    expect(page).to_have_url(STEP_URL)
+    page.locator("#step-slider-input").fill("14")
+    expect(page.locator("#step-heading")).to_contain_text("Step 14")
+    expect(page.locator(".object")).not_to_have_count(0)
+    # Nothing wider than the screen.
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    shots = os.environ.get("STEPPING_SHOTS")
+    if shots:
+        Path(shots).mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=f"{shots}/step-{width}-{scheme}.png", full_page=True)
+    context.close()
+
+
+EXERCISE = "#exercise-write-kv-cache-vram"
+WRONG_UNIT = """def kv_cache_vram(bits, capacity):
+    return bits * capacity
+
+
+print("KV cache VRAM usage:")
+"""
+
+
+def test_a_failed_check_of_a_submission_opens_at_the_check(learner_page):
+    page = learner_page
+    page.goto(SEED + EXERCISE)
+    editor = page.locator(f"{EXERCISE} .cm-content")
+    editor.click()
+    page.keyboard.press("ControlOrMeta+a")
+    page.keyboard.press("Delete")
+    page.keyboard.insert_text(WRONG_UNIT)
+    page.locator(EXERCISE).get_by_role("button", name="Test it").click()
+    failed = page.locator(f"{EXERCISE}-results .test-failed").filter(
+        has_text="16 bits for 1000 units is 16 GB"
+    )
+    failed.get_by_role("button", name="Step through this test").click()
+    expect(page).to_have_url(STEP_URL)
+    expect(page.locator("h1")).to_contain_text("test “16 bits for 1000 units is 16 GB”")
+    # The learner's five lines, then the check: it opens at the check's first line.
+    expect(page.locator(".code-line.is-current .code-line-number")).to_have_text("6")
+    expect(page.locator(".code-line.is-current")).to_contain_text(
+        "assert kv_cache_vram(16, 1000) == 16"
+    )
+    page.get_by_role("link", name="Last »").click()
+    expect(page.locator(".step-exception").first).to_contain_text("AssertionError")

@@ -1,0 +1,114 @@
+"""Traces written by hand in the tracer's format (tutor.sandbox.tracing.Trace.to_dict()),
+for tests of how steps are shown. Tests of the whole path trace for real, in the worker."""
+
+ALIASING_CODE = "items = [1, 2]\ncopy = items\ntotal = 3\ntotal = total + 4\nprint(total)\n"
+
+
+def _int(n):
+    return {"type": "int", "repr": str(n)}
+
+
+def _module(line, locals_, **extra):
+    return [{"function": "<module>", "line": line, "locals": locals_, **extra}]
+
+
+def aliasing_trace() -> dict:
+    """items = [1, 2]; copy = items; total = 3; total = total + 4; print(total)."""
+    items = ["items", {"ref": "1"}]
+    copy = ["copy", {"ref": "1"}]
+    heap = {"1": {"type": "list", "name": "list", "items": [_int(1), _int(2)]}}
+    steps = [
+        {
+            "line": 1,
+            "event": "line",
+            "stdout_len": 0,
+            "frames": _module(1, []),
+            "heap": {},
+            "exception": None,
+        },
+        {
+            "line": 2,
+            "event": "line",
+            "stdout_len": 0,
+            "frames": _module(2, [items]),
+            "heap": heap,
+            "exception": None,
+        },
+        {
+            "line": 3,
+            "event": "line",
+            "stdout_len": 0,
+            "frames": _module(3, [items, copy]),
+            "heap": heap,
+            "exception": None,
+        },
+        {
+            "line": 4,
+            "event": "line",
+            "stdout_len": 0,
+            "frames": _module(4, [items, copy, ["total", _int(3)]]),
+            "heap": heap,
+            "exception": None,
+        },
+        {
+            "line": 5,
+            "event": "line",
+            "stdout_len": 0,
+            "frames": _module(5, [items, copy, ["total", _int(7)]]),
+            "heap": heap,
+            "exception": None,
+        },
+        {
+            "line": 5,
+            "event": "return",
+            "stdout_len": 2,
+            "frames": _module(
+                5, [items, copy, ["total", _int(7)]], returned={"type": "NoneType", "repr": "None"}
+            ),
+            "heap": heap,
+            "exception": None,
+        },
+    ]
+    return {
+        "version": 1,
+        "status": "complete",
+        "stopped": None,
+        "error": None,
+        "stdout": "7\n",
+        "steps": steps,
+    }
+
+
+def printing_trace(lines: list[str], *, stopped: dict | None = None) -> dict:
+    """A program of print() calls, one per line: step n is about to run line n."""
+    steps, printed = [], ""
+    for number, _ in enumerate(lines, start=1):
+        steps.append(
+            {
+                "line": number,
+                "event": "line",
+                "stdout_len": len(printed),
+                "frames": _module(number, []),
+                "heap": {},
+                "exception": None,
+            }
+        )
+        printed += lines[number - 1] + "\n"
+    steps.append(
+        {
+            "line": len(lines),
+            "event": "return",
+            "stdout_len": len(printed),
+            "frames": _module(len(lines), [], returned={"type": "NoneType", "repr": "None"}),
+            "heap": {},
+            "exception": None,
+        }
+    )
+    return {
+        "version": 1,
+        "status": "stopped" if stopped else "complete",
+        "stopped": stopped,
+        "error": None,
+        "stdout": printed,
+        "steps": steps,
+    }
