@@ -429,6 +429,10 @@ class _Assembler:
             frame, refs = self._frame(tuple(frame_data))
             frames.append(frame)
             needed |= refs
+        if any("returned" in frame for frame in frames[:-1]) or (
+            frames and ("returned" in frames[-1]) != (event == "return")
+        ):
+            raise ValueError("a returned value where nothing returns")
         heap, heap_refs = self._heap(tuple(heap_data))
         if not needed.issubset(heap_refs):
             raise ValueError("a ref to an object that is not in the heap")
@@ -577,7 +581,7 @@ def check_step(step, stdout_length: int) -> str | None:
     heap, frames = step["heap"], step["frames"]
     if not isinstance(heap, dict) or not isinstance(frames, list):
         return "wrong heap or frames"
-    for frame in frames:
+    for index, frame in enumerate(frames):
         if not isinstance(frame, dict) or not (
             set(frame) == {"function", "line", "locals"}
             or set(frame) == {"function", "line", "locals", "returned"}
@@ -589,6 +593,8 @@ def check_step(step, stdout_length: int) -> str | None:
             return "wrong locals"
         if "returned" in frame and not _value(frame["returned"], heap):
             return "wrong returned"
+        if ("returned" in frame) != (step["event"] == "return" and index == len(frames) - 1):
+            return "returned on another frame than the returning one"
     for key, entry in heap.items():
         if not _object(entry, heap):
             return f"wrong object {key}"
