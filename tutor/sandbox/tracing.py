@@ -237,12 +237,15 @@ def _trace(fields: list[bytes], limits: Limits, max_steps: int, max_bytes: int) 
     records.pop()  # what follows the last newline: nothing, or a record cut short
     assembler = _Assembler(output, len(stdout))
     steps = assembler.steps(records)
-    reason = _reason(assembler, stopped_by.decode("ascii", "replace"), status)
+    stopped_by = stopped_by.decode("ascii", "replace")
+    reason = _reason(assembler, stopped_by, status)
+    if reason == "time" and stopped_by != "time":
+        reason = "cpu"  # its CPU time ran out, not its wall-clock time: reported as "time"
     if not reason:
         return Trace("complete", steps=steps, stdout=stdout)
     last = len(steps) - 1
     stopped = {
-        "reason": reason,
+        "reason": "time" if reason == "cpu" else reason,
         "message": _stop_message(reason, last, limits, max_steps, max_bytes),
         "step": last,
     }
@@ -516,6 +519,9 @@ def _stop_message(reason, last, limits, max_steps, max_bytes) -> str:
     if reason == "time":
         return (f"Parsnip stopped the program after {limits.wall_seconds:g} seconds: it was "
                 f"still running (a loop that never ends, or a very long computation); {where}.")  # fmt: skip
+    if reason == "cpu":
+        return (f"Parsnip stopped the program after {limits.cpu_seconds} seconds of computing: "
+                f"it was still running (a loop that never ends, or a very long computation); {where}.")  # fmt: skip
     if reason == "memory":
         return (f"Parsnip stopped {at}: the program used more memory than it may "
                 f"({limits.memory_bytes // MIB} MiB); {where}.")  # fmt: skip
