@@ -752,14 +752,15 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
 
     # --- frames ----------------------------------------------------------------------------
     # [frame, its name as JSON, function frame?, then as at the step before: its locals' names
-    # and values, its locals number, each local's part of it, the heap objects they name]
+    # and values, its locals number, each local's part of it, the heap objects they name, and
+    # ((line, locals number, returned), its part of the step, its size)]
     stack = []
     steps = [0, 0]  # recorded, their expanded size in bytes
 
     def frame_locals(entry):
         """The number of the frame's locals fragment. Only the locals that name another
         object than at the step before are encoded again."""
-        frame, _name, optimized, keys, items, number, parts, children = entry
+        frame, _name, optimized, keys, items, number, parts, children, _shown = entry
         f_locals = frame.f_locals
         same_names = number is not None and dict_len(f_locals) == len_(keys) and \
             all_(map_(is_, keys, dict_keys(f_locals)))  # fmt: skip
@@ -798,7 +799,7 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
         number = intern(locals_table, locals_len, b"L", text, length)
         children = [item for part, item in zip_(parts, now_items)
                     if part is not None and part[1] in ref_numbers]  # fmt: skip
-        entry[3:] = [now_keys, now_items, number, parts, children]
+        entry[3:8] = [now_keys, now_items, number, parts, children]
         return number
 
     def record(frame, event, arg):
@@ -815,14 +816,15 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
         for index, entry in enumerate(stack):
             number = frame_locals(entry)
             returned = value(arg) if index == last and event == "return" else -1
-            line = entry[0].f_lineno
-            frames.append("[%s,%d,%d,%d]" % (entry[1], line, number, returned))
-            size += (
-                40
-                + len_(entry[1])
-                + locals_len[number]
-                + (value_len[returned] if returned >= 0 else 0)
-            )
+            key = (entry[0].f_lineno, number, returned)
+            shown = entry[8]
+            if shown[0] != key:  # the frame's part of the step, as at the step before if it can
+                line = key[0]
+                shown = entry[8] = (key, "[%s,%d,%d,%d]" % (entry[1], line, number, returned),
+                                    40 + len_(entry[1]) + locals_len[number] +
+                                    (value_len[returned] if returned >= 0 else 0))  # fmt: skip
+            frames.append(shown[1])
+            size += shown[2]
         heap, index = [], 0
         while index < len_(queue):
             ref, v, t = queue[index]
@@ -860,9 +862,9 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
     def entry(frame):
         code = frame.f_code
         if code is learner:
-            return [frame, '"<module>"', False, (), (), None, (), ()]
+            return [frame, '"<module>"', False, (), (), None, (), (), (None,)]
         return [frame, esc(code.co_name), bool_(code.co_flags & CO_OPTIMIZED), (), (), None, (),
-                ()]  # fmt: skip
+                (), (None,)]  # fmt: skip
 
     def stop(reason):
         try:
