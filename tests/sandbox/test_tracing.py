@@ -738,3 +738,40 @@ def test_nul_and_lone_surrogates_never_reach_the_trace():
     )
     assert [name for name, _ in box["attrs"]] == ["a\ufffdb", "c\ufffd"]
     assert "ValueError: bad\ufffdvalue\ufffd" in [s["exception"] for s in result.steps]
+
+
+def test_builtins_the_learner_replaces_are_not_the_tracers():
+    result = traced(
+        """\
+        import builtins
+
+        def loud(*args, **kwargs):
+            print("the tracer called the learner's code")
+            while True:
+                pass
+
+        for name in ("enumerate", "sum", "len", "repr", "isinstance", "zip", "map", "all",
+                     "issubclass", "id", "str", "min", "any", "iter", "next"):
+            setattr(builtins, name, loud)
+
+        class Meta(type):
+            def __eq__(cls, other):
+                print("the metaclass's == ran")
+                return True
+            __hash__ = type.__hash__
+
+        class Odd(Exception, metaclass=Meta):
+            pass
+
+        items = [1, 2]
+        try:
+            raise ValueError(Odd)
+        except ValueError:
+            pass
+        done = True
+        """,
+        limits=QUICK,
+    )
+    assert result.status == "complete", result.stopped
+    assert result.stdout == ""
+    assert "ValueError: <Meta object>" in [s["exception"] for s in result.steps]

@@ -405,8 +405,9 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
     type_, int_, str_, bool_, float_, complex_, bytes_ = type, int, str, bool, float, complex, bytes
     none_type = type(None)
     list_, tuple_, set_, frozenset_, dict_ = list, tuple, set, frozenset, dict
-    len_, repr_, issubclass_, islice_, all_, map_, zip_ = \
-        len, repr, issubclass, islice, all, map, zip  # fmt: skip
+    # builtins bound here: the learner's code may replace them in the builtins module
+    len_, repr_, issubclass_, islice_, all_, map_, zip_, enumerate_, sum_ = \
+        len, repr, issubclass, islice, all, map, zip, enumerate, sum  # fmt: skip
     is_ = _operator.is_
     # an object's identity, as id() gives it but without id()'s audit event (one per call:
     # the hook would run for each): the object type's own hash, a rotation of the address
@@ -728,14 +729,17 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
             text = '{"type":"other","name":%s,"more":0}' % esc(type_name(t))
             return intern(objects, object_len, b"O", text, len_(text))
 
+    def plain(v):  # by identity: `in` would compare with the metaclass's own ==
+        t = type_(v)
+        return t is int_ or t is str_ or t is float_ or t is bool_ or t is none_type or \
+            t is bytes_  # fmt: skip
+
     def exception_text(error):
         t = type_(error)
         name = type_name(t)
         try:
             args = exception_args(error)
-            simple = type_(args) is tuple_ and all_(
-                type_(arg) in (int_, str_, float_, bool_, none_type, bytes_) for arg in args
-            )
+            simple = type_(args) is tuple_ and all_(map_(plain, args))
             if simple and not type_flags(t) & TPFLAGS_HEAPTYPE:
                 message = t.__str__(error)  # a built-in exception's own, on plain values
             elif simple:
@@ -770,7 +774,7 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
             return number
         now_keys, now_items = tuple_(dict_keys(f_locals)), tuple_(dict_values(f_locals))
         if same_names:
-            for index, (old, item) in enumerate(zip_(items, now_items)):
+            for index, (old, item) in enumerate_(zip_(items, now_items)):
                 part = parts[index]
                 if part is None:  # a name not shown
                     continue
@@ -795,7 +799,7 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
                               len_(shown) + value_len[number_] + 3))  # fmt: skip
         shown_parts = [part for part in parts if part is not None]
         text = "[%s]" % ",".join([part[2] for part in shown_parts])
-        length = 2 + sum([part[3] for part in shown_parts])
+        length = 2 + sum_([part[3] for part in shown_parts])
         number = intern(locals_table, locals_len, b"L", text, length)
         children = [item for part, item in zip_(parts, now_items)
                     if part is not None and part[1] in ref_numbers]  # fmt: skip
@@ -813,7 +817,7 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
         size = 64
         frames = []
         last = len_(stack) - 1
-        for index, entry in enumerate(stack):
+        for index, entry in enumerate_(stack):
             number = frame_locals(entry)
             returned = value(arg) if index == last and event == "return" else -1
             key = (entry[0].f_lineno, number, returned)
