@@ -775,3 +775,28 @@ def test_builtins_the_learner_replaces_are_not_the_tracers():
     assert result.status == "complete", result.stopped
     assert result.stdout == ""
     assert "ValueError: <Meta object>" in [s["exception"] for s in result.steps]
+
+
+def test_a_list_passed_to_a_function_is_the_same_object_in_both_frames():
+    result = traced(
+        """\
+        def add(items, item):
+            items.append(item)
+            return len(items)
+
+        basket = ["pear"]
+        size = add(basket, "fig")
+        """
+    )
+    inside = next(s for s in result.steps if s["event"] == "return" and len(s["frames"]) == 2)
+    caller, callee = (locals_of(f) for f in inside["frames"])
+    assert callee["items"] == caller["basket"]
+    assert shown(inside, callee["items"]) == ["'pear'", "'fig'"]
+    assert inside["frames"][1]["returned"] == {"type": "int", "repr": "2"}
+
+
+def test_input_with_nothing_left_to_read_is_an_exception_step():
+    result = traced("first = input()\nsecond = input()\n", stdin="only one line\n")
+    assert result.status == "complete"
+    assert result.steps[-2]["exception"] == "EOFError: EOF when reading a line"
+    assert globals_at(result.steps[-1]) == {"first": "'only one line'"}
