@@ -283,7 +283,6 @@ class _Assembler:
     def _reset(self) -> None:
         self.decoded_bytes = self.chars = 0  # how much of output is counted, in characters
         self.values: list[dict] = []
-        self.value_refs: list[str | None] = []
         self.objects: list[dict] = []
         self.object_refs: list[frozenset] = []
         self.locals: list[list] = []
@@ -362,7 +361,6 @@ class _Assembler:
         if not _value(value):
             raise ValueError("not a value")
         self.values.append(value)
-        self.value_refs.append(value.get("ref"))
 
     def _value_at(self, number):
         if type(number) is not int or number < 0:
