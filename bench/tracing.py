@@ -5,15 +5,18 @@ a trace costs at most 5x the plain run).
     .venv/bin/python bench/tracing.py [--runs N] [--rounds N] [--strategy zygote|bwrap]
 
 Rounds alternate plain runs and traces so that both see the same machine load; the best
-round of each is compared (as bench/grading.py does). The CPU figures are the whole
-machine's (/proc/stat) over the same rounds: with other jobs running they are upper bounds.
-The time of a trace is all of trace(): the sandbox run, and reading and checking the steps.
+round of each is compared (as bench/grading.py does), and so is each round's trace with the
+plain runs just before it (the median of those ratios: steadier when other jobs come and
+go). The CPU figures are the whole machine's (/proc/stat) over the same rounds: with other
+jobs running they are upper bounds. The time of a trace is all of trace(): the sandbox run,
+and reading and checking the steps.
 """
 
 import harness  # noqa: F401, I001  -- first: it fixes sys.path (see bench/harness.py)
 
 import argparse
 import os
+import statistics
 import time
 
 from tutor import sandbox
@@ -67,8 +70,8 @@ def per_op(once, runs):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--runs", type=int, default=40)
-    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--strategy", choices=sandbox.STRATEGIES, default=None)
     args = parser.parse_args()
     if args.strategy:
@@ -82,10 +85,11 @@ def main():
         plain.append(per_op(plain_once, args.runs))
         traced.append(per_op(trace_once, args.runs))
     p, t = min(plain), min(traced)
+    paired = statistics.median(t_[0] / p_[0] for p_, t_ in zip(plain, traced, strict=True))
     print(f"  plain run:           {p[0]:6.1f} ms   (machine CPU {p[1]:5.1f} ms)")
     print(f"  trace, {steps:,} steps: {t[0]:6.1f} ms   (machine CPU {t[1]:5.1f} ms)")
-    print(f"  ratio: {t[0] / p[0]:.2f} (CPU {t[1] / p[1]:.2f})   load average after: "
-          f"{os.getloadavg()[0]:.2f}")  # fmt: skip
+    print(f"  ratio: {t[0] / p[0]:.2f} (CPU {t[1] / p[1]:.2f})   median of the rounds' ratios: "
+          f"{paired:.2f}   load average after: {os.getloadavg()[0]:.2f}")  # fmt: skip
     sandbox.shutdown()
 
 

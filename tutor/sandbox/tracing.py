@@ -237,12 +237,15 @@ def _trace(fields: list[bytes], limits: Limits, max_steps: int, max_bytes: int) 
     records.pop()  # what follows the last newline: nothing, or a record cut short
     assembler = _Assembler(output, len(stdout))
     steps = assembler.steps(records)
-    reason = _reason(assembler, stopped_by.decode("ascii", "replace"), status)
+    stopped_by = stopped_by.decode("ascii", "replace")
+    reason = _reason(assembler, stopped_by, status)
+    if reason == "time" and stopped_by != "time":
+        reason = "cpu"  # its CPU time ran out, not its wall-clock time: reported as "time"
     if not reason:
         return Trace("complete", steps=steps, stdout=stdout)
     last = len(steps) - 1
     stopped = {
-        "reason": reason,
+        "reason": "time" if reason == "cpu" else reason,
         "message": _stop_message(reason, last, limits, max_steps, max_bytes),
         "step": last,
     }
@@ -280,7 +283,6 @@ class _Assembler:
     def _reset(self) -> None:
         self.decoded_bytes = self.chars = 0  # how much of output is counted, in characters
         self.values: list[dict] = []
-        self.value_refs: list[str | None] = []
         self.objects: list[dict] = []
         self.object_refs: list[frozenset] = []
         self.locals: list[list] = []
@@ -359,7 +361,6 @@ class _Assembler:
         if not _value(value):
             raise ValueError("not a value")
         self.values.append(value)
-        self.value_refs.append(value.get("ref"))
 
     def _value_at(self, number):
         if type(number) is not int or number < 0:
@@ -429,6 +430,10 @@ class _Assembler:
             frame, refs = self._frame(tuple(frame_data))
             frames.append(frame)
             needed |= refs
+        if any("returned" in frame for frame in frames[:-1]) or (
+            frames and ("returned" in frames[-1]) != (event == "return")
+        ):
+            raise ValueError("a returned value where nothing returns")
         heap, heap_refs = self._heap(tuple(heap_data))
         if not needed.issubset(heap_refs):
             raise ValueError("a ref to an object that is not in the heap")
@@ -512,6 +517,9 @@ def _stop_message(reason, last, limits, max_steps, max_bytes) -> str:
     if reason == "time":
         return (f"Parsnip stopped the program after {limits.wall_seconds:g} seconds: it was "
                 f"still running (a loop that never ends, or a very long computation); {where}.")  # fmt: skip
+    if reason == "cpu":
+        return (f"Parsnip stopped the program after {limits.cpu_seconds} seconds of computing: "
+                f"it was still running (a loop that never ends, or a very long computation); {where}.")  # fmt: skip
     if reason == "memory":
         return (f"Parsnip stopped {at}: the program used more memory than it may "
                 f"({limits.memory_bytes // MIB} MiB); {where}.")  # fmt: skip
@@ -577,7 +585,7 @@ def check_step(step, stdout_length: int) -> str | None:
     heap, frames = step["heap"], step["frames"]
     if not isinstance(heap, dict) or not isinstance(frames, list):
         return "wrong heap or frames"
-    for frame in frames:
+    for index, frame in enumerate(frames):
         if not isinstance(frame, dict) or not (
             set(frame) == {"function", "line", "locals"}
             or set(frame) == {"function", "line", "locals", "returned"}
@@ -589,6 +597,8 @@ def check_step(step, stdout_length: int) -> str | None:
             return "wrong locals"
         if "returned" in frame and not _value(frame["returned"], heap):
             return "wrong returned"
+        if ("returned" in frame) != (step["event"] == "return" and index == len(frames) - 1):
+            return "returned on another frame than the returning one"
     for key, entry in heap.items():
         if not _object(entry, heap):
             return f"wrong object {key}"

@@ -405,8 +405,9 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
     type_, int_, str_, bool_, float_, complex_, bytes_ = type, int, str, bool, float, complex, bytes
     none_type = type(None)
     list_, tuple_, set_, frozenset_, dict_ = list, tuple, set, frozenset, dict
-    len_, repr_, issubclass_, islice_, all_, map_, zip_ = \
-        len, repr, issubclass, islice, all, map, zip  # fmt: skip
+    # builtins bound here: the learner's code may replace them in the builtins module
+    len_, repr_, issubclass_, islice_, all_, map_, zip_, enumerate_, sum_ = \
+        len, repr, issubclass, islice, all, map, zip, enumerate, sum  # fmt: skip
     is_ = _operator.is_
     # an object's identity, as id() gives it but without id()'s audit event (one per call:
     # the hook would run for each): the object type's own hash, a rotation of the address
@@ -728,14 +729,17 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
             text = '{"type":"other","name":%s,"more":0}' % esc(type_name(t))
             return intern(objects, object_len, b"O", text, len_(text))
 
+    def plain(v):  # by identity: `in` would compare with the metaclass's own ==
+        t = type_(v)
+        return t is int_ or t is str_ or t is float_ or t is bool_ or t is none_type or \
+            t is bytes_  # fmt: skip
+
     def exception_text(error):
         t = type_(error)
         name = type_name(t)
         try:
             args = exception_args(error)
-            simple = type_(args) is tuple_ and all_(
-                type_(arg) in (int_, str_, float_, bool_, none_type, bytes_) for arg in args
-            )
+            simple = type_(args) is tuple_ and all_(map_(plain, args))
             if simple and not type_flags(t) & TPFLAGS_HEAPTYPE:
                 message = t.__str__(error)  # a built-in exception's own, on plain values
             elif simple:
@@ -752,14 +756,15 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
 
     # --- frames ----------------------------------------------------------------------------
     # [frame, its name as JSON, function frame?, then as at the step before: its locals' names
-    # and values, its locals number, each local's part of it, the heap objects they name]
+    # and values, its locals number, each local's part of it, the heap objects they name, and
+    # ((line, locals number, returned), its part of the step, its size)]
     stack = []
     steps = [0, 0]  # recorded, their expanded size in bytes
 
     def frame_locals(entry):
         """The number of the frame's locals fragment. Only the locals that name another
         object than at the step before are encoded again."""
-        frame, _name, optimized, keys, items, number, parts, children = entry
+        frame, _name, optimized, keys, items, number, parts, children, _shown = entry
         f_locals = frame.f_locals
         same_names = number is not None and dict_len(f_locals) == len_(keys) and \
             all_(map_(is_, keys, dict_keys(f_locals)))  # fmt: skip
@@ -769,7 +774,7 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
             return number
         now_keys, now_items = tuple_(dict_keys(f_locals)), tuple_(dict_values(f_locals))
         if same_names:
-            for index, (old, item) in enumerate(zip_(items, now_items)):
+            for index, (old, item) in enumerate_(zip_(items, now_items)):
                 part = parts[index]
                 if part is None:  # a name not shown
                     continue
@@ -794,11 +799,11 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
                               len_(shown) + value_len[number_] + 3))  # fmt: skip
         shown_parts = [part for part in parts if part is not None]
         text = "[%s]" % ",".join([part[2] for part in shown_parts])
-        length = 2 + sum([part[3] for part in shown_parts])
+        length = 2 + sum_([part[3] for part in shown_parts])
         number = intern(locals_table, locals_len, b"L", text, length)
         children = [item for part, item in zip_(parts, now_items)
                     if part is not None and part[1] in ref_numbers]  # fmt: skip
-        entry[3:] = [now_keys, now_items, number, parts, children]
+        entry[3:8] = [now_keys, now_items, number, parts, children]
         return number
 
     def record(frame, event, arg):
@@ -812,17 +817,18 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
         size = 64
         frames = []
         last = len_(stack) - 1
-        for index, entry in enumerate(stack):
+        for index, entry in enumerate_(stack):
             number = frame_locals(entry)
             returned = value(arg) if index == last and event == "return" else -1
-            line = entry[0].f_lineno
-            frames.append("[%s,%d,%d,%d]" % (entry[1], line, number, returned))
-            size += (
-                40
-                + len_(entry[1])
-                + locals_len[number]
-                + (value_len[returned] if returned >= 0 else 0)
-            )
+            key = (entry[0].f_lineno, number, returned)
+            shown = entry[8]
+            if shown[0] != key:  # the frame's part of the step, as at the step before if it can
+                line = key[0]
+                shown = entry[8] = (key, "[%s,%d,%d,%d]" % (entry[1], line, number, returned),
+                                    40 + len_(entry[1]) + locals_len[number] +
+                                    (value_len[returned] if returned >= 0 else 0))  # fmt: skip
+            frames.append(shown[1])
+            size += shown[2]
         heap, index = [], 0
         while index < len_(queue):
             ref, v, t = queue[index]
@@ -860,9 +866,9 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
     def entry(frame):
         code = frame.f_code
         if code is learner:
-            return [frame, '"<module>"', False, (), (), None, (), ()]
+            return [frame, '"<module>"', False, (), (), None, (), (), (None,)]
         return [frame, esc(code.co_name), bool_(code.co_flags & CO_OPTIMIZED), (), (), None, (),
-                ()]  # fmt: skip
+                (), (None,)]  # fmt: skip
 
     def stop(reason):
         try:
