@@ -93,6 +93,7 @@ _bytecode_lock = threading.Lock()
 LEARNER_FILE = "main.py"
 GRACE_SECONDS = 0.3  # the harness's own, beyond each test's budget (grading_harness.GRACE)
 DETAILS_BYTES = 1 << 16  # grading_harness.DETAILS_CAP
+TESTS_PER_CHILD = 10  # grading_harness.TESTS_PER_CHILD
 
 
 @dataclass(frozen=True)
@@ -238,17 +239,18 @@ def grade(
          # between tests; the unsafe backend's are the host's, and are never touched
          b"private" if (backend or _settings["backend"]) == "bwrap" else b"shared"]
         + [
-            _pack([b"check" if t.is_check else b"io", _utf8(t.stdin), _utf8(t.check or "")]
-                  + [_utf8(arg) for arg in t.args])  # fmt: skip
+            _pack([b"check" if t.is_check else b"io", b"visible" if t.visible else b"hidden",
+                   _utf8(t.stdin), _utf8(t.check or "")] + [_utf8(arg) for arg in t.args])  # fmt: skip
             for t in tests
         ]
     )
     count = len(tests)
     run_limits = dataclasses.replace(
         limits,
-        cpu_seconds=math.ceil(per_test_seconds + GRACE_SECONDS) + 1,  # per process
+        # per process: a child runs up to TESTS_PER_CHILD tests, each stopped at its budget
+        cpu_seconds=math.ceil(min(count, TESTS_PER_CHILD) * (per_test_seconds + GRACE_SECONDS)) + 1,
         wall_seconds=count * (per_test_seconds + GRACE_SECONDS + 0.5) + 5,
-        processes=limits.processes + 5,  # the harness, its forker, two spares, one ending
+        processes=limits.processes + 5,  # the harness, its forker, a child, a spare, one ending
         open_files=limits.open_files + 16,
         output_bytes=count * (3 * limits.output_bytes + DETAILS_BYTES + 4 * KIB) + 64 * KIB,
     )
