@@ -15,9 +15,10 @@ A test is an I/O case (``stdin`` and ``args``, i.e. ``sys.argv[1:]``, and the ex
 ``stdout``: the program's output must match line for line, trailing spaces and trailing
 blank lines aside) or a check (``check``: Python source, asserts and calls of the learner's
 functions, run after the learner's code, in its namespace; there ``__name__`` is "main", so
-code under ``if __name__ == "__main__":`` does not run). Each test runs in a process of its
-own with a time budget (``per_test_seconds``) and the memory, process and output limits of
-``limits`` (``output_bytes`` per test).
+code under ``if __name__ == "__main__":`` does not run). Each test has a time budget
+(``per_test_seconds``) and the memory, process and output limits of ``limits``
+(``output_bytes`` per test); consecutive passing tests may share a process, each started
+afresh (docs/grading.md says what is reset and why sharing changes no verdict).
 
 Each result's ``kind`` says why a test failed, in one of KINDS; ``message`` says it in plain
 words and never contains the test's input, expected values or check (so it may be shown for

@@ -3,21 +3,24 @@
 Compiled once per worker by the sandbox's own interpreter, and sent as bytecode at the
 head of stdin behind a bootstrap that is the run's program (grading.BOOTSTRAP): compiling
 this file costs more than a whole run. ``main`` then reads its job from the rest of stdin
-(the learner's code, the tests and the run's nonce), runs every test in a process of its
-own, and writes one report to stdout framed with the nonce. docs/grading.md says why it is
-built this way. Three kinds of process:
+(the learner's code, the tests and the run's nonce), runs the tests one after another, and
+writes one report to stdout framed with the nonce. docs/grading.md says why it is built
+this way. Three kinds of process:
 
   P  this one: reads the job, compiles the learner's code (a syntax error ends it here) and
-     the checks, starts each test, feeds it its stdin, reads its output under a cap, kills
-     it when its time is up, and writes the report. It never runs learner code, and it is
-     not dumpable: no other process may read its memory or descriptors through /proc.
-  F  forked from P before P reads anything, so it holds nothing but this file. It stops
-     itself reading /proc (Landlock, where the kernel has it) and, for each test, forks a
-     child, hands P the child's pipes and socket, waits for it, and says how it ended.
-  C  one per test, with its own test only. It seals itself (an audit hook the learner's
-     code cannot remove) and runs the learner's code, then the check. Its one message to
-     P carries a per-test token that exists only among the constants of its driver code,
-     which the learner's code cannot reach; without the token P counts the test failed.
+     the checks, gives each test to a child, feeds it its stdin, reads its output under a
+     cap, kills it when its time is up, and writes the report. It never runs learner code,
+     and it is not dumpable: no other process may read its memory or descriptors through
+     /proc.
+  F  forked from P before P reads anything, so it holds nothing but this file. It builds
+     what every child needs before its first test (the kit) and forks children for P.
+  C  runs consecutive tests while they pass (TESTS_PER_CHILD at most, never a visible test
+     after a hidden one), receiving each only when the one before has ended, and starting
+     each afresh: modules, builtins, sys, namespace, stdio, signals and descriptors as they
+     were. It seals itself (an audit hook the learner's code cannot remove) and runs the
+     learner's code, then the check. Its verdict carries a per-test token that exists only
+     among the constants of its driver code, which the learner's code cannot reach;
+     without the token P counts the test failed.
 
 It must stay runnable by any Python 3.9+ and import only built-in modules: its start-up
 time is paid by every submission.
@@ -52,6 +55,13 @@ LANDLOCK_READ_FILE = 1 << 2
 LANDLOCK_RULE_PATH_BENEATH = 1
 O_PATH = 0o10000000
 CO_NOT_A_PLAIN_FUNCTION = 0x20 | 0x80 | 0x100 | 0x200  # generator, coroutine, async generator
+STDLIB = os.path.dirname(os.__file__) + "/"
+# what the closures the learner's code may reach (through their frames) use: each test's
+# slot has its own copy of these, and of nothing else
+LEARNER_FACING = ("_describer", "_comparer", "_honesty", "_check_runner", "_clean_exit",
+                  "_never", "_nothing", "_finisher", "_flusher", "_too_slow", "pack", "text",
+                  "TooSlow", "LEARNER_FILE", "FRAMES_KEPT", "DETAILS_CAP", "REPR_CAP",
+                  "_operator", "_collections", "_signal", "STDLIB")  # fmt: skip
 
 AF_UNIX, SOCK_SEQPACKET = _socket.AF_UNIX, _socket.SOCK_SEQPACKET
 SOL_SOCKET, SCM_RIGHTS = _socket.SOL_SOCKET, _socket.SCM_RIGHTS
@@ -89,14 +99,12 @@ def main():
         raise OSError("the grader could not make itself undumpable")
     _no_proc(libc)
     del libc
-    kit = _kit()  # made here, before any job: F and every child inherit it as it is
     __import__("gc").freeze()  # a child's collections never walk (so never copy) all that
     control, theirs = _socket.socketpair(AF_UNIX, SOCK_SEQPACKET)
     if os.fork() == 0:
         control.close()
-        forker(theirs, kit)
+        forker(theirs)
     theirs.close()
-    del kit
     children = Children(control)
     children.order_one()  # forked while this process reads its job
     job = unpack(_read_all(0))  # only now: F and its children hold none of it
@@ -132,7 +140,11 @@ def run_tests(children, tests, checks, learner, budget, output_cap, scratch):
         if worker is not None and (fresh_needed or worker.tests >= TESTS_PER_CHILD):
             worker = worker.drop()
         if worker is None and type(check) is not list:
-            worker, hidden_seen = children.take(), False
+            try:
+                worker, hidden_seen = children.take(), False
+            except OSError:  # F is gone
+                rows.append(pack([b"none", b"lost", b"", b"0", b"0", b"", b"", b""]))
+                continue
         fields, reusable = run_test(worker, mode, stdin, check, args, learner, budget, output_cap)
         if type(check) is not list:
             hidden_seen = hidden_seen or shown != b"visible"
@@ -508,15 +520,14 @@ def _receive(sock):
 
 
 # --- F ------------------------------------------------------------------------------------
-def forker(sock, kit):
+def forker(sock):
     """F: forks a child per "fork" from P and sends P its pid and P's end of its socket;
     when a child ends, reaps it and sends "end <pid> <wait status> <CPU microseconds>"."""
     null = os.open("/dev/null", os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(null, fd)
     os.close(null)
-    # one fresh start per test a child may run, made here, while P reads its job
-    kit[0] = [_slot(kit[3]) for _ in range(TESTS_PER_CHILD)]
+    kit = _kit()  # made here, while P reads its job: every child inherits it as it is
     __import__("gc").freeze()
     poller = select.poll()
     poller.register(sock, select.POLLIN)
@@ -646,18 +657,20 @@ def child(sock, kit):
 
 
 def _kit():
-    """What every child needs before its first job, made once (children inherit it rather
-    than each building it): one fresh start per test it may run (a "slot"), the state it
-    resets between tests, and the sealed audit hook."""
+    """What every child needs before its first job, made once in F (children inherit it
+    rather than each building it): one fresh start per test it may run (a "slot"), the
+    state it resets between tests, and the sealed audit hook."""
     setting_up = [True]  # the hook lets everything through while this holds something
     protected = []
     module_type = type(sys)
-    saved = tuple((module.__dict__, dict(module.__dict__)) for module in list(sys.modules.values())
+    saved = tuple((module.__dict__, dict(module.__dict__), tuple(module.__dict__.values()))
+                  for module in list(sys.modules.values())
                   if type(module) is module_type)  # fmt: skip
     private = _rehomed(globals(), twins=True)
+    slots = [_slot(private) for _ in range(TESTS_PER_CHILD)]
     _signal.signal(_signal.SIGALRM, _too_slow)
-    _seal(protected, _describer(None, None, None).__code__, setting_up)
-    return [None, protected, setting_up, private, saved]  # F puts the slots in
+    _seal(protected, slots[0][3].__code__, setting_up)
+    return [slots, protected, setting_up, private, saved]
 
 
 def _rehomed(source, twins=False):
@@ -685,7 +698,8 @@ def _slot(private):
     closures (spoiling it spoils one test's description at most), the learner's module,
     the comparing and describing functions, a copy of the builtins for the check, and its
     own sys.stdin, sys.stdout and sys.stderr (on fds 0, 1 and 2, whatever those are then)."""
-    space = _rehomed(private)
+    space = _rehomed({name: private[name] for name in LEARNER_FACING + ("__builtins__",)},
+                     twins=True)  # fmt: skip
     module = type(sys)("__main__")
     ns = module.__dict__
     ns.update(__builtins__=sys.modules["builtins"], __spec__=None, __package__=None)
@@ -795,11 +809,15 @@ def _server(sock, slots, protected, setting_up, saved, box):
     hooks, get_hooks, set_hooks = sys.get_asyncgen_hooks(), sys.get_asyncgen_hooks, \
         sys.set_asyncgen_hooks  # fmt: skip
     count, exit_functions = _thread._count, __import__("atexit")._run_exitfuncs
+    is_, alarm = _operator.is_, _signal.SIGALRM
     grave, used = [], [0]
 
     def reset():
-        """The process as it was before any test: the modules, builtins and sys."""
-        for namespace, original in saved:
+        """The process as it was before any test: the modules, builtins and sys. A module's
+        namespace is compared by identity (no comparison runs the learner's code)."""
+        for namespace, original, values in saved:
+            if len(namespace) == len(values) and all(map(is_, namespace.values(), values)):
+                continue
             grave.append(list(namespace.items()))
             namespace.clear()
             namespace.update(original)
@@ -844,7 +862,7 @@ def _server(sock, slots, protected, setting_up, saved, box):
         sys_dict["argv"] = [LEARNER_FILE] + [arg.decode("utf-8") for arg in args]
         sys_dict.update(stdin=stdio[0], stdout=stdio[1], stderr=stdio[2], __stdin__=stdio[0],
                         __stdout__=stdio[1], __stderr__=stdio[2])  # fmt: skip
-        signal(_signal.SIGALRM, space["_too_slow"])
+        signal(alarm, space["_too_slow"])
         if check:
             check = _bind(loads(check), compare, check_codes)
             run = space["_check_runner"](check, ns, builtins_copy)
@@ -1002,7 +1020,7 @@ def _honesty():
     """honest(value): whether comparing ``value`` runs only Python's own code: its type's
     comparison methods are built in or come from the standard library, and so are those
     of everything inside it (for the built-in containers, deque and their subclasses)."""
-    stdlib = os.path.dirname(os.__file__) + "/"
+    stdlib = STDLIB
     type_dict = type.__dict__["__dict__"].__get__
     type_mro = type.__dict__["__mro__"].__get__
     type_, isinstance_, str_, dict_items = type, isinstance, str, dict.items
