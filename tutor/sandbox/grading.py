@@ -64,8 +64,9 @@ HARNESS = open(os.path.join(os.path.dirname(__file__), "grading_harness.py"), en
 
 # The run's program: reads the harness's bytecode, and nothing more, from stdin and runs it;
 # the harness reads the job itself once it has forked its forker (grading_harness.main).
+# The bytecode travels compressed, in base64: small enough for one pipe buffer.
 BOOTSTRAP = """\
-import marshal, os
+import binascii, marshal, os, zlib
 def _read(size):
     data = b""
     while len(data) < size:
@@ -78,18 +79,19 @@ _size = b""
 while not _size.endswith(b":"):
     _size += _read(1)
 _harness = {"__name__": "grading_harness", "__builtins__": __builtins__}
-exec(marshal.loads(bytes.fromhex(_read(int(_size[:-1])).decode())), _harness)
+exec(marshal.loads(zlib.decompress(binascii.a2b_base64(_read(int(_size[:-1]))))), _harness)
 del _read, _size
 _harness["main"]()
 """
 
-# Compiles the harness, in the sandbox, with the interpreter that will run it.
+# Compiles the harness, in the sandbox, with the interpreter that will run it (without its
+# docstrings: optimize=2; the harness has no assert of its own).
 COMPILER = """\
-import marshal, sys
-code = compile(sys.stdin.read(), "<grader>", "exec", dont_inherit=True)
-sys.stdout.write(marshal.dumps(code).hex())
+import binascii, marshal, sys, zlib
+code = compile(sys.stdin.read(), "<grader>", "exec", dont_inherit=True, optimize=2)
+sys.stdout.write(binascii.b2a_base64(zlib.compress(marshal.dumps(code), 9), newline=False).decode())
 """
-_bytecode: dict[tuple, str] = {}  # hex
+_bytecode: dict[tuple, str] = {}  # base64 of the compressed bytecode
 _bytecode_lock = threading.Lock()
 LEARNER_FILE = "main.py"
 GRACE_SECONDS = 0.3  # the harness's own, beyond each test's budget (grading_harness.GRACE)
@@ -284,7 +286,8 @@ def grade(
 
 
 def _harness_bytecode(backend: str | None) -> str:
-    """The harness compiled by the sandbox's interpreter, in hex: once per worker process."""
+    """The harness compiled by the sandbox's interpreter, compressed, in base64: once per
+    worker process."""
     key = (backend or _settings["backend"], _settings["interpreter"])
     with _bytecode_lock:
         if key not in _bytecode:

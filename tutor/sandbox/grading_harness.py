@@ -416,12 +416,10 @@ def run_test(worker, mode, stdin, check, args, learner, budget, output_cap):
                     if message is None:
                         poller.unregister(sock_fd)
                     elif verdict == b"none" and message[:16] == token:
-                        if message[16:] == b"P":
-                            verdict = b"pass"
+                        if message[16:] in (b"P", b"P ready"):
+                            verdict, ready = b"pass", message[16:] == b"P ready"
                         elif message[16:17] == b"F":
                             verdict, details = b"fail", message[17:]
-                    elif verdict == b"pass" and message == b"ready":
-                        ready = True
                 elif fd == pidfd:
                     alive = False
                     poller.unregister(pidfd)
@@ -456,7 +454,7 @@ def run_test(worker, mode, stdin, check, args, learner, budget, output_cap):
             while message and message[:16] != token:  # anything left unread
                 message = _receive(sock)
             sock.setblocking(True)
-            if message and message[16:] == b"P":
+            if message and message[16:] in (b"P", b"P ready"):
                 verdict = b"pass"
             elif message and message[16:17] == b"F":
                 verdict, details = b"fail", message[17:]
@@ -626,13 +624,13 @@ while "@next".__call__():
         "@arm".__call__("@timer", 0.0)
     "@box".__getitem__(5).__call__()
     "@box".__getitem__(6).__call__()
+    "@gc_off".__call__()
     if "@getpid".__call__() != "@pid":
         "@exit".__call__(0)
-    "@write".__call__("@fd", "@box".__getitem__(7))
-    "@gc_off".__call__()
     if not "@quiesce".__call__():
+        "@write".__call__("@fd", "@box".__getitem__(7))
         "@exit".__call__(0)
-    "@write".__call__("@fd", b"ready")
+    "@write".__call__("@fd", "@box".__getitem__(7) + b" ready")
 "@exit".__call__(0)
 ''',
     "<grader>",
@@ -643,8 +641,10 @@ while "@next".__call__():
 # fills "@box" ([budget, learner's code, namespace, check runner, clean end, finish, flush,
 # token+P, token+F, describe]); every name is a constant (code.replace), so the learner's
 # code can rebind none of them, and the box is reachable only through the driver's code,
-# which the audit hook guards. On the pass path the verdict is written with the token on
-# the interpreter's stack only; a failure, a different pid or an unquiet process ends it.
+# which the audit hook guards. The verdict is written with the token on the interpreter's
+# stack only; a pass is written after quiesce, with " ready" when the process may take the
+# next test (one message, so P wakes once); a failure, another pid or an unquiet process
+# ends the process.
 
 
 def child(sock, kit):
@@ -851,8 +851,9 @@ def _server(sock, slots, protected, setting_up, saved, box):
                 dup2(fd, target)
                 close(fd)
         space, module, check_codes, describe, compare, builtins_copy, stdio = slots[used[0]]
+        if used[0]:  # before the first test, no learner code ran here: nothing to put back
+            reset()
         used[0] += 1
-        reset()
         mode, budget, token, learner, check, *args = unpack(b"".join(chunks))
         program = mode == b"io"
         ns = module.__dict__
