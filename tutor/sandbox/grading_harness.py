@@ -56,6 +56,7 @@ LANDLOCK_RULE_PATH_BENEATH = 1
 O_PATH = 0o10000000
 CO_NOT_A_PLAIN_FUNCTION = 0x20 | 0x80 | 0x100 | 0x200  # generator, coroutine, async generator
 STDLIB = os.path.dirname(os.__file__) + "/"
+BYTE_ORDER = sys.byteorder  # read here: a test's code may change sys.byteorder
 # what the closures the learner's code may reach (through their frames) use: each test's
 # slot has its own copy of these, and of nothing else
 LEARNER_FACING = ("_describer", "_comparer", "_honesty", "_check_runner", "_clean_exit",
@@ -106,7 +107,15 @@ def main():
         forker(theirs)
     theirs.close()
     children = Children(control)
-    children.order_one()  # forked while this process reads its job
+    ours, theirs = _socket.socketpair(AF_UNIX, SOCK_SEQPACKET)
+    pid = os.fork()  # the first child: forked here, not by F, so that it is ready sooner
+    if pid == 0:
+        control.close()
+        ours.close()
+        first_child(theirs)
+    theirs.close()
+    children.ready.append((pid, ours.detach()))
+    children.own.add(pid)
     job = unpack(_read_all(0))  # only now: F and its children hold none of it
     nonce, code, budget_ms, output_cap, private = job[0], job[1], int(job[2]), int(job[3]), job[4]
     budget = budget_ms / 1000
@@ -277,6 +286,7 @@ class Children:
         self.ready = []
         self.ordered = 0
         self.ends = {}  # pid -> (wait status, CPU microseconds)
+        self.own = set()  # children P forked itself (F did not: P reaps them)
 
     def order_one(self):
         """One child forked ahead, unless one is ready or on its way already."""
@@ -292,8 +302,21 @@ class Children:
         return Worker(self, pid, sock_fd)
 
     def wait_for_end(self, pid, timeout):
-        """Read F's messages until it says how ``pid`` ended, for ``timeout`` seconds at most."""
+        """Read F's messages until it says how ``pid`` ended, for ``timeout`` seconds at most
+        (P's own child: wait for it)."""
         deadline = monotonic() + timeout
+        if pid in self.own:
+            while monotonic() < deadline:
+                try:
+                    done, status, usage = os.wait4(pid, os.WNOHANG)
+                except ChildProcessError:
+                    return
+                if done:
+                    cpu = int((usage.ru_utime + usage.ru_stime) * 1e6)
+                    self.ends[pid] = (status, cpu)
+                    return
+                select.select([], [], [], 0.001)
+            return
         while pid not in self.ends:
             remaining = deadline - monotonic()
             if remaining <= 0 or not select.select([self.control], [], [], remaining)[0]:
@@ -323,7 +346,7 @@ def _received_fds(ancillary):
     fds = []
     for level, kind, data in ancillary:
         if level == SOL_SOCKET and kind == SCM_RIGHTS:
-            fds += [int.from_bytes(data[i : i + 4], sys.byteorder)
+            fds += [int.from_bytes(data[i : i + 4], BYTE_ORDER)
                     for i in range(0, len(data) - len(data) % 4, 4)]  # fmt: skip
     return fds
 
@@ -518,6 +541,18 @@ def _receive(sock):
 
 
 # --- F ------------------------------------------------------------------------------------
+def first_child(sock):
+    """The first child, forked by P before P reads its job: stdio /dev/null, the kit built
+    here (while P reads the job), then a child like any other."""
+    null = os.open("/dev/null", os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    os.close(null)
+    kit = _kit()
+    __import__("gc").freeze()
+    child(sock, kit)
+
+
 def forker(sock):
     """F: forks a child per "fork" from P and sends P its pid and P's end of its socket;
     when a child ends, reaps it and sends "end <pid> <wait status> <CPU microseconds>"."""
