@@ -868,6 +868,8 @@ def _server(sock, slots, protected, setting_up, saved, box):
     def prepare():
         if used[0] >= len(slots):
             return False
+        if used[0]:  # before the first test, no learner code ran here: nothing to put back
+            reset()  # while P reads the verdict: before the job, not after
         message, ancillary, _flags, _address = recvmsg(32, room)
         fds = _received_fds(ancillary)
         if not message or len(fds) != 3:
@@ -886,8 +888,6 @@ def _server(sock, slots, protected, setting_up, saved, box):
                 dup2(fd, target)
                 close(fd)
         space, module, check_codes, describe, compare, builtins_copy, stdio = slots[used[0]]
-        if used[0]:  # before the first test, no learner code ran here: nothing to put back
-            reset()
         used[0] += 1
         mode, budget, token, learner, check, *args = unpack(b"".join(chunks))
         program = mode == b"io"
