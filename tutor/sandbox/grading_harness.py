@@ -141,33 +141,59 @@ def main():
 def run_tests(children, tests, checks, learner, budget, output_cap, scratch):
     """Every test, in order, each a report row. A child runs consecutive tests while each
     passes, up to TESTS_PER_CHILD, and never a visible test after a hidden one (what a
-    hidden test saw would be printed where the learner reads it)."""
-    rows, worker, hidden_seen = [], None, False
-    for number, (mode, shown, stdin, _source, *args) in enumerate(tests):
-        check = checks[number]
-        fresh_needed = shown == b"visible" and hidden_seen
-        if worker is not None and (fresh_needed or worker.tests >= TESTS_PER_CHILD):
-            worker = worker.drop()
-        if worker is None and type(check) is not list:
+    hidden test saw would be printed where the learner reads it). It is sent a run of
+    consecutive visible tests at once (their data is the learner's to see), which it runs
+    without waiting for P; a hidden test is sent alone, once the test before has ended."""
+    rows, worker, hidden_seen, sent = [], None, False, []
+    for number, (_mode, shown, stdin, _source, *_args) in enumerate(tests):
+        if type(checks[number]) is list:  # it did not compile: no process runs it
+            rows.append(pack([b"none", b"test_error", b"", b"0", b"0", b"", b"",
+                              pack(checks[number])]))  # fmt: skip
+            continue
+        if worker is not None and not sent and (shown == b"visible" and hidden_seen
+                                                or worker.tests >= TESTS_PER_CHILD):  # fmt: skip
+            worker = _dropped(worker, scratch)
+        if worker is None:
             try:
                 worker, hidden_seen = children.take(), False
             except OSError:  # F is gone
                 rows.append(pack([b"none", b"lost", b"", b"0", b"0", b"", b"", b""]))
                 continue
-        fields, reusable = run_test(worker, mode, stdin, check, args, learner, budget, output_cap)
-        if type(check) is not list:
-            hidden_seen = hidden_seen or shown != b"visible"
-        if worker is not None and not reusable:
-            worker = worker.drop()
-        if number + 1 < len(tests) and (worker is None or tests[number + 1][1] == b"visible"
-                                        and hidden_seen):  # fmt: skip
-            children.order_one()  # the next test needs a fresh child: forked meanwhile
-        for directory in scratch:  # what one test leaves there, the next must not read
-            _empty(directory)
+        if not sent:
+            sent = worker.send(_batch(tests, checks, number, TESTS_PER_CHILD - worker.tests),
+                               tests, checks, learner, budget, scratch)  # fmt: skip
+        token = sent.pop(0)
+        fields, reusable = run_test(worker, token, stdin, budget, output_cap)
+        hidden_seen = hidden_seen or shown != b"visible"
+        if not reusable:
+            worker, sent = _dropped(worker, scratch), []  # the rest goes to a new child
+        if number + 1 < len(tests) and not sent and (
+                worker is None or tests[number + 1][1] == b"visible" and hidden_seen):  # fmt: skip
+            children.order_one()  # the next test needs a new child: forked meanwhile
         rows.append(pack(fields))
     if worker is not None:
         worker.drop(wait=False)  # it ends when its socket closes; the sandbox ends anyway
     return rows
+
+
+def _batch(tests, checks, first, room):
+    """The numbers of the tests sent together from ``first``: a run of visible tests whose
+    checks compile, ``room`` at most, or a hidden test alone."""
+    numbers = [first]
+    if tests[first][1] == b"visible":
+        while (len(numbers) < room and first + len(numbers) < len(tests)
+               and tests[first + len(numbers)][1] == b"visible"
+               and type(checks[first + len(numbers)]) is not list):  # fmt: skip
+            numbers.append(first + len(numbers))
+    return numbers
+
+
+def _dropped(worker, scratch):
+    """Ends ``worker``, then empties the scratch directories: nothing of its tests is left."""
+    worker.drop()
+    for directory in scratch:
+        _empty(directory)
+    return None
 
 
 class _Libc:
@@ -363,6 +389,47 @@ class Worker:
         except OSError:  # it is gone already
             self.pidfd = -1
 
+    def send(self, numbers, tests, checks, learner, budget, scratch):
+        """Sends the tests ``numbers`` in one job; returns their tokens, in order."""
+        tokens, jobs = [], [pack([directory.encode() for directory in scratch])]
+        for number in numbers:
+            mode, _shown, _stdin, _source, *args = tests[number]
+            tokens.append(os.urandom(16))
+            jobs.append(pack([mode, b"%r" % budget, tokens[-1], learner, checks[number], *args]))
+        job = pack(jobs)
+        try:
+            self.sock.send(b"%d" % len(job))
+            for offset in range(0, len(job), 1 << 15):
+                self.sock.send(job[offset : offset + (1 << 15)])
+        except OSError:
+            pass  # it died already: F's word says how
+        self.tests += len(numbers)
+        return tokens
+
+    def start(self, token, timeout):
+        """P's ends of its pipes for the test of ``token`` ([stdin, stdout, stderr]), which
+        it makes and sends when it starts that test; None if it ends or hangs first."""
+        deadline = monotonic() + timeout
+        waited = [self.sock] + ([self.pidfd] if self.pidfd >= 0 else [])
+        while True:
+            remaining = deadline - monotonic()
+            ready = select.select(waited, [], [], max(remaining, 0))[0]
+            if self.sock in ready:
+                try:
+                    message, ancillary, _flags, _ = self.sock.recvmsg(64, _socket.CMSG_SPACE(12))
+                except OSError:
+                    return None
+                fds = _received_fds(ancillary)
+                if message == token + b"S" and len(fds) == 3:
+                    return fds
+                for fd in fds:
+                    os.close(fd)
+                if not message:
+                    return None
+                continue
+            if ready or remaining <= 0:
+                return None
+
     def drop(self, wait=True):
         """Ends it: with ``wait``, returns once none of its code can run any more."""
         self.sock.close()
@@ -375,35 +442,25 @@ class Worker:
         return None
 
 
-def run_test(worker, mode, stdin, check, args, learner, budget, output_cap):
-    """One test, from its job to its end: ([verdict, stopped, wait status, CPU us, wall us,
+def run_test(worker, token, stdin, budget, output_cap):
+    """One test, from its start to its end: ([verdict, stopped, wait status, CPU us, wall us,
     stdout, stderr, details], whether ``worker`` may take the next test). verdict: pass,
-    fail or none (no authenticated word); stopped: "", timeout, flood, lost or test_error."""
-    if type(check) is list:  # it did not compile
-        return [b"none", b"test_error", b"", b"0", b"0", b"", b"", pack(check)], True
-    token = os.urandom(16)
-    job = pack([mode, b"%r" % budget, token, learner, check, *args])
+    fail or none (no authenticated word); stopped: "", timeout, flood or lost."""
     pid, sock, pidfd = worker.pid, worker.sock, worker.pidfd
     sock_fd = sock.fileno()
-    worker.tests += 1
-    in_r, in_w = os.pipe()
-    out_r, out_w = os.pipe()
-    err_r, err_w = os.pipe()
+    pipes = worker.start(token, END_WAIT + budget)
+    if pipes is None:  # it ended (or hung) before it started this test
+        worker.children.wait_for_end(pid, END_WAIT)
+        status, cpu = worker.children.ends.pop(pid, (None, 0))
+        return [b"none", b"" if status is not None else b"lost",
+                b"" if status is None else b"%d" % status, b"%d" % cpu, b"0", b"", b"",
+                b""], False  # fmt: skip
+    in_w, out_r, err_r = pipes
     started = monotonic()
     outputs = {out_r: [], err_r: []}
     verdict, details, stopped, total, killed, ready = b"none", b"", b"", 0, False, False
     alive = pidfd >= 0
     try:
-        try:
-            passed_fds = b"".join(fd.to_bytes(4, sys.byteorder) for fd in (in_r, out_w, err_w))
-            sock.sendmsg([b"%d" % len(job)], [(SOL_SOCKET, SCM_RIGHTS, passed_fds)])
-            for offset in range(0, len(job), 1 << 15):
-                sock.send(job[offset : offset + (1 << 15)])
-        except OSError:
-            pass  # it died already: F's word says how
-        del job
-        for fd in (in_r, out_w, err_w):
-            os.close(fd)
         poller = select.poll()
         for fd in (sock_fd, out_r, err_r, pidfd):
             if fd >= 0:
@@ -441,6 +498,7 @@ def run_test(worker, mode, stdin, check, args, learner, budget, output_cap):
                     elif verdict == b"none" and message[:16] == token:
                         if message[16:] in (b"P", b"P ready"):
                             verdict, ready = b"pass", message[16:] == b"P ready"
+                            poller.unregister(sock_fd)  # what follows is the next test's
                         elif message[16:17] == b"F":
                             verdict, details = b"fail", message[17:]
                 elif fd == pidfd:
@@ -835,7 +893,8 @@ def _server(sock, slots, protected, setting_up, saved, box):
     object's __del__ would run here)."""
     import gc
 
-    recvmsg, recv, room = sock.recvmsg, sock.recv, _socket.CMSG_SPACE(12)
+    recv, sendmsg, pipe = sock.recv, sock.sendmsg, os.pipe
+    level, rights = SOL_SOCKET, SCM_RIGHTS
     dup2, close, chdir, cwd = os.dup2, os.close, os.chdir, os.getcwd()
     loads, modules, sys_dict, signal = marshal.loads, sys.modules, sys.__dict__, _signal.signal
     saved_modules = dict(modules)
@@ -845,7 +904,7 @@ def _server(sock, slots, protected, setting_up, saved, box):
         sys.set_asyncgen_hooks  # fmt: skip
     count, exit_functions = _thread._count, __import__("atexit")._run_exitfuncs
     is_, alarm = _operator.is_, _signal.SIGALRM
-    grave, used = [], [0]
+    grave, used, jobs, scratch = [], [0], [], []
 
     def reset():
         """The process as it was before any test: the modules, builtins and sys. A module's
@@ -870,18 +929,30 @@ def _server(sock, slots, protected, setting_up, saved, box):
             return False
         if used[0]:  # before the first test, no learner code ran here: nothing to put back
             reset()  # while P reads the verdict: before the job, not after
-        message, ancillary, _flags, _address = recvmsg(32, room)
-        fds = _received_fds(ancillary)
-        if not message or len(fds) != 3:
-            return False
-        size, chunks, received = int(message), [], 0
-        while received < size:
-            chunk = recv(1 << 16)
-            if not chunk:
+        if not jobs:  # a run of visible tests, or one hidden test
+            message = recv(32)
+            if not message:
                 return False
-            chunks.append(chunk)
-            received += len(chunk)
-        for target, fd in enumerate(fds):
+            size, chunks, received = int(message), [], 0
+            while received < size:
+                chunk = recv(1 << 16)
+                if not chunk:
+                    return False
+                chunks.append(chunk)
+                received += len(chunk)
+            jobs[:] = unpack(b"".join(chunks))
+            scratch[:] = unpack(jobs.pop(0))
+        for directory in scratch:  # what the test before left there, this one must not read
+            _empty(directory.decode())
+        mode, budget, token, learner, check, *args = unpack(jobs.pop(0))
+        in_r, in_w = pipe()
+        out_r, out_w = pipe()
+        err_r, err_w = pipe()
+        sendmsg([token + b"S"], [(level, rights, b"".join(
+            fd.to_bytes(4, BYTE_ORDER) for fd in (in_w, out_r, err_r)))])  # fmt: skip
+        for fd in (in_w, out_r, err_r):
+            close(fd)
+        for target, fd in enumerate((in_r, out_w, err_w)):
             if fd != target:
                 if fd < 3:
                     return False
@@ -889,7 +960,6 @@ def _server(sock, slots, protected, setting_up, saved, box):
                 close(fd)
         space, module, check_codes, describe, compare, builtins_copy, stdio = slots[used[0]]
         used[0] += 1
-        mode, budget, token, learner, check, *args = unpack(b"".join(chunks))
         program = mode == b"io"
         ns = module.__dict__
         if not program:
