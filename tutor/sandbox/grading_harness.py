@@ -47,6 +47,7 @@ REPR_CAP = 2000  # characters of a value shown in a failed comparison
 FRAMES_KEPT = 20  # learner frames kept at each end of a long traceback
 NO_VERDICT = 120  # C's exit status when its driver did not finish
 TESTS_PER_CHILD = 10  # tests one child may run, one after another, while they pass
+OWN_STDIN = 4096  # bytes of a test's stdin its child writes itself (fits any pipe's buffer)
 
 PR_SET_DUMPABLE = 4
 PR_SET_NO_NEW_PRIVS = 38
@@ -393,9 +394,11 @@ class Worker:
         """Sends the tests ``numbers`` in one job; returns their tokens, in order."""
         tokens, jobs = [], [pack([directory.encode() for directory in scratch])]
         for number in numbers:
-            mode, _shown, _stdin, _source, *args = tests[number]
+            mode, _shown, stdin, _source, *args = tests[number]
             tokens.append(os.urandom(16))
-            jobs.append(pack([mode, b"%r" % budget, tokens[-1], learner, checks[number], *args]))
+            own = len(stdin) <= OWN_STDIN  # then the child writes it: no hand-over for it
+            jobs.append(pack([mode, b"%r" % budget, tokens[-1], learner, checks[number],
+                              stdin if own else b"", b"own" if own else b"fed", *args]))  # fmt: skip
         job = pack(jobs)
         try:
             self.sock.send(b"%d" % len(job))
@@ -407,8 +410,9 @@ class Worker:
         return tokens
 
     def start(self, token, timeout):
-        """P's ends of its pipes for the test of ``token`` ([stdin, stdout, stderr]), which
-        it makes and sends when it starts that test; None if it ends or hangs first."""
+        """P's ends of its pipes for the test of ``token`` ([stdin, stdout, stderr]; stdin
+        -1 when the child wrote it itself), which it makes and sends when it starts that
+        test; None if it ends or hangs first."""
         deadline = monotonic() + timeout
         waited = [self.sock] + ([self.pidfd] if self.pidfd >= 0 else [])
         while True:
@@ -422,6 +426,8 @@ class Worker:
                 fds = _received_fds(ancillary)
                 if message == token + b"S" and len(fds) == 3:
                     return fds
+                if message == token + b"s" and len(fds) == 2:
+                    return [-1] + fds
                 for fd in fds:
                     os.close(fd)
                 if not message:
@@ -465,15 +471,16 @@ def run_test(worker, token, stdin, budget, output_cap):
         for fd in (sock_fd, out_r, err_r, pidfd):
             if fd >= 0:
                 poller.register(fd, select.POLLIN)
-        os.set_blocking(in_w, False)
-        pending = memoryview(stdin)
-        try:
-            pending = pending[os.write(in_w, pending[: 1 << 16]) :] if pending else pending
-        except OSError:  # a full pipe, or it ended already
-            pass
+        pending = memoryview(stdin if in_w >= 0 else b"")  # else the child wrote it
+        if in_w >= 0:
+            os.set_blocking(in_w, False)
+            try:
+                pending = pending[os.write(in_w, pending[: 1 << 16]) :] if pending else pending
+            except OSError:  # a full pipe, or it ended already
+                pass
         if pending:
             poller.register(in_w, select.POLLOUT)
-        else:
+        elif in_w >= 0:
             os.close(in_w)
             in_w = -1
         open_streams = {out_r, err_r}
@@ -893,7 +900,7 @@ def _server(sock, slots, protected, setting_up, saved, box):
     object's __del__ would run here)."""
     import gc
 
-    recv, sendmsg, pipe = sock.recv, sock.sendmsg, os.pipe
+    recv, sendmsg, pipe, write = sock.recv, sock.sendmsg, os.pipe, os.write
     level, rights = SOL_SOCKET, SCM_RIGHTS
     dup2, close, chdir, cwd = os.dup2, os.close, os.chdir, os.getcwd()
     loads, modules, sys_dict, signal = marshal.loads, sys.modules, sys.__dict__, _signal.signal
@@ -944,13 +951,19 @@ def _server(sock, slots, protected, setting_up, saved, box):
             scratch[:] = unpack(jobs.pop(0))
         for directory in scratch:  # what the test before left there, this one must not read
             _empty(directory.decode())
-        mode, budget, token, learner, check, *args = unpack(jobs.pop(0))
+        mode, budget, token, learner, check, stdin, feeder, *args = unpack(jobs.pop(0))
         in_r, in_w = pipe()
         out_r, out_w = pipe()
         err_r, err_w = pipe()
-        sendmsg([token + b"S"], [(level, rights, b"".join(
-            fd.to_bytes(4, BYTE_ORDER) for fd in (in_w, out_r, err_r)))])  # fmt: skip
-        for fd in (in_w, out_r, err_r):
+        if feeder == b"own":  # small enough for any pipe's buffer: written at once
+            write(in_w, stdin)
+            close(in_w)
+            theirs, word = (out_r, err_r), b"s"
+        else:
+            theirs, word = (in_w, out_r, err_r), b"S"
+        sendmsg([token + word], [(level, rights, b"".join(
+            fd.to_bytes(4, BYTE_ORDER) for fd in theirs))])  # fmt: skip
+        for fd in theirs:
             close(fd)
         for target, fd in enumerate((in_r, out_w, err_w)):
             if fd != target:
