@@ -625,8 +625,7 @@ def forker(sock):
     for fd in (0, 1, 2):
         os.dup2(null, fd)
     os.close(null)
-    kit = _kit()  # made here, while P reads its job: every child inherits it as it is
-    __import__("gc").freeze()
+    kit = None  # made at the first request (P's first child makes its own): most runs need none
     poller = select.poll()
     poller.register(sock, select.POLLIN)
     running = {}  # pidfd -> pid
@@ -642,6 +641,9 @@ def forker(sock):
                 continue
             if sock.recv(64) != b"fork":
                 os._exit(0)  # P is done: every child left dies with the sandbox
+            if kit is None:
+                kit = _kit()  # every child inherits it as it is
+                __import__("gc").freeze()
             theirs, ours = _socket.socketpair(AF_UNIX, SOCK_SEQPACKET)
             pid = os.fork()
             if pid == 0:
