@@ -384,6 +384,7 @@ class Worker:
 
     def __init__(self, children, pid, sock_fd):
         self.children, self.pid, self.tests = children, pid, 0
+        self.stashed = None  # (token + S or s, fds): a start that came with a verdict
         self.sock = _socket.socket(AF_UNIX, SOCK_SEQPACKET, 0, sock_fd)
         try:
             self.pidfd = os.pidfd_open(pid)
@@ -413,6 +414,14 @@ class Worker:
         """P's ends of its pipes for the test of ``token`` ([stdin, stdout, stderr]; stdin
         -1 when the child wrote it itself), which it makes and sends when it starts that
         test; None if it ends or hangs first."""
+        if self.stashed is not None:
+            (word, fds), self.stashed = self.stashed, None
+            if word == token + b"S":
+                return fds
+            if word == token + b"s":
+                return [-1] + fds
+            for fd in fds:
+                os.close(fd)
         deadline = monotonic() + timeout
         waited = [self.sock] + ([self.pidfd] if self.pidfd >= 0 else [])
         while True:
@@ -438,6 +447,10 @@ class Worker:
 
     def drop(self, wait=True):
         """Ends it: with ``wait``, returns once none of its code can run any more."""
+        if self.stashed is not None:
+            for fd in self.stashed[1]:
+                os.close(fd)
+            self.stashed = None
         self.sock.close()
         _kill(self.pid)
         if self.pidfd >= 0:
@@ -499,15 +512,22 @@ def run_test(worker, token, stdin, budget, output_cap):
                 continue
             for fd, _event in poller.poll(remaining * 1000):
                 if fd == sock_fd:
-                    message = _receive(sock)
+                    message, received = _receive_fds(sock)
+                    rest = message[16:] if message else b""
                     if message is None:
                         poller.unregister(sock_fd)
                     elif verdict == b"none" and message[:16] == token:
-                        if message[16:] in (b"P", b"P ready"):
-                            verdict, ready = b"pass", message[16:] == b"P ready"
+                        if rest in (b"P", b"P ready") or (
+                                rest[:7] == b"P ready" and len(rest) == 24
+                                and len(received) == (3 if rest[23:] == b"S" else 2)):  # fmt: skip
+                            verdict, ready = b"pass", rest != b"P"
+                            if len(rest) == 24:  # the next test's start came with it
+                                worker.stashed, received = (rest[7:], received), []
                             poller.unregister(sock_fd)  # what follows is the next test's
                         elif message[16:17] == b"F":
                             verdict, details = b"fail", message[17:]
+                    for unclaimed in received:
+                        os.close(unclaimed)
                 elif fd == pidfd:
                     alive = False
                     poller.unregister(pidfd)
@@ -592,6 +612,17 @@ def _kill(pid):
         os.kill(pid, 9)
     except OSError:
         pass
+
+
+def _receive_fds(sock):
+    """One message from C's socket and the descriptors it carries; (None, []) at its end."""
+    try:
+        message, ancillary, _flags, _ = sock.recvmsg(DETAILS_CAP + 64, _socket.CMSG_SPACE(12))
+    except (BlockingIOError, InterruptedError):
+        return b"", []
+    except OSError:
+        return None, []
+    return message or None, _received_fds(ancillary)
 
 
 def _receive(sock):
@@ -732,7 +763,8 @@ while "@next".__call__():
     if not "@quiesce".__call__():
         "@write".__call__("@fd", "@box".__getitem__(7))
         "@exit".__call__(0)
-    "@write".__call__("@fd", "@box".__getitem__(7) + b" ready")
+    if not "@passed".__call__("@box".__getitem__(7)):
+        "@exit".__call__(0)
 "@exit".__call__(0)
 ''',
     "<grader>",
@@ -835,7 +867,7 @@ def _driver(sock, kit):
     slots, protected, setting_up, private, saved = kit
     del kit[:]
     box = []
-    next_test = private["_server"](sock, slots, protected, setting_up, saved, box)
+    next_test, passed = private["_server"](sock, slots, protected, setting_up, saved, box)
     import atexit
     import gc
 
@@ -848,7 +880,7 @@ def _driver(sock, kit):
         "@timer": _signal.ITIMER_REAL, "@exec": exec, "@SystemExit": SystemExit,
         "@BaseException": BaseException, "@getpid": os.getpid, "@pid": os.getpid(),
         "@write": os.write, "@fd": sock.fileno(), "@exit": os._exit, "@gc_on": gc.enable,
-        "@gc_off": gc.disable, "@quiesce": quiesce,
+        "@gc_off": gc.disable, "@quiesce": quiesce, "@passed": passed,
     }  # fmt: skip
     driver = _DRIVER.replace(
         co_consts=tuple(constants.get(const, const) if type(const) is str else const
@@ -913,7 +945,8 @@ def _server(sock, slots, protected, setting_up, saved, box):
         sys.set_asyncgen_hooks  # fmt: skip
     count, exit_functions = _thread._count, __import__("atexit")._run_exitfuncs
     is_, alarm = _operator.is_, _signal.SIGALRM
-    grave, used, jobs, scratch = [], [0], [], []
+    grave, used, jobs, scratch, prepared, sent = [], [0], [], [], [False], [False]
+    sock_fd = sock.fileno()
 
     def reset():
         """The process as it was before any test: the modules, builtins and sys. A module's
@@ -933,7 +966,7 @@ def _server(sock, slots, protected, setting_up, saved, box):
         set_limit(limit)
         set_thresholds(*thresholds)
 
-    def prepare():
+    def prepare(verdict=b""):
         if used[0] >= len(slots):
             return False
         if used[0]:  # before the first test, no learner code ran here: nothing to put back
@@ -963,8 +996,9 @@ def _server(sock, slots, protected, setting_up, saved, box):
             theirs, word = (out_r, err_r), b"s"
         else:
             theirs, word = (in_w, out_r, err_r), b"S"
-        sendmsg([token + word], [(level, rights, b"".join(
+        sendmsg([verdict + token + word], [(level, rights, b"".join(
             fd.to_bytes(4, BYTE_ORDER) for fd in theirs))])  # fmt: skip
+        sent[0] = True
         for fd in theirs:
             close(fd)
         for target, fd in enumerate((in_r, out_w, err_w)):
@@ -999,6 +1033,10 @@ def _server(sock, slots, protected, setting_up, saved, box):
 
     def next_test():
         setting_up.append(True)
+        if prepared[0]:  # by passed(), with the verdict of the test before
+            prepared[0] = False
+            setting_up.clear()
+            return True
         try:
             ready = prepare()
         except BaseException:
@@ -1007,7 +1045,27 @@ def _server(sock, slots, protected, setting_up, saved, box):
             setting_up.clear()
         return ready
 
-    return next_test
+    def passed(verdict):
+        """Sends a pass (the process is quiet and may go on): with the next test of the
+        job made ready and its start in the same message when there is one, so that P
+        wakes once per test. False: the process must end."""
+        setting_up.append(True)
+        if jobs and used[0] < len(slots):
+            sent[0] = False
+            try:
+                prepared[0] = prepare(verdict + b" ready")
+            except BaseException:
+                prepared[0] = False
+            if prepared[0]:
+                return True
+            if not sent[0]:
+                write(sock_fd, verdict)
+            return False
+        write(sock_fd, verdict + b" ready")
+        setting_up.clear()
+        return True
+
+    return next_test, passed
 
 
 def _nothing():
