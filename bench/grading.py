@@ -6,6 +6,9 @@ same code, measured in one run: milliseconds per grading and per run, and their 
 Rounds alternate plain runs and gradings so that both see the same machine load; the best
 round of each is compared (as bench/sandbox.py does). The CPU figures are the whole
 machine's (/proc/stat) over the same rounds: with other jobs running they are upper bounds.
+The ratio still grows with the load (a grading hands over between processes at least once
+per test, and each hand-over waits for a core): compare figures taken at similar load
+averages, which it prints before and after. docs/grading.md has the figures.
 """
 
 import harness  # noqa: F401, I001  -- first: it fixes sys.path (see bench/harness.py)

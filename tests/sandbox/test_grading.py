@@ -536,6 +536,131 @@ def test_killing_the_grader_passes_nothing():
     assert grading.status == "not_checked"
 
 
+def test_flushing_output_cannot_read_a_failed_tests_token():
+    # the learner's stdout is flushed before the verdict is sent: a flush that looks through
+    # the frames below it finds no message holding the test's token
+    assert_never_passes("""\
+    import os, sys
+    class Thief:
+        def write(self, text):
+            return len(text)
+        def flush(self):
+            frame = sys._getframe(1)
+            while frame is not None:
+                for value in list(frame.f_locals.values()):
+                    if isinstance(value, bytes) and len(value) >= 17:
+                        for fd in range(3, 64):
+                            try:
+                                os.write(fd, value[:16] + b"P")
+                            except OSError:
+                                pass
+                frame = frame.f_back
+    sys.stdout = Thief()
+    """)
+
+
+# --- tests that share a process: a child runs consecutive tests while they pass -----------------
+FOUR = "def square(x):\n    return 4\n"  # right for 2 only: the first test passes, keeping the process
+
+
+def test_what_a_passing_test_patches_passes_no_later_test():
+    code = FOUR + textwrap.dedent("""\
+    import builtins, fractions, operator, _operator, sys
+    def half():
+        return fractions.Fraction(1, 2)
+    def patch():
+        builtins.AssertionError = type("Quiet", (Exception,), {})
+        builtins.isinstance = lambda *a: True
+        builtins.type = lambda *a: int
+        builtins.repr = builtins.str = lambda *a: "49"
+        builtins.BaseException = builtins.SystemExit = type("X", (Exception,), {})
+        operator.eq = _operator.eq = operator.truth = _operator.truth = lambda *a: True
+        fractions.Fraction.__eq__ = lambda *a: True  # the first check found Fraction honest
+        sys.modules["_operator"] = sys.modules["builtins"] = sys.modules["marshal"] = operator
+        for module in list(sys.modules.values()):
+            for name in ("loads", "write", "getpid", "signal", "setitimer", "dup2"):
+                try:
+                    setattr(module, name, lambda *a, **k: True)
+                except Exception:
+                    pass
+    """)
+    tests = [Test("patches", check="assert square(2) == 4\nassert half() == half()\npatch()"),
+             Test("later", check="assert square(7) == 49"),
+             Test("a Fraction later", check="assert half() == 3"),
+             Test("a program later", stdin="7\n", stdout="49\n")]  # fmt: skip
+    grading = graded(code, tests)
+    assert [r.passed for r in grading.results] == [True, False, False, False], grading
+    assert grading.results[1].kind == "wrong_value" and grading.results[1].got == "4"
+
+
+def test_nothing_of_an_earlier_test_is_left_for_a_later_one():
+    code = """\
+    import builtins, os, sys
+    print([hasattr(builtins, "mark"), "mark" in sys.modules, hasattr(os, "mark"),
+           "mark" in globals(), sorted(os.listdir(".")), sys.argv[1:], os.getcwd()])
+    builtins.mark = sys.modules["mark"] = os.mark = mark = 1
+    open("mark", "w").write("left behind")
+    kept = os.open("kept", os.O_CREAT | os.O_WRONLY)
+    sys.argv.append("mark")
+    os.chdir("/")
+    """
+    clean = "[False, False, False, False, [], [], '/tmp']\n"
+    grading = graded(code, [Test("first", stdout=clean), Test("second", stdout=clean),
+                            Test("third", stdout=clean)])  # fmt: skip
+    assert grading.status == "passed", [(r.stdout, r.stderr) for r in grading.results]
+
+
+def test_a_test_that_runs_out_of_time_takes_no_later_test_with_it():
+    code = """\
+    n = int(input())
+    while n == 1:
+        pass
+    print(n * n)
+    """
+    tests = [Test("first", stdin="2\n", stdout="4\n"), Test("loops", stdin="1\n", stdout="1\n"),
+             Test("after", stdin="3\n", stdout="9\n"), Test("after that", stdin="4\n", stdout="16\n")]
+    grading = graded(code, tests, per_test_seconds=FAST)
+    assert [r.passed for r in grading.results] == [True, False, True, True], grading
+    assert grading.results[1].kind == "too_slow"
+
+
+def test_a_thread_left_running_does_not_reach_a_later_test():
+    code = FOUR + textwrap.dedent("""\
+    import os, threading, time
+    def start():
+        def spam():
+            while True:
+                print("leak", flush=True)
+                for fd in range(64):
+                    try:
+                        os.write(fd, b"\\0" * 16 + b"P")
+                    except OSError:
+                        pass
+                time.sleep(0.001)
+        threading.Thread(target=spam, daemon=True).start()
+    """)
+    tests = [Test("starts a thread", check="start()\nassert square(2) == 4"),
+             Test("quiet", stdout=""), Test("later", check="assert square(7) == 49")]  # fmt: skip
+    grading = graded(code, tests)
+    assert [r.passed for r in grading.results] == [True, True, False], grading
+
+
+def test_a_hidden_tests_input_reaches_no_later_visible_test():
+    # a visible test never runs in a process that ran a hidden one
+    code = """\
+    import builtins, sys
+    print(getattr(builtins, "loot", ""))
+    builtins.loot = sys.stdin.read()
+    sys.modules["loot"] = builtins.loot
+    """
+    tests = [Test("visible", stdout=""), Test("hidden", stdin="hidden-input-3e", stdout="",
+                                              visible=False),
+             Test("visible again", stdout="")]  # fmt: skip
+    grading = graded(code, tests)
+    assert "hidden-input-3e" not in grading.results[2].stdout
+    assert grading.results[0].passed and grading.results[2].passed, grading
+
+
 def test_a_hidden_tests_expected_output_never_enters_the_sandbox():
     secret = "the-expected-answer-7f3a"
     code = """\

@@ -15,9 +15,10 @@ A test is an I/O case (``stdin`` and ``args``, i.e. ``sys.argv[1:]``, and the ex
 ``stdout``: the program's output must match line for line, trailing spaces and trailing
 blank lines aside) or a check (``check``: Python source, asserts and calls of the learner's
 functions, run after the learner's code, in its namespace; there ``__name__`` is "main", so
-code under ``if __name__ == "__main__":`` does not run). Each test runs in a process of its
-own with a time budget (``per_test_seconds``) and the memory, process and output limits of
-``limits`` (``output_bytes`` per test).
+code under ``if __name__ == "__main__":`` does not run). Each test has a time budget
+(``per_test_seconds``) and the memory, process and output limits of ``limits``
+(``output_bytes`` per test); consecutive passing tests may share a process, each started
+afresh (docs/grading.md says what is reset and why sharing changes no verdict).
 
 Each result's ``kind`` says why a test failed, in one of KINDS; ``message`` says it in plain
 words and never contains the test's input, expected values or check (so it may be shown for
@@ -63,8 +64,9 @@ HARNESS = open(os.path.join(os.path.dirname(__file__), "grading_harness.py"), en
 
 # The run's program: reads the harness's bytecode, and nothing more, from stdin and runs it;
 # the harness reads the job itself once it has forked its forker (grading_harness.main).
+# The bytecode travels compressed, in base64: small enough for one pipe buffer.
 BOOTSTRAP = """\
-import marshal, os
+import binascii, marshal, os, zlib
 def _read(size):
     data = b""
     while len(data) < size:
@@ -77,22 +79,24 @@ _size = b""
 while not _size.endswith(b":"):
     _size += _read(1)
 _harness = {"__name__": "grading_harness", "__builtins__": __builtins__}
-exec(marshal.loads(bytes.fromhex(_read(int(_size[:-1])).decode())), _harness)
+exec(marshal.loads(zlib.decompress(binascii.a2b_base64(_read(int(_size[:-1]))))), _harness)
 del _read, _size
 _harness["main"]()
 """
 
-# Compiles the harness, in the sandbox, with the interpreter that will run it.
+# Compiles the harness, in the sandbox, with the interpreter that will run it (without its
+# docstrings: optimize=2; the harness has no assert of its own).
 COMPILER = """\
-import marshal, sys
-code = compile(sys.stdin.read(), "<grader>", "exec", dont_inherit=True)
-sys.stdout.write(marshal.dumps(code).hex())
+import binascii, marshal, sys, zlib
+code = compile(sys.stdin.read(), "<grader>", "exec", dont_inherit=True, optimize=2)
+sys.stdout.write(binascii.b2a_base64(zlib.compress(marshal.dumps(code), 9), newline=False).decode())
 """
-_bytecode: dict[tuple, str] = {}  # hex
+_bytecode: dict[tuple, str] = {}  # base64 of the compressed bytecode
 _bytecode_lock = threading.Lock()
 LEARNER_FILE = "main.py"
 GRACE_SECONDS = 0.3  # the harness's own, beyond each test's budget (grading_harness.GRACE)
 DETAILS_BYTES = 1 << 16  # grading_harness.DETAILS_CAP
+TESTS_PER_CHILD = 10  # grading_harness.TESTS_PER_CHILD
 
 
 @dataclass(frozen=True)
@@ -238,17 +242,18 @@ def grade(
          # between tests; the unsafe backend's are the host's, and are never touched
          b"private" if (backend or _settings["backend"]) == "bwrap" else b"shared"]
         + [
-            _pack([b"check" if t.is_check else b"io", _utf8(t.stdin), _utf8(t.check or "")]
-                  + [_utf8(arg) for arg in t.args])  # fmt: skip
+            _pack([b"check" if t.is_check else b"io", b"visible" if t.visible else b"hidden",
+                   _utf8(t.stdin), _utf8(t.check or "")] + [_utf8(arg) for arg in t.args])  # fmt: skip
             for t in tests
         ]
     )
     count = len(tests)
     run_limits = dataclasses.replace(
         limits,
-        cpu_seconds=math.ceil(per_test_seconds + GRACE_SECONDS) + 1,  # per process
+        # per process: a child runs up to TESTS_PER_CHILD tests, each stopped at its budget
+        cpu_seconds=math.ceil(min(count, TESTS_PER_CHILD) * (per_test_seconds + GRACE_SECONDS)) + 1,
         wall_seconds=count * (per_test_seconds + GRACE_SECONDS + 0.5) + 5,
-        processes=limits.processes + 5,  # the harness, its forker, two spares, one ending
+        processes=limits.processes + 5,  # the harness, its forker, a child, a spare, one ending
         open_files=limits.open_files + 16,
         output_bytes=count * (3 * limits.output_bytes + DETAILS_BYTES + 4 * KIB) + 64 * KIB,
     )
@@ -281,7 +286,8 @@ def grade(
 
 
 def _harness_bytecode(backend: str | None) -> str:
-    """The harness compiled by the sandbox's interpreter, in hex: once per worker process."""
+    """The harness compiled by the sandbox's interpreter, compressed, in base64: once per
+    worker process."""
     key = (backend or _settings["backend"], _settings["interpreter"])
     with _bytecode_lock:
         if key not in _bytecode:

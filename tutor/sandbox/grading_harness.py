@@ -3,21 +3,24 @@
 Compiled once per worker by the sandbox's own interpreter, and sent as bytecode at the
 head of stdin behind a bootstrap that is the run's program (grading.BOOTSTRAP): compiling
 this file costs more than a whole run. ``main`` then reads its job from the rest of stdin
-(the learner's code, the tests and the run's nonce), runs every test in a process of its
-own, and writes one report to stdout framed with the nonce. docs/grading.md says why it is
-built this way. Three kinds of process:
+(the learner's code, the tests and the run's nonce), runs the tests one after another, and
+writes one report to stdout framed with the nonce. docs/grading.md says why it is built
+this way. Three kinds of process:
 
   P  this one: reads the job, compiles the learner's code (a syntax error ends it here) and
-     the checks, starts each test, feeds it its stdin, reads its output under a cap, kills
-     it when its time is up, and writes the report. It never runs learner code, and it is
-     not dumpable: no other process may read its memory or descriptors through /proc.
-  F  forked from P before P reads anything, so it holds nothing but this file. It stops
-     itself reading /proc (Landlock, where the kernel has it) and, for each test, forks a
-     child, hands P the child's pipes and socket, waits for it, and says how it ended.
-  C  one per test, with its own test only. It seals itself (an audit hook the learner's
-     code cannot remove) and runs the learner's code, then the check. Its one message to
-     P carries a per-test token that exists only among the constants of its driver code,
-     which the learner's code cannot reach; without the token P counts the test failed.
+     the checks, gives each test to a child, feeds it its stdin, reads its output under a
+     cap, kills it when its time is up, and writes the report. It never runs learner code,
+     and it is not dumpable: no other process may read its memory or descriptors through
+     /proc.
+  F  forked from P before P reads anything, so it holds nothing but this file. It builds
+     what every child needs before its first test (the kit) and forks children for P.
+  C  runs consecutive tests while they pass (TESTS_PER_CHILD at most, never a visible test
+     after a hidden one), receiving each only when the one before has ended, and starting
+     each afresh: modules, builtins, sys, namespace, stdio, signals and descriptors as they
+     were. It seals itself (an audit hook the learner's code cannot remove) and runs the
+     learner's code, then the check. Its verdict carries a per-test token that exists only
+     among the constants of its driver code, which the learner's code cannot reach;
+     without the token P counts the test failed.
 
 It must stay runnable by any Python 3.9+ and import only built-in modules: its start-up
 time is paid by every submission.
@@ -43,7 +46,8 @@ DETAILS_CAP = 1 << 16  # bytes of a failure's description
 REPR_CAP = 2000  # characters of a value shown in a failed comparison
 FRAMES_KEPT = 20  # learner frames kept at each end of a long traceback
 NO_VERDICT = 120  # C's exit status when its driver did not finish
-SPARES = 2  # children F keeps forked ahead, so that a test never waits for a fork
+TESTS_PER_CHILD = 10  # tests one child may run, one after another, while they pass
+OWN_STDIN = 4096  # bytes of a test's stdin its child writes itself (fits any pipe's buffer)
 
 PR_SET_DUMPABLE = 4
 PR_SET_NO_NEW_PRIVS = 38
@@ -52,6 +56,14 @@ LANDLOCK_READ_FILE = 1 << 2
 LANDLOCK_RULE_PATH_BENEATH = 1
 O_PATH = 0o10000000
 CO_NOT_A_PLAIN_FUNCTION = 0x20 | 0x80 | 0x100 | 0x200  # generator, coroutine, async generator
+STDLIB = os.path.dirname(os.__file__) + "/"
+BYTE_ORDER = sys.byteorder  # read here: a test's code may change sys.byteorder
+# what the closures the learner's code may reach (through their frames) use: each test's
+# slot has its own copy of these, and of nothing else
+LEARNER_FACING = ("_describer", "_comparer", "_honesty", "_check_runner", "_clean_exit",
+                  "_never", "_nothing", "_finisher", "_flusher", "_too_slow", "pack", "text",
+                  "TooSlow", "LEARNER_FILE", "FRAMES_KEPT", "DETAILS_CAP", "REPR_CAP",
+                  "_operator", "_collections", "_signal", "STDLIB")  # fmt: skip
 
 AF_UNIX, SOCK_SEQPACKET = _socket.AF_UNIX, _socket.SOCK_SEQPACKET
 SOL_SOCKET, SCM_RIGHTS = _socket.SOL_SOCKET, _socket.SCM_RIGHTS
@@ -89,16 +101,22 @@ def main():
         raise OSError("the grader could not make itself undumpable")
     _no_proc(libc)
     del libc
-    kit = _kit()  # made here, before any job: F and every child inherit it as it is
     __import__("gc").freeze()  # a child's collections never walk (so never copy) all that
     control, theirs = _socket.socketpair(AF_UNIX, SOCK_SEQPACKET)
     if os.fork() == 0:
         control.close()
-        forker(theirs, kit)
+        forker(theirs)
     theirs.close()
-    del kit
     children = Children(control)
-    children.order(SPARES)  # forked while this process reads its job
+    ours, theirs = _socket.socketpair(AF_UNIX, SOCK_SEQPACKET)
+    pid = os.fork()  # the first child: forked here, not by F, so that it is ready sooner
+    if pid == 0:
+        control.close()
+        ours.close()
+        first_child(theirs)
+    theirs.close()
+    children.ready.append((pid, ours.detach()))
+    children.own.add(pid)
     job = unpack(_read_all(0))  # only now: F and its children hold none of it
     nonce, code, budget_ms, output_cap, private = job[0], job[1], int(job[2]), int(job[3]), job[4]
     budget = budget_ms / 1000
@@ -112,18 +130,71 @@ def main():
         report = [b"syntax", *_syntax_error(error)]
     else:
         learner = marshal.dumps(learner)
-        checks = [_compiled_check(check) for _mode, _stdin, check, *_args in tests]
-        for number, (mode, stdin, _source, *args) in enumerate(tests):
-            check = checks[number]
-            if len(tests) - number > SPARES:
-                children.order(1)
-            report.append(pack(run_test(children, mode, stdin, check, args, learner, budget,
-                                        output_cap, scratch)))  # fmt: skip
+        checks = [_compiled_check(check) for _mode, _shown, _stdin, check, *_args in tests]
+        report += run_tests(children, tests, checks, learner, budget, output_cap, scratch)
     control.close()
     framed = nonce + b"\n" + pack(report) + b"\n" + nonce
     view = memoryview(framed)
     while view:
         view = view[os.write(1, view) :]
+
+
+def run_tests(children, tests, checks, learner, budget, output_cap, scratch):
+    """Every test, in order, each a report row. A child runs consecutive tests while each
+    passes, up to TESTS_PER_CHILD, and never a visible test after a hidden one (what a
+    hidden test saw would be printed where the learner reads it). It is sent a run of
+    consecutive visible tests at once (their data is the learner's to see), which it runs
+    without waiting for P; a hidden test is sent alone, once the test before has ended."""
+    rows, worker, hidden_seen, sent = [], None, False, []
+    for number, (_mode, shown, stdin, _source, *_args) in enumerate(tests):
+        if type(checks[number]) is list:  # it did not compile: no process runs it
+            rows.append(pack([b"none", b"test_error", b"", b"0", b"0", b"", b"",
+                              pack(checks[number])]))  # fmt: skip
+            continue
+        if worker is not None and not sent and (shown == b"visible" and hidden_seen
+                                                or worker.tests >= TESTS_PER_CHILD):  # fmt: skip
+            worker = _dropped(worker, scratch)
+        if worker is None:
+            try:
+                worker, hidden_seen = children.take(), False
+            except OSError:  # F is gone
+                rows.append(pack([b"none", b"lost", b"", b"0", b"0", b"", b"", b""]))
+                continue
+        if not sent:
+            sent = worker.send(_batch(tests, checks, number, TESTS_PER_CHILD - worker.tests),
+                               tests, checks, learner, budget, scratch)  # fmt: skip
+        token = sent.pop(0)
+        fields, reusable = run_test(worker, token, stdin, budget, output_cap)
+        hidden_seen = hidden_seen or shown != b"visible"
+        if not reusable:
+            worker, sent = _dropped(worker, scratch), []  # the rest goes to a new child
+        if number + 1 < len(tests) and not sent and (
+                worker is None or tests[number + 1][1] == b"visible" and hidden_seen):  # fmt: skip
+            children.order_one()  # the next test needs a new child: forked meanwhile
+        rows.append(pack(fields))
+    if worker is not None:
+        worker.drop(wait=False)  # it ends when its socket closes; the sandbox ends anyway
+    return rows
+
+
+def _batch(tests, checks, first, room):
+    """The numbers of the tests sent together from ``first``: a run of visible tests whose
+    checks compile, ``room`` at most, or a hidden test alone."""
+    numbers = [first]
+    if tests[first][1] == b"visible":
+        while (len(numbers) < room and first + len(numbers) < len(tests)
+               and tests[first + len(numbers)][1] == b"visible"
+               and type(checks[first + len(numbers)]) is not list):  # fmt: skip
+            numbers.append(first + len(numbers))
+    return numbers
+
+
+def _dropped(worker, scratch):
+    """Ends ``worker``, then empties the scratch directories: nothing of its tests is left."""
+    worker.drop()
+    for directory in scratch:
+        _empty(directory)
+    return None
 
 
 class _Libc:
@@ -234,26 +305,45 @@ def _compared(ast, statement, operators):
 
 
 class Children:
-    """P's side of F: children ordered ahead ("fork"), ready ones (pid and P's ends of their
-    socket, stdin, stdout and stderr), and how those that ended ended."""
+    """P's side of F: children ordered ("fork"), ready ones (pid and P's end of their
+    socket), and how those that ended ended."""
 
     def __init__(self, control):
         self.control = control
         self.ready = []
+        self.ordered = 0
         self.ends = {}  # pid -> (wait status, CPU microseconds)
+        self.own = set()  # children P forked itself (F did not: P reaps them)
 
-    def order(self, count):
-        for _ in range(count):
+    def order_one(self):
+        """One child forked ahead, unless one is ready or on its way already."""
+        if not self.ready and not self.ordered:
             self.control.send(b"fork")
+            self.ordered += 1
 
     def take(self):
+        self.order_one()
         while not self.ready:
             self.receive()
-        return self.ready.pop(0)
+        pid, sock_fd = self.ready.pop(0)
+        return Worker(self, pid, sock_fd)
 
     def wait_for_end(self, pid, timeout):
-        """Read F's messages until it says how ``pid`` ended, for ``timeout`` seconds at most."""
+        """Read F's messages until it says how ``pid`` ended, for ``timeout`` seconds at most
+        (P's own child: wait for it)."""
         deadline = monotonic() + timeout
+        if pid in self.own:
+            while monotonic() < deadline:
+                try:
+                    done, status, usage = os.wait4(pid, os.WNOHANG)
+                except ChildProcessError:
+                    return
+                if done:
+                    cpu = int((usage.ru_utime + usage.ru_stime) * 1e6)
+                    self.ends[pid] = (status, cpu)
+                    return
+                select.select([], [], [], 0.001)
+            return
         while pid not in self.ends:
             remaining = deadline - monotonic()
             if remaining <= 0 or not select.select([self.control], [], [], remaining)[0]:
@@ -265,14 +355,11 @@ class Children:
 
     def receive(self):
         message, ancillary, _flags, _ = self.control.recvmsg(64, _socket.CMSG_SPACE(16))
-        fds = []
-        for level, kind, data in ancillary:
-            if level == SOL_SOCKET and kind == SCM_RIGHTS:
-                fds += [int.from_bytes(data[i : i + 4], sys.byteorder)
-                        for i in range(0, len(data) - len(data) % 4, 4)]  # fmt: skip
+        fds = _received_fds(ancillary)
         words = message.split()
-        if words[:1] == [b"pid"] and len(words) == 2 and len(fds) == 4:
-            self.ready.append((int(words[1]), fds))
+        if words[:1] == [b"pid"] and len(words) == 2 and len(fds) == 1:
+            self.ready.append((int(words[1]), fds[0]))
+            self.ordered -= 1
             return
         for fd in fds:
             os.close(fd)
@@ -282,55 +369,138 @@ class Children:
         raise OSError("the grader's forker is gone or confused")
 
 
-def run_test(children, mode, stdin, check, args, learner, budget, output_cap, scratch):
-    """One test, from its job to its end: [verdict, stopped, wait status, CPU us, wall us,
-    stdout, stderr, details]. verdict: pass, fail or none (no authenticated word);
-    stopped: "", timeout, flood, lost or test_error."""
-    if type(check) is list:  # it did not compile
-        return [b"none", b"test_error", b"", b"0", b"0", b"", b"", pack(check)]
-    token = os.urandom(16)
-    job = pack([mode, b"%r" % budget, token, learner, check, *args])
-    try:
-        pid, (sock_fd, in_w, out_r, err_r) = children.take()
-    except OSError:
-        return [b"none", b"lost", b"", b"0", b"0", b"", b"", b""]
-    sock = _socket.socket(AF_UNIX, SOCK_SEQPACKET, 0, sock_fd)
-    try:
-        pidfd = os.pidfd_open(pid)
-    except OSError:  # it is gone already
-        pidfd = -1
-    started = monotonic()
-    outputs = {out_r: [], err_r: []}
-    verdict, details, stopped, total, killed = b"none", b"", b"", 0, False
-    try:
+def _received_fds(ancillary):
+    fds = []
+    for level, kind, data in ancillary:
+        if level == SOL_SOCKET and kind == SCM_RIGHTS:
+            fds += [int.from_bytes(data[i : i + 4], BYTE_ORDER)
+                    for i in range(0, len(data) - len(data) % 4, 4)]  # fmt: skip
+    return fds
+
+
+class Worker:
+    """A child P is giving tests to: its pid, P's end of its socket, its pidfd, and how
+    many tests it was given."""
+
+    def __init__(self, children, pid, sock_fd):
+        self.children, self.pid, self.tests = children, pid, 0
+        self.stashed = None  # (token + S or s, fds): a start that came with a verdict
+        self.sock = _socket.socket(AF_UNIX, SOCK_SEQPACKET, 0, sock_fd)
         try:
-            sock.send(b"%d" % len(job))
+            self.pidfd = os.pidfd_open(pid)
+        except OSError:  # it is gone already
+            self.pidfd = -1
+
+    def send(self, numbers, tests, checks, learner, budget, scratch):
+        """Sends the tests ``numbers`` in one job; returns their tokens, in order."""
+        tokens, jobs = [], [pack([directory.encode() for directory in scratch])]
+        for number in numbers:
+            mode, _shown, stdin, _source, *args = tests[number]
+            tokens.append(os.urandom(16))
+            own = len(stdin) <= OWN_STDIN  # then the child writes it: no hand-over for it
+            jobs.append(pack([mode, b"%r" % budget, tokens[-1], learner, checks[number],
+                              stdin if own else b"", b"own" if own else b"fed", *args]))  # fmt: skip
+        job = pack(jobs)
+        try:
+            self.sock.send(b"%d" % len(job))
             for offset in range(0, len(job), 1 << 15):
-                sock.send(job[offset : offset + (1 << 15)])
+                self.sock.send(job[offset : offset + (1 << 15)])
         except OSError:
             pass  # it died already: F's word says how
-        del job
+        self.tests += len(numbers)
+        return tokens
+
+    def start(self, token, timeout):
+        """P's ends of its pipes for the test of ``token`` ([stdin, stdout, stderr]; stdin
+        -1 when the child wrote it itself), which it makes and sends when it starts that
+        test; None if it ends or hangs first."""
+        if self.stashed is not None:
+            (word, fds), self.stashed = self.stashed, None
+            if word == token + b"S":
+                return fds
+            if word == token + b"s":
+                return [-1] + fds
+            for fd in fds:
+                os.close(fd)
+        deadline = monotonic() + timeout
+        waited = [self.sock] + ([self.pidfd] if self.pidfd >= 0 else [])
+        while True:
+            remaining = deadline - monotonic()
+            ready = select.select(waited, [], [], max(remaining, 0))[0]
+            if self.sock in ready:
+                try:
+                    message, ancillary, _flags, _ = self.sock.recvmsg(64, _socket.CMSG_SPACE(12))
+                except OSError:
+                    return None
+                fds = _received_fds(ancillary)
+                if message == token + b"S" and len(fds) == 3:
+                    return fds
+                if message == token + b"s" and len(fds) == 2:
+                    return [-1] + fds
+                for fd in fds:
+                    os.close(fd)
+                if not message:
+                    return None
+                continue
+            if ready or remaining <= 0:
+                return None
+
+    def drop(self, wait=True):
+        """Ends it: with ``wait``, returns once none of its code can run any more."""
+        if self.stashed is not None:
+            for fd in self.stashed[1]:
+                os.close(fd)
+            self.stashed = None
+        self.sock.close()
+        _kill(self.pid)
+        if self.pidfd >= 0:
+            if wait:
+                select.select([self.pidfd], [], [], END_WAIT)
+            os.close(self.pidfd)
+            self.pidfd = -1
+        return None
+
+
+def run_test(worker, token, stdin, budget, output_cap):
+    """One test, from its start to its end: ([verdict, stopped, wait status, CPU us, wall us,
+    stdout, stderr, details], whether ``worker`` may take the next test). verdict: pass,
+    fail or none (no authenticated word); stopped: "", timeout, flood or lost."""
+    pid, sock, pidfd = worker.pid, worker.sock, worker.pidfd
+    sock_fd = sock.fileno()
+    pipes = worker.start(token, END_WAIT + budget)
+    if pipes is None:  # it ended (or hung) before it started this test
+        worker.children.wait_for_end(pid, END_WAIT)
+        status, cpu = worker.children.ends.pop(pid, (None, 0))
+        return [b"none", b"" if status is not None else b"lost",
+                b"" if status is None else b"%d" % status, b"%d" % cpu, b"0", b"", b"",
+                b""], False  # fmt: skip
+    in_w, out_r, err_r = pipes
+    started = monotonic()
+    outputs = {out_r: [], err_r: []}
+    verdict, details, stopped, total, killed, ready = b"none", b"", b"", 0, False, False
+    alive = pidfd >= 0
+    try:
         poller = select.poll()
         for fd in (sock_fd, out_r, err_r, pidfd):
             if fd >= 0:
                 poller.register(fd, select.POLLIN)
-        os.set_blocking(in_w, False)
-        pending = memoryview(stdin)
-        try:
-            pending = pending[os.write(in_w, pending[: 1 << 16]) :] if pending else pending
-        except OSError:  # a full pipe, or it ended already
-            pass
+        pending = memoryview(stdin if in_w >= 0 else b"")  # else the child wrote it
+        if in_w >= 0:
+            os.set_blocking(in_w, False)
+            try:
+                pending = pending[os.write(in_w, pending[: 1 << 16]) :] if pending else pending
+            except OSError:  # a full pipe, or it ended already
+                pass
         if pending:
             poller.register(in_w, select.POLLOUT)
-        else:
+        elif in_w >= 0:
             os.close(in_w)
             in_w = -1
         open_streams = {out_r, err_r}
-        alive = pidfd >= 0
         deadline = started + budget + GRACE
-        # done when its output has ended and it is gone: none of its code runs any more
-        # when the next test starts
-        while open_streams or alive:
+        # done when its output has ended and it is gone or ready for the next test: none of
+        # its code runs any more when the next test starts
+        while open_streams or (alive and not ready):
             remaining = deadline - monotonic()
             if remaining <= 0:
                 if killed:
@@ -342,14 +512,22 @@ def run_test(children, mode, stdin, check, args, learner, budget, output_cap, sc
                 continue
             for fd, _event in poller.poll(remaining * 1000):
                 if fd == sock_fd:
-                    message = _receive(sock)
+                    message, received = _receive_fds(sock)
+                    rest = message[16:] if message else b""
                     if message is None:
                         poller.unregister(sock_fd)
                     elif verdict == b"none" and message[:16] == token:
-                        if message[16:] == b"P":
-                            verdict = b"pass"
+                        if rest in (b"P", b"P ready") or (
+                                rest[:7] == b"P ready" and len(rest) == 24
+                                and len(received) == (3 if rest[23:] == b"S" else 2)):  # fmt: skip
+                            verdict, ready = b"pass", rest != b"P"
+                            if len(rest) == 24:  # the next test's start came with it
+                                worker.stashed, received = (rest[7:], received), []
+                            poller.unregister(sock_fd)  # what follows is the next test's
                         elif message[16:17] == b"F":
                             verdict, details = b"fail", message[17:]
+                    for unclaimed in received:
+                        os.close(unclaimed)
                 elif fd == pidfd:
                     alive = False
                     poller.unregister(pidfd)
@@ -383,27 +561,23 @@ def run_test(children, mode, stdin, check, args, learner, budget, output_cap, sc
             message = _receive(sock)
             while message and message[:16] != token:  # anything left unread
                 message = _receive(sock)
-            if message and message[16:] == b"P":
+            sock.setblocking(True)
+            if message and message[16:] in (b"P", b"P ready"):
                 verdict = b"pass"
             elif message and message[16:17] == b"F":
                 verdict, details = b"fail", message[17:]
         if verdict == b"none":  # how it ended: F's word
-            children.wait_for_end(pid, END_WAIT)
+            worker.children.wait_for_end(pid, END_WAIT)
         wall = monotonic() - started
     finally:
-        sock.close()
-        if alive:
-            _kill(pid)
-            select.select([pidfd], [], [], END_WAIT)
-        for fd in (in_w, out_r, err_r, pidfd):
+        for fd in (in_w, out_r, err_r):
             if fd >= 0:
                 os.close(fd)
-    for directory in scratch:  # what one test leaves there, the next must not read
-        _empty(directory)
-    status, cpu = children.ends.pop(pid, (None, 0))
+    reusable = ready and alive and not killed and verdict == b"pass"
+    status, cpu = worker.children.ends.pop(pid, (None, 0))
     return [verdict, stopped, b"" if status is None else b"%d" % status, b"%d" % cpu,
             b"%d" % int(wall * 1e6), text(b"".join(outputs[out_r])),
-            text(b"".join(outputs[err_r])), details]  # fmt: skip
+            text(b"".join(outputs[err_r])), details], reusable  # fmt: skip
 
 
 def _empty(top):
@@ -440,6 +614,17 @@ def _kill(pid):
         pass
 
 
+def _receive_fds(sock):
+    """One message from C's socket and the descriptors it carries; (None, []) at its end."""
+    try:
+        message, ancillary, _flags, _ = sock.recvmsg(DETAILS_CAP + 64, _socket.CMSG_SPACE(12))
+    except (BlockingIOError, InterruptedError):
+        return b"", []
+    except OSError:
+        return None, []
+    return message or None, _received_fds(ancillary)
+
+
 def _receive(sock):
     """One message from C's socket; None at its end."""
     try:
@@ -452,13 +637,26 @@ def _receive(sock):
 
 
 # --- F ------------------------------------------------------------------------------------
-def forker(sock, kit):
-    """F: forks a child per "fork" from P and sends P its pid and descriptors; when a child
-    ends, reaps it and sends "end <pid> <wait status> <CPU microseconds>"."""
+def first_child(sock):
+    """The first child, forked by P before P reads its job: stdio /dev/null, the kit built
+    here (while P reads the job), then a child like any other."""
     null = os.open("/dev/null", os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(null, fd)
     os.close(null)
+    kit = _kit()
+    __import__("gc").freeze()
+    child(sock, kit)
+
+
+def forker(sock):
+    """F: forks a child per "fork" from P and sends P its pid and P's end of its socket;
+    when a child ends, reaps it and sends "end <pid> <wait status> <CPU microseconds>"."""
+    null = os.open("/dev/null", os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    os.close(null)
+    kit = None  # made at the first request (P's first child makes its own): most runs need none
     poller = select.poll()
     poller.register(sock, select.POLLIN)
     running = {}  # pidfd -> pid
@@ -474,30 +672,21 @@ def forker(sock, kit):
                 continue
             if sock.recv(64) != b"fork":
                 os._exit(0)  # P is done: every child left dies with the sandbox
+            if kit is None:
+                kit = _kit()  # every child inherits it as it is
+                __import__("gc").freeze()
             theirs, ours = _socket.socketpair(AF_UNIX, SOCK_SEQPACKET)
-            in_r, in_w = os.pipe()
-            out_r, out_w = os.pipe()
-            err_r, err_w = os.pipe()
             pid = os.fork()
             if pid == 0:
                 sock.close()
                 theirs.close()
                 for pidfd in running:
                     os.close(pidfd)
-                for fd, target in ((in_r, 0), (out_w, 1), (err_w, 2)):
-                    os.dup2(fd, target)
-                for fd in (in_r, in_w, out_r, out_w, err_r, err_w):
-                    os.close(fd)
                 child(ours, kit)
             ours.close()
-            for fd in (in_r, out_w, err_w):
-                os.close(fd)
-            fds = [theirs.fileno(), in_w, out_r, err_r]
             sock.sendmsg([b"pid %d" % pid], [(SOL_SOCKET, SCM_RIGHTS,
-                          b"".join(fd.to_bytes(4, sys.byteorder) for fd in fds))])  # fmt: skip
+                          theirs.fileno().to_bytes(4, sys.byteorder))])  # fmt: skip
             theirs.close()
-            for fd in (in_w, out_r, err_r):
-                os.close(fd)
             pidfd = os.pidfd_open(pid)
             running[pidfd] = pid
             poller.register(pidfd, select.POLLIN)
@@ -543,101 +732,340 @@ NotAllowedWhileGrading.__module__ = "builtins"  # its traceback line names it al
 
 _DRIVER = compile(
     '''
-try:
-    "@arm".__call__("@timer", "@budget")
-    "@exec".__call__("@code", "@ns")
-    "@run".__call__()
-except "@SystemExit" as error:
-    "@arm".__call__("@timer", 0.0)
-    if "@clean".__call__(error):
-        "@finish".__call__()
-        "@report".__call__("@passed")
+while "@next".__call__():
+    "@gc_on".__call__()
+    try:
+        "@arm".__call__("@timer", "@box".__getitem__(0))
+        "@exec".__call__("@box".__getitem__(1), "@box".__getitem__(2))
+        "@box".__getitem__(3).__call__()
+    except "@SystemExit" as error:
+        "@arm".__call__("@timer", 0.0)
+        if not "@box".__getitem__(4).__call__(error):
+            details = "@box".__getitem__(9).__call__(error)
+            "@box".__getitem__(6).__call__()
+            if "@getpid".__call__() == "@pid":
+                "@write".__call__("@fd", "@box".__getitem__(8) + details)
+            "@exit".__call__(0)
+    except "@BaseException" as error:
+        "@arm".__call__("@timer", 0.0)
+        details = "@box".__getitem__(9).__call__(error)
+        "@box".__getitem__(6).__call__()
+        if "@getpid".__call__() == "@pid":
+            "@write".__call__("@fd", "@box".__getitem__(8) + details)
+        "@exit".__call__(0)
     else:
-        "@report".__call__("@failed" + "@describe".__call__(error))
-except "@BaseException" as error:
-    "@arm".__call__("@timer", 0.0)
-    "@report".__call__("@failed" + "@describe".__call__(error))
-else:
-    "@arm".__call__("@timer", 0.0)
-    "@finish".__call__()
-    "@report".__call__("@passed")
+        "@arm".__call__("@timer", 0.0)
+    "@box".__getitem__(5).__call__()
+    "@box".__getitem__(6).__call__()
+    "@gc_off".__call__()
+    if "@getpid".__call__() != "@pid":
+        "@exit".__call__(0)
+    if not "@quiesce".__call__():
+        "@write".__call__("@fd", "@box".__getitem__(7))
+        "@exit".__call__(0)
+    if not "@passed".__call__("@box".__getitem__(7)):
+        "@exit".__call__(0)
 "@exit".__call__(0)
 ''',
     "<grader>",
     "exec",
     dont_inherit=True,
 )
+# The driver is a child's whole life, one test after another: "@next" waits for a job and
+# fills "@box" ([budget, learner's code, namespace, check runner, clean end, finish, flush,
+# token+P, token+F, describe]); every name is a constant (code.replace), so the learner's
+# code can rebind none of them, and the box is reachable only through the driver's code,
+# which the audit hook guards. The verdict is written with the token on the interpreter's
+# stack only; a pass is written after quiesce, with " ready" when the process may take the
+# next test (one message, so P wakes once); a failure, another pid or an unquiet process
+# ends the process.
 
 
 def child(sock, kit):
-    """C: never returns. The driver is built in _prepare and held by no variable here."""
+    """C: never returns. The driver is built in _driver and held by no variable here."""
+    leave = os._exit  # bound before the learner's code runs, which may rebind os._exit
     try:
-        exec(_prepare(sock, kit), {})
+        exec(_driver(sock, kit), {})
     finally:
-        os._exit(NO_VERDICT)
+        leave(NO_VERDICT)
 
 
 def _kit():
-    """What every child needs before its job, made once in F (children inherit it rather
-    than each building it): the learner's module, the closures, the sealed audit hook."""
+    """What every child needs before its first job, made once in F (children inherit it
+    rather than each building it): one fresh start per test it may run (a "slot"), the
+    state it resets between tests, and the sealed audit hook."""
+    setting_up = [True]  # the hook lets everything through while this holds something
+    protected = []
+    module_type = type(sys)
+    saved = tuple((module.__dict__, dict(module.__dict__), tuple(module.__dict__.values()))
+                  for module in list(sys.modules.values())
+                  if type(module) is module_type)  # fmt: skip
+    private = _rehomed(globals(), twins=True)
+    slots = [_slot(private) for _ in range(TESTS_PER_CHILD)]
+    _signal.signal(_signal.SIGALRM, _too_slow)
+    _seal(protected, slots[0][3].__code__, setting_up)
+    return [slots, protected, setting_up, private, saved]
+
+
+def _rehomed(source, twins=False):
+    """A copy of a module's namespace in which its functions are copies that look their
+    names up in the copy, and its builtins are a copy; with ``twins``, its modules (sys
+    aside) are copies too: what runs with it never sees what the learner's code changed in
+    the originals."""
+    function_type, module_type = type(_nothing), type(sys)
+    copy = dict(source)
+    builtins = source["__builtins__"]
+    copy["__builtins__"] = dict(builtins.__dict__ if type(builtins) is module_type else builtins)
+    for name, value in source.items():
+        if type(value) is function_type:
+            copy[name] = function_type(value.__code__, copy, value.__name__,
+                                       value.__defaults__, value.__closure__)  # fmt: skip
+        elif twins and type(value) is module_type and value is not sys and name != "__builtins__":
+            twin = module_type(value.__name__)
+            twin.__dict__.update(value.__dict__)
+            copy[name] = twin
+    return copy
+
+
+def _slot(private):
+    """One test's fresh start, made before any job: its own namespace for the harness's
+    closures (spoiling it spoils one test's description at most), the learner's module,
+    the comparing and describing functions, a copy of the builtins for the check, and its
+    own sys.stdin, sys.stdout and sys.stderr (on fds 0, 1 and 2, whatever those are then)."""
+    space = _rehomed({name: private[name] for name in LEARNER_FACING + ("__builtins__",)},
+                     twins=True)  # fmt: skip
     module = type(sys)("__main__")
     ns = module.__dict__
     ns.update(__builtins__=sys.modules["builtins"], __spec__=None, __package__=None)
-    slot, check_codes, protected = [], [], []
-    describe = _describer(ns, check_codes, slot)
-    compare = _comparer(slot)
-    builtins_copy = dict(sys.modules["builtins"].__dict__)
-    setting_up = [True]  # the hook lets everything through while this holds something
-    _signal.signal(_signal.SIGALRM, _too_slow)
-    _seal(protected, describe.__code__, setting_up)
-    return [module, slot, check_codes, protected, describe, compare, builtins_copy, setting_up]
+    compared, check_codes = [], []
+    describe = space["_describer"](ns, check_codes, compared)
+    compare = space["_comparer"](compared)
+    builtins_copy = dict(private["__builtins__"])
+    return (space, module, check_codes, describe, compare, builtins_copy, _stdio())
 
 
-def _prepare(sock, kit):
-    """A spare waits here for its job: the learner's code, the check, the token. Returns
-    the driver. The kit is emptied: the frames below can show the list, not what it held."""
-    module, slot, check_codes, protected, describe, compare, builtins_copy, setting_up = kit
-    del kit[:], slot
-    ns = module.__dict__
-    report = _reporter(sock.fileno(), os.getpid())
+def _stdio():
+    """New stdin, stdout and stderr made as Python makes them at its start."""
+    import _io
 
-    size = int(sock.recv(32))  # a spare waits here; P's end closing ends it
-    chunks, received = [], 0
-    while received < size:
-        chunk = sock.recv(1 << 16)
-        if not chunk:
-            os._exit(NO_VERDICT)
-        chunks.append(chunk)
-        received += len(chunk)
-    mode, budget, token, learner, check, *args = unpack(b"".join(chunks))
-    del chunks
-    program = mode == b"io"
-    if not program:
-        ns["__name__"] = "main"  # as if imported: code under `if __name__ == "__main__":` waits
-    sys.modules["__main__"] = module
-    sys.argv = [LEARNER_FILE] + [arg.decode("utf-8") for arg in args]
-    learner = marshal.loads(learner)
-    if check:
-        check = _bind(marshal.loads(check), compare, check_codes)
-        run = _check_runner(check, ns, builtins_copy)
-    else:
-        run = _nothing
-    del check
+    made = []
+    for fd, original, mode in ((0, sys.__stdin__, "r"), (1, sys.__stdout__, "w"),
+                               (2, sys.__stderr__, "w")):  # fmt: skip
+        raw = _io.FileIO(fd, mode, closefd=False)
+        buffer = raw if type(original.buffer) is _io.FileIO else type(original.buffer)(raw)
+        stream = _io.TextIOWrapper(buffer, encoding=original.encoding, errors=original.errors,
+                                   newline="\n", line_buffering=original.line_buffering,
+                                   write_through=original.write_through)  # fmt: skip
+        stream.mode = mode
+        made.append(stream)
+    return tuple(made)
+
+
+def _driver(sock, kit):
+    """The child's driver, with its constants in place; the kit is emptied, so that the
+    frames below the learner's code show an empty list, not what it held."""
+    slots, protected, setting_up, private, saved = kit
+    del kit[:]
+    box = []
+    next_test, passed = private["_server"](sock, slots, protected, setting_up, saved, box)
+    import atexit
+    import gc
+
+    originals = tuple((number, _signal.getsignal(number)) for number in _signal.valid_signals()
+                      if _signal.getsignal(number) is not None)  # fmt: skip
+    quiesce = _quieter(sock.fileno(), originals, _thread._count, atexit._clear,
+                       (sys.modules["builtins"], sys))  # fmt: skip
     constants = {
-        "@arm": _signal.setitimer, "@timer": _signal.ITIMER_REAL, "@budget": float(budget),
-        "@exec": exec, "@code": learner, "@ns": ns, "@run": run, "@SystemExit": SystemExit,
-        "@clean": _clean_exit() if program else _never, "@finish": _finisher(program),
-        "@report": report, "@passed": token + b"P", "@failed": token + b"F",
-        "@describe": describe, "@BaseException": BaseException, "@exit": os._exit,
+        "@next": next_test, "@box": box, "@arm": _signal.setitimer,
+        "@timer": _signal.ITIMER_REAL, "@exec": exec, "@SystemExit": SystemExit,
+        "@BaseException": BaseException, "@getpid": os.getpid, "@pid": os.getpid(),
+        "@write": os.write, "@fd": sock.fileno(), "@exit": os._exit, "@gc_on": gc.enable,
+        "@gc_off": gc.disable, "@quiesce": quiesce, "@passed": passed,
     }  # fmt: skip
     driver = _DRIVER.replace(
         co_consts=tuple(constants.get(const, const) if type(const) is str else const
                         for const in _DRIVER.co_consts)  # fmt: skip
     )
-    del token, constants
-    protected += check_codes + [driver]
-    del setting_up[:]
+    protected.append(driver)
     return driver
+
+
+def _quieter(sock_fd, originals, thread_count, clear_atexit, plain_modules):
+    """quiesce(): after a passed test, puts back every signal handler, stops every timer,
+    forgets atexit functions and closes every descriptor but the socket; says whether the
+    process may take another test (no thread of the learner's left, sys and builtins still
+    plain modules). It looks up no name: the learner's code may run here (a finalizer) and
+    sees nothing worth changing."""
+    setitimer, timers = _signal.setitimer, (_signal.ITIMER_VIRTUAL, _signal.ITIMER_PROF)
+    getsignal, signal, closerange, close = _signal.getsignal, _signal.signal, os.closerange, os.close
+    type_, module_type, failure, limit = type, type(sys), OSError, os.sysconf("SC_OPEN_MAX")
+
+    def quiesce():
+        clear_atexit()
+        for timer in timers:
+            setitimer(timer, 0.0)
+        for number, handler in originals:
+            if getsignal(number) is not handler:
+                signal(number, handler)
+        if thread_count():
+            return False
+        for module in plain_modules:
+            if type_(module) is not module_type:
+                return False
+        closerange(3, sock_fd)
+        closerange(sock_fd + 1, limit)
+        for fd in (0, 1, 2):
+            try:
+                close(fd)
+            except failure:
+                pass
+        return True
+
+    return type(quiesce)(quiesce.__code__, {"__builtins__": {}}, "quiesce", None,
+                         quiesce.__closure__)  # fmt: skip
+
+
+def _server(sock, slots, protected, setting_up, saved, box):
+    """next(): waits for P's next job and makes the test ready in ``box``; False when P is
+    done, the slots are used up or the job is malformed. It runs with the audit hook off,
+    so no learner code may run in it: it is homed in a private copy of this namespace,
+    calls what was bound before any learner code ran, touches no object the learner's code
+    made, and lets nothing the learner's code made be freed (``grave`` keeps it: a freed
+    object's __del__ would run here)."""
+    import gc
+
+    recv, sendmsg, pipe, write = sock.recv, sock.sendmsg, os.pipe, os.write
+    level, rights = SOL_SOCKET, SCM_RIGHTS
+    dup2, close, chdir, cwd = os.dup2, os.close, os.chdir, os.getcwd()
+    loads, modules, sys_dict, signal = marshal.loads, sys.modules, sys.__dict__, _signal.signal
+    saved_modules = dict(modules)
+    limit, set_limit = sys.getrecursionlimit(), sys.setrecursionlimit
+    thresholds, set_thresholds = gc.get_threshold(), gc.set_threshold
+    hooks, get_hooks, set_hooks = sys.get_asyncgen_hooks(), sys.get_asyncgen_hooks, \
+        sys.set_asyncgen_hooks  # fmt: skip
+    count, exit_functions = _thread._count, __import__("atexit")._run_exitfuncs
+    is_, alarm = _operator.is_, _signal.SIGALRM
+    grave, used, jobs, scratch, prepared, sent = [], [0], [], [], [False], [False]
+    sock_fd = sock.fileno()
+
+    def reset():
+        """The process as it was before any test: the modules, builtins and sys. A module's
+        namespace is compared by identity (no comparison runs the learner's code)."""
+        for namespace, original, values in saved:
+            if len(namespace) == len(values) and all(map(is_, namespace.values(), values)):
+                continue
+            grave.append(list(namespace.items()))
+            namespace.clear()
+            namespace.update(original)
+        grave.append(list(modules.items()))
+        modules.clear()
+        modules.update(saved_modules)
+        grave.append(get_hooks())
+        set_hooks(*hooks)
+        chdir(cwd)
+        set_limit(limit)
+        set_thresholds(*thresholds)
+
+    def prepare(verdict=b""):
+        if used[0] >= len(slots):
+            return False
+        if used[0]:  # before the first test, no learner code ran here: nothing to put back
+            reset()  # while P reads the verdict: before the job, not after
+        if not jobs:  # a run of visible tests, or one hidden test
+            message = recv(32)
+            if not message:
+                return False
+            size, chunks, received = int(message), [], 0
+            while received < size:
+                chunk = recv(1 << 16)
+                if not chunk:
+                    return False
+                chunks.append(chunk)
+                received += len(chunk)
+            jobs[:] = unpack(b"".join(chunks))
+            scratch[:] = unpack(jobs.pop(0))
+        for directory in scratch:  # what the test before left there, this one must not read
+            _empty(directory.decode())
+        mode, budget, token, learner, check, stdin, feeder, *args = unpack(jobs.pop(0))
+        in_r, in_w = pipe()
+        out_r, out_w = pipe()
+        err_r, err_w = pipe()
+        if feeder == b"own":  # small enough for any pipe's buffer: written at once
+            write(in_w, stdin)
+            close(in_w)
+            theirs, word = (out_r, err_r), b"s"
+        else:
+            theirs, word = (in_w, out_r, err_r), b"S"
+        sendmsg([verdict + token + word], [(level, rights, b"".join(
+            fd.to_bytes(4, BYTE_ORDER) for fd in theirs))])  # fmt: skip
+        sent[0] = True
+        for fd in theirs:
+            close(fd)
+        for target, fd in enumerate((in_r, out_w, err_w)):
+            if fd != target:
+                if fd < 3:
+                    return False
+                dup2(fd, target)
+                close(fd)
+        space, module, check_codes, describe, compare, builtins_copy, stdio = slots[used[0]]
+        used[0] += 1
+        program = mode == b"io"
+        ns = module.__dict__
+        if not program:
+            ns["__name__"] = "main"  # as if imported: code under `if __name__ == "__main__":` waits
+        modules["__main__"] = module
+        sys_dict["argv"] = [LEARNER_FILE] + [arg.decode("utf-8") for arg in args]
+        sys_dict.update(stdin=stdio[0], stdout=stdio[1], stderr=stdio[2], __stdin__=stdio[0],
+                        __stdout__=stdio[1], __stderr__=stdio[2])  # fmt: skip
+        signal(alarm, space["_too_slow"])
+        if check:
+            check = _bind(loads(check), compare, check_codes)
+            run = space["_check_runner"](check, ns, builtins_copy)
+        else:
+            run = space["_nothing"]
+        protected.extend(check_codes)
+        grave.append(box[:])
+        box[:] = [float(budget), loads(learner), ns, run,
+                  space["_clean_exit"]() if program else space["_never"],
+                  space["_finisher"](program, modules, count, exit_functions),
+                  space["_flusher"](sys, stdio), token + b"P", token + b"F", describe]  # fmt: skip
+        return True
+
+    def next_test():
+        setting_up.append(True)
+        if prepared[0]:  # by passed(), with the verdict of the test before
+            prepared[0] = False
+            setting_up.clear()
+            return True
+        try:
+            ready = prepare()
+        except BaseException:
+            ready = False
+        if ready:
+            setting_up.clear()
+        return ready
+
+    def passed(verdict):
+        """Sends a pass (the process is quiet and may go on): with the next test of the
+        job made ready and its start in the same message when there is one, so that P
+        wakes once per test. False: the process must end."""
+        setting_up.append(True)
+        if jobs and used[0] < len(slots):
+            sent[0] = False
+            try:
+                prepared[0] = prepare(verdict + b" ready")
+            except BaseException:
+                prepared[0] = False
+            if prepared[0]:
+                return True
+            if not sent[0]:
+                write(sock_fd, verdict)
+            return False
+        write(sock_fd, verdict + b" ready")
+        setting_up.clear()
+        return True
+
+    return next_test, passed
 
 
 def _nothing():
@@ -694,40 +1122,37 @@ def _check_runner(code, ns, builtins_copy):
     return run
 
 
-def _finisher(program):
-    modules, base = sys.modules, BaseException
+def _finisher(program, modules, thread_count, exit_functions):
+    base = BaseException
 
     def finish():  # for a program, what the interpreter does when it ends
         if program:
             threading = modules.get("threading")
-            if threading is not None:
+            if threading is not None and thread_count():  # then the process takes no more tests
                 try:
                     threading._shutdown()
                 except base:
                     pass
             try:
-                modules["atexit"]._run_exitfuncs()
+                exit_functions()
             except base:
                 pass
 
     return finish
 
 
-def _reporter(fd, pid):
-    """report(message): flush what the code printed, then send the verdict, once, from this
-    process only."""
-    getpid, write, sys_module, base = os.getpid, os.write, sys, BaseException
+def _flusher(sys_module, own):
+    """flush(): what the code printed, before the verdict is sent (it holds no token)."""
+    base = BaseException
 
-    def report(message):
-        for stream in (sys_module.stdout, sys_module.stderr):
+    def flush():
+        for stream in (sys_module.stdout, sys_module.stderr, own[1], own[2]):
             try:
                 stream.flush()
             except base:
                 pass
-        if getpid() == pid:  # a copy of this process made by the learner's code says nothing
-            write(fd, message)
 
-    return report
+    return flush
 
 
 def _comparer(slot):
@@ -774,7 +1199,7 @@ def _honesty():
     """honest(value): whether comparing ``value`` runs only Python's own code: its type's
     comparison methods are built in or come from the standard library, and so are those
     of everything inside it (for the built-in containers, deque and their subclasses)."""
-    stdlib = os.path.dirname(os.__file__) + "/"
+    stdlib = STDLIB
     type_dict = type.__dict__["__dict__"].__get__
     type_mro = type.__dict__["__mro__"].__get__
     type_, isinstance_, str_, dict_items = type, isinstance, str, dict.items
