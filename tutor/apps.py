@@ -14,6 +14,7 @@ class TutorConfig(AppConfig):
         from tutor.models import ordering_lines_in_attempts
 
         practice.discover()
+        import tutor.live.models  # noqa: F401  -- the live view's rows (tutor/live/)
         post_spawn.connect(tasks.worker_started, dispatch_uid="parsnip-worker-started")
 
         # The sandbox module knows nothing of Django: hand it the configured backend here.

@@ -1,6 +1,7 @@
 from django.urls import path
 
 from tutor import practice
+from tutor.live import views as live
 from tutor.views import accounts, lessons, progress, teaching
 
 app_name = "tutor"
@@ -32,6 +33,21 @@ urlpatterns += [
     ),
 ]
 
+# The live view of a class in a lesson (teachers), and the hand a learner raises.
+urlpatterns += [
+    path("classes/<int:pk>/lessons/<int:lesson_pk>/live/", live.live_view, name="live_view"),
+    path(
+        "classes/<int:pk>/lessons/<int:lesson_pk>/live/hands/clear/",
+        live.hands_clear,
+        name="live_hands_clear",
+    ),
+    path(
+        "classes/<int:pk>/lessons/<int:lesson_pk>/live/settings/",
+        live.live_settings,
+        name="live_settings",
+    ),
+    path("lessons/<int:lesson_pk>/hand/", live.hand, name="hand"),
+]
 
 # Each practice kind's own endpoints, declared in its folder (tutor/practice/<kind>/).
 urlpatterns += [pattern for kind in practice.every() for pattern in kind.urls]
