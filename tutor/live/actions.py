@@ -82,7 +82,7 @@ def raise_hand(*, user: AbstractBaseUser, lesson: Lesson) -> RaisedHand:
     queue). Only a student of a class has a teacher to see it."""
     if not Cohort.objects.joined_by(user).exists():
         raise HandRefused(
-            "Raising a hand asks your teacher for help: join your teacher's class first.",
+            "Raising a hand asks your teacher for help: join your teacher’s class first.",
             status=403,
         )
     hand, _ = RaisedHand.objects.get_or_create(user=user, lesson=lesson)

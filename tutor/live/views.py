@@ -7,6 +7,7 @@ without JavaScript the page has a Refresh link.
 """
 
 from django.contrib import messages
+from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Exists, OuterRef, Subquery
@@ -135,7 +136,7 @@ def hand_state(user: AbstractBaseUser | AnonymousUser, lesson: Lesson) -> dict |
     if not user.is_authenticated:
         return None
     in_class, raised_at = (
-        type(user)
+        get_user_model()
         .objects.filter(pk=user.pk)
         .annotate(
             in_class=Exists(Membership.objects.filter(student=OuterRef("pk"))),
