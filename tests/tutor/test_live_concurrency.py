@@ -19,7 +19,10 @@ WRONG = ["l2", "l1", "l3", "l4"]
 def test_failures_recorded_at_once_all_count_even_for_the_first_row():
     user, exercise = make_user(), make_exercise()
     results = at_once(
-        8, lambda: actions.record(user=user, block=exercise.block, what="checked — wrong", failed=True)
+        8,
+        lambda: actions.record(
+            user=user, block=exercise.block, what="checked — wrong", failed=True
+        ),
     )
     assert not [r for r in results if isinstance(r, Exception)]
     assert LessonActivity.objects.get(user=user).failures == 8
