@@ -63,6 +63,9 @@ def board_response(
         "lesson": lesson,
         "board": build_board(cohort, lesson, now=timezone.now()),
         "live_url": live_url(cohort, lesson),
+        "clear_url": reverse("tutor:live_hands_clear", args=[cohort.pk, lesson.pk]),
+        # Each student's page is this prefix and their pk: one reverse() a refresh, not one a row.
+        "student_url_prefix": reverse("tutor:class_student", args=[cohort.pk, 0]).removesuffix("0/"),
         "poll_seconds": POLL_SECONDS,
         "settings_form": form or LiveSettingsForm(instance=settings_of(cohort)),
     }
