@@ -12,7 +12,7 @@ and their ratio printed. The ratio is what to compare between machines and commi
 
 The live view (tutor.live): Parsnip served as `make run` serves it (bench/served.py), 30
 learners driven through it by bench/class.py's phases (open, reveal, run, submit) over
-real HTTP, in a class of 40 with the seed lesson's live view open. While that load runs,
+real HTTP (twice over: --rounds), in a class of 40 with the seed lesson's live view open. While that load runs,
 this process refreshes the live view again and again and times (a) its server time:
 the view through Django's test Client in this process, on the served site's database,
 beside the trivial view timed the same way, and (b) the round trip over HTTP to the
@@ -215,8 +215,9 @@ def live(args) -> None:
 
             def drive() -> None:
                 try:
-                    for name, action in phases:
-                        load.report(name, len(learners), *load.at_once(learners, action))
+                    for _ in range(args.rounds):
+                        for name, action in phases:
+                            load.report(name, len(learners), *load.at_once(learners, action))
                 finally:
                     done.set()
 
@@ -255,6 +256,7 @@ def main() -> None:
     parser.add_argument("--lessons", type=int, default=20)
     parser.add_argument("--class-size", type=int, default=40, help="live view: students in the class")
     parser.add_argument("--learners", type=int, default=30, help="live view: learners working at once")
+    parser.add_argument("--rounds", type=int, default=2, help="live view: times the class works the phases")
     parser.add_argument("--pg", action="store_true", help="live view: PostgreSQL + Redis")
     args = parser.parse_args()
     if args.part == "overview":

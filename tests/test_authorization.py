@@ -132,6 +132,8 @@ PAGES = [
         lambda w: reverse("tutor:live_view", args=[w["cohort"].pk, w["lesson"].pk]),
         class_page(),
     ),
+    # The hand's region, asked again while it is up: without htmx, back to the lesson.
+    ("hand", lambda w: reverse("tutor:hand", args=[w["lesson"].pk]), signed_in(302)),
     ("class csv", lambda w: reverse("tutor:class_csv", args=[w["cohort"].pk]), class_page()),
     (
         "attempts csv",

@@ -1,6 +1,7 @@
 """The live view, in the system Chromium: a student fails the seed's ordering exercise
 three times and raises a hand; the teacher's live view, open all along, flags them stuck
-and queues the hand within 5 seconds without a reload, and the teacher clears the hand.
+and queues the hand within 5 seconds without a reload, and the teacher clears the hand,
+which goes down on the student's page too.
 Checks run through the real sandbox (the `inline_worker` fixture)."""
 
 import re
@@ -77,6 +78,8 @@ def test_a_stuck_student_with_a_raised_hand_shows_up_live_and_the_teacher_clears
     expect(board.get_by_text("No hands raised.")).to_be_visible()
     assert not RaisedHand.objects.exists()
     assert teacher_page.evaluate("window.stillThisPage") is True
+    # The student's raised hand asks again every 10 s: it goes down by itself.
+    expect(student_page.get_by_role("button", name="Raise hand")).to_be_visible(timeout=12_000)
     assert teacher_page.errors == [] and student_page.errors == []
     teacher_page.context.close()
     student_page.context.close()

@@ -164,6 +164,20 @@ def test_with_htmx_the_button_swaps_to_lower_it(client, cohort, student, lesson)
     assert "Raise hand" in response.text
 
 
+def test_a_raised_hand_asks_again_and_goes_down_once_the_teacher_clears_it(
+    client, cohort, student, lesson
+):
+    client.force_login(student)
+    raised = client.post(hand_url(lesson), {"hand": "raise"}, **HTMX).text
+    assert f'hx-get="{hand_url(lesson)}" hx-trigger="every 10s"' in raised
+    assert "Hand raised — lower it" in client.get(hand_url(lesson), **HTMX).text
+    actions.clear_hands(cohort=cohort, lesson=lesson)
+    lowered = client.get(hand_url(lesson), **HTMX).text
+    assert "Raise hand" in lowered and "hx-trigger" not in lowered  # the polling stops
+    response = client.get(hand_url(lesson))  # without htmx: back to the lesson
+    assert response.status_code == 302 and response["Location"].endswith("#raise-hand")
+
+
 def test_a_student_in_no_class_has_no_button_and_is_refused(client, lesson):
     loner = make_user("lone")
     client.force_login(loner)
@@ -183,7 +197,7 @@ def test_bad_hand_input_is_refused_in_words(client, cohort, student, lesson):
     response = client.post(hand_url(lesson), {"hand": "wave"})
     assert response.status_code == 302  # back to the lesson, with the message on top
     assert not RaisedHand.objects.exists()
-    assert client.get(hand_url(lesson)).status_code == 405
+    assert client.put(hand_url(lesson)).status_code == 405
     assert client.post(reverse("tutor:hand", args=[999999]), {"hand": "raise"}).status_code == 404
 
 

@@ -17,7 +17,7 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from course.htmx import login_required_htmx, refusal, vary_on_htmx, wants_partial
 from course.models import Lesson
@@ -31,6 +31,7 @@ from tutor.views.teaching import require_teacher
 TEMPLATE = "tutor/live/live.html"
 HAND_TEMPLATE = "tutor/live/hand.html"
 POLL_SECONDS = 3
+HAND_POLL_SECONDS = 10  # only while the hand is up: a cleared hand shows within this
 
 
 def taught_class(request: HttpRequest, pk: int) -> Cohort:
@@ -65,7 +66,9 @@ def board_response(
         "live_url": live_url(cohort, lesson),
         "clear_url": reverse("tutor:live_hands_clear", args=[cohort.pk, lesson.pk]),
         # Each student's page is this prefix and their pk: one reverse() a refresh, not one a row.
-        "student_url_prefix": reverse("tutor:class_student", args=[cohort.pk, 0]).removesuffix("0/"),
+        "student_url_prefix": reverse("tutor:class_student", args=[cohort.pk, 0]).removesuffix(
+            "0/"
+        ),
         "poll_seconds": POLL_SECONDS,
         "settings_form": form or LiveSettingsForm(instance=settings_of(cohort)),
     }
@@ -152,31 +155,41 @@ def hand_state(user: AbstractBaseUser | AnonymousUser, lesson: Lesson) -> dict |
         .values_list("in_class", "raised_at")
         .get()
     )
-    return {"in_class": in_class, "raised_at": raised_at, "lesson": lesson}
+    return {
+        "in_class": in_class,
+        "raised_at": raised_at,
+        "lesson": lesson,
+        "poll_seconds": HAND_POLL_SECONDS,
+    }
 
 
-@require_POST
+@require_http_methods(["GET", "POST"])
+@never_cache
 @login_required_htmx
 def hand(request: HttpRequest, lesson_pk: int) -> HttpResponse:
-    """Raise or lower the learner's hand in a lesson."""
+    """Raise or lower the learner's hand in a lesson (POST). A raised hand's button asks
+    again now and then (GET, htmx), so it shows when the teacher has cleared it."""
     lesson = get_object_or_404(
         Lesson.objects.visible_to(request.user).select_related("course"), pk=lesson_pk
     )
     back = f"{lesson.get_absolute_url()}#raise-hand"
-    form = HandForm(request.POST)
-    try:
-        if not form.is_valid():
-            raise actions.HandRefused("Send hand=raise or hand=lower.")
-        if form.cleaned_data["hand"] == "raise":
-            actions.raise_hand(user=request.user, lesson=lesson)
-        else:
-            actions.lower_hand(user=request.user, lesson=lesson)
-    except actions.HandRefused as refused:
-        if wants_partial(request):
-            return refusal(request, str(refused), into="raise-hand-message", status=refused.status)
-        messages.error(request, str(refused))
-        return redirect(back)
+    if request.method == "POST":
+        form = HandForm(request.POST)
+        try:
+            if not form.is_valid():
+                raise actions.HandRefused("Send hand=raise or hand=lower.")
+            if form.cleaned_data["hand"] == "raise":
+                actions.raise_hand(user=request.user, lesson=lesson)
+            else:
+                actions.lower_hand(user=request.user, lesson=lesson)
+        except actions.HandRefused as refused:
+            if wants_partial(request):
+                return refusal(
+                    request, str(refused), into="raise-hand-message", status=refused.status
+                )
+            messages.error(request, str(refused))
+            return redirect(back)
     if not wants_partial(request):
         return redirect(back)
     context = {"hand": hand_state(request.user, lesson)}
-    return TemplateResponse(request, f"{HAND_TEMPLATE}#raise-hand", context)
+    return vary_on_htmx(TemplateResponse(request, f"{HAND_TEMPLATE}#raise-hand", context))
