@@ -53,6 +53,10 @@ PANEL_VIEWS = [
     ("get", "run_detail", lambda w: [w["run"].pk]),
     ("post", "draft_save", lambda w: [w["snippet"].pk]),
     ("get", "class_detail", lambda w: [w["cohort"].pk]),
+    ("get", "live_view", lambda w: [w["cohort"].pk, w["lesson"].pk]),
+    ("post", "live_hands_clear", lambda w: [w["cohort"].pk, w["lesson"].pk]),
+    ("get", "hand", lambda w: [w["lesson"].pk]),
+    ("post", "hand", lambda w: [w["lesson"].pk]),
 ]
 
 
