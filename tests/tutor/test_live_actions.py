@@ -176,3 +176,30 @@ def test_hands_queue_oldest_first_and_a_teacher_clears_only_their_class(exercise
     assert actions.clear_hands(cohort=cohort, lesson=lesson, student_pk=bob.pk) == 1
     assert actions.clear_hands(cohort=cohort, lesson=lesson) == 1
     assert list(RaisedHand.objects.values_list("user__username", flat=True)) == ["out"]
+
+
+def test_a_graded_submission_says_how_many_tests_pass_and_counts_as_a_failure_or_progress(
+    student, sample_content
+):
+    from course.kinds.code_exercise import CodeExercise
+    from tutor.actions.runs import execute_run
+    from tutor.practice.code_exercise.actions import submit_code
+
+    exercise = CodeExercise.objects.select_related("block__lesson").get(
+        block__key="write-kv-cache-vram"
+    )
+    lesson = exercise.block.lesson
+    submission = submit_code(user=student, exercise=exercise, code="print('no idea')\n")
+    assert activity(student, lesson).what == "submitted — being tested"
+    execute_run(run_id=submission.run_id)
+    row = activity(student, lesson)
+    total = exercise.tests.count()
+    assert (row.what, row.failures) == (f"submitted — 0 of {total} tests pass", 1)
+    submission = submit_code(user=student, exercise=exercise, code=exercise.solution)
+    execute_run(run_id=submission.run_id)
+    row = activity(student, lesson)
+    assert (row.what, row.failures, row.done) == (
+        f"submitted — {total} of {total} tests pass",
+        0,
+        True,
+    )
