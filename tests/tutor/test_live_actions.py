@@ -91,9 +91,9 @@ def test_minutes_on_one_item_without_progress_make_a_student_stuck(student, exer
     check_order(user=student, exercise=exercise, order=WRONG, unused=[])
     now = timezone.now()
     assert board_row(cohort, lesson, student, now=now + timedelta(minutes=4)).stuck == []
-    assert board_row(cohort, lesson, student, now=now + timedelta(minutes=6)).stuck == [
-        "6 min without progress"
-    ]
+    stuck = board_row(cohort, lesson, student, now=now + timedelta(minutes=6))
+    assert stuck.stuck == ["6 min without progress"]
+    assert stuck.on_for == "6 min"
 
 
 def test_a_student_whose_last_step_was_progress_is_not_stuck_however_long(student, exercise):

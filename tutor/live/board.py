@@ -42,6 +42,7 @@ class Student:
     acted_at: datetime | None = None
     ago: str = ""
     failures: int = 0
+    on_for: str = ""  # how long on this block without progress: "4 min"
     stuck: list[str] = field(default_factory=list)  # why, in words
     hand: "Hand | None" = None
 
@@ -119,6 +120,7 @@ def build_board(cohort: Cohort, lesson, *, now: datetime) -> Board:
             acted_at=acted_at,
             ago=ago(acted_at, now),
             failures=failures or 0,
+            on_for="" if done or since is None else ago(since, now).removesuffix(" ago"),
             stuck=stuck_reasons(
                 failures=failures or 0, since=since, done=bool(done), rules=rules, now=now
             ),
