@@ -147,10 +147,14 @@ def count_queries(client, url: str) -> int:
 
 def live(args) -> None:
     import importlib
+    import signal
     import threading
 
     from bench.served import Site
 
+    # A job started in the background (`&`) ignores SIGINT, and so would the server it
+    # starts: Site's Ctrl-C would not stop it. Its children get the default back from this.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     load = importlib.import_module("bench.class")  # "class" is a keyword: no plain import
     with Site(pg=args.pg) as site:
         from django.test import Client

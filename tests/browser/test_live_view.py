@@ -83,3 +83,46 @@ def test_a_stuck_student_with_a_raised_hand_shows_up_live_and_the_teacher_clears
     assert teacher_page.errors == [] and student_page.errors == []
     teacher_page.context.close()
     student_page.context.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_live_view_and_a_raised_hand_have_no_serious_accessibility_violations(
+    browser, live_server, sample_content, scheme
+):
+    from course.models import OrderingExercise
+    from tests.browser.test_accessibility import violations
+    from tutor.live import actions
+
+    teacher, student = make_teacher("tess"), make_user("sam")
+    cohort = make_cohort(teacher, students=[student, make_user("ada")])
+    lesson = Lesson.objects.get(slug="optimising-speed-and-memory")
+    block = OrderingExercise.objects.get(block__key="kv-cache-vram-order").block
+    for _ in range(3):
+        actions.record(user=student, block=block, what="checked the order — wrong", failed=True)
+    actions.raise_hand(user=student, lesson=lesson)
+    found = {}
+    for user, url in (
+        (teacher, reverse("tutor:live_view", args=[cohort.pk, lesson.pk])),
+        (student, SEED),
+    ):
+        client = Client()
+        client.force_login(user)
+        context = browser.new_context(
+            base_url=live_server.url, color_scheme=scheme, bypass_csp=True
+        )
+        context.add_cookies(
+            [
+                {
+                    "name": "sessionid",
+                    "value": client.cookies["sessionid"].value,
+                    "url": live_server.url,
+                }
+            ]
+        )
+        page = context.new_page()
+        page.goto(url)
+        serious = [v for v in violations(page) if v["impact"] in {"serious", "critical"}]
+        if serious:
+            found[url] = serious
+        context.close()
+    assert not found, found
