@@ -5,8 +5,7 @@ it records, so the activity row never disagrees with the attempt it describes.
 """
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import transaction
-from django.db.models import F
+from django.db import connection, transaction
 from django.utils import timezone
 
 from course.models import Block, Lesson
@@ -32,40 +31,62 @@ def record(
     the clock again too. `later`: the verdict of an earlier action, given by the worker;
     it counts only while the learner is still on that block (it never takes them back).
 
-    The row is locked before it is read, and the count is an F() expression, so two
-    actions of one learner at once both count (on SQLite the write transaction is
-    already serialised)."""
-    now = timezone.now()
-    what = what[:WHAT_MAX]
-    with transaction.atomic():
-        row, created = LessonActivity.objects.get_or_create(
-            user=user,
-            lesson_id=block.lesson_id,
-            defaults={  # (a late verdict with no row yet is rare: it starts one)
-                "block": block,
-                "what": what,
-                "acted_at": now,
-                "since": now,
-                "failures": 1 if failed else 0,
-                "done": failed is False,
-            },
+    One statement, in the caller's transaction: an upsert whose new values the database
+    computes from the row as it is (the failures in a row plus one, on the block the row
+    was on). Two actions of one learner at once both count, and the click holds SQLite's
+    write lock for microseconds more, not for an ORM query's milliseconds of Python."""
+    params = {
+        "user": user.pk,
+        "lesson": block.lesson_id,
+        "block": block.pk,
+        "what": what[:WHAT_MAX],
+        "now": connection.ops.adapt_datetimefield_value(timezone.now()),
+        "failures": 1 if failed else 0,
+        "done": failed is False,
+    }
+    sql = (_LATER_SQL if later else _UPSERT_SQL)[failed]
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(sql, params)
+
+
+def _statements() -> tuple[dict, dict]:
+    """The upsert and the late verdict's update, for each value of `failed`."""
+    table = LessonActivity._meta.db_table
+    same = f"{table}.block_id = excluded.block_id"
+    kept = {  # failures, since, done: (on the same block, on another block)
+        True: (f"{table}.failures + 1", f"{table}.since", "%(done)s"),
+        False: ("0", "excluded.since", "%(done)s"),
+        None: (f"{table}.failures", f"{table}.since", f"{table}.done"),
+    }
+    upsert, later = {}, {}
+    for failed, (failures, since, done) in kept.items():
+        if failed is False:
+            counts = "failures = 0, since = excluded.since, done = %(done)s"
+        else:
+            counts = (
+                f"failures = CASE WHEN {same} THEN {failures} ELSE %(failures)s END, "
+                f"since = CASE WHEN {same} THEN {since} ELSE excluded.since END, "
+                f"done = CASE WHEN {same} THEN {done} ELSE %(done)s END"
+            )
+        upsert[failed] = (
+            f"INSERT INTO {table} (user_id, lesson_id, block_id, what, acted_at, failures, since, done) "
+            "VALUES (%(user)s, %(lesson)s, %(block)s, %(what)s, %(now)s, %(failures)s, %(now)s, %(done)s) "
+            f"ON CONFLICT (user_id, lesson_id) DO UPDATE SET {counts}, "
+            "block_id = excluded.block_id, what = excluded.what, acted_at = excluded.acted_at"
         )
-        if created:
-            return
-        current = (
-            LessonActivity.objects.select_for_update()
-            .filter(pk=row.pk)
-            .values_list("block_id", flat=True)
-            .get()
+        on_block = {
+            True: "failures = failures + 1, done = %(done)s",
+            False: "failures = 0, since = %(now)s, done = %(done)s",
+            None: "failures = failures",
+        }[failed]
+        later[failed] = (
+            f"UPDATE {table} SET what = %(what)s, acted_at = %(now)s, {on_block} "
+            "WHERE user_id = %(user)s AND lesson_id = %(lesson)s AND block_id = %(block)s"
         )
-        if later and current != block.pk:
-            return
-        changes: dict = {"block": block, "what": what, "acted_at": now}
-        if current != block.pk or failed is False:
-            changes.update(since=now, failures=1 if failed else 0, done=failed is False)
-        elif failed:
-            changes.update(failures=F("failures") + 1, done=False)
-        LessonActivity.objects.filter(pk=row.pk).update(**changes)
+    return upsert, later
+
+
+_UPSERT_SQL, _LATER_SQL = _statements()
 
 
 class HandRefused(Exception):
