@@ -50,39 +50,37 @@ def record(
 
 
 def _statements() -> tuple[dict, dict]:
-    """The upsert and the late verdict's update, for each value of `failed`."""
+    """The upsert, and the late verdict's update, for each value of `failed`."""
     table = LessonActivity._meta.db_table
-    same = f"{table}.block_id = excluded.block_id"
-    kept = {  # failures, since, done: (on the same block, on another block)
-        True: (f"{table}.failures + 1", f"{table}.since", "%(done)s"),
-        False: ("0", "excluded.since", "%(done)s"),
-        None: (f"{table}.failures", f"{table}.since", f"{table}.done"),
+
+    def if_same_block(kept: str, otherwise: str) -> str:
+        return f"CASE WHEN {table}.block_id = excluded.block_id THEN {kept} ELSE {otherwise} END"
+
+    since = if_same_block(f"{table}.since", "excluded.since")
+    counts = {
+        True: f"failures = {if_same_block(f'{table}.failures + 1', '1')}, since = {since}, "
+        "done = %(done)s",
+        False: "failures = 0, since = excluded.since, done = %(done)s",
+        None: f"failures = {if_same_block(f'{table}.failures', '0')}, since = {since}, "
+        f"done = {if_same_block(f'{table}.done', '%(done)s')}",
     }
-    upsert, later = {}, {}
-    for failed, (failures, since, done) in kept.items():
-        if failed is False:
-            counts = "failures = 0, since = excluded.since, done = %(done)s"
-        else:
-            counts = (
-                f"failures = CASE WHEN {same} THEN {failures} ELSE %(failures)s END, "
-                f"since = CASE WHEN {same} THEN {since} ELSE excluded.since END, "
-                f"done = CASE WHEN {same} THEN {done} ELSE %(done)s END"
-            )
-        upsert[failed] = (
-            f"INSERT INTO {table} (user_id, lesson_id, block_id, what, acted_at, failures, since, done) "
-            "VALUES (%(user)s, %(lesson)s, %(block)s, %(what)s, %(now)s, %(failures)s, %(now)s, %(done)s) "
-            f"ON CONFLICT (user_id, lesson_id) DO UPDATE SET {counts}, "
-            "block_id = excluded.block_id, what = excluded.what, acted_at = excluded.acted_at"
-        )
-        on_block = {
-            True: "failures = failures + 1, done = %(done)s",
-            False: "failures = 0, since = %(now)s, done = %(done)s",
-            None: "failures = failures",
-        }[failed]
-        later[failed] = (
-            f"UPDATE {table} SET what = %(what)s, acted_at = %(now)s, {on_block} "
-            "WHERE user_id = %(user)s AND lesson_id = %(lesson)s AND block_id = %(block)s"
-        )
+    insert = (
+        f"INSERT INTO {table} (user_id, lesson_id, block_id, what, acted_at, failures, since, done) "
+        "VALUES (%(user)s, %(lesson)s, %(block)s, %(what)s, %(now)s, %(failures)s, %(now)s, %(done)s) "
+        "ON CONFLICT (user_id, lesson_id) DO UPDATE SET "
+    )
+    moved = "block_id = excluded.block_id, what = excluded.what, acted_at = excluded.acted_at"
+    upsert = {failed: f"{insert}{change}, {moved}" for failed, change in counts.items()}
+    on_block = {  # still on that block, so nothing depends on which block the row was on
+        True: "failures = failures + 1, done = %(done)s",
+        False: "failures = 0, since = %(now)s, done = %(done)s",
+        None: "done = done",
+    }
+    later = {
+        failed: f"UPDATE {table} SET what = %(what)s, acted_at = %(now)s, {change} "
+        "WHERE user_id = %(user)s AND lesson_id = %(lesson)s AND block_id = %(block)s"
+        for failed, change in on_block.items()
+    }
     return upsert, later
 
 
