@@ -166,6 +166,13 @@ PAGES = [
         lambda w: reverse("tutor:class_student", args=[w["cohort"].pk, w["student"].pk]),
         class_page(),
     ),
+    (
+        "live view",
+        lambda w: reverse("tutor:live_view", args=[w["cohort"].pk, w["lesson"].pk]),
+        class_page(),
+    ),
+    # The hand's region, asked again while it is up: without htmx, back to the lesson.
+    ("hand", lambda w: reverse("tutor:hand", args=[w["lesson"].pk]), signed_in(302)),
     ("class csv", lambda w: reverse("tutor:class_csv", args=[w["cohort"].pk]), class_page()),
     (
         "group comment form",
@@ -274,6 +281,24 @@ ACTIONS = [
         lambda w: reverse("tutor:stepping_retry", args=[w["stepping"].pk]),
         {},
         {**owner_only(), "student": 302},
+        "raise hand",
+        lambda w: reverse("tutor:hand", args=[w["lesson"].pk]),
+        {"hand": "raise"},
+        # Only a student of a class has a teacher to raise a hand to: the others are
+        # refused (the plain POST goes back to the lesson with the reason).
+        {**signed_in(302)},
+    ),
+    (
+        "clear hands",
+        lambda w: reverse("tutor:live_hands_clear", args=[w["cohort"].pk, w["lesson"].pk]),
+        {"all": "on"},
+        {**class_page(), "teacher": 302, "admin": 302},
+    ),
+    (
+        "live settings",
+        lambda w: reverse("tutor:live_settings", args=[w["cohort"].pk, w["lesson"].pk]),
+        {"stuck_failures": 4, "stuck_minutes": 6},
+        {**class_page(), "teacher": 302, "admin": 302},
     ),
     (
         "remove student",
@@ -421,3 +446,13 @@ def test_students_cannot_create_classes(client, world):
     response = client.post(reverse("tutor:class_create"), {"name": "Mine"})
     assert response.status_code == 403
     assert not world["student"].cohorts_taught.exists()
+
+
+def test_only_a_student_of_a_class_gets_a_raised_hand(client, world):
+    """Everyone's "raise hand" POST above went back to the lesson; only the student's
+    counted (the others are in no class: no teacher would see it)."""
+    from tutor.live.models import RaisedHand
+
+    url = reverse("tutor:hand", args=[world["lesson"].pk])
+    statuses(client, world, "POST", url, {"hand": "raise"})
+    assert list(RaisedHand.objects.values_list("user", flat=True)) == [world["student"].pk]

@@ -71,6 +71,10 @@ PANEL_VIEWS = [
     ("post", "assignment_delete", lambda w: [w["cohort"].pk, w["assignment"].pk]),
     ("post", "extension_grant", lambda w: [w["cohort"].pk, w["assignment"].pk]),
     ("post", "extension_withdraw", lambda w: [w["cohort"].pk, w["assignment"].pk, w["cohort"].teacher_id]),
+    ("get", "live_view", lambda w: [w["cohort"].pk, w["lesson"].pk]),
+    ("post", "live_hands_clear", lambda w: [w["cohort"].pk, w["lesson"].pk]),
+    ("get", "hand", lambda w: [w["lesson"].pk]),
+    ("post", "hand", lambda w: [w["lesson"].pk]),
 ]
 
 

@@ -1,7 +1,9 @@
 from django.urls import path
 
 from tutor import practice
+from tutor.assignments.urls import urlpatterns as assignment_urls
 from tutor.clusters import views as cluster_views
+from tutor.live import views as live
 from tutor.views import accounts, lessons, progress, teaching
 
 app_name = "tutor"
@@ -51,9 +53,23 @@ urlpatterns += [
         name="cluster_projector",
     ),
 ]
-# Assignments: a teacher sets lessons for a class, with due dates (tutor/assignments/).
-from tutor.assignments.urls import urlpatterns as assignment_urls  # noqa: E402
+# The live view of a class in a lesson (teachers), and the hand a learner raises.
+urlpatterns += [
+    path("classes/<int:pk>/lessons/<int:lesson_pk>/live/", live.live_view, name="live_view"),
+    path(
+        "classes/<int:pk>/lessons/<int:lesson_pk>/live/hands/clear/",
+        live.hands_clear,
+        name="live_hands_clear",
+    ),
+    path(
+        "classes/<int:pk>/lessons/<int:lesson_pk>/live/settings/",
+        live.live_settings,
+        name="live_settings",
+    ),
+    path("lessons/<int:lesson_pk>/hand/", live.hand, name="hand"),
+]
 
+# Assignments: a teacher sets lessons for a class, with due dates (tutor/assignments/).
 urlpatterns += assignment_urls
 
 

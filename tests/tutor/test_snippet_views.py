@@ -105,8 +105,9 @@ def test_the_lesson_page_costs_the_same_queries_for_one_snippet_or_many(
         CodeDraft.objects.create(user=learner, snippet=snippet, code=f"print({n + 1})\n")
     client.get(big.get_absolute_url())  # warm: session, user
     cache.clear()  # both rendered from scratch: the content's queries count too
-    # One of them is the learner's assignments on the lesson (due dates, closed).
-    with django_assert_num_queries(10) as small_queries:
+    # Two of them are the learner's assignments on the lesson (due dates, closed) and
+    # the learner's hand (the "Raise hand" button, tutor.live).
+    with django_assert_num_queries(11) as small_queries:
         assert client.get(small.get_absolute_url()).status_code == 200
     cache.clear()
     with django_assert_num_queries(len(small_queries.captured_queries) + 1):

@@ -18,6 +18,7 @@ from tutor import grading
 from tutor.actions.progress import refresh_lesson_progress
 from tutor.actions.runs import queue_run
 from tutor.exercise_lines import ExerciseLines, starting_order
+from tutor.live import actions as live
 from tutor.models import (
     OrderingArrangement,
     OrderingAttempt,
@@ -32,6 +33,21 @@ HELP_AFTER_WRONG_CHECKS = 3
 # waiting for it (a broken exercise must not keep the worker busy or learners waiting).
 REFERENCE_TRIES = 3
 REFERENCE_TRIES_WINDOW = timedelta(minutes=10)
+
+
+# What a check's verdict tells the live view (tutor.live): a wrong one is a failure in a
+# row, a solving one is progress, a pending one neither yet.
+FAILED = {OrderingAttempt.Verdict.WRONG: True, OrderingAttempt.Verdict.SOLVED: False}
+
+
+def check_words(attempt: OrderingAttempt, verdict: str | None = None) -> str:
+    """A check in the live view's words: "checked the order — wrong (3 lines in place)"."""
+    verdict = verdict or attempt.verdict
+    if verdict == OrderingAttempt.Verdict.SOLVED:
+        return "checked the order — solved"
+    if verdict == OrderingAttempt.Verdict.PENDING:
+        return "checked the order — running it"
+    return f"checked the order — wrong ({attempt.lines_in_place} lines in place)"
 
 
 class NoReferenceOutput(Exception):
@@ -61,6 +77,7 @@ def arrange_lines(
         arrangement = _locked_arrangement(user=user, exercise=exercise, lines=lines)
         arrangement.refuse_if_solved()
         arrangement.arrange(order, unused)
+        live.record(user=user, block=exercise.block, what="moved lines")
     return arrangement
 
 
@@ -73,6 +90,7 @@ def move_line(
         arrangement = _locked_arrangement(user=user, exercise=exercise, lines=lines)
         arrangement.refuse_if_solved()
         arrangement.move(key, direction)
+        live.record(user=user, block=exercise.block, what="moved lines")
     return arrangement
 
 
@@ -121,6 +139,7 @@ def check_order(
             run=run,
         )
         arrangement.count_check(verdict, checks=1)
+        live.record(user=user, block=exercise.block, what=check_words(attempt), failed=FAILED.get(verdict))
         if verdict == OrderingAttempt.Verdict.SOLVED:
             refresh_lesson_progress(user=user, lesson=exercise.block.lesson)
     return attempt
@@ -189,6 +208,8 @@ def settle_check(*, attempt: OrderingAttempt) -> OrderingAttempt:
             lost = run.status == Run.Status.FAILED
             if arrangement is not None and arrangement.order == attempt.order and not lost:
                 arrangement.count_check(verdict)
+                live.record(user=attempt.user, block=attempt.exercise.block, what=check_words(attempt, verdict),
+                            failed=FAILED.get(verdict), later=True)
             if solved:
                 refresh_lesson_progress(user=attempt.user, lesson=attempt.exercise.block.lesson)
     attempt.verdict = verdict
@@ -220,6 +241,7 @@ def help_with_order(*, user: AbstractBaseUser, exercise: OrderingExercise) -> st
             raise OrderingRefused("Help is there after three checks that were not right yet.")
         given, key = arrangement.give_help(lines)
         OrderingHelp.objects.create(user=user, exercise=exercise, given=given, line_key=key)
+        live.record(user=user, block=exercise.block, what="used Help")
     text = lines.texts[key].strip()
     if given == OrderingHelp.Given.REMOVED:
         return f"Help took away “{text}”: it does not belong."
@@ -233,4 +255,5 @@ def start_again(*, user: AbstractBaseUser, exercise: OrderingExercise) -> Orderi
     with transaction.atomic():
         arrangement = _locked_arrangement(user=user, exercise=exercise, lines=lines)
         arrangement.start_over(lines)
+        live.record(user=user, block=exercise.block, what="started the order again")
     return arrangement

@@ -11,6 +11,7 @@ from course.models import Snippet
 from tutor.actions.progress import refresh_lesson_progress
 from tutor.actions.runs import lock_learner, queue_run
 from tutor.grading import compare_prediction
+from tutor.live import actions as live
 from tutor.models import CodeDraft, Prediction, Run, VersionPrediction
 
 
@@ -135,6 +136,7 @@ def submit_prediction(
             prediction.pk = None
             prediction.is_first = False
             prediction.save()
+        live.record(user=user, block=snippet.block, what="said it out loud" if said_out_loud else "predicted", failed=False)
         settled = settle_predictions(predictions=[prediction], run=run)
         # A prediction still waiting for its output counts for nothing yet: whoever gives
         # it its verdict counts it (one write fewer in a class's reveal burst).
@@ -179,6 +181,7 @@ def record_self_check(*, prediction: Prediction, got_it: bool) -> Prediction:
             Prediction.Verdict.SELF_RIGHT if got_it else Prediction.Verdict.SELF_WRONG
         )
         prediction.save(update_fields=["verdict"])
+        live.record(user=prediction.user, block=snippet.block, what="said they got it" if got_it else "said they didn't get it")
         refresh_lesson_progress(user=prediction.user, lesson=snippet.block.lesson)
     return prediction
 

@@ -13,6 +13,7 @@ from django.utils import timezone
 from course.models import Snippet
 from tutor import practice, queueing, run_notices, sandbox
 from tutor.actions.progress import count_run
+from tutor.live import actions as live
 from tutor.models import Run, worker_name
 
 
@@ -67,6 +68,7 @@ def queue_run(
         queueing.enqueue_run_on_commit(run.pk)
         if purpose == Run.Purpose.RUN and user is not None and snippet is not None:
             count_run(user=user, lesson=snippet.block.lesson)
+            live.record(user=user, block=snippet.block, what="ran their code")
     return run
 
 

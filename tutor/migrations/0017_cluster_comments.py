@@ -10,7 +10,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('course', '0007_code_exercises'),
-        ('tutor', '0015_assignments'),
+        ('tutor', '0016_live'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

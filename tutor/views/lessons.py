@@ -19,6 +19,7 @@ from course.models import ContentVersion, Course, Lesson
 from course.pages import CACHE_SECONDS, LessonContent, catalogue_courses, lessons_in_order
 from tutor import practice
 from tutor.assignments import learners
+from tutor.live.views import hand_state
 from tutor.models import LessonProgress
 
 
@@ -83,6 +84,7 @@ def lesson_detail(request: HttpRequest, course_slug: str, lesson_slug: str) -> H
         # "What you will see" may be a snippet's answer: open once the learner revealed it.
         "preview_revealed": bool(getattr(preview_state, "revealed", False)),
         "lesson_progress": progress_by_lesson(request, [lesson]).get(lesson.pk),
+        "hand": hand_state(request.user, lesson),  # the "Raise hand" button (tutor.live)
         "glossary_linker": SimpleLazyObject(lambda: content.glossary_linker),
         "practice_styles": styles,
         "practice_scripts": scripts,

@@ -12,11 +12,22 @@ from course.kinds.code_exercise import CodeExercise
 from tutor import sandbox
 from tutor.actions.progress import refresh_lesson_progress
 from tutor.actions.runs import limits_for, queue_run
+from tutor.live import actions as live
 from tutor.models import Run
 from tutor.practice.code_exercise.models import ExerciseCheck, ExerciseDraft, Submission
 from tutor.sandbox.grading import Test, grade
 
 PER_TEST_SECONDS = 2.0
+# What a graded submission tells the live view (tutor.live): one that could not be
+# tested is the learner's failure no more than their success.
+FAILED = {Submission.Verdict.PASSED: False, Submission.Verdict.FAILED: True}
+
+
+def submission_words(grading) -> str:
+    """A grading in the live view's words: "submitted — 2 of 5 tests pass"."""
+    if grading.status == "not_checked":
+        return "submitted — could not be tested"
+    return f"submitted — {grading.passed_count} of {len(grading.results)} tests pass"
 
 
 def submit_code(*, user: AbstractBaseUser, exercise: CodeExercise, code: str) -> Submission:
@@ -25,6 +36,7 @@ def submit_code(*, user: AbstractBaseUser, exercise: CodeExercise, code: str) ->
     with transaction.atomic():
         save_draft(user=user, exercise=exercise, code=code)
         run = queue_run(code=code, user=user, purpose=Run.Purpose.GRADE)
+        live.record(user=user, block=exercise.block, what="submitted — being tested")
         return Submission.objects.create(
             user=user, exercise=exercise, code=code, run=run, tests_total=exercise.tests.count()
         )
@@ -90,13 +102,17 @@ def grade_submission(*, run: Run, limits: sandbox.Limits) -> sandbox.Result:
         "passed": Submission.Verdict.PASSED,
         "not_checked": Submission.Verdict.NOT_CHECKED,
     }.get(grading.status, Submission.Verdict.FAILED)
-    Submission.objects.filter(pk=submission.pk, verdict=Submission.Verdict.PENDING).update(
-        verdict=verdict,
-        results=grading.to_dict(),
-        tests_total=len(grading.results),
-        tests_passed=grading.passed_count,
-        graded_at=timezone.now(),
-    )
+    with transaction.atomic():
+        graded = Submission.objects.filter(pk=submission.pk, verdict=Submission.Verdict.PENDING).update(
+            verdict=verdict,
+            results=grading.to_dict(),
+            tests_total=len(grading.results),
+            tests_passed=grading.passed_count,
+            graded_at=timezone.now(),
+        )
+        if graded:
+            live.record(user=submission.user, block=exercise.block, what=submission_words(grading),
+                        failed=FAILED.get(verdict), later=True)
     if verdict == Submission.Verdict.PASSED:
         # Before the run is saved and the learner woken: the answer they get shows it.
         refresh_lesson_progress(user=submission.user, lesson=exercise.block.lesson)

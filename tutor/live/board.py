@@ -1,0 +1,146 @@
+"""The live view's table and queue, built from two queries whatever the class size: the
+class's students with their activity row in the lesson, and the raised hands."""
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from django.contrib.auth.models import User
+from django.db.models import FilteredRelation, Q
+
+from course import kinds
+from tutor.live.models import LiveSettings, RaisedHand
+from tutor.models import Cohort
+from tutor.teaching import student_name
+
+
+def ago(then: datetime | None, now: datetime) -> str:
+    """ "12 s ago", "4 min ago", "2 h ago": short enough to read at a glance."""
+    if then is None:
+        return ""
+    seconds = max(0, int((now - then).total_seconds()))
+    if seconds < 60:
+        return f"{seconds} s ago"
+    if seconds < 3600:
+        return f"{seconds // 60} min ago"
+    return f"{seconds // 3600} h ago"
+
+
+def block_label(key: str | None, title: str | None, kind: str | None) -> str:
+    if key is None:
+        return ""
+    spec = kinds.get(kind) if kind in kinds.names() else None
+    label = title or key
+    return f"{label} ({spec.label.lower()})" if spec else label
+
+
+@dataclass
+class Student:
+    pk: int
+    name: str
+    block: str = ""
+    what: str = ""
+    acted_at: datetime | None = None
+    ago: str = ""
+    failures: int = 0
+    on_for: str = ""  # how long on this block without progress: "4 min"
+    stuck: list[str] = field(default_factory=list)  # why, in words
+    hand: "Hand | None" = None
+
+    @property
+    def started(self) -> bool:
+        return self.acted_at is not None
+
+
+@dataclass
+class Hand:
+    student: Student
+    raised_at: datetime
+    waiting: str
+
+
+@dataclass
+class Board:
+    students: list[Student]
+    hands: list[Hand]
+    settings: LiveSettings
+
+    @property
+    def stuck(self) -> int:
+        return sum(bool(student.stuck) for student in self.students)
+
+
+def settings_of(cohort: Cohort) -> LiveSettings:
+    """The class's rules (loaded with the class: select_related), or the defaults."""
+    try:
+        return cohort.live_settings
+    except LiveSettings.DoesNotExist:
+        return LiveSettings(cohort=cohort)
+
+
+def stuck_reasons(
+    *, failures: int, since, done: bool, rules: LiveSettings, now: datetime
+) -> list[str]:
+    reasons = []
+    if failures >= rules.stuck_failures:
+        reasons.append(f"{failures} failed in a row")
+    if since is not None and not done and now - since >= timedelta(minutes=rules.stuck_minutes):
+        reasons.append(f"{int((now - since).total_seconds() // 60)} min without progress")
+    return reasons
+
+
+def build_board(cohort: Cohort, lesson, *, now: datetime) -> Board:
+    rules = settings_of(cohort)
+    rows = (
+        User.objects.filter(memberships__cohort=cohort)
+        .annotate(
+            act=FilteredRelation("lesson_activity", condition=Q(lesson_activity__lesson=lesson))
+        )
+        .values_list(
+            "pk",
+            "username",
+            "first_name",
+            "last_name",
+            "act__what",
+            "act__acted_at",
+            "act__failures",
+            "act__since",
+            "act__done",
+            "act__block__key",
+            "act__block__title",
+            "act__block__kind",
+        )
+    )
+    students = {}
+    for pk, username, first, last, what, acted_at, failures, since, done, key, title, kind in rows:
+        students[pk] = Student(
+            pk=pk,
+            name=student_name(username, first, last),
+            block=block_label(key, title, kind),
+            what=what or "",
+            acted_at=acted_at,
+            ago=ago(acted_at, now),
+            failures=failures or 0,
+            on_for="" if done or since is None else ago(since, now).removesuffix(" ago"),
+            stuck=stuck_reasons(
+                failures=failures or 0, since=since, done=bool(done), rules=rules, now=now
+            ),
+        )
+    hands = []
+    raised = (
+        RaisedHand.objects.filter(lesson=lesson, user__memberships__cohort=cohort)
+        .order_by("raised_at", "pk")
+        .values_list("user_id", "raised_at")
+    )
+    for user_id, raised_at in raised:
+        if (student := students.get(user_id)) is not None:
+            student.hand = Hand(
+                student=student,
+                raised_at=raised_at,
+                waiting=ago(raised_at, now).removesuffix(" ago"),
+            )
+            hands.append(student.hand)
+    ordered = sorted(
+        students.values(),
+        key=lambda s: (not s.stuck, not s.started, s.name.casefold(), s.pk),
+    )
+    return Board(students=ordered, hands=hands, settings=rules)
