@@ -93,7 +93,9 @@ class Site:
 
     def __exit__(self, *exc) -> None:
         if self.server is not None and self.server.poll() is None:
-            os.killpg(self.server.pid, signal.SIGINT)  # as Ctrl-C in the terminal
+            # TERM, which `make serve` traps as it traps Ctrl-C: a benchmark started in the
+            # background (`&`) has SIGINT ignored, and so would its `make`, for good.
+            os.killpg(self.server.pid, signal.SIGTERM)
             try:
                 self.server.wait(20)
             except subprocess.TimeoutExpired:
