@@ -281,6 +281,8 @@ ACTIONS = [
         lambda w: reverse("tutor:stepping_retry", args=[w["stepping"].pk]),
         {},
         {**owner_only(), "student": 302},
+    ),
+    (
         "raise hand",
         lambda w: reverse("tutor:hand", args=[w["lesson"].pk]),
         {"hand": "raise"},
