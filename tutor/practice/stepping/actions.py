@@ -30,7 +30,7 @@ def trace_for(*, code: str, stdin: str, user: AbstractBaseUser, snippet=None) ->
         return found
     with transaction.atomic():
         trace, _ = Trace.objects.get_or_create(key=key, defaults={"code": code, "stdin": stdin})
-        trace = Trace.objects.select_for_update().select_related("run").get(pk=trace.pk)
+        trace = Trace.objects.select_for_update(of=("self",)).select_related("run").get(pk=trace.pk)
         if trace.failed:
             trace.run = queue_run(
                 code=code, stdin=stdin, user=user, snippet=snippet, purpose=Run.Purpose.TRACE
