@@ -162,10 +162,13 @@
 
   // A request that works clears an earlier refusal; after a reveal, focus moves to the answer.
   // The event comes from each element the response put in the page (detail.target is the
-  // element it replaced, already gone after an outerHTML swap).
+  // element it replaced, already gone after an outerHTML swap). A poll is nobody's request:
+  // an answer's or a run's poll arriving late must not clear the refusal of a click made
+  // meanwhile.
   document.addEventListener("htmx:afterSwap", function (event) {
     var swapped = event.target;
-    if (!swapped.id || event.detail.xhr.status >= 400) {
+    var asked = event.detail.requestConfig && event.detail.requestConfig.elt;
+    if (!swapped.id || event.detail.xhr.status >= 400 || (asked && asked.hasAttribute("data-poll"))) {
       return;
     }
     var practice = swapped.closest(".practice-slot");

@@ -51,6 +51,32 @@ def test_a_refused_reveal_or_run_says_why_in_the_snippets_message_line(learner_p
     expect(message).to_be_hidden()  # a request that works clears the refusal
 
 
+def test_a_poll_arriving_after_a_refusal_leaves_the_refusal_there(
+    page, login_in_browser, sample_content, settings
+):
+    """The answer polls while its reveal waits for a worker (none runs here); a Run refused
+    meanwhile says why, and the next poll's answer does not wipe the reason away."""
+    page.expected_errors.append(REFUSED)
+    login_in_browser(make_user("ada"))
+    settings.RUN_WAIT_SECONDS = 0
+    settings.RUN_LONG_POLL_SECONDS = 0.3  # a poll answers every 0.3 s: several below
+    page.goto(SEED + FIRST)
+    practice = page.locator(f"{FIRST}-practice")
+    practice.get_by_role("button", name="I said it out loud").click()
+    answer = page.locator(f"{FIRST}-answer")
+    expect(answer).to_have_attribute("data-poll", "")  # waiting for the worker, polling
+    settings.RUNS_PENDING_MAX = 0
+    practice.get_by_role("button", name="Run", exact=True).click()
+    message = page.locator(f"{FIRST}-message")
+    expect(message).to_contain_text("You already have runs waiting for a worker.")
+    with page.expect_response(lambda r: "/predictions/" in r.url and r.request.method == "GET"):
+        pass
+    with page.expect_response(lambda r: "/predictions/" in r.url and r.request.method == "GET"):
+        pass
+    expect(answer).to_have_attribute("data-poll", "")  # still polling: the polls came
+    expect(message).to_contain_text("You already have runs waiting for a worker.")
+
+
 def test_a_refused_move_or_check_says_why_under_the_lines(page, login_in_browser):
     page.expected_errors.append(REFUSED)
     learner = make_user("ada")
