@@ -191,7 +191,10 @@ class Zygote:
             code = compile(text, name.decode(), "exec", dont_inherit=True, optimize=2)
             del text
             for module in modules:
-                __import__(module.decode())
+                try:
+                    __import__(module.decode())
+                except ImportError:
+                    pass  # not kept: a run that needs it imports it itself
             kept = frozenset(m.decode() for m in modules if m.decode() in sys.modules)
             _PRELOADED[name] = (code, kept)
         except Exception as exc:
