@@ -289,9 +289,14 @@ def test_too_long_or_nul_code_is_not_run():
     assert "100" in grading.message
 
 
-def test_a_failure_of_the_grader_itself_is_not_checked_never_passed():
-    # too little memory for the grader itself to start: no report it could authenticate
-    grading = graded(SQUARE, SQUARE_TESTS, limits=Limits(memory_bytes=8 * 2**20))
+def test_a_failure_of_the_grader_itself_is_not_checked_never_passed(monkeypatch):
+    # the grader dies before its report (as it did with too little memory to start, 8 MiB,
+    # before the fork server preloaded it: now it needs less): no report it could authenticate
+    from tutor.sandbox import grading as grader
+
+    for program in ("BOOTSTRAP", "PRELOADED_BOOTSTRAP"):
+        monkeypatch.setattr(grader, program, "raise MemoryError\n")
+    grading = graded(SQUARE, SQUARE_TESTS)
     assert grading.status == "not_checked" and grading.kind == "not_checked"
     assert {r.kind for r in grading.results} == {"not_checked"}
     assert "could not be checked" in grading.message and grading.diagnostic
@@ -462,7 +467,10 @@ def test_no_frame_gives_away_the_token_or_the_expected_values():
                             os.write(fd, value + tail)
                         except OSError:
                             pass
-        return 49 if 49 in [v for v in loot if type(v) is int] else 0
+        # 49 made here, not a constant of this code (which the loot would hold: a learner
+        # may always write the answer into the code, and that is no attack)
+        answer = int("4" + "9")
+        return answer if answer in [v for v in loot if type(v) is int] else 0
     square(7)
     """)
 

@@ -11,7 +11,7 @@ import time
 import pytest
 
 from tutor import sandbox
-from tutor.sandbox import Limits, run, zygote
+from tutor.sandbox import Limits, SandboxUnavailable, run, zygote
 
 pytestmark = pytest.mark.zygote_only
 
@@ -198,6 +198,56 @@ def _sandbox_processes(pid):
         except OSError:
             pass
     return found
+
+
+def test_a_preload_is_compiled_once_and_reaches_only_the_runs_that_name_it():
+    preload = ("<preloaded-test>", "def answer():\n    return 42\n", ("colorsys",))
+    named = run(
+        "import sys\nns = {}\nexec(__preloaded__, ns)\nprint(ns['answer'](), 'colorsys' in sys.modules)",
+        preload=preload,
+    )
+    assert named.stdout == "42 True\n", named
+    [server] = idle_zygotes()
+    assert server.preloaded == {"<preloaded-test>"}
+    again = run("print(type(__preloaded__).__name__, __preloaded__.co_filename)", preload=preload)
+    assert again.stdout == "code <preloaded-test>\n", again
+    assert idle_zygotes() == [server]  # the same fork server, which compiled it once
+    # a plain run of that fork server: nothing in its namespace, modules or descriptors
+    plain = attack(
+        """
+        import os, sys
+        print("__preloaded__" in globals(), "colorsys" in sys.modules, "ctypes" in sys.modules,
+              sorted(os.listdir("/proc/self/fd")))
+        """
+    )
+    assert plain.stdout == "False False False ['0', '1', '2', '3']\n", plain
+
+
+def test_a_preload_that_does_not_compile_is_refused_and_the_zygote_serves_on():
+    assert run("print('warm')").stdout == "warm\n"
+    [server] = idle_zygotes()
+    with pytest.raises(SandboxUnavailable, match="could not compile"):
+        run("print(1)", preload=("<broken>", "def ("))
+    assert run("print('still serving')").stdout == "still serving\n"
+    assert idle_zygotes() == [server] and not server.preloaded
+
+
+def test_grading_loads_its_harness_into_the_zygote_once():
+    from tutor.sandbox.grading import Test, grade
+
+    tests = [Test("prints", stdout="hi\n"), Test("checks", check="assert answer() == 42")]
+    code = "def answer():\n    return 42\nprint('hi')\n"
+    assert grade(code, tests).passed
+    [server] = idle_zygotes()
+    assert server.preloaded == {"<grader>"}
+    assert grade(code, tests).passed
+    assert idle_zygotes() == [server]
+
+
+def test_a_preload_needs_the_zygote_strategy():
+    sandbox.configure(strategy="bwrap")
+    with pytest.raises(ValueError):
+        run("print(1)", preload=("<p>", "x = 1"))
 
 
 def test_unknown_strategy_is_refused():

@@ -23,6 +23,7 @@ from .process import SandboxBroken, execute
 
 __all__ = [
     "run",
+    "can_preload",
     "configure",
     "shutdown",
     "Limits",
@@ -114,12 +115,30 @@ def _refusal(message, limits=None):
     return Result(status="error", exit_code=None, stdout="", stderr=message + "\n", duration_ms=0)
 
 
+def can_preload(backend: str | None = None) -> bool:
+    """Whether runs on ``backend`` may name a preload (the zygote strategy only)."""
+    return (backend or _settings["backend"]) == "bwrap" and _settings["strategy"] == "zygote"
+
+
 def run(
-    code: str, *, stdin: str = "", limits: Limits | None = None, backend: str | None = None
+    code: str,
+    *,
+    stdin: str = "",
+    limits: Limits | None = None,
+    backend: str | None = None,
+    preload: tuple | None = None,
 ) -> Result:
     """Run ``code`` as a Python program with ``stdin`` as its input; never raises for
-    anything the code does. Raises SandboxUnavailable when the sandbox cannot work."""
+    anything the code does. Raises SandboxUnavailable when the sandbox cannot work.
+
+    ``preload`` (name, source[, modules]), when ``can_preload``: public code (never a
+    learner's) the fork server compiles once and keeps, and modules it imports once;
+    ``code`` finds the code object as ``__preloaded__``, and those modules (only those of
+    the fork server's) in sys.modules. The grading harness travels this way
+    (docs/sandbox.md)."""
     limits = limits or Limits()
+    if preload is not None and not can_preload(backend):
+        raise ValueError("a preload needs the bwrap backend's zygote strategy")
     if "\0" in code:
         return _refusal("The program contains a NUL character; remove it and run again.")
     try:
@@ -140,7 +159,7 @@ def run(
         zygotes = _zygote_pool(chosen)
         for _attempt in range(3):
             try:
-                return zygotes.run(source, stdin_bytes, limits)
+                return zygotes.run(source, stdin_bytes, limits, preload)
             except SandboxBroken:
                 continue  # its fork server died or misbehaved; a new one is started
         raise SandboxUnavailable(

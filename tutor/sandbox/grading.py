@@ -38,7 +38,7 @@ import secrets
 import threading
 from dataclasses import dataclass, field
 
-from . import _settings, run
+from . import _settings, can_preload, run
 from .limits import KIB, MIB, Limits, SandboxUnavailable
 
 __all__ = ["KINDS", "STATUSES", "Grading", "Test", "TestResult", "check_test", "grade"]
@@ -62,9 +62,33 @@ STATUSES = ("passed", "failed", "syntax_error", "not_checked")
 
 HARNESS = open(os.path.join(os.path.dirname(__file__), "grading_harness.py"), encoding="utf-8").read()
 
-# The run's program: reads the harness's bytecode, and nothing more, from stdin and runs it;
-# the harness reads the job itself once it has forked its forker (grading_harness.main).
-# The bytecode travels compressed, in base64: small enough for one pipe buffer.
+# The run's program with the zygote strategy: the fork server compiled the harness once
+# (sandbox.run's preload: it is public code), and the program finds it as __preloaded__;
+# stdin carries the job alone. P writes its report with os.write and leaves at once: the
+# interpreter's exit steps (threads, atexit, a collection) have nothing to do for it.
+PRELOADED_BOOTSTRAP = """\
+_harness = {"__name__": "grading_harness", "__builtins__": __builtins__}
+exec(__preloaded__, _harness)
+del __preloaded__
+_harness["main"]()
+_harness["os"]._exit(0)
+"""
+# The name is the harness's file name in its code objects. The modules are those the
+# harness imports that a run would otherwise import afresh (os and what it imports take
+# about as long as the harness's own start; _ast builds its node classes at its first use,
+# for the checks): the fork server imports them once, and a grading run keeps them. None
+# of them is one the harness refuses its tests (ctypes, _posixsubprocess...).
+PRELOAD = (
+    "<grader>",
+    HARNESS,
+    ("os", "os.path", "posixpath", "genericpath", "stat", "_stat", "_collections_abc",
+     "select", "_socket", "_collections", "_operator", "_ast", "gc", "atexit"),
+)  # fmt: skip
+
+# The run's program otherwise: reads the harness's bytecode, and nothing more, from stdin
+# and runs it; the harness reads the job itself once it has forked its forker
+# (grading_harness.main). The bytecode travels compressed, in base64: small enough for one
+# pipe buffer.
 BOOTSTRAP = """\
 import binascii, marshal, os, zlib
 def _read(size):
@@ -82,10 +106,12 @@ _harness = {"__name__": "grading_harness", "__builtins__": __builtins__}
 exec(marshal.loads(zlib.decompress(binascii.a2b_base64(_read(int(_size[:-1]))))), _harness)
 del _read, _size
 _harness["main"]()
+os._exit(0)
 """
 
 # Compiles the harness, in the sandbox, with the interpreter that will run it (without its
-# docstrings: optimize=2; the harness has no assert of its own).
+# docstrings: optimize=2; the harness has no assert of its own). The zygote compiles its
+# preload the same way.
 COMPILER = """\
 import binascii, marshal, sys, zlib
 code = compile(sys.stdin.read(), "<grader>", "exec", dont_inherit=True, optimize=2)
@@ -257,12 +283,16 @@ def grade(
         open_files=limits.open_files + 16,
         output_bytes=count * (3 * limits.output_bytes + DETAILS_BYTES + 4 * KIB) + 64 * KIB,
     )
-    bytecode = _harness_bytecode(backend)
-    stdin = f"{len(bytecode)}:{bytecode}" + payload.decode("utf-8")
+    if can_preload(backend):  # the fork server holds the harness: only the job travels
+        program, stdin, preload = PRELOADED_BOOTSTRAP, payload.decode("utf-8"), PRELOAD
+    else:
+        bytecode = _harness_bytecode(backend)
+        program, preload = BOOTSTRAP, None
+        stdin = f"{len(bytecode)}:{bytecode}" + payload.decode("utf-8")
     run_limits = dataclasses.replace(
         run_limits, stdin_bytes=max(run_limits.stdin_bytes, len(stdin.encode()) + 1)
     )
-    result = run(BOOTSTRAP, stdin=stdin, limits=run_limits, backend=backend)
+    result = run(program, stdin=stdin, limits=run_limits, backend=backend, preload=preload)
     report = _authenticated(result.stdout, nonce, len(tests))
     if report is None:
         diagnostic = f"status={result.status} exit={result.exit_code} stderr={result.stderr[-2000:]!r}"

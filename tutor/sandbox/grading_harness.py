@@ -102,19 +102,21 @@ def main():
     _no_proc(libc)
     del libc
     __import__("gc").freeze()  # a child's collections never walk (so never copy) all that
-    control, theirs = _socket.socketpair(AF_UNIX, SOCK_SEQPACKET)
-    if os.fork() == 0:
-        control.close()
-        forker(theirs)
-    theirs.close()
-    children = Children(control)
     ours, theirs = _socket.socketpair(AF_UNIX, SOCK_SEQPACKET)
-    pid = os.fork()  # the first child: forked here, not by F, so that it is ready sooner
+    # the first child: forked here, not by F, and first, so that it is ready sooner (building
+    # its kit is the longest way to the first test)
+    pid = os.fork()
     if pid == 0:
-        control.close()
         ours.close()
         first_child(theirs)
     theirs.close()
+    control, theirs = _socket.socketpair(AF_UNIX, SOCK_SEQPACKET)
+    if os.fork() == 0:
+        control.close()
+        ours.close()
+        forker(theirs)
+    theirs.close()
+    children = Children(control)
     children.ready.append((pid, ours.detach()))
     children.own.add(pid)
     job = unpack(_read_all(0))  # only now: F and its children hold none of it
@@ -730,47 +732,48 @@ class NotAllowedWhileGrading(RuntimeError):
 NotAllowedWhileGrading.__module__ = "builtins"  # its traceback line names it alone
 
 
-_DRIVER = compile(
-    '''
-while "@next".__call__():
-    "@gc_on".__call__()
-    try:
-        "@arm".__call__("@timer", "@box".__getitem__(0))
-        "@exec".__call__("@box".__getitem__(1), "@box".__getitem__(2))
-        "@box".__getitem__(3).__call__()
-    except "@SystemExit" as error:
-        "@arm".__call__("@timer", 0.0)
-        if not "@box".__getitem__(4).__call__(error):
+def _driver_template():
+    # the driver, written as a function so that it is compiled with the rest of this file
+    # (once per zygote, or per worker), not in every run: only its code is used, run by
+    # exec with its constants replaced (_driver)
+    while "@next".__call__():
+        "@gc_on".__call__()
+        try:
+            "@arm".__call__("@timer", "@box".__getitem__(0))
+            "@exec".__call__("@box".__getitem__(1), "@box".__getitem__(2))
+            "@box".__getitem__(3).__call__()
+        except "@SystemExit" as error:  # noqa: B030  -- replaced by the class
+            "@arm".__call__("@timer", 0.0)
+            if not "@box".__getitem__(4).__call__(error):
+                details = "@box".__getitem__(9).__call__(error)
+                "@box".__getitem__(6).__call__()
+                if "@getpid".__call__() == "@pid":
+                    "@write".__call__("@fd", "@box".__getitem__(8) + details)
+                "@exit".__call__(0)
+        except "@BaseException" as error:  # noqa: B030
+            "@arm".__call__("@timer", 0.0)
             details = "@box".__getitem__(9).__call__(error)
             "@box".__getitem__(6).__call__()
             if "@getpid".__call__() == "@pid":
                 "@write".__call__("@fd", "@box".__getitem__(8) + details)
             "@exit".__call__(0)
-    except "@BaseException" as error:
-        "@arm".__call__("@timer", 0.0)
-        details = "@box".__getitem__(9).__call__(error)
+        else:
+            "@arm".__call__("@timer", 0.0)
+        "@box".__getitem__(5).__call__()
         "@box".__getitem__(6).__call__()
-        if "@getpid".__call__() == "@pid":
-            "@write".__call__("@fd", "@box".__getitem__(8) + details)
-        "@exit".__call__(0)
-    else:
-        "@arm".__call__("@timer", 0.0)
-    "@box".__getitem__(5).__call__()
-    "@box".__getitem__(6).__call__()
-    "@gc_off".__call__()
-    if "@getpid".__call__() != "@pid":
-        "@exit".__call__(0)
-    if not "@quiesce".__call__():
-        "@write".__call__("@fd", "@box".__getitem__(7))
-        "@exit".__call__(0)
-    if not "@passed".__call__("@box".__getitem__(7)):
-        "@exit".__call__(0)
-"@exit".__call__(0)
-''',
-    "<grader>",
-    "exec",
-    dont_inherit=True,
-)
+        "@gc_off".__call__()
+        if "@getpid".__call__() != "@pid":
+            "@exit".__call__(0)
+        if not "@quiesce".__call__():
+            "@write".__call__("@fd", "@box".__getitem__(7))
+            "@exit".__call__(0)
+        if not "@passed".__call__("@box".__getitem__(7)):
+            "@exit".__call__(0)
+    "@exit".__call__(0)
+
+
+_DRIVER = _driver_template.__code__
+del _driver_template
 # The driver is a child's whole life, one test after another: "@next" waits for a job and
 # fills "@box" ([budget, learner's code, namespace, check runner, clean end, finish, flush,
 # token+P, token+F, describe]); every name is a constant (code.replace), so the learner's

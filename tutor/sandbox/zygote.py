@@ -11,7 +11,9 @@ Per run, the worker:
      the pidfd kills the run's pid namespace, hence every process of the run);
   4. gets the learner's wait status and CPU time from C1, and gives the zygote back.
 A zygote that dies, stops answering, or does anything unexpected is thrown away and a
-new one is started; the run is retried when its code never ran.
+new one is started; the run is retried when its code never ran. A run may name a preload
+(public code the zygote compiles once, at the first run that names it, and keeps): its
+program then finds that code object as ``__preloaded__`` (the grading harness uses it).
 """
 
 import array
@@ -103,6 +105,7 @@ class ZygoteProcess:
         self.cgroup = None
         self._oom_kills = 0
         self._cgroup_limits = None
+        self.preloaded = set()  # names of the programs this zygote has compiled
         _everyone.add(self)
         if backend.use_cgroups:
             # the zygote is born in its cgroups, so every run it forks is too: moving
@@ -239,8 +242,38 @@ class ZygoteProcess:
         self.proc = None
         self.cgroup = None  # the parent's to remove
 
+    def preload(self, name: str, text: str, modules=()):
+        """Has the zygote compile ``text`` once and keep it as ``name`` (no whitespace),
+        and import ``modules``, which the runs naming it keep in sys.modules: public code
+        and harmless modules only, since every run it forks holds them (docs/sandbox.md)."""
+        if name in self.preloaded:
+            return
+        body = text.encode("utf-8")
+        try:
+            self.control.send(b" ".join([b"load", name.encode(), b"%d" % len(body)]
+                                        + [module.encode() for module in modules]))  # fmt: skip
+            for offset in range(0, len(body), 1 << 15):
+                self.control.send(body[offset : offset + (1 << 15)])
+            ready = select.select([self.control], [], [], ANSWER_TIMEOUT)[0]
+            answer = self.control.recv(1024) if ready else b""
+        except (OSError, AttributeError) as exc:
+            self.kill()
+            raise SandboxBroken from exc
+        if answer.startswith(b"err "):
+            raise SandboxUnavailable(
+                f"The sandbox could not compile {name}: {answer[4:].decode(errors='replace')}"
+            )
+        if answer != b"loaded":
+            self.kill()
+            raise SandboxBroken(f"unexpected answer from the fork server: {answer[:40]!r}")
+        self.preloaded.add(name)
+
     # --- one run ------------------------------------------------------------------------
-    def execute(self, source: bytes, stdin: bytes, limits: Limits) -> Result:
+    def execute(self, source: bytes, stdin: bytes, limits: Limits, preload=None) -> Result:
+        """Runs ``source``; ``preload`` (name, text[, modules]) first has the zygote
+        compile that program, which the run's code then finds as ``__preloaded__``."""
+        if preload is not None:
+            self.preload(*preload)
         self.runs += 1
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         in_r, in_w = os.pipe()
@@ -267,7 +300,7 @@ class ZygoteProcess:
             started = time.monotonic()
             if self.cgroup is not None:
                 run_cgroup = self._run_cgroup(limits)
-            self._deliver(ours, source, limits)
+            self._deliver(ours, source, limits, preload[0] if preload else "-")
             in_fd, in_w = in_w, -1  # pump owns it from here on, and closes it whatever happens
             out, err, reason = pump(
                 out_fd=out_r,
@@ -349,14 +382,15 @@ class ZygoteProcess:
             raise SandboxBroken(f"unexpected answer from the fork server: {message[:40]!r}")
         return fds[0]
 
-    def _deliver(self, sock, source, limits):
-        header = b"go %d %d %d %d %d %d" % (
+    def _deliver(self, sock, source, limits, preload_name):
+        header = b"go %d %d %d %d %d %d %s" % (
             len(source),
             limits.cpu_seconds,
             limits.memory_bytes,
             limits.processes,
             limits.file_size_bytes,
             limits.open_files,
+            preload_name.encode(),
         )
         try:
             sock.send(header)
@@ -428,9 +462,9 @@ class ZygotePool:
         self._idle = []
         self._closed = True
 
-    def run(self, source, stdin, limits) -> Result:
+    def run(self, source, stdin, limits, preload=None) -> Result:
         zygote = self.take()
         try:
-            return zygote.execute(source, stdin, limits)
+            return zygote.execute(source, stdin, limits, preload)
         finally:
             self.give_back(zygote)

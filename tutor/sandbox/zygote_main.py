@@ -17,6 +17,12 @@ SCM_RIGHTS: the run's socket, stdin, stdout, stderr) it forks:
   C3  closes every descriptor but 0-2, applies the rlimits, and returns to the top
       level of this file, which compiles and runs the learner's code as __main__.
 
+It may also be asked ("load <name> <size> [module...]", then the source) to compile a
+program the worker names and keep its code object (a preload: public code, the grading
+harness), and to import the modules it names once: a run asks for the preload by name, and
+its program then finds the code object as ``__preloaded__`` and those modules (only those)
+still in sys.modules. docs/sandbox.md says why a plain run gains nothing from it.
+
 It must stay runnable by any Python 3.9+ (os.pidfd_open); it imports only modules of
 the standard library, and C3 forgets them before the learner's code runs.
 """
@@ -33,6 +39,10 @@ import signal  # noqa: E402
 import socket  # noqa: E402
 
 FILENAME = "main.py"
+# name -> (code object, modules kept): public programs the worker asked the zygote to
+# compile once, kept here (a global, never freed: freeing it in a run would copy its pages
+# for nothing)
+_PRELOADED = {}
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWUTS = 0x04000000
@@ -141,13 +151,16 @@ class Zygote:
         os.close(null)
         while True:
             try:
-                message, ancillary, flags, _ = self.control.recvmsg(256, socket.CMSG_SPACE(64))
+                message, ancillary, flags, _ = self.control.recvmsg(1024, socket.CMSG_SPACE(64))
             except InterruptedError:
                 continue
             fds = _fds(ancillary)
             if not message:  # the worker went away: so do we, and every run with us
                 os._exit(0)
             words = message.split()
+            if not fds and len(words) >= 3 and words[0] == b"load":
+                self.control.send(self.preload(words[1], words[2], words[3:]))
+                continue
             if len(fds) != 4 or len(words) != 2 or words[0] != b"run" or flags & socket.MSG_CTRUNC:
                 for fd in fds:
                     os.close(fd)
@@ -160,6 +173,37 @@ class Zygote:
                     os._exit(127)
             for fd in fds:
                 os.close(fd)
+
+    def preload(self, name, size, modules):
+        """Receives a program's source and compiles it once (as ``-OO`` would: no
+        docstrings, no asserts), and imports ``modules``, for the runs that name it; says
+        how that went."""
+        try:
+            size, chunks, received = int(size), [], 0
+            while received < size:
+                chunk = self.control.recv(1 << 16)
+                if not chunk:
+                    os._exit(0)
+                chunks.append(chunk)
+                received += len(chunk)
+            text = b"".join(chunks).decode("utf-8")
+            del chunks
+            code = compile(text, name.decode(), "exec", dont_inherit=True, optimize=2)
+            del text
+            for module in modules:
+                try:
+                    __import__(module.decode())
+                except ImportError:
+                    pass  # not kept: a run that needs it imports it itself
+            kept = frozenset(m.decode() for m in modules if m.decode() in sys.modules)
+            _PRELOADED[name] = (code, kept)
+        except Exception as exc:
+            return f"err {type(exc).__name__}: {exc}".encode()[:1000]
+        import gc
+
+        gc.collect()
+        gc.freeze()  # as at the start: runs never walk (nor copy) what the preload made
+        return b"loaded"
 
     # --- C1: the run's namespaces, outside its pid namespace ----------------------------
     def c1(self, fds, workdir_bytes):
@@ -248,9 +292,10 @@ class Zygote:
                 _mount(None, path, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID
                        | MS_NODEV | MS_NOEXEC)  # fmt: skip
         header = run.recv(256).split()
-        if len(header) != 7 or header[0] != b"go":
+        if len(header) != 8 or header[0] != b"go":
             os._exit(0)  # the worker gave up on this run
-        size, *limits = (int(n) for n in header[1:])
+        size, *limits = (int(n) for n in header[1:7])
+        preload = header[7]  # the name of a preloaded program the run's code uses, or "-"
         chunks, received = [], 0
         while received < size:
             chunk = run.recv(1 << 16)
@@ -268,7 +313,7 @@ class Zygote:
             os.close(status_write)
             _check(_libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0), "dumpable")
             limits[2] += self.nproc_offset
-            return b"".join(chunks), limits
+            return b"".join(chunks), limits, preload
         del chunks
         for fd in (0, 1, 2):
             os.close(fd)
@@ -296,8 +341,9 @@ class Zygote:
         )
 
 
-def _learner(limits, text):
-    """In C3: the run's limits, a clean __main__ and the interpreter as a bare start has it."""
+def _learner(limits, text, kept=frozenset()):
+    """In C3: the run's limits, a clean __main__ and the interpreter as a bare start has it
+    (but for the modules ``kept``, which a preload the run names asked for)."""
     cpu, memory, processes, file_size, open_files = limits
     os.closerange(3, 1 << 16)
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
@@ -329,7 +375,7 @@ def _learner(limits, text):
     main = type(sys)("__main__")
     main.__dict__.update(__builtins__=__builtins__, __spec__=None, __package__=None)
     for name in list(sys.modules):  # what the zygote imported, a bare interpreter has not
-        if name not in _BASELINE:
+        if name not in _BASELINE and name not in kept:
             del sys.modules[name]
     sys.modules["__main__"] = main
     return main.__dict__
@@ -380,11 +426,15 @@ def _system_exit_status(exc):
     return 1
 
 
-_source, _limits = Zygote(int(sys.argv[1]), sys.argv[2]).serve()
+_source, _limits, _preload = Zygote(int(sys.argv[1]), sys.argv[2]).serve()
 _text = _source.decode("utf-8")
 del _source
-_namespace = _learner(_limits, _text)
-del Zygote, _learner, _limits
+_preloaded, _kept = _PRELOADED.get(_preload, (None, frozenset()))
+_namespace = _learner(_limits, _text, _kept)
+if _preloaded is not None:  # only a run that names it gets it in its namespace
+    _namespace["__preloaded__"] = _preloaded
+del _preloaded, _kept
+del Zygote, _learner, _limits, _preload
 try:
     exec(compile(_text, FILENAME, "exec", dont_inherit=True), _namespace)
 except SystemExit as _exc:
