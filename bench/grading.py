@@ -11,7 +11,7 @@ per test, and each hand-over waits for a core): compare figures taken at similar
 averages, which it prints before and after. docs/grading.md has the figures.
 """
 
-import harness  # noqa: F401, I001  -- first: it fixes sys.path (see bench/harness.py)
+import harness  # noqa: I001  -- first: it fixes sys.path (see bench/harness.py)
 
 import argparse
 import os
@@ -42,20 +42,6 @@ def grade_once():
     assert grading.passed, grading
 
 
-def machine_cpu_seconds():
-    with open("/proc/stat") as f:
-        fields = [int(n) for n in f.readline().split()[1:]]
-    return (sum(fields) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")  # not idle, iowait
-
-
-def per_op(once, runs):
-    """(wall ms, machine CPU ms) per call, over ``runs`` sequential calls."""
-    cpu, started = machine_cpu_seconds(), time.perf_counter()
-    for _ in range(runs):
-        once()
-    wall = time.perf_counter() - started
-    return wall / runs * 1000, (machine_cpu_seconds() - cpu) / runs * 1000
-
 
 def main():
     parser = argparse.ArgumentParser()
@@ -71,8 +57,8 @@ def main():
     time.sleep(0.5)
     plain, graded = [], []
     for _ in range(args.rounds):  # interleaved, so both see the same machine load
-        plain.append(per_op(plain_once, args.runs))
-        graded.append(per_op(grade_once, args.runs))
+        plain.append(harness.per_op(plain_once, args.runs))
+        graded.append(harness.per_op(grade_once, args.runs))
     p, g = min(plain), min(graded)
     print(f"  plain run:        {p[0]:6.1f} ms   (machine CPU {p[1]:5.1f} ms)")
     print(f"  10-test grading:  {g[0]:6.1f} ms   (machine CPU {g[1]:5.1f} ms)")

@@ -75,3 +75,19 @@ def median_ms(client, url: str, iterations: int, *, warmup: int = 5) -> float:
         timings.append(time.perf_counter() - start)
         assert response.status_code == 200, (url, response.status_code)
     return statistics.median(timings) * 1000
+
+
+def machine_cpu_seconds() -> float:
+    """The whole machine's CPU time so far (/proc/stat, not idle nor iowait)."""
+    with open("/proc/stat") as f:
+        fields = [int(n) for n in f.readline().split()[1:]]
+    return (sum(fields) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
+
+
+def per_op(once, runs: int) -> tuple[float, float]:
+    """(wall ms, machine CPU ms) per call, over ``runs`` sequential calls."""
+    cpu, started = machine_cpu_seconds(), time.perf_counter()
+    for _ in range(runs):
+        once()
+    wall = time.perf_counter() - started
+    return wall / runs * 1000, (machine_cpu_seconds() - cpu) / runs * 1000

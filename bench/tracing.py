@@ -12,7 +12,7 @@ jobs running they are upper bounds. The time of a trace is all of trace(): the s
 and reading and checking the steps.
 """
 
-import harness  # noqa: F401, I001  -- first: it fixes sys.path (see bench/harness.py)
+import harness  # noqa: I001  -- first: it fixes sys.path (see bench/harness.py)
 
 import argparse
 import os
@@ -53,20 +53,6 @@ def trace_once():
     return len(traced.steps)
 
 
-def machine_cpu_seconds():
-    with open("/proc/stat") as f:
-        fields = [int(n) for n in f.readline().split()[1:]]
-    return (sum(fields) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")  # not idle, iowait
-
-
-def per_op(once, runs):
-    """(wall ms, machine CPU ms) per call, over ``runs`` sequential calls."""
-    cpu, started = machine_cpu_seconds(), time.perf_counter()
-    for _ in range(runs):
-        once()
-    wall = time.perf_counter() - started
-    return wall / runs * 1000, (machine_cpu_seconds() - cpu) / runs * 1000
-
 
 def main():
     parser = argparse.ArgumentParser()
@@ -82,8 +68,8 @@ def main():
     time.sleep(0.5)
     plain, traced = [], []
     for _ in range(args.rounds):  # interleaved, so both see the same machine load
-        plain.append(per_op(plain_once, args.runs))
-        traced.append(per_op(trace_once, args.runs))
+        plain.append(harness.per_op(plain_once, args.runs))
+        traced.append(harness.per_op(trace_once, args.runs))
     p, t = min(plain), min(traced)
     paired = statistics.median(t_[0] / p_[0] for p_, t_ in zip(plain, traced, strict=True))
     print(f"  plain run:           {p[0]:6.1f} ms   (machine CPU {p[1]:5.1f} ms)")
