@@ -52,6 +52,9 @@ def shoot(page, name: str, selector: str | None = None) -> None:
 def expect_step(page, number: int, total: int) -> None:
     expect(page.locator("#step-heading")).to_have_text(f"Step {number} of {total}")
     expect(page).to_have_url(re.compile(rf"/trace/\d+/step/{number}/$"))
+    # htmx shows a swapped step at once, and wires its controls when it settles (20 ms
+    # later): until then the slider's change has no listener. Nothing to wait for without JS.
+    expect(page.locator("#step-region.htmx-added")).to_have_count(0)
 
 
 def test_by_mouse_a_wrong_prediction_opens_where_the_output_first_differs(learner_page):
