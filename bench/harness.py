@@ -84,6 +84,20 @@ def machine_cpu_seconds() -> float:
     return (sum(fields) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
 
 
+def paired(first, second, runs: int) -> tuple[list[float], list[float]]:
+    """Wall ms of each of ``runs`` calls of ``first`` and of ``second``, called in turn, so
+    that both see the same machine (on a shared VM its speed drifts within seconds)."""
+    a, b = [], []
+    for _ in range(runs):
+        started = time.perf_counter()
+        first()
+        middle = time.perf_counter()
+        second()
+        a.append((middle - started) * 1000)
+        b.append((time.perf_counter() - middle) * 1000)
+    return a, b
+
+
 def per_op(once, runs: int) -> tuple[float, float]:
     """(wall ms, machine CPU ms) per call, over ``runs`` sequential calls."""
     cpu, started = machine_cpu_seconds(), time.perf_counter()
