@@ -200,18 +200,26 @@ def _sandbox_processes(pid):
     return found
 
 
-def test_a_preload_is_compiled_once_and_reaches_only_the_runs_that_name_it():
-    preload = ("<preloaded-test>", "def answer():\n    return 42\n", ("colorsys",))
-    named = run(
-        "import sys\nns = {}\nexec(__preloaded__, ns)\nprint(ns['answer'](), 'colorsys' in sys.modules)",
-        preload=preload,
+def test_a_preload_is_run_once_and_reaches_only_the_runs_that_name_it():
+    preload = (
+        "<preloaded-test>",
+        "import time\nmade_at = time.monotonic()\ndef answer():\n    return 42\n",
+        ("colorsys",),
     )
-    assert named.stdout == "42 True\n", named
+    shows = (
+        "import sys, time\nprint(__preloaded__['answer'](), 'colorsys' in sys.modules, "
+        "__preloaded__['made_at'] < time.monotonic(), __preloaded__['made_at'])"
+    )
+    named = run(shows, preload=preload)
+    answer, kept, earlier, made_at = named.stdout.split()
+    assert (answer, kept, earlier) == ("42", "True", "True"), named
     [server] = idle_zygotes()
     assert server.preloaded == {"<preloaded-test>"}
-    again = run("print(type(__preloaded__).__name__, __preloaded__.co_filename)", preload=preload)
-    assert again.stdout == "code <preloaded-test>\n", again
-    assert idle_zygotes() == [server]  # the same fork server, which compiled it once
+    again = run(shows + "\nprint(type(__preloaded__).__name__, __preloaded__['__name__'])",
+                preload=preload)  # fmt: skip
+    # its body ran once, in the fork server, before either run: both find what it made
+    assert again.stdout == f"42 True True {made_at}\ndict <preloaded-test>\n", again
+    assert idle_zygotes() == [server]
     # a plain run of that fork server: nothing in its namespace, modules or descriptors
     plain = attack(
         """
@@ -223,11 +231,12 @@ def test_a_preload_is_compiled_once_and_reaches_only_the_runs_that_name_it():
     assert plain.stdout == "False False False ['0', '1', '2', '3']\n", plain
 
 
-def test_a_preload_that_does_not_compile_is_refused_and_the_zygote_serves_on():
+@pytest.mark.parametrize("body", ["def (", "raise RuntimeError('no')"], ids=["syntax", "raises"])
+def test_a_preload_that_does_not_load_is_refused_and_the_zygote_serves_on(body):
     assert run("print('warm')").stdout == "warm\n"
     [server] = idle_zygotes()
-    with pytest.raises(SandboxUnavailable, match="could not compile"):
-        run("print(1)", preload=("<broken>", "def ("))
+    with pytest.raises(SandboxUnavailable, match="could not load"):
+        run("print(1)", preload=("<broken>", body))
     assert run("print('still serving')").stdout == "still serving\n"
     assert idle_zygotes() == [server] and not server.preloaded
 

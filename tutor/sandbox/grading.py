@@ -62,13 +62,12 @@ STATUSES = ("passed", "failed", "syntax_error", "not_checked")
 
 HARNESS = open(os.path.join(os.path.dirname(__file__), "grading_harness.py"), encoding="utf-8").read()
 
-# The run's program with the zygote strategy: the fork server compiled the harness once
-# (sandbox.run's preload: it is public code), and the program finds it as __preloaded__;
-# stdin carries the job alone. P writes its report with os.write and leaves at once: the
+# The run's program with the zygote strategy: the fork server compiled the harness and ran
+# its body once (sandbox.run's preload: it is public code), and the program finds its
+# namespace as __preloaded__; stdin carries the job alone. P writes its report with os.write and leaves at once: the
 # interpreter's exit steps (threads, atexit, a collection) have nothing to do for it.
 PRELOADED_BOOTSTRAP = """\
-_harness = {"__name__": "grading_harness", "__builtins__": __builtins__}
-exec(__preloaded__, _harness)
+_harness = __preloaded__
 del __preloaded__
 _harness["main"]()
 _harness["os"]._exit(0)
@@ -77,12 +76,13 @@ _harness["os"]._exit(0)
 # harness imports that a run would otherwise import afresh (os and what it imports take
 # about as long as the harness's own start; _ast builds its node classes at its first use,
 # for the checks): the fork server imports them once, and a grading run keeps them. None
-# of them is one the harness refuses its tests (ctypes, _posixsubprocess...).
+# of them is one the harness refuses its tests (ctypes, _posixsubprocess...) but _ctypes,
+# which P takes out of sys.modules first thing, before it forks anything (_Libc).
 PRELOAD = (
     "<grader>",
     HARNESS,
     ("os", "os.path", "posixpath", "genericpath", "stat", "_stat", "_collections_abc",
-     "select", "_socket", "_collections", "_operator", "_ast", "gc", "atexit"),
+     "select", "_socket", "_collections", "_operator", "_ast", "gc", "atexit", "_ctypes"),
 )  # fmt: skip
 
 # The run's program otherwise: reads the harness's bytecode, and nothing more, from stdin

@@ -1,8 +1,11 @@
 """The grading harness: the program tutor.sandbox.grading runs in the sandbox.
 
-Compiled once per worker by the sandbox's own interpreter, and sent as bytecode at the
-head of stdin behind a bootstrap that is the run's program (grading.BOOTSTRAP): compiling
-this file costs more than a whole run. ``main`` then reads its job from the rest of stdin
+A preload of the fork server (docs/sandbox.md), which compiles it and runs this module's
+body once, building the test slots (PREPARED) there: a grading's program only calls
+``main`` (grading.PRELOADED_BOOTSTRAP). Without a fork server it is compiled once per
+worker by the sandbox's own interpreter, and sent as bytecode at the head of stdin behind a
+bootstrap that is the run's program (grading.BOOTSTRAP): compiling this file costs more
+than a whole run. ``main`` then reads its job from the rest of stdin
 (the learner's code, the tests and the run's nonce), runs the tests one after another, and
 writes one report to stdout framed with the nonce. docs/grading.md says why it is built
 this way. Three kinds of process:
@@ -13,7 +16,9 @@ this way. Three kinds of process:
      and it is not dumpable: no other process may read its memory or descriptors through
      /proc.
   F  forked from P before P reads anything, so it holds nothing but this file. It builds
-     what every child needs before its first test (the kit) and forks children for P.
+     what every child needs before its first test (the kit: the state to reset to, the
+     sealed audit hook, the slots already made) and forks children for P. It ends once
+     no test is left that could need a new child.
   C  runs consecutive tests while they pass (TESTS_PER_CHILD at most, never a visible test
      after a hidden one), receiving each only when the one before has ended, and starting
      each afresh: modules, builtins, sys, namespace, stdio, signals and descriptors as they
@@ -111,12 +116,13 @@ def main():
         first_child(theirs)
     theirs.close()
     control, theirs = _socket.socketpair(AF_UNIX, SOCK_SEQPACKET)
-    if os.fork() == 0:
+    forker_pid = os.fork()
+    if forker_pid == 0:
         control.close()
         ours.close()
         forker(theirs)
     theirs.close()
-    children = Children(control)
+    children = Children(control, forker_pid)
     children.ready.append((pid, ours.detach()))
     children.own.add(pid)
     job = unpack(_read_all(0))  # only now: F and its children hold none of it
@@ -166,6 +172,8 @@ def run_tests(children, tests, checks, learner, budget, output_cap, scratch):
             sent = worker.send(_batch(tests, checks, number, TESTS_PER_CHILD - worker.tests),
                                tests, checks, learner, budget, scratch)  # fmt: skip
         token = sent.pop(0)
+        if number + 1 == len(tests) and worker.pid in children.own:
+            children.no_more()  # no test is left that could need a new child
         fields, reusable = run_test(worker, token, stdin, budget, output_cap)
         hidden_seen = hidden_seen or shown != b"visible"
         if not reusable:
@@ -310,12 +318,20 @@ class Children:
     """P's side of F: children ordered ("fork"), ready ones (pid and P's end of their
     socket), and how those that ended ended."""
 
-    def __init__(self, control):
-        self.control = control
+    def __init__(self, control, forker):
+        self.control, self.forker = control, forker
         self.ready = []
         self.ordered = 0
         self.ends = {}  # pid -> (wait status, CPU microseconds)
         self.own = set()  # children P forked itself (F did not: P reaps them)
+
+    def no_more(self):
+        """No child will be ordered any more: F ends now, while the last test runs, rather
+        than with the sandbox (its end would lengthen the run's). Only while P's own child
+        runs that test: how one of F's children ends is F's word."""
+        if self.forker:
+            _kill(self.forker)
+            self.forker = 0
 
     def order_one(self):
         """One child forked ahead, unless one is ready or on its way already."""
@@ -793,18 +809,25 @@ def child(sock, kit):
         leave(NO_VERDICT)
 
 
+def _prepared():
+    """What no run's data goes into, built where this module's body runs (PREPARED): the
+    private copy of this namespace, and one fresh start per test a child may run (a
+    "slot")."""
+    private = _rehomed(globals(), twins=True)
+    return private, [_slot(private) for _ in range(TESTS_PER_CHILD)]
+
+
 def _kit():
-    """What every child needs before its first job, made once in F (children inherit it
-    rather than each building it): one fresh start per test it may run (a "slot"), the
-    state it resets between tests, and the sealed audit hook."""
+    """What every child needs before its first job, made in the first child and once in F
+    (F's children inherit it rather than each building it): the slots (PREPARED), the state
+    it resets between tests, and the sealed audit hook."""
     setting_up = [True]  # the hook lets everything through while this holds something
     protected = []
     module_type = type(sys)
     saved = tuple((module.__dict__, dict(module.__dict__), tuple(module.__dict__.values()))
                   for module in list(sys.modules.values())
                   if type(module) is module_type)  # fmt: skip
-    private = _rehomed(globals(), twins=True)
-    slots = [_slot(private) for _ in range(TESTS_PER_CHILD)]
+    private, slots = PREPARED
     _signal.signal(_signal.SIGALRM, _too_slow)
     _seal(protected, slots[0][3].__code__, setting_up)
     return [slots, protected, setting_up, private, saved]
@@ -1400,3 +1423,9 @@ def _seal(protected, describe_code, setting_up):
             busy.discard(ident)
 
     sys.addaudithook(hook)
+
+
+# Built once, where this module's body runs: in the fork server (the harness is a preload
+# there, whose body the server runs once), so that every grading's children find them made;
+# otherwise in P, before it forks anything. Either way before any learner code ran.
+PREPARED = _prepared()

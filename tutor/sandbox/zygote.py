@@ -12,8 +12,9 @@ Per run, the worker:
   4. gets the learner's wait status and CPU time from C1, and gives the zygote back.
 A zygote that dies, stops answering, or does anything unexpected is thrown away and a
 new one is started; the run is retried when its code never ran. A run may name a preload
-(public code the zygote compiles once, at the first run that names it, and keeps): its
-program then finds that code object as ``__preloaded__`` (the grading harness uses it).
+(public code the zygote compiles and runs once, as a module, at the first run that names
+it, and keeps): its program then finds that module's namespace as ``__preloaded__`` (the
+grading harness uses it).
 """
 
 import array
@@ -243,8 +244,9 @@ class ZygoteProcess:
         self.cgroup = None  # the parent's to remove
 
     def preload(self, name: str, text: str, modules=()):
-        """Has the zygote compile ``text`` once and keep it as ``name`` (no whitespace),
-        and import ``modules``, which the runs naming it keep in sys.modules: public code
+        """Has the zygote compile ``text`` and run it once as a module, keeping its
+        namespace as ``name`` (no whitespace), and import ``modules`` first, which the runs
+        naming it keep in sys.modules: public code
         and harmless modules only, since every run it forks holds them (docs/sandbox.md)."""
         if name in self.preloaded:
             return
@@ -261,7 +263,7 @@ class ZygoteProcess:
             raise SandboxBroken from exc
         if answer.startswith(b"err "):
             raise SandboxUnavailable(
-                f"The sandbox could not compile {name}: {answer[4:].decode(errors='replace')}"
+                f"The sandbox could not load {name}: {answer[4:].decode(errors='replace')}"
             )
         if answer != b"loaded":
             self.kill()

@@ -18,9 +18,10 @@ SCM_RIGHTS: the run's socket, stdin, stdout, stderr) it forks:
       level of this file, which compiles and runs the learner's code as __main__.
 
 It may also be asked ("load <name> <size> [module...]", then the source) to compile a
-program the worker names and keep its code object (a preload: public code, the grading
-harness), and to import the modules it names once: a run asks for the preload by name, and
-its program then finds the code object as ``__preloaded__`` and those modules (only those)
+program the worker names, import the modules it names, and run the program's body once as
+a module, keeping its namespace (a preload: public code, the grading harness, which builds
+what its test processes need there): a run asks for the preload by name, and its program
+then finds that namespace as ``__preloaded__`` and those modules (only those)
 still in sys.modules. docs/sandbox.md says why a plain run gains nothing from it.
 
 It must stay runnable by any Python 3.9+ (os.pidfd_open); it imports only modules of
@@ -39,8 +40,8 @@ import signal  # noqa: E402
 import socket  # noqa: E402
 
 FILENAME = "main.py"
-# name -> (code object, modules kept): public programs the worker asked the zygote to
-# compile once, kept here (a global, never freed: freeing it in a run would copy its pages
+# name -> (namespace, modules kept): public programs the worker asked the zygote to
+# compile and run once, kept here (a global, never freed: freeing it in a run would copy its pages
 # for nothing)
 _PRELOADED = {}
 
@@ -175,9 +176,10 @@ class Zygote:
                 os.close(fd)
 
     def preload(self, name, size, modules):
-        """Receives a program's source and compiles it once (as ``-OO`` would: no
-        docstrings, no asserts), and imports ``modules``, for the runs that name it; says
-        how that went."""
+        """Receives a program's source, compiles it (as ``-OO`` would: no docstrings, no
+        asserts), imports ``modules`` and runs the program's body once, in a namespace of
+        its own, for the runs that name it; says how that went. Public code only: what it
+        makes, every run of this zygote holds."""
         try:
             size, chunks, received = int(size), [], 0
             while received < size:
@@ -196,7 +198,9 @@ class Zygote:
                 except ImportError:
                     pass  # not kept: a run that needs it imports it itself
             kept = frozenset(m.decode() for m in modules if m.decode() in sys.modules)
-            _PRELOADED[name] = (code, kept)
+            namespace = {"__name__": name.decode(), "__builtins__": __builtins__}
+            exec(code, namespace)  # once: what it defines, and what it builds for its runs
+            _PRELOADED[name] = (namespace, kept)
         except Exception as exc:
             return f"err {type(exc).__name__}: {exc}".encode()[:1000]
         import gc
