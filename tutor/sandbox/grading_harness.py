@@ -53,7 +53,6 @@ FRAMES_KEPT = 20  # learner frames kept at each end of a long traceback
 NO_VERDICT = 120  # C's exit status when its driver did not finish
 TESTS_PER_CHILD = 10  # tests one child may run, one after another, while they pass
 OWN_STDIN = 4096  # bytes of a test's stdin its child writes itself (fits any pipe's buffer)
-EARLY_JOB = 32768  # bytes of a job sent while the child runs a test (fits a socket's buffer)
 
 PR_SET_DUMPABLE = 4
 PR_SET_NO_NEW_PRIVS = 38
@@ -139,7 +138,7 @@ def main():
         report = [b"syntax", *_syntax_error(error)]
     else:
         learner = marshal.dumps(learner)
-        checks = _Checks([check for _mode, _shown, _stdin, check, *_args in tests])
+        checks = [_compiled_check(check) for _mode, _shown, _stdin, check, *_args in tests]
         report += run_tests(children, tests, checks, learner, budget, output_cap, scratch)
     control.close()
     framed = nonce + b"\n" + pack(report) + b"\n" + nonce
@@ -170,17 +169,8 @@ def run_tests(children, tests, checks, learner, budget, output_cap, scratch):
                 rows.append(pack([b"none", b"lost", b"", b"0", b"0", b"", b"", b""]))
                 continue
         if not sent:
-            # what is ready goes at once; the rest of a visible run follows, its checks
-            # compiled while the child runs the first tests
-            numbers = _batch(tests, checks, number, TESTS_PER_CHILD - worker.tests, True)
-            sent = worker.send(numbers, tests, checks, learner, budget, scratch)
-            following = numbers[-1] + 1
-            if (tests[number][1] == b"visible" and following < len(tests)
-                    and tests[following][1] == b"visible" and worker.tests < TESTS_PER_CHILD
-                    and type(checks[following]) is not list):  # fmt: skip
-                sent += worker.send(_batch(tests, checks, following,
-                                           TESTS_PER_CHILD - worker.tests),
-                                    tests, checks, learner, budget, scratch, EARLY_JOB)  # fmt: skip
+            sent = worker.send(_batch(tests, checks, number, TESTS_PER_CHILD - worker.tests),
+                               tests, checks, learner, budget, scratch)  # fmt: skip
         token = sent.pop(0)
         if number + 1 == len(tests) and worker.pid in children.own:
             children.no_more()  # no test is left that could need a new child
@@ -197,34 +187,16 @@ def run_tests(children, tests, checks, learner, budget, output_cap, scratch):
     return rows
 
 
-def _batch(tests, checks, first, room, ready_only=False):
+def _batch(tests, checks, first, room):
     """The numbers of the tests sent together from ``first``: a run of visible tests whose
-    checks compile (with ``ready_only``, up to the first check not compiled yet), ``room``
-    at most, or a hidden test alone."""
+    checks compile, ``room`` at most, or a hidden test alone."""
     numbers = [first]
     if tests[first][1] == b"visible":
         while (len(numbers) < room and first + len(numbers) < len(tests)
                and tests[first + len(numbers)][1] == b"visible"
-               and (not ready_only or checks.ready(first + len(numbers)))
                and type(checks[first + len(numbers)]) is not list):  # fmt: skip
             numbers.append(first + len(numbers))
     return numbers
-
-
-class _Checks:
-    """Each test's check, compiled when first asked for (_compiled_check): P sends the
-    first tests before it has compiled the checks of the later ones."""
-
-    def __init__(self, sources):
-        self.sources, self.compiled = sources, {}
-
-    def ready(self, number):
-        return number in self.compiled or not self.sources[number]
-
-    def __getitem__(self, number):
-        if number not in self.compiled:
-            self.compiled[number] = _compiled_check(self.sources[number])
-        return self.compiled[number]
 
 
 def _dropped(worker, scratch):
@@ -437,11 +409,8 @@ class Worker:
         except OSError:  # it is gone already
             self.pidfd = -1
 
-    def send(self, numbers, tests, checks, learner, budget, scratch, at_most=None):
-        """Sends the tests ``numbers`` in one job; returns their tokens, in order. With
-        ``at_most`` (bytes), a bigger job is not sent (and [] returned): sent while the
-        child runs a test, it must fit in the socket's buffer, or P would wait for a child
-        that waits for P to read its output."""
+    def send(self, numbers, tests, checks, learner, budget, scratch):
+        """Sends the tests ``numbers`` in one job; returns their tokens, in order."""
         tokens, jobs = [], [pack([directory.encode() for directory in scratch])]
         for number in numbers:
             mode, _shown, stdin, _source, *args = tests[number]
@@ -450,8 +419,6 @@ class Worker:
             jobs.append(pack([mode, b"%r" % budget, tokens[-1], learner, checks[number],
                               stdin if own else b"", b"own" if own else b"fed", *args]))  # fmt: skip
         job = pack(jobs)
-        if at_most is not None and len(job) > at_most:
-            return []
         try:
             self.sock.send(b"%d" % len(job))
             for offset in range(0, len(job), 1 << 15):
