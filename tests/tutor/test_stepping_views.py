@@ -419,6 +419,20 @@ def test_a_failed_io_test_is_stepped_through_with_its_input(client, failed_submi
     assert stepping.trace.code == failed_submission.code and stepping.from_line is None
 
 
+def test_a_failed_io_test_with_arguments_gets_them_in_a_first_line(
+    client, failed_submission, no_worker
+):
+    failed_submission.exercise.tests.create(key="argued", name="takes two", args=["2", 3], stdout="5\n")
+    failed_submission.results["results"].append({"name": "takes two", "visible": True, "passed": False})
+    failed_submission.save()
+    client.post(reverse("tutor:stepping_test", args=[failed_submission.pk]), {"test": "takes two"})
+    stepping = Stepping.objects.get()
+    assert stepping.trace.code == (
+        "import sys; sys.argv[1:] = ['2', '3']  # the test's arguments\n" + failed_submission.code
+    )
+    assert stepping.from_line == 2
+
+
 @pytest.mark.parametrize("name", ["", "works for other bit widths", "no such test"])
 def test_a_hidden_or_unknown_test_is_refused(client, failed_submission, no_worker, name):
     response = client.post(

@@ -128,6 +128,32 @@ def test_a_check_opens_at_its_first_step(client, learner, sample_content):
     assert "AssertionError" in page
 
 
+def test_an_io_test_with_arguments_is_traced_with_them_and_opens_at_the_code(
+    client, learner, sample_content
+):
+    from course.kinds.code_exercise import CodeExercise
+    from tutor.practice.code_exercise.models import Submission
+
+    exercise = CodeExercise.objects.get(block__key="write-kv-cache-vram")
+    exercise.tests.create(key="argued", name="adds its two arguments", args=[2, "3"], stdout="5\n")
+    code = "import sys\n\nprint(sys.argv[1] + sys.argv[2])\n"  # "23": strings, not numbers
+    submission = Submission.objects.create(
+        user=learner,
+        exercise=exercise,
+        verdict=Submission.Verdict.FAILED,
+        code=code,
+        results={"results": [{"name": "adds its two arguments", "visible": True, "passed": False}]},
+    )
+    client.post(reverse("tutor:stepping_test", args=[submission.pk]), {"test": "adds its two arguments"})
+    stepping = Stepping.objects.get()
+    assert stepping.trace.code.endswith("\n" + code) and stepping.from_line == 2
+    execute_run(run_id=stepping.trace.run_id)
+    number = opened_at(client, stepping)
+    data = Trace.objects.get().steps().to_dict()
+    assert data["steps"][number - 1]["line"] == 2  # the learner's first line, not the arguments'
+    assert data["stdout"] == "23\n"  # the program saw the test's arguments
+
+
 HOSTILE = {
     "deep recursion": ("def f(n):\n    return f(n + 1)\n\nf(0)\n", "recursion"),
     "a million steps": ("n = 0\nwhile True:\n    n += 1\n", "steps"),

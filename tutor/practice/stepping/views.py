@@ -144,6 +144,14 @@ def joined_with_check(code: str, check: str) -> tuple[str, int]:
     return (f"{code}\n{check}" if code else check), first
 
 
+def with_arguments(code: str, args: list) -> tuple[str, int]:
+    """The learner's code after a first line that gives it a test's command-line arguments
+    (the tracer runs a program with none), and the code's first line: the trace shows
+    where sys.argv came from, and opens at the learner's own code."""
+    given = [str(arg) for arg in args]
+    return f"import sys; sys.argv[1:] = {given!r}  # the test's arguments\n{code}", 2
+
+
 @require_POST
 @login_required_htmx
 def start_test(request: HttpRequest, submission_id: int) -> HttpResponse:
@@ -180,6 +188,11 @@ def start_test(request: HttpRequest, submission_id: int) -> HttpResponse:
     how = {"origin": Stepping.Origin.TEST, "exercise": exercise, "test_name": name}
     if test.is_check:
         code, first = joined_with_check(submission.code, test.check_code)
+        return begin(
+            request, back=back, into=into, code=code, stdin=test.stdin, from_line=first, **how
+        )
+    if test.args:
+        code, first = with_arguments(submission.code, test.args)
         return begin(
             request, back=back, into=into, code=code, stdin=test.stdin, from_line=first, **how
         )
