@@ -202,3 +202,26 @@
   document.addEventListener("htmx:sendError", retryLater);
   document.addEventListener("htmx:responseError", retryLater);
 })();
+
+// Polling ([data-poll-every]: the live view, the projector, a raised hand) stops asking
+// while the page is hidden (another tab, a minimised window): nobody reads it, and a class
+// leaving tabs open would keep the server busy. Shown again, each such region asks at once,
+// then every few seconds as before. (A panel waiting for a run, [data-poll], asks anyway.)
+(function () {
+  "use strict";
+
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var from = event.detail.elt;
+    if (document.hidden && from && from.hasAttribute("data-poll-every")) {
+      event.preventDefault();
+    }
+  });
+
+  document.addEventListener("visibilitychange", function () {
+    if (!document.hidden) {
+      document.querySelectorAll("[data-poll-every]").forEach(function (region) {
+        htmx.trigger(region, "parsnip:shown");
+      });
+    }
+  });
+})();

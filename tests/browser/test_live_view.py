@@ -12,7 +12,7 @@ from django.urls import reverse
 from playwright.sync_api import expect
 
 from course.models import Lesson
-from tests.factories import make_cohort, make_teacher, make_user
+from tests.factories import make_cohort, make_lesson, make_teacher, make_user
 from tutor.live.models import RaisedHand
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -126,3 +126,37 @@ def test_the_live_view_and_a_raised_hand_have_no_serious_accessibility_violation
             found[url] = serious
         context.close()
     assert not found, found
+
+
+HIDE = """hidden => {
+    Object.defineProperty(document, "hidden", {value: hidden, configurable: true});
+    Object.defineProperty(document, "visibilityState",
+                          {value: hidden ? "hidden" : "visible", configurable: true});
+    document.dispatchEvent(new Event("visibilitychange"));
+}"""
+
+
+def test_the_live_view_stops_asking_while_its_tab_is_hidden_and_catches_up_when_shown(
+    browser, live_server, monkeypatch
+):
+    from tutor.live import views
+
+    monkeypatch.setattr(views, "POLL_SECONDS", 1)
+    teacher = make_teacher("tess")
+    cohort = make_cohort(teacher, students=[make_user("sam")], name="Year 10")
+    lesson = make_lesson()  # any lesson: nobody needs to have worked on it
+    url = reverse("tutor:live_view", args=[cohort.pk, lesson.pk])
+    page = page_of(browser, live_server, teacher)
+    asked = []
+    page.on("request", lambda request: asked.append(request.url) if url in request.url else None)
+    page.goto(url)
+    page.wait_for_timeout(2500)
+    assert len(asked) >= 2  # the page, and at least one refresh a second
+    page.evaluate(HIDE, True)
+    hidden_at = len(asked)
+    page.wait_for_timeout(3500)
+    assert len(asked) == hidden_at  # three seconds hidden: not one request
+    page.evaluate(HIDE, False)
+    page.wait_for_timeout(500)
+    assert len(asked) == hidden_at + 1  # shown: it asks at once, before its next second
+    assert page.errors == []

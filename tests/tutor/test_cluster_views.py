@@ -262,7 +262,7 @@ def test_the_projector_shows_answers_and_counts_never_names(client, world):
     assert (
         board.status_code == 200
         and b"<html" not in board.content
-        and b'hx-trigger="every 5s"' in board.content
+        and b'hx-trigger="every 5s, parsnip:shown" data-poll-every' in board.content
     )
     client.force_login(make_teacher("other"))
     assert client.get(url).status_code == 404

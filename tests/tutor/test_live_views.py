@@ -66,7 +66,7 @@ def test_the_teacher_sees_each_student_their_block_last_action_and_stuck_in_word
     response = client.get(live(cohort, lesson))
     assert response.status_code == 200
     html = response.text
-    assert "Live view" in html and 'hx-trigger="every 3s"' in html
+    assert "Live view" in html and 'hx-trigger="every 3s, parsnip:shown" data-poll-every' in html
     assert 'href="' + live(cohort, lesson) + '" class="refresh-link">Refresh</a>' in html
     assert '⚠ Stuck</strong> <span class="stuck-why">3 failed in a row' in html
     assert "checked the order — wrong" in html
@@ -169,7 +169,7 @@ def test_a_raised_hand_asks_again_and_goes_down_once_the_teacher_clears_it(
 ):
     client.force_login(student)
     raised = client.post(hand_url(lesson), {"hand": "raise"}, **HTMX).text
-    assert f'hx-get="{hand_url(lesson)}" hx-trigger="every 10s"' in raised
+    assert f'hx-get="{hand_url(lesson)}" hx-trigger="every 10s, parsnip:shown" data-poll-every' in raised
     assert "Hand raised — lower it" in client.get(hand_url(lesson), **HTMX).text
     actions.clear_hands(cohort=cohort, lesson=lesson)
     lowered = client.get(hand_url(lesson), **HTMX).text
