@@ -443,6 +443,41 @@ def test_reading_the_graders_code_or_memory_passes_nothing():
     assert grading.results[0].got == "-1"
 
 
+def test_no_frame_reaches_the_fresh_starts_of_later_tests():
+    # The harness's namespace is the globals of a frame below the learner's code (and the
+    # fork server keeps it): the slots of later tests (their builtins, comparing function,
+    # private namespace) must not be in it, or a test could patch the next one's `len`
+    code = """\
+    import sys
+
+    def three():
+        return [1]
+
+    def reachable():
+        seen, frame = [], sys._getframe()
+        while frame is not None:
+            seen.append(frame.f_globals)
+            seen += [v[0] for v in frame.f_globals.get("_PRELOADED", {}).values()]
+            frame = frame.f_back
+        return [ns["PREPARED"] for ns in seen if isinstance(ns, dict) and "PREPARED" in ns]
+
+    if __name__ == "__main__":
+        print(len(reachable()))
+    else:
+        for _private, slots in reachable():
+            for slot in slots:
+                slot[5]["len"] = lambda value: 3
+    """
+    tests = [
+        Test("nothing of later tests in reach", stdout="0\n"),
+        Test("patches what it can", check="three()"),
+        Test("three items", check="assert len(three()) == 3"),
+    ]
+    grading = graded(code, tests)
+    assert [r.passed for r in grading.results] == [True, True, False], grading
+    assert grading.results[2].got == "1"
+
+
 def test_no_frame_gives_away_the_token_or_the_expected_values():
     # a driver's token, written back to the grader, would be a forged pass: every frame's
     # code, up to the grader's, is tried, and any bytes or 49 found is used

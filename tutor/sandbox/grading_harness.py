@@ -828,6 +828,10 @@ def _kit():
                   for module in list(sys.modules.values())
                   if type(module) is module_type)  # fmt: skip
     private, slots = PREPARED
+    # out of reach from here on: this namespace is the globals of a frame below every
+    # test's code (child's), and the fork server's copy is the same dict (its _PRELOADED);
+    # what PREPARED holds are the later tests' fresh starts
+    del globals()["PREPARED"]
     _signal.signal(_signal.SIGALRM, _too_slow)
     _seal(protected, slots[0][3].__code__, setting_up)
     return [slots, protected, setting_up, private, saved]
