@@ -140,6 +140,20 @@ def test_predicting_and_running_code_show_as_the_last_action(student):
     assert activity(student, snippet.block.lesson).what == "ran their code"
 
 
+def test_a_prediction_shows_its_verdict_once_the_output_is_known(student):
+    from tutor.actions.runs import execute_run
+
+    snippet = make_snippet(code='print("hello")\n')
+    _, run = submit_prediction(user=student, snippet=snippet, text="bye\n", said_out_loud=False)
+    assert activity(student, snippet.block.lesson).what == "predicted"  # no output yet
+    execute_run(run_id=run.pk)  # the real sandbox: the worker gives the verdict
+    row = activity(student, snippet.block.lesson)
+    assert (row.block, row.what, row.done) == (snippet.block, "predicted — not quite", True)
+    right = make_user("rita")
+    submit_prediction(user=right, snippet=snippet, text="hello\n", said_out_loud=False)
+    assert activity(right, snippet.block.lesson).what == "predicted — right"  # settled at once
+
+
 def test_the_board_puts_stuck_students_first_then_working_then_not_started(exercise):
     ann, bob, cat = make_user("ann"), make_user("bob"), make_user("cat")
     cohort = make_cohort(students=[ann, bob, cat])

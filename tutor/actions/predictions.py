@@ -52,6 +52,11 @@ def verdict_for(prediction: Prediction, run: Run) -> str:
     return Prediction.Verdict.WRONG
 
 
+def prediction_words(verdict: str) -> str:
+    """A settled prediction in the live view's words: "predicted — right"."""
+    return f"predicted — {Prediction.Verdict(verdict).label.lower()}"
+
+
 def settle_predictions(*, predictions: list[Prediction], run: Run) -> list[Prediction]:
     """Give pending predictions their verdict from a final reveal run; returns those changed.
 
@@ -72,6 +77,9 @@ def settle_predictions(*, predictions: list[Prediction], run: Run) -> list[Predi
                 refresh_lesson_progress(
                     user=prediction.user, lesson=prediction.snippet.block.lesson
                 )
+                # the live view's "predicted" gets its verdict, while they are still there
+                live.record(user=prediction.user, block=prediction.snippet.block,
+                            what=prediction_words(verdict), failed=False, later=True)  # fmt: skip
         prediction.verdict = verdict  # the same whoever gave it
         if settled:
             changed.append(prediction)
