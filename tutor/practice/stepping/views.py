@@ -185,18 +185,22 @@ def start_test(request: HttpRequest, submission_id: int) -> HttpResponse:
             status=400,
             back=back,
         )
-    how = {"origin": Stepping.Origin.TEST, "exercise": exercise, "test_name": name}
+    code, first = submission.code, None
     if test.is_check:
-        code, first = joined_with_check(submission.code, test.check_code)
-        return begin(
-            request, back=back, into=into, code=code, stdin=test.stdin, from_line=first, **how
-        )
-    if test.args:
-        code, first = with_arguments(submission.code, test.args)
-        return begin(
-            request, back=back, into=into, code=code, stdin=test.stdin, from_line=first, **how
-        )
-    return begin(request, back=back, into=into, code=submission.code, stdin=test.stdin, **how)
+        code, first = joined_with_check(code, test.check_code)
+    elif test.args:
+        code, first = with_arguments(code, test.args)
+    return begin(
+        request,
+        back=back,
+        into=into,
+        code=code,
+        stdin=test.stdin,
+        from_line=first,
+        origin=Stepping.Origin.TEST,
+        exercise=exercise,
+        test_name=name,
+    )
 
 
 def own_stepping_or_404(
