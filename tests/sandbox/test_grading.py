@@ -804,3 +804,42 @@ def test_whatever_the_learner_prints_comes_back_exactly(printed, on_stderr):
 def test_every_kind_is_documented():
     assert set(KINDS) >= {"too_slow", "recursion", "memory", "syntax_error", "exit", "no_input",
                           "output_flood", "wrong_output", "wrong_value", "exception"}  # fmt: skip
+
+
+# --- P's side, against a child played by this test -----------------------------------------------
+def test_a_child_that_ran_its_next_test_and_ended_before_p_looked_keeps_it():
+    # a fast child can pass a test, start the next one (in the same message), pass it and
+    # end before P has read the first test's end: P must take the second test's word from
+    # its socket, not run the test again in a new child (before, about 1 grading in 5 did)
+    import os
+    import socket
+
+    from tutor.sandbox import grading_harness as h
+
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    first, second = os.urandom(16), os.urandom(16)
+
+    def run(prefix, token, printed):  # what the child does for one test, passing it
+        pipes = [os.pipe() for _ in range(3)]
+        ends = [pipes[0][1], pipes[1][0], pipes[2][0]]  # P's: stdin's write end, the reads
+        theirs.sendmsg([prefix + token + b"S"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
+                       b"".join(fd.to_bytes(4, h.BYTE_ORDER) for fd in ends))])  # fmt: skip
+        os.write(pipes[1][1], printed)
+        for fd in [*ends, pipes[0][0], pipes[1][1], pipes[2][1]]:
+            os.close(fd)
+
+    run(b"", first, b"one\n")
+    run(first + b"P ready", second, b"two\n")
+    theirs.send(second + b"P ready")
+    theirs.close()
+    pid = os.posix_spawn("/bin/true", ["true"], {})  # the child's pid: it has ended
+    os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
+    children = h.Children(None, 0)
+    children.own.add(pid)
+    worker = h.Worker(children, pid, ours.detach())
+    fields, reusable = h.run_test(worker, first, b"", 2.0, 1000)
+    assert (fields[0], fields[5], reusable) == (b"pass", b"one\n", True)
+    fields, reusable = h.run_test(worker, second, b"", 2.0, 1000)
+    assert (fields[0], fields[5], reusable) == (b"pass", b"two\n", False)  # it is gone now
+    worker.drop()
+    os.waitpid(pid, 0)

@@ -591,7 +591,9 @@ def run_test(worker, token, stdin, budget, output_cap):
         for fd in (in_w, out_r, err_r):
             if fd >= 0:
                 os.close(fd)
-    reusable = ready and alive and not killed and verdict == b"pass"
+    # a child that said "ready" with the next test's start may have run that test and ended
+    # before P looked: it is gone, and that test's word waits in its socket
+    reusable = ready and not killed and verdict == b"pass" and (alive or worker.stashed is not None)
     status, cpu = worker.children.ends.pop(pid, (None, 0))
     return [verdict, stopped, b"" if status is None else b"%d" % status, b"%d" % cpu,
             b"%d" % int(wall * 1e6), text(b"".join(outputs[out_r])),
