@@ -843,3 +843,37 @@ def test_a_child_that_ran_its_next_test_and_ended_before_p_looked_keeps_it():
     assert (fields[0], fields[5], reusable) == (b"pass", b"two\n", False)  # it is gone now
     worker.drop()
     os.waitpid(pid, 0)
+
+
+def test_a_child_copies_only_the_namespaces_that_changed_since_the_fork_server_saved_them():
+    # the fork server saves every module's namespace once (PREPARED); a grading's child
+    # copies a namespace again only if its dict's version tag moved since: copying all of
+    # them after a fork wrote to every page they are on (docs/grading.md, Figures)
+    import json
+    import subprocess
+
+    from tutor.sandbox import INTERPRETER
+    from tutor.sandbox.grading import HARNESS
+
+    before = "import sys\nfor _n in ('kept', 'changed', 'emptied'):\n" \
+             "    sys.modules[_n] = type(sys)(_n)\nsys.modules['changed'].x = 1\n"  # fmt: skip
+    after = textwrap.dedent("""\
+        word, earlier = PREPARED[2], PREPARED[3]
+        sys.modules["changed"].x = 2
+        sys.modules["emptied"].__dict__.clear()
+        sys.modules["new"] = type(sys)("new")
+        saved = {entry[0].get("__name__", "emptied"): entry for entry in _saved_now(earlier, word)}
+        print(json.dumps({
+            "word": word is not None,
+            "reused": sorted(n for n in ("kept", "changed", "emptied", "new", "sys")
+                             if saved[n] is earlier.get(id(saved[n][0]))),
+            "as now": all(entry[1] == entry[0] for name, entry in saved.items()
+                          if name != "__main__"),  # this very script's namespace
+            "changed": saved["changed"][1]["x"],
+        }))
+    """)
+    script = before + HARNESS + "\nimport json\n" + after
+    shown = subprocess.run([INTERPRETER, "-I", "-S", "-c", script], capture_output=True,
+                           text=True, check=True).stdout  # fmt: skip
+    assert json.loads(shown) == {"word": True, "reused": ["kept", "sys"], "as now": True,
+                                 "changed": 2}  # fmt: skip

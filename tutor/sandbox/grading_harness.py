@@ -53,6 +53,7 @@ FRAMES_KEPT = 20  # learner frames kept at each end of a long traceback
 NO_VERDICT = 120  # C's exit status when its driver did not finish
 TESTS_PER_CHILD = 10  # tests one child may run, one after another, while they pass
 OWN_STDIN = 4096  # bytes of a test's stdin its child writes itself (fits any pipe's buffer)
+VERSION_OFFSET = 24  # CPython's dict: reference count, type, size, then its version tag
 
 PR_SET_DUMPABLE = 4
 PR_SET_NO_NEW_PRIVS = 38
@@ -813,10 +814,63 @@ def child(sock, kit):
 
 def _prepared():
     """What no run's data goes into, built where this module's body runs (PREPARED): the
-    private copy of this namespace, and one fresh start per test a child may run (a
-    "slot")."""
+    private copy of this namespace, one fresh start per test a child may run (a "slot"),
+    and a snapshot of every module's namespace as it is here (_saved)."""
     private = _rehomed(globals(), twins=True)
-    return private, [_slot(private) for _ in range(TESTS_PER_CHILD)]
+    word = _version_word()
+    return private, [_slot(private) for _ in range(TESTS_PER_CHILD)], word, \
+        {id(module.__dict__): _saved(module.__dict__, word) for module in _modules()}  # fmt: skip
+
+
+def _modules():
+    module_type = type(sys)
+    return [module for module in list(sys.modules.values()) if type(module) is module_type]
+
+
+def _saved(namespace, word):
+    """A module's namespace as it is now: the dict, a copy, its values (compared by
+    identity), and, where it can be read, a view of the dict's version tag with the tag."""
+    version = None if word is None else word.from_address(id(namespace) + VERSION_OFFSET)
+    return (namespace, dict(namespace), tuple(namespace.values()), version,
+            None if version is None else version.value)  # fmt: skip
+
+
+def _saved_now(earlier, word):
+    """Every module's namespace as it is now: the snapshot ``earlier`` made of it where it
+    has not changed since (PREPARED holds each namespace it saved: an id is still its)."""
+    saved = []
+    for module in _modules():
+        entry = earlier.get(id(module.__dict__))
+        if entry is None or entry[3] is None or entry[3].value != entry[4]:
+            entry = _saved(module.__dict__, word)
+        saved.append(entry)
+    return tuple(saved)
+
+
+def _version_word():
+    """The type through which a dict's version tag is read (CPython changes a dict's tag
+    whenever one of its keys is added, removed or given another object), or None where this
+    interpreter's dicts do not behave so. With it, a namespace no test changed is known
+    unchanged without a look at its values: after a fork, reading a value's reference
+    count is a write, and each page written is copied first (docs/grading.md, Figures)."""
+    try:
+        import _ctypes
+
+        word = type("Word", (_ctypes._SimpleCData,), {"_type_": "Q"})
+        probe = {"a": 1, "b": 2}
+        view = word.from_address(id(probe) + VERSION_OFFSET)
+        tags = [view.value, view.value]
+        probe["a"] = 3
+        tags.append(view.value)
+        probe["c"] = 4
+        tags.append(view.value)
+        del probe["c"]
+        tags.append(view.value)
+    except Exception:  # no _ctypes: every namespace is compared value by value
+        return None
+    if tags[0] != tags[1] or len(set(tags[1:])) != 4:
+        return None
+    return word
 
 
 def _kit():
@@ -825,18 +879,17 @@ def _kit():
     it resets between tests, and the sealed audit hook."""
     setting_up = [True]  # the hook lets everything through while this holds something
     protected = []
-    module_type = type(sys)
-    saved = tuple((module.__dict__, dict(module.__dict__), tuple(module.__dict__.values()))
-                  for module in list(sys.modules.values())
-                  if type(module) is module_type)  # fmt: skip
-    private, slots = PREPARED
+    private, slots, word, earlier = PREPARED
+    saved = _saved_now(earlier, word)
     # out of reach from here on: this namespace is the globals of a frame below every
     # test's code (child's), and the fork server's copy is the same dict (its _PRELOADED);
     # what PREPARED holds are the later tests' fresh starts
     del globals()["PREPARED"]
     _signal.signal(_signal.SIGALRM, _too_slow)
     _seal(protected, slots[0][3].__code__, setting_up)
-    return [slots, protected, setting_up, private, saved]
+    # ``earlier`` is kept (in the child's never-emptied grave): freeing it would write to
+    # every page it is on, each copied first
+    return [slots, protected, setting_up, private, saved, earlier]
 
 
 def _rehomed(source, twins=False):
@@ -896,9 +949,9 @@ def _stdio():
 def _driver(sock, kit):
     """The child's driver, with its constants in place; the kit is emptied, so that the
     frames below the learner's code show an empty list, not what it held."""
-    slots, protected, setting_up, private, saved = kit
+    slots, protected, setting_up, private, saved, earlier = kit
     del kit[:]
-    box = []
+    box = [earlier]  # the box's first contents go to the grave, which keeps them
     next_test, passed = private["_server"](sock, slots, protected, setting_up, saved, box)
     import atexit
     import gc
@@ -971,6 +1024,7 @@ def _server(sock, slots, protected, setting_up, saved, box):
     dup2, close, chdir, cwd = os.dup2, os.close, os.chdir, os.getcwd()
     loads, modules, sys_dict, signal = marshal.loads, sys.modules, sys.__dict__, _signal.signal
     saved_modules = dict(modules)
+    tags = [entry[4] for entry in saved]
     limit, set_limit = sys.getrecursionlimit(), sys.setrecursionlimit
     thresholds, set_thresholds = gc.get_threshold(), gc.set_threshold
     hooks, get_hooks, set_hooks = sys.get_asyncgen_hooks(), sys.get_asyncgen_hooks, \
@@ -983,12 +1037,15 @@ def _server(sock, slots, protected, setting_up, saved, box):
     def reset():
         """The process as it was before any test: the modules, builtins and sys. A module's
         namespace is compared by identity (no comparison runs the learner's code)."""
-        for namespace, original, values in saved:
-            if len(namespace) == len(values) and all(map(is_, namespace.values(), values)):
-                continue
-            grave.append(list(namespace.items()))
-            namespace.clear()
-            namespace.update(original)
+        for number, (namespace, original, values, version, _tag) in enumerate(saved):
+            if version is not None and version.value == tags[number]:
+                continue  # not changed since it was saved, or last put back
+            if not (len(namespace) == len(values) and all(map(is_, namespace.values(), values))):
+                grave.append(list(namespace.items()))
+                namespace.clear()
+                namespace.update(original)
+            if version is not None:
+                tags[number] = version.value
         grave.append(list(modules.items()))
         modules.clear()
         modules.update(saved_modules)
