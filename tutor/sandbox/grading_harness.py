@@ -1073,7 +1073,10 @@ def _server(sock, slots, protected, setting_up, saved, box):
                 received += len(chunk)
             jobs[:] = unpack(b"".join(chunks))
             scratch[:] = unpack(jobs.pop(0))
-        for directory in scratch:  # what the test before left there, this one must not read
+        # what the test before left there, this one must not read; before a child's first
+        # test there is none: the run's first child finds them as bubblewrap made them, and P
+        # empties them once the child before has ended, before it sends a job to the next
+        for directory in scratch if used[0] else ():
             _empty(directory.decode())
         mode, budget, token, learner, check, stdin, feeder, *args = unpack(jobs.pop(0))
         in_r, in_w = pipe()
