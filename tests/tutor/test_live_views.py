@@ -1,10 +1,14 @@
 """The live view (teachers), its poll and its POSTs, and the learner's "Raise hand"
 button: as a page, as the partial htmx swaps, refused in the site's shape."""
 
+from datetime import timedelta
+
 import pytest
 from django.urls import reverse
 
 from tests.factories import make_cohort, make_exercise, make_lesson, make_teacher, make_user
+from tests.tutor.assignment_world import NOW, assign, do_everything, do_ordering, practice_lesson
+from tutor.assignments.models import Extension
 from tutor.live import actions
 from tutor.live.models import LiveSettings, RaisedHand
 
@@ -305,3 +309,93 @@ def test_only_the_classs_teacher_changes_its_rules(client, cohort, student, less
     client.force_login(make_teacher())
     assert client.post(settings_url(cohort, lesson), data).status_code == 404
     assert not LiveSettings.objects.exists()
+
+
+# The live view of an assignment ---------------------------------------------------------------
+
+
+def test_an_assignments_live_view_shows_where_each_student_stands_on_it(client):
+    lesson, items = practice_lesson()
+    done, halfway, extended = make_user("dana"), make_user("hal"), make_user("ext")
+    teacher = make_teacher()
+    cohort = make_cohort(teacher, students=[done, halfway, extended])
+    assignment = assign(cohort, lesson, due=NOW + timedelta(days=2))
+    Extension.objects.create(assignment=assignment, student=extended, due_at=NOW + timedelta(days=5))
+    do_everything(done, items, NOW)
+    do_ordering(halfway, items["ordering"], NOW)
+    client.force_login(teacher)
+    url = live(cohort, lesson) + f"?assignment={assignment.pk}"
+    html = client.get(url).text
+    assert "Live view · Assignment" in html and "Assigned (the whole lesson): due" in html
+    row = {name: html[html.index(f">{name}</a>") :].split("</tr>")[0] for name in ("dana", "hal", "ext")}
+    assert "On time</span>" in row["dana"] and "3 of 3 done" in row["dana"]
+    assert "Not yet done</span>" in row["hal"] and "1 of 3 done" in row["hal"]
+    assert "0 of 3 done" in row["ext"] and "(extension)" in row["ext"]
+    # it polls itself, scoped; its forms keep the scope; it leads back to the assignment
+    assert f'hx-get="{url}"' in html and f'href="{url}" class="refresh-link"' in html
+    assert f'name="assignment" value="{assignment.pk}"' in html
+    assert reverse("tutor:assignment_detail", args=[cohort.pk, assignment.pk]) in html
+    # the assignment's page links to it; the lesson's own live view has no such column
+    page = client.get(reverse("tutor:assignment_detail", args=[cohort.pk, assignment.pk]))
+    assert url in page.text
+    assert "<th scope=\"col\">Assignment</th>" not in client.get(live(cohort, lesson)).text
+
+
+def test_an_assignment_of_another_class_or_lesson_or_a_bad_one_is_not_found(
+    client, teacher, cohort, lesson
+):
+    other_class = assign(make_cohort(teacher, students=[make_user()]), lesson)
+    other_lesson = assign(cohort, make_lesson())
+    client.force_login(teacher)
+    for value in (other_class.pk, other_lesson.pk, "abc", "-1", "999999"):
+        assert client.get(live(cohort, lesson) + f"?assignment={value}").status_code == 404
+        response = client.post(clear_url(cohort, lesson), {"all": "on", "assignment": value})
+        assert response.status_code == 404
+    mine = assign(cohort, lesson)
+    client.force_login(make_teacher())  # another teacher: the class is not found first
+    assert client.get(live(cohort, lesson) + f"?assignment={mine.pk}").status_code == 404
+    client.force_login(cohort.memberships.first().student)
+    assert client.get(live(cohort, lesson) + f"?assignment={mine.pk}").status_code == 403
+
+
+def test_clearing_hands_and_changing_rules_stay_on_the_assignments_live_view(
+    client, teacher, cohort, student, lesson
+):
+    assignment = assign(cohort, lesson)
+    scoped = live(cohort, lesson) + f"?assignment={assignment.pk}"
+    actions.raise_hand(user=student, lesson=lesson)
+    client.force_login(teacher)
+    response = client.post(clear_url(cohort, lesson), {"student": student.pk, "assignment": assignment.pk})
+    assert response.status_code == 302 and response["Location"] == scoped
+    actions.raise_hand(user=student, lesson=lesson)
+    board = client.post(
+        clear_url(cohort, lesson), {"student": student.pk, "assignment": assignment.pk}, **HTMX
+    ).text
+    assert f'hx-get="{scoped}"' in board and "<th scope=\"col\">Assignment</th>" in board
+    assert not RaisedHand.objects.exists()
+    response = client.post(
+        settings_url(cohort, lesson),
+        {"stuck_failures": 4, "stuck_minutes": 9, "assignment": assignment.pk},
+    )
+    assert response.status_code == 302 and response["Location"] == scoped
+    response = client.post(
+        settings_url(cohort, lesson), {"stuck_failures": 0, "assignment": assignment.pk}
+    )
+    assert response.status_code == 400 and f'hx-get="{scoped}"' in response.text
+
+
+def test_an_assignments_live_board_costs_the_same_queries_for_3_or_40_students(
+    client, teacher, lesson, exercise, django_assert_num_queries
+):
+    boards = []
+    for size in (3, 40):
+        cohort = make_cohort(teacher, students=[make_user() for _ in range(size)])
+        for membership in cohort.memberships.select_related("student"):
+            fail_three_times(membership.student, exercise)
+        boards.append(live(cohort, lesson) + f"?assignment={assign(cohort, lesson).pk}")
+    client.force_login(teacher)
+    client.get(boards[0], **HTMX)  # warm: session, user
+    with django_assert_num_queries(11) as few:
+        assert client.get(boards[0], **HTMX).text.count("Not yet done</span>") == 3
+    with django_assert_num_queries(len(few.captured_queries)):
+        assert client.get(boards[1], **HTMX).text.count("Not yet done</span>") == 40

@@ -1,5 +1,7 @@
 """The live view's table and queue, built from two queries whatever the class size: the
-class's students with their activity row in the lesson, and the raised hands."""
+class's students with their activity row in the lesson, and the raised hands; for the live
+view of an assignment, a few more (tutor.assignments.status.standings: one per kind of
+item), for where each student stands on it."""
 
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -8,8 +10,10 @@ from django.contrib.auth.models import User
 from django.db.models import FilteredRelation, Q
 
 from course import kinds
+from tutor.assignments.models import Assignment
+from tutor.assignments.status import Standing, standings
 from tutor.live.models import LiveSettings, RaisedHand
-from tutor.models import Cohort
+from tutor.models import Cohort, Membership
 from tutor.teaching import student_name
 
 
@@ -45,6 +49,7 @@ class Student:
     on_for: str = ""  # how long on this block without progress: "4 min"
     stuck: list[str] = field(default_factory=list)  # why, in words
     hand: "Hand | None" = None
+    standing: Standing | None = None  # on the assignment the board is for, if any
 
     @property
     def started(self) -> bool:
@@ -63,6 +68,7 @@ class Board:
     students: list[Student]
     hands: list[Hand]
     settings: LiveSettings
+    assignment: Assignment | None = None
 
     @property
     def stuck(self) -> int:
@@ -88,7 +94,11 @@ def stuck_reasons(
     return reasons
 
 
-def build_board(cohort: Cohort, lesson, *, now: datetime) -> Board:
+def build_board(
+    cohort: Cohort, lesson, *, now: datetime, assignment: Assignment | None = None
+) -> Board:
+    """The class in `lesson` now; with `assignment` (one of the lesson's, for the class),
+    each student's standing on it too."""
     rules = settings_of(cohort)
     rows = (
         User.objects.filter(memberships__cohort=cohort)
@@ -139,8 +149,13 @@ def build_board(cohort: Cohort, lesson, *, now: datetime) -> Board:
                 waiting=ago(raised_at, now).removesuffix(" ago"),
             )
             hands.append(student.hand)
+    if assignment is not None:
+        members = Membership.objects.filter(cohort=cohort).values("student")
+        found = standings([assignment], list(students), now=now, among=members)
+        for pk, student in students.items():
+            student.standing = found[(assignment.pk, pk)]
     ordered = sorted(
         students.values(),
         key=lambda s: (not s.stuck, not s.started, s.name.casefold(), s.pk),
     )
-    return Board(students=ordered, hands=hands, settings=rules)
+    return Board(students=ordered, hands=hands, settings=rules, assignment=assignment)

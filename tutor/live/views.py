@@ -3,7 +3,9 @@
 Every teacher page here checks, in the view, that the user teaches the class (403 for
 students, 404 for another teacher's class), as tutor.views.teaching does. The board is
 the region htmx polls every few seconds (`live-board` in templates/tutor/live/live.html);
-without JavaScript the page has a Refresh link.
+without JavaScript the page has a Refresh link. `?assignment=<pk>` (a hidden field in the
+forms) makes it the live view of one of the class's assignments of the lesson: the same
+board, with where each student stands on the assignment.
 """
 
 from django.contrib import messages
@@ -11,7 +13,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Exists, OuterRef, Subquery
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
@@ -21,6 +23,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from course.htmx import login_required_htmx, refusal, vary_on_htmx, wants_partial
 from course.models import Lesson
+from tutor.assignments.models import Assignment
 from tutor.live import actions
 from tutor.live.board import build_board, settings_of
 from tutor.live.forms import ClearHandsForm, HandForm, LiveSettingsForm
@@ -47,8 +50,19 @@ def taught_lesson(lesson_pk: int) -> Lesson:
     return get_object_or_404(Lesson.objects.published().select_related("course"), pk=lesson_pk)
 
 
-def live_url(cohort: Cohort, lesson: Lesson) -> str:
-    return reverse("tutor:live_view", args=[cohort.pk, lesson.pk])
+def scoped_assignment(cohort: Cohort, lesson: Lesson, raw: str | None) -> Assignment | None:
+    """The assignment `raw` names (a query parameter or a form's field): one of the class's
+    assignments of the lesson, else 404; None when it names none."""
+    if not raw:
+        return None
+    if not raw.isdigit():
+        raise Http404("No such assignment.")
+    return get_object_or_404(Assignment.objects.filter(cohort=cohort, lesson=lesson), pk=int(raw))
+
+
+def live_url(cohort: Cohort, lesson: Lesson, assignment: Assignment | None = None) -> str:
+    url = reverse("tutor:live_view", args=[cohort.pk, lesson.pk])
+    return url if assignment is None else f"{url}?assignment={assignment.pk}"
 
 
 def board_response(
@@ -56,14 +70,16 @@ def board_response(
     cohort: Cohort,
     lesson: Lesson,
     *,
+    assignment: Assignment | None = None,
     form: LiveSettingsForm | None = None,
     status: int = 200,
 ) -> TemplateResponse:
     context = {
         "cohort": cohort,
         "lesson": lesson,
-        "board": build_board(cohort, lesson, now=timezone.now()),
-        "live_url": live_url(cohort, lesson),
+        "assignment": assignment,
+        "board": build_board(cohort, lesson, now=timezone.now(), assignment=assignment),
+        "live_url": live_url(cohort, lesson, assignment),
         "clear_url": reverse("tutor:live_hands_clear", args=[cohort.pk, lesson.pk]),
         # Each student's page is this prefix and their pk: one reverse() a refresh, not one a row.
         "student_url_prefix": reverse("tutor:class_student", args=[cohort.pk, 0]).removesuffix(
@@ -80,10 +96,13 @@ def board_response(
 @never_cache  # the class as it is now, never a copy from before
 @login_required_htmx  # polled by htmx
 def live_view(request: HttpRequest, pk: int, lesson_pk: int) -> TemplateResponse:
-    """Who is on which block, what they last did, who is stuck, whose hand is up. A fixed
-    number of queries whatever the class size (tutor.live.board)."""
+    """Who is on which block, what they last did, who is stuck, whose hand is up; with
+    ?assignment=, where each stands on it. A fixed number of queries whatever the class
+    size (tutor.live.board)."""
     cohort = taught_class(request, pk)
-    return board_response(request, cohort, taught_lesson(lesson_pk))
+    lesson = taught_lesson(lesson_pk)
+    assignment = scoped_assignment(cohort, lesson, request.GET.get("assignment"))
+    return board_response(request, cohort, lesson, assignment=assignment)
 
 
 @require_POST
@@ -92,6 +111,7 @@ def hands_clear(request: HttpRequest, pk: int, lesson_pk: int) -> HttpResponse:
     """The teacher clears one student's hand, or every hand of the class in the lesson."""
     cohort = taught_class(request, pk)
     lesson = taught_lesson(lesson_pk)
+    assignment = scoped_assignment(cohort, lesson, request.POST.get("assignment"))
     form = ClearHandsForm(request.POST)
     try:
         if not form.is_valid():
@@ -105,11 +125,11 @@ def hands_clear(request: HttpRequest, pk: int, lesson_pk: int) -> HttpResponse:
         if wants_partial(request):
             return refusal(request, str(refused), into="live-message", status=refused.status)
         messages.error(request, str(refused))
-        return redirect(live_url(cohort, lesson))
+        return redirect(live_url(cohort, lesson, assignment))
     if not wants_partial(request):
         messages.success(request, f"Cleared {cleared} hand{'s' if cleared != 1 else ''}.")
-        return redirect(live_url(cohort, lesson))
-    return board_response(request, cohort, lesson)
+        return redirect(live_url(cohort, lesson, assignment))
+    return board_response(request, cohort, lesson, assignment=assignment)
 
 
 @require_POST
@@ -118,9 +138,12 @@ def live_settings(request: HttpRequest, pk: int, lesson_pk: int) -> HttpResponse
     """The class's rules for "stuck", from the live page (a plain form)."""
     cohort = taught_class(request, pk)
     lesson = taught_lesson(lesson_pk)
+    assignment = scoped_assignment(cohort, lesson, request.POST.get("assignment"))
     form = LiveSettingsForm(request.POST, instance=settings_of(cohort))
     if not form.is_valid():
-        return board_response(request, cohort, lesson, form=form, status=400)
+        return board_response(
+            request, cohort, lesson, assignment=assignment, form=form, status=400
+        )
     actions.save_settings(
         cohort=cohort,
         stuck_failures=form.cleaned_data["stuck_failures"],
@@ -129,7 +152,7 @@ def live_settings(request: HttpRequest, pk: int, lesson_pk: int) -> HttpResponse
     messages.success(
         request, "Saved: the live view uses the new rules for every lesson of this class."
     )
-    return redirect(live_url(cohort, lesson))
+    return redirect(live_url(cohort, lesson, assignment))
 
 
 # Learners: the hand -------------------------------------------------------------------
