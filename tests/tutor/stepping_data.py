@@ -112,3 +112,33 @@ def printing_trace(lines: list[str], *, stopped: dict | None = None) -> dict:
         "stdout": printed,
         "steps": steps,
     }
+
+
+NESTING_CODE = "grid = [[1, 2], {'a': 0}]\ngrid[1]['a'] = grid[0]\nnode = Node()\n"
+
+
+def nesting_trace() -> dict:
+    """One step of objects that point at objects: a list of a list and a dict whose value is
+    that list, and an object whose attribute is itself."""
+    heap = {
+        "1": {"type": "list", "name": "list", "items": [{"ref": "2"}, {"ref": "3"}]},
+        "2": {"type": "list", "name": "list", "items": [_int(1), _int(2)]},
+        "3": {"type": "dict", "name": "dict", "entries": [[{"type": "str", "repr": "'a'"}, {"ref": "2"}]]},  # noqa: E501
+        "4": {"type": "instance", "name": "Node", "attrs": [["next", {"ref": "4"}]]},
+    }
+    step = {
+        "line": 3,
+        "event": "line",
+        "stdout_len": 0,
+        "frames": _module(3, [["grid", {"ref": "1"}], ["node", {"ref": "4"}]]),
+        "heap": heap,
+        "exception": None,
+    }
+    return {
+        "version": 1,
+        "status": "complete",
+        "stopped": None,
+        "error": None,
+        "stdout": "",
+        "steps": [step],
+    }

@@ -1,7 +1,13 @@
 """One step as the page shows it, the screen reader's words, and where a stepping opens:
 plain functions over the tracer's dict (tutor/practice/stepping/steps.py)."""
 
-from tests.tutor.stepping_data import ALIASING_CODE, aliasing_trace, printing_trace
+from tests.tutor.stepping_data import (
+    ALIASING_CODE,
+    NESTING_CODE,
+    aliasing_trace,
+    nesting_trace,
+    printing_trace,
+)
 from tutor.practice.stepping import steps
 
 
@@ -210,3 +216,37 @@ def test_steps_read_from_part_of_the_text_are_the_tracers_steps():
     assert steps.Steps(summary, index, text).to_dict() == data
     view = steps.step_view(steps.Steps(summary, index, None, fetch=fetch), ALIASING_CODE, 4)
     assert view.description.endswith("`total` is now 3.")
+
+
+def test_objects_that_point_at_objects_draw_an_arrow_from_each_such_entry():
+    view = steps.step_view(nesting_trace(), NESTING_CODE, 1)
+    box = {box.id: box for box in view.boxes}
+    assert [(link.label, link.ref) for link in view.links] == [
+        ("#1[0]", "2"),
+        ("#1[1]", "3"),
+        ("#3['a']", "2"),
+        ("#4.next", "4"),  # itself: a loop
+    ]
+    # from the entry's row (the heading, then a row each) to the heading of the object
+    ends = [(link.y1, link.y2) for link in view.links]
+    assert ends == [
+        (box["1"].y + steps.ROW, box["2"].y),
+        (box["1"].y + 2 * steps.ROW, box["3"].y),
+        (box["3"].y + steps.ROW, box["2"].y),
+        (box["4"].y + steps.ROW, box["4"].y),
+    ]
+    # a variable's arrows are drawn as before, one per name
+    assert [(arrow.name, arrow.ref) for arrow in view.arrows] == [("grid", "1"), ("node", "4")]
+    # each loop stays in its gutter and ends beside the object it points at
+    for link in view.links:
+        reach = int(link.path.split("C")[1].split()[0])
+        assert 0 < reach <= steps.LINK_WIDTH - 4
+        assert link.path.endswith(f" 6 {link.y2}")
+
+
+def test_an_object_pointing_at_one_not_shown_draws_no_arrow():
+    data = nesting_trace()
+    del data["steps"][0]["heap"]["3"]  # cut short, as a summarised object's would be
+    view = steps.step_view(data, NESTING_CODE, 1)
+    assert all(link.ref != "3" for link in view.links)
+    assert [link.label for link in view.links] == ["#1[0]", "#4.next"]

@@ -10,7 +10,13 @@ import pytest
 from django.urls import reverse
 
 from tests.factories import make_learner_run, make_prediction, make_run, make_snippet, make_user
-from tests.tutor.stepping_data import ALIASING_CODE, aliasing_trace, printing_trace
+from tests.tutor.stepping_data import (
+    ALIASING_CODE,
+    NESTING_CODE,
+    aliasing_trace,
+    nesting_trace,
+    printing_trace,
+)
 from tutor import queueing
 from tutor.models import Prediction, Run
 from tutor.practice.stepping.models import Stepping, Trace
@@ -251,6 +257,17 @@ def test_each_step_is_a_page_that_works_without_javascript(client, learner):
     assert 'id="object-1"' in page
     assert "`items` and `copy` name the same list." in page  # the screen reader's words
     assert 'aria-live="polite"' in page
+
+
+def test_objects_that_point_at_objects_are_joined_by_arrows_in_their_gutter(client, learner):
+    stepping = stepping_of(learner, traced(NESTING_CODE, nesting_trace()))
+    page = client.get(step_url(stepping, 1)).content.decode()
+    gutter = page[page.index('class="memory-arrows memory-links"') :].split("</svg>")[0]
+    titles = ["#1[0] → #2", "#1[1] → #3", "#3[&#x27;a&#x27;] → #2", "#4.next → #4"]
+    assert all(f"<title>{title}</title>" in gutter for title in titles), gutter
+    assert gutter.count('class="arrow"') == 4
+    # the pointers stay in the boxes, for a phone (no arrows) and a screen reader
+    assert page.count('href="#object-2"') == 2 and page.count('href="#object-4"') == 2
 
 
 def test_with_htmx_only_the_step_region_comes_and_its_url_is_pushed(client, learner):

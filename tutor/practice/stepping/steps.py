@@ -22,6 +22,7 @@ from tutor.grading import output_lines
 ROW = 28
 GAP = 12
 ARROW_WIDTH = 64
+LINK_WIDTH = 48  # the gutter right of the objects, where an object's arrows to others loop
 MAX_ITEMS = 30  # an object shows this many items; the rest are counted
 VALUE_WORDS = 40  # a value in the description is cut after this many characters
 
@@ -279,6 +280,47 @@ class Arrow:
     def path(self) -> str:
         mid = ARROW_WIDTH // 2
         return f"M0 {self.y1} C{mid} {self.y1} {mid} {self.y2} {ARROW_WIDTH - 6} {self.y2}"
+
+
+@dataclass
+class Link:
+    """From an entry of an object (a list's item, a dict's key or value, an attribute) to
+    another object's heading, or its own: a loop out into the gutter right of the
+    objects, wider the farther it goes."""
+
+    source: str  # the object the entry is in
+    label: str  # the entry, in words: "item 0", "key 'a'", "attribute next"
+    ref: str
+    y1: int
+    y2: int
+
+    @property
+    def path(self) -> str:
+        reach = min(LINK_WIDTH - 4, 14 + abs(self.y2 - self.y1) // 6)
+        return f"M0 {self.y1} C{reach} {self.y1} {reach} {self.y2} 6 {self.y2}"
+
+
+def build_links(boxes: list["Box"]) -> list[Link]:
+    """The arrows from objects to objects: one per entry (key or value) that names an
+    object shown beside it, from the entry's row."""
+    box_y = {box.id: box.y for box in boxes}
+    links = []
+    for box in boxes:
+        for row, entry in enumerate(box.entries, start=1):
+            y = box.y + ROW * row
+            if entry.key is not None and entry.key.is_ref and entry.key.ref in box_y:
+                links.append(Link(box.id, f"a key of #{box.id}", entry.key.ref, y, box_y[entry.key.ref]))
+            if entry.value.is_ref and entry.value.ref in box_y:
+                if entry.key is not None:
+                    label = f"#{box.id}[{entry.key.text}]"
+                elif entry.label and box.type in ("list", "tuple"):
+                    label = f"#{box.id}[{entry.label}]"
+                elif entry.label:
+                    label = f"#{box.id}.{entry.label}"
+                else:
+                    label = f"an item of #{box.id}"
+                links.append(Link(box.id, label, entry.value.ref, y, box_y[entry.value.ref]))
+    return links
 
 
 def build_frames(step: dict, heap: dict) -> list[Frame]:
@@ -595,6 +637,7 @@ class StepView:
     exception: str | None
     stopped: str = ""  # why the trace stopped, at its last step
     ended_with: str | None = None  # the exception the program ended with, at its last step
+    links: list[Link] = field(default_factory=list)  # objects' arrows to objects
     height: int = 0  # of the frames-and-objects drawing
     line: int = 0
     ran_line: int | None = None
@@ -653,6 +696,7 @@ def step_view(data: "dict | Steps", code: str, number: int) -> StepView:
         frames=frames,
         boxes=boxes,
         arrows=arrows,
+        links=build_links(boxes),
         output=stdout[: step.get("stdout_len", 0)],
         description=describe(steps, number, stdout, total=total),
         event=step.get("event", "line"),

@@ -306,6 +306,7 @@ def render_step(request: HttpRequest, stepping: Stepping, number: int) -> HttpRe
         "back_url": back_url(stepping),
         "row": steps.ROW,
         "arrow_width": steps.ARROW_WIDTH,
+        "link_width": steps.LINK_WIDTH,
         "partial": wants_partial(request),  # then the words go to the live region out of band
     }
     partial = "#step-region" if wants_partial(request) else ""
