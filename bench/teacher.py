@@ -4,6 +4,7 @@ class of 40 refreshed while a class works the seed lesson.
 
     .venv/bin/python bench/teacher.py [--iterations N] [--students N] [--lessons N] [--pg]
     .venv/bin/python bench/teacher.py overview|live ...   (one part only)
+    .venv/bin/python bench/teacher.py live --assignment   (an assignment's live view)
 
 The overview: a throw-away SQLite database in a temporary directory (never db.sqlite3)
 holding one teacher, one class and a LessonProgress row for every student and lesson;
@@ -18,7 +19,9 @@ the view through Django's test Client in this process, on the served site's data
 beside the trivial view timed the same way, and (b) the round trip over HTTP to the
 served site, as the teacher's browser polls it. It prints the figures measured quiet
 (before the load) and under load, the live view's queries for a class of 3 and of 40,
-and the load average.
+and the load average. With --assignment, the live view timed is that of an assignment of
+the seed lesson (the whole lesson, due tomorrow) set for each class: the same board with
+where each student stands on it.
 
 Each part runs in a process of its own (Django is set up once per process).
 """
@@ -136,6 +139,19 @@ def live_class(learner_names: list[str], size: int):
     return teacher, cohort, small
 
 
+def assignment_of(cohort, lesson):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from tutor.assignments.models import Assignment
+
+    now = timezone.now()
+    return Assignment.objects.create(
+        cohort=cohort, lesson=lesson, opens_at=now - timedelta(days=1), due_at=now + timedelta(days=1)
+    )
+
+
 def count_queries(client, url: str) -> int:
     from django.db import connection
 
@@ -171,6 +187,11 @@ def live(args) -> None:
         lesson = Lesson.objects.get(slug="optimising-speed-and-memory")
         url = reverse("tutor:live_view", args=[cohort.pk, lesson.pk])
         small_url = reverse("tutor:live_view", args=[small.pk, lesson.pk])
+        if args.assignment:
+            url, small_url = (
+                f"{address}?assignment={assignment_of(group, lesson).pk}"
+                for address, group in ((url, cohort), (small_url, small))
+            )
 
         learners = [load.Learner(site.url, name) for name in names]
         _, errors = load.at_once(learners, load.Learner.log_in)
@@ -235,7 +256,8 @@ def live(args) -> None:
 
         active = LessonActivity.objects.filter(lesson=lesson).count()
     where = "PostgreSQL + Redis" if args.pg else "SQLite + ORM broker (make run)"
-    print(f"live view: class of {args.class_size}, {args.learners} learners working the seed lesson "
+    scope = "an assignment's " if args.assignment else ""
+    print(f"{scope}live view: class of {args.class_size}, {args.learners} learners working the seed lesson "
           f"on {where}; {active} activity rows; {os.cpu_count()} cores")
     print(f"queries per refresh: class of 3 {queries[0]}, class of {args.class_size} {queries[1]}")
     print("quiet (before the load)")
@@ -262,6 +284,8 @@ def main() -> None:
     parser.add_argument("--learners", type=int, default=30, help="live view: learners working at once")
     parser.add_argument("--rounds", type=int, default=2, help="live view: times the class works the phases")
     parser.add_argument("--pg", action="store_true", help="live view: PostgreSQL + Redis")
+    parser.add_argument("--assignment", action="store_true",
+                        help="live view: an assignment's (the seed lesson, set for the class)")
     args = parser.parse_args()
     if args.part == "overview":
         overview(args)
