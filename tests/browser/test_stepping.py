@@ -229,6 +229,20 @@ def test_screenshots_of_a_step_with_objects(
     if shots:
         Path(shots).mkdir(parents=True, exist_ok=True)
         page.screenshot(path=f"{shots}/step-{width}-{scheme}.png", full_page=True)
+    # At the last step a dict holds the list and a tuple: two arrows from object to
+    # object, drawn beside the objects on a wide screen; on a phone the pointers alone.
+    page.get_by_role("link", name="Last »").click()
+    expect(page.locator("#step-heading")).not_to_contain_text("Step 14 of")
+    expect(page.locator(".memory-links .arrow")).to_have_count(2)
+    links = page.locator(".memory-links")
+    if width > 600:
+        expect(links).to_be_visible()
+        box, gutter = page.locator(".memory-objects").bounding_box(), links.bounding_box()
+        assert abs(gutter["x"] - (box["x"] + box["width"])) < 2  # right beside the objects
+    else:
+        expect(links).to_be_hidden()
+    expect(page.locator('.entry a[href^="#object-"]')).not_to_have_count(0)
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
     context.close()
 
 
