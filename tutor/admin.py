@@ -16,12 +16,7 @@ from django_q.models import Failure, Success
 
 from course.admin import LessonAdmin
 from course.models import Lesson
-from tutor.content_check import (
-    SnippetCheck,
-    content_check_runs,
-    queue_content_checks,
-    snippets_in_order,
-)
+from tutor import practice
 from tutor.forms import AccountChangeForm, AccountCreationForm
 from tutor.models import (
     Cohort,
@@ -33,8 +28,6 @@ from tutor.models import (
     Run,
     VersionPrediction,
 )
-from tutor.practice.code_exercise.actions import queue_exercise_checks
-from tutor.practice.code_exercise.checks import exercises_in_order, queued_checks
 
 
 # django-q2's "Resubmit" puts tasks back on the worker's queue: only for staff who may
@@ -94,31 +87,25 @@ class LessonWithChecksAdmin(LessonAdmin):
         permissions=["change"],
     )
     def check_outputs(self, request: HttpRequest, lessons: QuerySet[Lesson]) -> None:
-        runs = queue_content_checks(snippets=snippets_in_order().filter(block__lesson__in=lessons))
-        exercises = list(exercises_in_order().filter(block__lesson__in=lessons))
-        graded = queue_exercise_checks(exercises=exercises)
-        if not runs and not graded:
+        """Every kind that can check its content queues its checks for the worker."""
+        queued = [
+            (kind, runs)
+            for kind in practice.every()
+            if kind.checks_content and (runs := kind.queue_content_checks(lessons=lessons))
+        ]
+        if not queued:
             self.message_user(
                 request, "These lessons have no snippets or code exercises to check.", messages.WARNING
             )
             return
         url = reverse("admin:course_lesson_check_outputs") + "?runs=" + ",".join(
-            str(run.pk) for run in [*runs, *graded]
-        )
-        exercises_too = (
-            format_html(
-                " Grading {} code exercise{}' solution and starter code too.",
-                len(exercises), "" if len(exercises) == 1 else "s",
-            )
-            if exercises else ""
+            str(run.pk) for _, runs in queued for run in runs
         )
         self.message_user(
             request,
             format_html(
-                "Checking {} snippet{} in the worker.{} <a href=\"{}\">See the results</a>.",
-                len(runs),
-                "" if len(runs) == 1 else "s",
-                exercises_too,
+                "{} <a href=\"{}\">See the results</a>.",
+                " ".join(kind.queued_words(queued=runs) for kind, runs in queued),
                 url,
             ),
             messages.INFO,
@@ -138,17 +125,22 @@ class LessonWithChecksAdmin(LessonAdmin):
         if not self.has_change_permission(request):
             raise PermissionDenied
         run_ids = self._run_ids(request)
-        checks = [SnippetCheck.of_run(run) for run in content_check_runs(run_ids)]
-        exercise_checks = queued_checks(run_ids)
+        parts = []  # each kind's checks among these runs, reported by its own template
+        for kind in practice.every():
+            checks = kind.queued_content_checks(run_ids) if kind.checks_content else []
+            if checks:
+                parts.append({
+                    "template": kind.check_template,
+                    "checks": checks,
+                    "pending": sum(check.pending for check in checks),
+                    "wrong": sum(not check.pending and not check.ok for check in checks),
+                })  # fmt: skip
         context = {
             **self.admin_site.each_context(request),
             "title": "Check outputs",
             "opts": self.opts,
-            "checks": checks,
-            "pending": sum(check.pending for check in checks),
-            "wrong": [check for check in checks if not check.pending and not check.matches],
-            "exercise_checks": exercise_checks,
-            "exercises_pending": sum(check.pending for check in exercise_checks),
+            "parts": parts,
+            "pending": sum(part["pending"] for part in parts),
         }
         return TemplateResponse(request, "admin/course/lesson/check_outputs.html", context)
 

@@ -289,7 +289,7 @@ def test_check_outputs_grades_each_code_exercise_in_the_worker(admin_client, sam
     exercise.starter = exercise.solution  # nothing left to do: Check outputs must say so
     exercise.save()
     response = check_outputs(admin_client, [exercise.block.lesson])
-    assert "Grading 1 code exercise' solution and starter code too." in response.text
+    assert "Grading the solution and starter code of 1 code exercise." in response.text
     graded = Run.objects.filter(purpose=Run.Purpose.GRADE)
     assert graded.count() == 2 and set(graded.values_list("user", flat=True)) == {None}
     page = admin_client.get(results_url(response))

@@ -4,7 +4,7 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from course.models import Snippet
+from course.models import Block, Snippet
 
 
 def test_sandbox_run_prints_one_json_object(tmp_path, capsys):
@@ -88,3 +88,47 @@ def test_check_content_feeds_each_snippet_its_input(sample_content):
     Snippet.objects.filter(block__key="refused-request").update(stdin="")
     out = check_content_output()
     assert "it should stop with PermissionError but stops with EOFError: EOF when reading a line" in out
+
+
+def test_check_content_asks_every_kind_through_the_registry(sample_content, monkeypatch):
+    # a kind that checks its content is checked by the command without the command
+    # naming it: here the ordering exercises, which say each of theirs is wrong
+    from dataclasses import dataclass
+
+    from tutor import practice
+
+    @dataclass
+    class Wrong:
+        where: str
+        ok = False
+        ok_note = ""
+        mismatch_note = " (the lines)"
+
+        @property
+        def report(self):
+            return [f"  {self.where} cannot be solved"]
+
+    ordering = practice.get("ordering")
+
+    class Checked(type(ordering)):
+        checks_content = True
+
+        def check_content(self, *, lessons):
+            blocks = Block.objects.filter(kind="ordering", lesson__in=lessons).order_by("pk")
+            return [Wrong(block.key) for block in blocks]
+
+        def check_summary(self, *, wrong, total):
+            return f"{wrong} of {total} ordering exercises cannot be solved."
+
+    monkeypatch.setitem(practice._kinds, "ordering", Checked())
+    out = StringIO()
+    with pytest.raises(CommandError, match=r"^\d+ of \d+ ordering exercises cannot be solved\.$"):
+        call_command("check_content", stdout=out)
+    report = out.getvalue()
+    assert "MISMATCH  kv-cache-vram-order (the lines)\n  kv-cache-vram-order cannot be solved" in report
+    # the other kinds are checked as before, each kind's items together, in the
+    # registry's order of kinds
+    first = {"snippet": "backend-latency", "ordering": "kv-cache-vram-order",
+             "code_exercise": "write-kv-cache-vram"}  # fmt: skip
+    order = [kind.name for kind in practice.every() if kind.name in first]
+    assert sorted(order, key=lambda name: report.index(first[name])) == order

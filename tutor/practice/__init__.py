@@ -13,7 +13,10 @@ folder per element. Each folder's `__init__.py` registers a `PracticeKind` that 
 - what teachers see of it: `analyses()` for a lesson's item analysis, `events()` for a
   student's timeline, `attempt_rows()` for the attempts CSV, `clusters()` for the class's
   wrong answers grouped by their normalised form (and `cluster_of()` for one learner's);
-- `urls`: its endpoints (collected by tutor/urls.py), `styles` and `scripts`.
+- `urls`: its endpoints (collected by tutor/urls.py), `styles` and `scripts`;
+- the author's check of its content (`manage.py check_content` here and now, the admin's
+  "Check outputs" through the worker): `check_content()`, `queue_content_checks()`,
+  `queued_content_checks()`, and the sentences and admin template that report them.
 
 Everything that treats every practice kind — the lesson page, progress, the teacher's
 pages — asks this registry instead of listing the kinds.
@@ -155,6 +158,38 @@ class PracticeKind:
         latest wrong answer that `state` (from `states()`) shows, or None. The same rules
         as `clusters()`, so a learner is in the group their teacher sees them in."""
         return None
+
+    # -- the author's check of the content
+
+    # A kind whose content can be checked (its code does what it declares) says so here;
+    # the check objects it returns have `where`, `ok`, and for the command `ok_note`,
+    # `mismatch_note` and `report` (lines), for the admin `pending` (see snippet's and
+    # code_exercise's checks). `check_template` reports them on the admin's results page
+    # (it gets `checks` and `pending`).
+    checks_content: bool = False
+    check_template: str = ""
+
+    def check_content(self, *, lessons) -> list:
+        """Check this kind's items in `lessons` (a queryset) here and now, in the sandbox,
+        in the course's order. Raises sandbox.SandboxUnavailable if code cannot run here."""
+        return []
+
+    def check_summary(self, *, wrong: int, total: int) -> str:
+        """The command's last word on this kind's checks: what was wrong, or all good."""
+        return ""
+
+    def queue_content_checks(self, *, lessons) -> list:
+        """Queue the checks of this kind's items in `lessons` for the worker: their Run
+        rows (they belong to no learner)."""
+        return []
+
+    def queued_words(self, *, queued: list) -> str:
+        """The admin's message for the checks `queue_content_checks` queued."""
+        return ""
+
+    def queued_content_checks(self, run_ids: list[int]) -> list:
+        """This kind's checks among these runs, once queued, in the course's order."""
+        return []
 
     # -- endpoints
 

@@ -18,7 +18,7 @@ from course.kinds.code_exercise import CodeExercise
 from course.models import Block
 from tutor import practice
 from tutor.models import Run
-from tutor.practice.code_exercise import actions, clusters, teaching
+from tutor.practice.code_exercise import actions, checks, clusters, teaching
 from tutor.practice.code_exercise.models import ExerciseDraft, Submission
 from tutor.practice.code_exercise.state import practices
 
@@ -109,6 +109,37 @@ class CodeExerciseKind(practice.PracticeKind):
 
     def attempt_rows(self, *, in_class, chunk: int) -> list:
         return teaching.attempt_rows(in_class=in_class, chunk=chunk)
+
+    # -- the author's check: the solution passes every test, the starter code fails one
+
+    checks_content = True
+    check_template = "admin/course/lesson/check_outputs_code_exercises.html"
+
+    def check_content(self, *, lessons) -> list:
+        exercises = checks.exercises_in_order().filter(block__lesson__in=lessons)
+        return [checks.check_exercise(exercise) for exercise in exercises]
+
+    def check_summary(self, *, wrong: int, total: int) -> str:
+        if wrong:
+            return f"{wrong} of {total} code exercises fail their own check (see above)."
+        return (
+            f"All {total} code exercises: the solution passes every test, "
+            "the starter code does not."
+        )
+
+    def queue_content_checks(self, *, lessons) -> list:
+        exercises = list(checks.exercises_in_order().filter(block__lesson__in=lessons))
+        return actions.queue_exercise_checks(exercises=exercises)
+
+    def queued_words(self, *, queued: list) -> str:
+        count = len(queued) // 2  # the solution's run and the starter's
+        return (
+            f"Grading the solution and starter code of {count} "
+            f"code exercise{'' if count == 1 else 's'}."
+        )
+
+    def queued_content_checks(self, run_ids: list[int]) -> list:
+        return checks.queued_checks(run_ids)
 
     # -- endpoints
 

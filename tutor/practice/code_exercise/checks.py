@@ -45,6 +45,14 @@ class ExerciseCheck:
     def ok(self) -> bool:
         return not self.problems
 
+    ok_note = " (solution passes, starter does not)"
+    mismatch_note = ""
+    pending = False
+
+    @property
+    def report(self) -> list[str]:
+        return [f"  {problem}" for problem in self.problems]
+
 
 @dataclass(frozen=True)
 class QueuedCheck:

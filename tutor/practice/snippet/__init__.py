@@ -14,7 +14,7 @@ from course.models import Block, Snippet
 from tutor import practice
 from tutor.actions import predictions
 from tutor.models import Prediction, Run
-from tutor.practice.snippet import clusters, teaching
+from tutor.practice.snippet import checks, clusters, teaching
 from tutor.practice.snippet.state import practices
 
 
@@ -58,6 +58,29 @@ class SnippetKind(practice.PracticeKind):
 
     def clusters(self, *, in_class, blocks: list) -> dict:
         return clusters.clusters(in_class=in_class, blocks=blocks)
+
+    # -- the author's check: each snippet, fed its input, prints what it declares
+
+    checks_content = True
+    check_template = "admin/course/lesson/check_outputs_snippets.html"
+
+    def check_content(self, *, lessons) -> list:
+        return checks.check_snippets(checks.snippets_in_order().filter(block__lesson__in=lessons))
+
+    def check_summary(self, *, wrong: int, total: int) -> str:
+        if wrong:
+            return f"{wrong} of {total} snippets print something else than declared."
+        return f"All {total} snippets print what they declare, and end as declared."
+
+    def queue_content_checks(self, *, lessons) -> list:
+        snippets = checks.snippets_in_order().filter(block__lesson__in=lessons)
+        return checks.queue_content_checks(snippets=snippets)
+
+    def queued_words(self, *, queued: list) -> str:
+        return f"Checking {len(queued)} snippet{'' if len(queued) == 1 else 's'} in the worker."
+
+    def queued_content_checks(self, run_ids: list[int]) -> list:
+        return [checks.SnippetCheck.of_run(run) for run in checks.content_check_runs(run_ids)]
 
     def cluster_of(self, state):
         return clusters.cluster_of(state)

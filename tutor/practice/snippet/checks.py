@@ -1,4 +1,5 @@
-"""Run snippets in the sandbox and compare what they do with what they declare.
+"""An author's check of snippets: run them in the sandbox and compare what they do with
+what they declare.
 
 A snippet declares what it prints (`expected_output`) and, when it fails on purpose, the
 exception it ends with (`raises`); it runs fed its declared input (`stdin`).
@@ -69,6 +70,28 @@ class SnippetCheck:
         lesson = self.snippet.block.lesson
         return f"{lesson.course.slug}/{lesson.slug} · {self.snippet.block.key}"
 
+    @property
+    def ok(self) -> bool:
+        return not self.pending and self.matches
+
+    @property
+    def ok_note(self) -> str:
+        return "" if self.exact else " (differs only in trailing blank space)"
+
+    @property
+    def mismatch_note(self) -> str:
+        return f" (status: {self.status})"
+
+    @property
+    def report(self) -> list[str]:
+        """What the command prints under a mismatch: how it ended, if not as declared, and
+        what it declares against what it printed."""
+        lines = [f"  it {self.problems[0]}"] if not self.ends_as_declared else []
+        lines += ["  declared:\n" + _indent(self.snippet.expected_output),
+                  "  printed:\n" + _indent(self.printed)]  # fmt: skip
+        if self.stderr:
+            lines.append("  stderr:\n" + _indent(self.stderr))
+        return lines
 
     @property
     def problems(self) -> list[str]:
@@ -103,6 +126,10 @@ def check_snippets(snippets: Iterable[Snippet]) -> list[SnippetCheck]:
         )
         checks.append(SnippetCheck(snippet, result.status, result.stdout, result.stderr))
     return checks
+
+
+def _indent(text: str) -> str:
+    return "\n".join(f"    |{line}" for line in text.split("\n"))
 
 
 def snippets_in_order():
