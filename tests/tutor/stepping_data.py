@@ -12,6 +12,18 @@ def _module(line, locals_, **extra):
     return [{"function": "<module>", "line": line, "locals": locals_, **extra}]
 
 
+def _traced(steps: list, stdout: str, stopped: dict | None = None) -> dict:
+    """The tracer's dict around `steps`."""
+    return {
+        "version": 1,
+        "status": "stopped" if stopped else "complete",
+        "stopped": stopped,
+        "error": None,
+        "stdout": stdout,
+        "steps": steps,
+    }
+
+
 def aliasing_trace() -> dict:
     """items = [1, 2]; copy = items; total = 3; total = total + 4; print(total)."""
     items = ["items", {"ref": "1"}]
@@ -69,14 +81,7 @@ def aliasing_trace() -> dict:
             "exception": None,
         },
     ]
-    return {
-        "version": 1,
-        "status": "complete",
-        "stopped": None,
-        "error": None,
-        "stdout": "7\n",
-        "steps": steps,
-    }
+    return _traced(steps, "7\n")
 
 
 def printing_trace(lines: list[str], *, stopped: dict | None = None) -> dict:
@@ -104,14 +109,7 @@ def printing_trace(lines: list[str], *, stopped: dict | None = None) -> dict:
             "exception": None,
         }
     )
-    return {
-        "version": 1,
-        "status": "stopped" if stopped else "complete",
-        "stopped": stopped,
-        "error": None,
-        "stdout": printed,
-        "steps": steps,
-    }
+    return _traced(steps, printed, stopped)
 
 
 NESTING_CODE = "grid = [[1, 2], {'a': 0}]\ngrid[1]['a'] = grid[0]\nnode = Node()\n"
@@ -134,11 +132,4 @@ def nesting_trace() -> dict:
         "heap": heap,
         "exception": None,
     }
-    return {
-        "version": 1,
-        "status": "complete",
-        "stopped": None,
-        "error": None,
-        "stdout": "",
-        "steps": [step],
-    }
+    return _traced([step], "")

@@ -68,7 +68,6 @@ class Board:
     students: list[Student]
     hands: list[Hand]
     settings: LiveSettings
-    assignment: Assignment | None = None
 
     @property
     def stuck(self) -> int:
@@ -158,4 +157,4 @@ def build_board(
         students.values(),
         key=lambda s: (not s.stuck, not s.started, s.name.casefold(), s.pk),
     )
-    return Board(students=ordered, hands=hands, settings=rules, assignment=assignment)
+    return Board(students=ordered, hands=hands, settings=rules)

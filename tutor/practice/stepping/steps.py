@@ -288,7 +288,6 @@ class Link:
     another object's heading, or its own: a loop out into the gutter right of the
     objects, wider the farther it goes."""
 
-    source: str  # the object the entry is in
     label: str  # the entry, in words: "item 0", "key 'a'", "attribute next"
     ref: str
     y1: int
@@ -309,7 +308,7 @@ def build_links(boxes: list["Box"]) -> list[Link]:
         for row, entry in enumerate(box.entries, start=1):
             y = box.y + ROW * row
             if entry.key is not None and entry.key.is_ref and entry.key.ref in box_y:
-                links.append(Link(box.id, f"a key of #{box.id}", entry.key.ref, y, box_y[entry.key.ref]))
+                links.append(Link(f"a key of #{box.id}", entry.key.ref, y, box_y[entry.key.ref]))
             if entry.value.is_ref and entry.value.ref in box_y:
                 if entry.key is not None:
                     label = f"#{box.id}[{entry.key.text}]"
@@ -319,7 +318,7 @@ def build_links(boxes: list["Box"]) -> list[Link]:
                     label = f"#{box.id}.{entry.label}"
                 else:
                     label = f"an item of #{box.id}"
-                links.append(Link(box.id, label, entry.value.ref, y, box_y[entry.value.ref]))
+                links.append(Link(label, entry.value.ref, y, box_y[entry.value.ref]))
     return links
 
 
