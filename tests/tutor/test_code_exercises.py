@@ -105,6 +105,38 @@ def test_a_failing_hidden_test_shows_only_its_name_until_solved(client, learner,
     assert "kv_cache_vram(" in html.split("works for other bit widths")[1]
 
 
+LEAKING = '''class Leak(Exception):
+    pass
+
+
+def kv_cache_vram(bits, capacity):
+    if (bits, capacity) in ((16, 1000), (8, 1000)):
+        return bits * capacity / 1000
+    if bits == 2:
+        import sys
+        sys.exit(f"bits={bits} capacity={capacity}")
+    raise Leak(f"LEAKED bits={bits} capacity={capacity}")
+'''
+
+
+def test_a_hidden_tests_input_never_reaches_the_learner_through_an_error(client, learner, exercise):
+    """A hidden test's input put into the learner's own exception message or exit code
+    reaches neither the partial nor the full page: only the kind of failure does."""
+    submit(client, exercise, LEAKING, **HX)
+    submission = grade_latest()
+    hidden = [r for r in submission.results["results"] if not r["visible"]]
+    assert hidden and all(not r["passed"] for r in hidden)
+    assert any("LEAKED" in (r["message"] + r["traceback"]) for r in hidden)  # teachers see it
+    for html in (results_html(client, submission),
+                 client.get(exercise.block.lesson.get_absolute_url()).content.decode()):  # fmt: skip
+        assert "LEAKED bits=4" not in html and "capacity=1000" not in html  # the code is there
+        assert "32" not in html.split("works for other bit widths")[1].split("</li>")[0]
+        assert "Your code stopped with an error (an Exception) in this test." in html
+    submit(client, exercise, SOLUTION, **HX)
+    grade_latest()
+    assert "LEAKED bits=" in results_html(client, submission)  # solved: the old failure in full
+
+
 def test_an_exception_and_an_infinite_loop_are_said_in_plain_words(client, learner, exercise):
     submit(client, exercise, "def kv_cache_vram(bits, capacity):\n    return bits / 0\n", **HX)
     html = results_html(client, grade_latest())

@@ -31,6 +31,7 @@ code prints or does, a test it fails cannot come back passed. Nothing here impor
 tests an author got wrong (use ``check_test`` to validate them ahead).
 """
 
+import builtins
 import dataclasses
 import math
 import os
@@ -166,9 +167,25 @@ class TestResult:
     stdout: str = ""  # everything the code printed during the test (up to the limit)
     stderr: str = ""
     exception: str | None = None  # "ZeroDivisionError: division by zero"
+    error_type: str | None = None  # the built-in exception class it is or derives from
     line: int | None = None  # the line of the learner's code it is about, when there is one
     traceback: str = ""  # the learner's own frames only, as Python prints them
     duration_ms: int = 0
+
+    @property
+    def hidden_message(self) -> str:
+        """What a learner may read of a failed test they may not see: the kind of failure in
+        plain words and nothing that the test's data or the learner's code could shape (no
+        exception message, line, exit code, value or output). ``message`` can carry a hidden
+        input back out: ``raise ValueError(f"got {a}")`` puts it in the exception's message."""
+        if self.passed:
+            return ""
+        if self.kind == "exception":
+            error = self.error_type if self.error_type in _BUILT_IN_ERRORS else None
+            named = f" ({_article(error)} {error})" if error else ""
+            return f"Your code stopped with an error{named} in this test."
+        return _HIDDEN.get(self.kind or "", "This test failed.") if self.kind != "syntax_error" \
+            else self.message  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -446,17 +463,19 @@ class _Details:
     got: str = ""
     comparison: str = ""
     expected: str = ""
+    built_in: str = ""  # the built-in exception class the exception is or derives from
 
     @classmethod
     def parse(cls, data: bytes) -> "_Details":
         try:
             fields = [f.decode("utf-8", "replace") for f in _unpack(data)]
-            kind, exc_type, message, frames, check_line, got, comparison, expected = fields
+            kind, exc_type, message, frames, check_line, got, comparison, expected, built_in = fields
             parsed = []
             for frame in _unpack(frames.encode("utf-8")):
                 line, count, name = frame.decode("utf-8").split(" ", 2)
                 parsed.append((int(line), int(count), name))
-            return cls(kind, exc_type, message, parsed, int(check_line), got, comparison, expected)
+            return cls(kind, exc_type, message, parsed, int(check_line), got, comparison,
+                       expected, built_in if built_in.isidentifier() else "")  # fmt: skip
         except (ValueError, UnicodeDecodeError):
             return cls()
 
@@ -515,6 +534,7 @@ def _result(test: Test, fields: list[bytes], code: str, limits: Limits, budget: 
         base["check_line"] = _source_line(test.check, details.check_line)
     if details.frames or details.exception_type:
         base["exception"] = details.exception if details.kind not in ("too_slow", "assert") else None
+        base["error_type"] = details.built_in or None
         base["line"] = details.line
         base["traceback"] = _traceback(details, code)
     where = f" (line {details.line})" if details.line else ""
@@ -658,6 +678,26 @@ def _no_verdict(base, end: str, budget, limits) -> TestResult:
     return TestResult(**base, passed=False, kind="not_checked", message=(
         "This test could not be checked: no result came back from it. Submit again."))  # fmt: skip
 
+
+_HIDDEN = {
+    "wrong_output": "Your program printed something other than what this test expects.",
+    "wrong_value": "Your code gave a different value from the one this test expects.",
+    "too_slow": "Too slow: your code was still running when this test's time was up.",
+    "recursion": "Too deep: your code called a function inside itself until Python gave up.",
+    "memory": "Too much memory: your code was stopped for using more than a test may.",
+    "exit": "Your code ended the program (sys.exit, os._exit or a signal) before this test finished.",
+    "no_input": "Your code called input() when this test had no input left to read.",
+    "output_flood": "Too much output: your code printed more than a test may, so it was stopped.",
+    "not_allowed": "Your code tried something that is not allowed while grading.",
+    "test_error": "This test is broken: its check does not compile. Tell your teacher.",
+    "not_checked": "This test could not be checked this time. Submit again.",
+}
+# the built-in exceptions a hidden test's failure may name (a class of the learner's is
+# named by the built-in one it derives from, so the name carries nothing of the test's data)
+_BUILT_IN_ERRORS = frozenset(
+    name for name, value in vars(builtins).items()
+    if isinstance(value, type) and issubclass(value, BaseException)
+)
 
 _SHARED = {
     "wrong_output": "Every failing test printed something other than what it expects.",

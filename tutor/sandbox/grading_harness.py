@@ -1110,12 +1110,14 @@ def _server(sock, slots, protected, setting_up, saved, box):
         sys_dict.update(stdin=stdio[0], stdout=stdio[1], stderr=stdio[2], __stdin__=stdio[0],
                         __stdout__=stdio[1], __stderr__=stdio[2])  # fmt: skip
         signal(alarm, space["_too_slow"])
+        codes = []
         if check:
-            check = _bind(loads(check), compare, check_codes)
+            check = _bind(loads(check), compare, codes)
             run = space["_check_runner"](check, ns, builtins_copy)
         else:
             run = space["_nothing"]
-        protected.extend(check_codes)
+        protected.extend(codes)
+        check_codes.extend([id(code) for code in codes])  # describe holds ids, not the codes
         grave.append(box[:])
         box[:] = [float(budget), loads(learner), ns, run,
                   space["_clean_exit"]() if program else space["_never"],
@@ -1342,27 +1344,59 @@ def _honesty():
 
 def _describer(ns, check_codes, slot):
     """describe(error): what P needs to explain a failure, as framed bytes: kind, exception
-    type, message, learner frames (line, function, repeats), check line, compared values."""
-    type_, str_, isinstance_, len_ = type, str, isinstance, len
+    type, message, learner frames (line, function, repeats), check line, compared values,
+    and the built-in exception class it is (or derives from: a class of the learner's could
+    carry any name). The learner's code it may run (the exception's __str__, a property)
+    runs first, while this frame holds nothing but the exception: the walk of the frames,
+    which reads code objects, comes after and calls nothing of the learner's."""
+    type_, str_, len_, base, subclass = type, str, len, BaseException, issubclass
+    type_dict = type.__dict__
+    qualname, module_of = type_dict["__qualname__"].__get__, type_dict["__module__"].__get__
+    mro_of, flags_of = type_dict["__mro__"].__get__, type_dict["__flags__"].__get__
+    traceback_of = BaseException.__traceback__.__get__
+    exit_code = SystemExit.code.__get__
+    heap_type = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by Python code, not built in
+    id_ = id
 
-    def is_check(code):  # bound here: describe may read the check's code objects
-        for check_code in check_codes:
-            if check_code is code:
+    def is_check(code):  # by id: the check's code objects are not held here
+        wanted = id_(code)
+        for known in check_codes:
+            if known == wanted:
                 return True
         return False
-    base = BaseException
 
     def describe(error):
         try:
+            kind_type = type_(error)
+            try:
+                if subclass(kind_type, SystemExit):
+                    code = exit_code(error)
+                    message = "" if code is None else repr(code)
+                else:
+                    message = str_(error)
+                if type_(message) is not str_:
+                    message = ""
+            except base:
+                message = "<the exception's message could not be shown>"
+            built_in = "BaseException"
+            for klass in mro_of(kind_type):
+                if not flags_of(klass) & heap_type:
+                    built_in = qualname(klass)
+                    break
+            name = qualname(kind_type)
+            module = module_of(kind_type)
+            if type_(name) is not str_ or type_(module) is not str_:
+                name, module = built_in, "builtins"
+            if module not in ("builtins", "__main__", "main"):
+                name = f"{module}.{name}"
             frames, check_line, innermost = [], 0, ""
-            tb = error.__traceback__
+            tb = traceback_of(error)
             while tb is not None:
                 frame = tb.tb_frame
-                code = frame.f_code
-                if is_check(code):
+                if is_check(frame.f_code):
                     check_line, innermost = tb.tb_lineno, "check"
-                elif frame.f_globals is ns and code.co_filename == LEARNER_FILE:
-                    place = (tb.tb_lineno, code.co_name)
+                elif frame.f_globals is ns and frame.f_code.co_filename == LEARNER_FILE:
+                    place = (tb.tb_lineno, frame.f_code.co_name)
                     if frames and frames[-1][0] == place:
                         frames[-1][1] += 1
                     else:
@@ -1371,32 +1405,22 @@ def _describer(ns, check_codes, slot):
                 else:
                     innermost = "other"
                 tb = tb.tb_next
+            frame = tb = None
             if len_(frames) > 2 * FRAMES_KEPT:
                 frames = frames[:FRAMES_KEPT] + frames[-FRAMES_KEPT:]
             kind = "raised"
-            if isinstance_(error, TooSlow):
+            if subclass(kind_type, TooSlow):
                 kind = "too_slow"
-            elif isinstance_(error, SystemExit):
+            elif subclass(kind_type, SystemExit):
                 kind = "exit"
-            elif isinstance_(error, AssertionError) and innermost == "check" and slot:
+            elif subclass(kind_type, AssertionError) and innermost == "check" and slot:
                 kind = "assert"
-            name = type_(error).__qualname__
-            module = type_(error).__module__
-            if module not in ("builtins", "__main__", "main"):
-                name = f"{module}.{name}"
-            try:
-                if kind == "exit":
-                    message = "" if error.code is None else repr(error.code)
-                else:
-                    message = str_(error)
-            except base:
-                message = "<the exception's message could not be shown>"
             values = slot if kind == "assert" else ["", "", ""]
             packed_frames = pack([text(f"{line} {count} {name_}")
                                   for (line, name_), count in frames])  # fmt: skip
             details = pack([text(kind), text(name), text(message[:DETAILS_CAP // 4]),
                             packed_frames, b"%d" % check_line, text(values[0]),
-                            text(values[1]), text(values[2])])  # fmt: skip
+                            text(values[1]), text(values[2]), text(built_in)])  # fmt: skip
             return details[:DETAILS_CAP]
         except base:
             return b""

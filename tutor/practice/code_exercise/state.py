@@ -3,7 +3,8 @@
 Feedback is in the learner's words: each failing test by its name, with (for a visible
 test, or a hidden one once the exercise is solved) its input and what was expected next
 to what the code printed or returned, compared line by line as a prediction is. A hidden
-test the learner has not solved yet shows only its name and that it failed. Read only:
+test the learner has not solved yet shows only its name and the kind of failure in plain
+words (TestResult.hidden_message): no message, line or value its data could shape. Read only:
 the panel is shown by page views, which never write.
 """
 
@@ -42,7 +43,13 @@ class TestFeedback:
 
     @property
     def message(self) -> str:
-        return self.result.message
+        """A hidden test not yet shown says only what kind of failure it was: its full
+        message (an exception's text, a line, an exit code) could carry its input back."""
+        return self.result.message if self.shown else self.result.hidden_message
+
+    @property
+    def traceback(self) -> str:
+        return self.result.traceback if self.shown else ""
 
     @property
     def args_text(self) -> str:
