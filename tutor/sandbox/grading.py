@@ -39,7 +39,7 @@ import secrets
 import threading
 from dataclasses import dataclass, field
 
-from . import _settings, can_preload, run
+from . import _settings, can_preload, comparing, run
 from .limits import KIB, MIB, Limits, SandboxUnavailable
 
 __all__ = ["KINDS", "STATUSES", "Grading", "Test", "TestResult", "check_test", "grade"]
@@ -123,6 +123,7 @@ _bytecode_lock = threading.Lock()
 LEARNER_FILE = "main.py"
 GRACE_SECONDS = 0.3  # the harness's own, beyond each test's budget (grading_harness.GRACE)
 DETAILS_BYTES = 1 << 16  # grading_harness.DETAILS_CAP
+RECORDS_BYTES = 1 << 18  # grading_harness.RECORDS_KEPT
 TESTS_PER_CHILD = 10  # grading_harness.TESTS_PER_CHILD
 
 
@@ -279,6 +280,8 @@ def grade(
         if len(_utf8(test.stdin)) > limits.stdin_bytes:
             raise ValueError(f"Test “{test.name}”: its input is larger than the input limit.")
     nonce = secrets.token_hex(16).encode()
+    # a check's literal expected values stay here: the sandbox gets it without them
+    prepared = [comparing.stripped(t.check) if t.is_check else ("", []) for t in tests]
     payload = _pack(
         [nonce, _utf8(code), b"%d" % int(per_test_seconds * 1000), b"%d" % limits.output_bytes,
          # bubblewrap gives each run its own /tmp and /dev/shm, which the harness empties
@@ -286,8 +289,8 @@ def grade(
          b"private" if (backend or _settings["backend"]) == "bwrap" else b"shared"]
         + [
             _pack([b"check" if t.is_check else b"io", b"visible" if t.visible else b"hidden",
-                   _utf8(t.stdin), _utf8(t.check or "")] + [_utf8(arg) for arg in t.args])  # fmt: skip
-            for t in tests
+                   _utf8(t.stdin), _utf8(check)] + [_utf8(arg) for arg in t.args])  # fmt: skip
+            for t, (check, _sites) in zip(tests, prepared, strict=True)
         ]
     )
     count = len(tests)
@@ -298,7 +301,8 @@ def grade(
         wall_seconds=count * (per_test_seconds + GRACE_SECONDS + 0.5) + 5,
         processes=limits.processes + 5,  # the harness, its forker, a child, a spare, one ending
         open_files=limits.open_files + 16,
-        output_bytes=count * (3 * limits.output_bytes + DETAILS_BYTES + 4 * KIB) + 64 * KIB,
+        output_bytes=count * (3 * limits.output_bytes + DETAILS_BYTES + RECORDS_BYTES + 4 * KIB)
+        + 64 * KIB,
     )
     if can_preload(backend):  # the fork server holds the harness: only the job travels
         program, stdin, preload = PRELOADED_BOOTSTRAP, payload.decode("utf-8"), PRELOAD
@@ -326,8 +330,8 @@ def grade(
     if report[0] == b"syntax":
         return _syntax_error(report[1:], tests, code, result.duration_ms)
     results = [
-        _result(test, _unpack(item), code, limits, per_test_seconds)
-        for test, item in zip(tests, report[1:], strict=True)
+        _result(test, _unpack(item), code, limits, per_test_seconds, sites)
+        for test, item, (_check, sites) in zip(tests, report[1:], prepared, strict=True)
     ]
     return _summary(results, result.duration_ms)
 
@@ -373,7 +377,7 @@ def _authenticated(stdout: str, nonce: bytes, count: int) -> list[bytes] | None:
         report = _unpack(data[len(head) : -len(tail)])
         if report[0] == b"ran" and len(report) == count + 1:
             for item in report[1:]:
-                if len(_unpack(item)) != 8:
+                if len(_unpack(item)) != 10:
                     return None
             return report
         if report[0] == b"syntax" and len(report) == 5:
@@ -512,8 +516,9 @@ def _seconds(value: float) -> str:
     return f"{value:g} second" + ("" if value == 1 else "s")
 
 
-def _result(test: Test, fields: list[bytes], code: str, limits: Limits, budget: float):
-    verdict, stopped, end, _cpu, wall_us, stdout_b, stderr_b, details_b = fields
+def _result(test: Test, fields: list[bytes], code: str, limits: Limits, budget: float,
+            sites: list[comparing.Site]):  # fmt: skip
+    verdict, stopped, end, _cpu, wall_us, stdout_b, stderr_b, details_b, records_b, overflow = fields
     stdout, stderr = stdout_b.decode("utf-8", "replace"), stderr_b.decode("utf-8", "replace")
     base = {
         "name": test.name, "visible": test.visible, "stdin": test.stdin, "args": list(test.args),
@@ -529,6 +534,14 @@ def _result(test: Test, fields: list[bytes], code: str, limits: Limits, budget: 
             "This test is broken: its check does not compile. That is not your code's doing; "
             "tell your teacher."))  # fmt: skip
     details = _Details.parse(details_b) if verdict == b"fail" else _Details()
+    if test.is_check:
+        judged = _judged(test, sites, comparing.records(records_b))
+        if judged is not None:  # an assert that did not hold came first, whatever followed
+            return TestResult(**{**base, **judged})
+        if overflow and verdict == b"pass":
+            return TestResult(**base, passed=False, kind="not_checked", message=(
+                "This test could not be checked: it compares more values than the grader "
+                "keeps. That is not your code's doing; tell your teacher."))  # fmt: skip
     if details.check_line and test.check is not None:
         base["check_line_number"] = details.check_line
         base["check_line"] = _source_line(test.check, details.check_line)
@@ -562,6 +575,31 @@ def _result(test: Test, fields: list[bytes], code: str, limits: Limits, budget: 
     return _no_verdict(base, end.decode(), budget, limits)
 
 
+def _judged(test: Test, sites: list[comparing.Site], records: list[comparing.Record]):
+    """The first assert of a check that did not hold, as a wrong_value result's fields (the
+    host's verdict on what the sandbox recorded), or None when every one held."""
+    for record in records:
+        if not 0 <= record.site < len(sites):
+            return {"passed": False, "kind": "not_checked", "message": (
+                "This test could not be checked: the grader got a record it cannot place. "
+                "Submit again.")}  # fmt: skip
+        site = sites[record.site]
+        ok, left, right = comparing.judge(site, record)
+        if ok:
+            continue
+        literal_left = site.left is not comparing.MISSING
+        got, expected = (right, left) if literal_left else (left, right)
+        return {
+            "passed": False, "kind": "wrong_value", "comparison": site.op or "",
+            "got": comparing.shown(got),
+            "expected": None if site.op is None else comparing.shown(expected),
+            "check_line_number": site.line, "check_line": _source_line(test.check, site.line),
+            "message": "A check of this test failed: your code gave a different value from "
+                       "the one the test expects.",
+        }  # fmt: skip
+    return None
+
+
 def _output_difference(got: str, expected: str) -> str:
     got_lines, expected_lines = _output_lines(got), _output_lines(expected)
     if not got_lines:
@@ -584,13 +622,6 @@ def _output_difference(got: str, expected: str) -> str:
 
 def _failure(test, base, details: _Details, where, limits) -> TestResult:
     short = details.exception_type.rpartition(".")[2]
-    if details.kind == "assert":
-        base["comparison"] = details.comparison
-        base["got"] = details.got
-        base["expected"] = details.expected if details.comparison else None
-        return TestResult(**base, passed=False, kind="wrong_value", message=(
-            "A check of this test failed: your code gave a different value from the one the "
-            "test expects."))  # fmt: skip
     if details.kind == "exit":
         code = details.exception_message or "None"
         if test.is_check:

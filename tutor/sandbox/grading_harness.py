@@ -44,7 +44,11 @@ from time import monotonic
 
 LEARNER_FILE = "main.py"  # the name tracebacks give the learner's code, as for a plain run
 CHECK_FILE = "<test>"
-COMPARE = "\0parsnip-compare\0"  # stands for the comparing function in a compiled check
+COMPARE = "\0parsnip-compare\0"  # stands for the recording function in a compiled check
+BUILT_IN = "\0parsnip-builtin\0"  # + a name: stands for that built-in in a compiled check
+VALUE_CAP = 1 << 14  # bytes of one encoded value (more: described as too big)
+RECORDS_SENT = 1 << 14  # bytes of records a child gathers before it sends them to P
+RECORDS_KEPT = 1 << 18  # bytes of records P keeps of one test (more: the test is not checked)
 GRACE = 0.3  # seconds P waits beyond a test's budget before it kills the test
 END_WAIT = 2.0  # seconds P waits for F's word after killing a test
 DETAILS_CAP = 1 << 16  # bytes of a failure's description
@@ -66,9 +70,9 @@ STDLIB = os.path.dirname(os.__file__) + "/"
 BYTE_ORDER = sys.byteorder  # read here: a test's code may change sys.byteorder
 # what the closures the learner's code may reach (through their frames) use: each test's
 # slot has its own copy of these, and of nothing else
-LEARNER_FACING = ("_describer", "_comparer", "_honesty", "_check_runner", "_clean_exit",
+LEARNER_FACING = ("_describer", "_judging", "_encoder", "_honesty", "_check_runner", "_clean_exit",
                   "_never", "_nothing", "_finisher", "_flusher", "_too_slow", "pack", "text",
-                  "TooSlow", "LEARNER_FILE", "FRAMES_KEPT", "DETAILS_CAP", "REPR_CAP",
+                  "TooSlow", "LEARNER_FILE", "FRAMES_KEPT", "DETAILS_CAP", "VALUE_CAP",
                   "_operator", "_collections", "_signal", "STDLIB")  # fmt: skip
 
 AF_UNIX, SOCK_SEQPACKET = _socket.AF_UNIX, _socket.SOCK_SEQPACKET
@@ -158,7 +162,7 @@ def run_tests(children, tests, checks, learner, budget, output_cap, scratch):
     for number, (_mode, shown, stdin, _source, *_args) in enumerate(tests):
         if type(checks[number]) is list:  # it did not compile: no process runs it
             rows.append(pack([b"none", b"test_error", b"", b"0", b"0", b"", b"",
-                              pack(checks[number])]))  # fmt: skip
+                              pack(checks[number]), b"", b""]))  # fmt: skip
             continue
         if worker is not None and not sent and (shown == b"visible" and hidden_seen
                                                 or worker.tests >= TESTS_PER_CHILD):  # fmt: skip
@@ -167,7 +171,7 @@ def run_tests(children, tests, checks, learner, budget, output_cap, scratch):
             try:
                 worker, hidden_seen = children.take(), False
             except OSError:  # F is gone
-                rows.append(pack([b"none", b"lost", b"", b"0", b"0", b"", b"", b""]))
+                rows.append(pack([b"none", b"lost", b"", b"0", b"0", b"", b"", b"", b"", b""]))
                 continue
         if not sent:
             sent = worker.send(_batch(tests, checks, number, TESTS_PER_CHILD - worker.tests),
@@ -261,11 +265,14 @@ def _compiled_check(source):
 
 def _compile_check(source):
     """The check as the body of a function (its names are the frame's own, not globals the
-    learner's code could rebind), each assert comparing through COMPARE, marshalled."""
+    learner's code could rebind), each assert recording through COMPARE, each built-in name
+    it does not bind itself standing for that built-in (BUILT_IN: the learner's code cannot
+    make ``all`` or ``len`` lie to a check), marshalled."""
     import _ast
 
     tree = compile(source, CHECK_FILE, "exec", _ast.PyCF_ONLY_AST, dont_inherit=True)
     _rewrite_asserts(_ast, tree)
+    _bind_built_ins(_ast, tree)
     where = {"lineno": 1, "col_offset": 0, "end_lineno": 1, "end_col_offset": 0}
     arguments = _ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[],
                                kw_defaults=[], kwarg=None, defaults=[])  # fmt: skip
@@ -281,38 +288,85 @@ def _compile_check(source):
     return marshal.dumps(check)
 
 
-def _rewrite_asserts(ast, node):
+def _walk(ast, node):
+    found = [node]
+    for item in found:
+        for name in item._fields:
+            value = getattr(item, name, None)
+            if isinstance(value, list):
+                found.extend(child for child in value if isinstance(child, ast.AST))
+            elif isinstance(value, ast.AST):
+                found.append(value)
+    return found
+
+
+def _rewrite_asserts(ast, tree):
+    """Every assert, numbered in source order (as comparing.stripped numbers them on the
+    host), becomes ``assert COMPARE(number, left, op, right, literal)``: ``literal`` says
+    which side the host holds (a side that is a bare None: the host stripped it there)."""
     operators = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">",
                  ast.GtE: ">=", ast.In: "in", ast.NotIn: "not in", ast.Is: "is",
                  ast.IsNot: "is not"}  # fmt: skip
-    for name in node._fields:
-        value = getattr(node, name, None)
-        if isinstance(value, list):
-            for index, item in enumerate(value):
-                if isinstance(item, ast.Assert):
-                    value[index] = _compared(ast, item, operators)
-                if isinstance(item, ast.AST):
-                    _rewrite_asserts(ast, item)
-        elif isinstance(value, ast.AST):
-            _rewrite_asserts(ast, value)
+    asserts = sorted((node for node in _walk(ast, tree) if isinstance(node, ast.Assert)),
+                     key=lambda node: (node.lineno, node.col_offset))  # fmt: skip
+    for number, statement in enumerate(asserts):
+        test = statement.test
+        where = {key: getattr(test, key) for key in ("lineno", "col_offset", "end_lineno",
+                                                     "end_col_offset")}  # fmt: skip
+        none = ast.Constant(value=None, **where)
+        if isinstance(test, ast.Compare) and len(test.ops) == 1:
+            left, right = test.left, test.comparators[0]
+            literal = "".join(mark for mark, side in (("l", left), ("r", right))
+                              if isinstance(side, ast.Constant) and side.value is None)  # fmt: skip
+            args = [left, ast.Constant(value=operators[type(test.ops[0])], **where), right]
+        else:
+            args, literal = [test, none, ast.Constant(value=None, **where)], ""
+        call = ast.Call(
+            func=ast.Attribute(value=ast.Constant(value=COMPARE, **where), attr="__call__",
+                               ctx=ast.Load(), **where),
+            args=[ast.Constant(value=number, **where)] + args
+            + [ast.Constant(value=literal, **where)], keywords=[], **where,
+        )  # fmt: skip
+        statement.test, statement.msg = call, None
 
 
-def _compared(ast, statement, operators):
-    test = statement.test
-    where = {key: getattr(test, key) for key in ("lineno", "col_offset", "end_lineno",
-                                                 "end_col_offset")}  # fmt: skip
-    if isinstance(test, ast.Compare) and len(test.ops) == 1:
-        args = [test.left, ast.Constant(value=operators[type(test.ops[0])], **where),
-                test.comparators[0]]  # fmt: skip
-    else:
-        args = [test, ast.Constant(value=None, **where), ast.Constant(value=None, **where)]
-    call = ast.Call(
-        func=ast.Attribute(value=ast.Constant(value=COMPARE, **where), attr="__call__",
-                           ctx=ast.Load(), **where),
-        args=args, keywords=[], **where,
-    )  # fmt: skip
-    located = {key: getattr(statement, key) for key in where}
-    return ast.Assert(test=call, msg=statement.msg, **located)
+def _bind_built_ins(ast, tree):
+    """Each load of a built-in's name that the check never binds itself becomes a constant
+    standing for that built-in (_bind puts it in place)."""
+    nodes = _walk(ast, tree)
+    bound = set()
+    for node in nodes:
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            bound.add(node.id)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            bound.update(node.names)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, ast.alias):
+            bound.add((node.asname or node.name).partition(".")[0])
+    names = sys.modules["builtins"].__dict__
+    for node in nodes:
+        for field in node._fields:
+            value = getattr(node, field, None)
+            children = value if isinstance(value, list) else [value]
+            for index, child in enumerate(children):
+                if (isinstance(child, ast.Name) and isinstance(child.ctx, ast.Load)
+                        and child.id in names and child.id not in bound
+                        and not child.id.startswith("__")):  # fmt: skip
+                    where = {key: getattr(child, key) for key in (
+                        "lineno", "col_offset", "end_lineno", "end_col_offset")}  # fmt: skip
+                    constant = ast.Constant(value=BUILT_IN + child.id, **where)
+                    if isinstance(node, ast.Call) and field == "func":  # no "str is not callable"
+                        constant = ast.Attribute(value=constant, attr="__call__",
+                                                 ctx=ast.Load(), **where)  # fmt: skip
+                    if isinstance(value, list):
+                        value[index] = constant
+                    else:
+                        setattr(node, field, constant)
 
 
 class Children:
@@ -482,8 +536,10 @@ class Worker:
 
 def run_test(worker, token, stdin, budget, output_cap):
     """One test, from its start to its end: ([verdict, stopped, wait status, CPU us, wall us,
-    stdout, stderr, details], whether ``worker`` may take the next test). verdict: pass,
-    fail or none (no authenticated word); stopped: "", timeout, flood or lost."""
+    stdout, stderr, details, records, overflow], whether ``worker`` may take the next test).
+    verdict: pass, fail or none (no authenticated word); stopped: "", timeout, flood or
+    lost; records: what its asserts recorded, sent with its token (comparing.records reads
+    them); overflow: "overflow" when there were more than P keeps."""
     pid, sock, pidfd = worker.pid, worker.sock, worker.pidfd
     sock_fd = sock.fileno()
     pipes = worker.start(token, END_WAIT + budget)
@@ -492,11 +548,12 @@ def run_test(worker, token, stdin, budget, output_cap):
         status, cpu = worker.children.ends.pop(pid, (None, 0))
         return [b"none", b"" if status is not None else b"lost",
                 b"" if status is None else b"%d" % status, b"%d" % cpu, b"0", b"", b"",
-                b""], False  # fmt: skip
+                b"", b"", b""], False  # fmt: skip
     in_w, out_r, err_r = pipes
     started = monotonic()
     outputs = {out_r: [], err_r: []}
-    verdict, details, stopped, total, killed, ready = b"none", b"", b"", 0, False, False
+    stopped, total, killed = b"", 0, False
+    word = _Word(token, worker)
     alive = pidfd >= 0
     try:
         poller = select.poll()
@@ -519,7 +576,7 @@ def run_test(worker, token, stdin, budget, output_cap):
         deadline = started + budget + GRACE
         # done when its output has ended and it is gone or ready for the next test: none of
         # its code runs any more when the next test starts
-        while open_streams or (alive and not ready):
+        while open_streams or (alive and not word.ready):
             remaining = deadline - monotonic()
             if remaining <= 0:
                 if killed:
@@ -532,21 +589,8 @@ def run_test(worker, token, stdin, budget, output_cap):
             for fd, _event in poller.poll(remaining * 1000):
                 if fd == sock_fd:
                     message, received = _receive_fds(sock)
-                    rest = message[16:] if message else b""
-                    if message is None:
-                        poller.unregister(sock_fd)
-                    elif verdict == b"none" and message[:16] == token:
-                        if rest in (b"P", b"P ready") or (
-                                rest[:7] == b"P ready" and len(rest) == 24
-                                and len(received) == (3 if rest[23:] == b"S" else 2)):  # fmt: skip
-                            verdict, ready = b"pass", rest != b"P"
-                            if len(rest) == 24:  # the next test's start came with it
-                                worker.stashed, received = (rest[7:], received), []
-                            poller.unregister(sock_fd)  # what follows is the next test's
-                        elif message[16:17] == b"F":
-                            verdict, details = b"fail", message[17:]
-                    for unclaimed in received:
-                        os.close(unclaimed)
+                    if message is None or word.take(message, received):
+                        poller.unregister(sock_fd)  # a pass: what follows is the next test's
                 elif fd == pidfd:
                     alive = False
                     poller.unregister(pidfd)
@@ -575,17 +619,13 @@ def run_test(worker, token, stdin, budget, output_cap):
                         _kill(pid)
                         killed, stopped = True, b"flood"
                         deadline = monotonic() + END_WAIT
-        if verdict == b"none":
+        if word.verdict == b"none":  # anything left unread: it may have ended since
             sock.setblocking(False)
-            message = _receive(sock)
-            while message and message[:16] != token:  # anything left unread
-                message = _receive(sock)
+            message, received = _receive_fds(sock)
+            while message and not word.take(message, received) and word.verdict == b"none":
+                message, received = _receive_fds(sock)
             sock.setblocking(True)
-            if message and message[16:] in (b"P", b"P ready"):
-                verdict = b"pass"
-            elif message and message[16:17] == b"F":
-                verdict, details = b"fail", message[17:]
-        if verdict == b"none":  # how it ended: F's word
+        if word.verdict == b"none":  # how it ended: F's word
             worker.children.wait_for_end(pid, END_WAIT)
         wall = monotonic() - started
     finally:
@@ -594,11 +634,46 @@ def run_test(worker, token, stdin, budget, output_cap):
                 os.close(fd)
     # a child that said "ready" with the next test's start may have run that test and ended
     # before P looked: it is gone, and that test's word waits in its socket
-    reusable = ready and not killed and verdict == b"pass" and (alive or worker.stashed is not None)
+    reusable = word.ready and not killed and word.verdict == b"pass" and (
+        alive or worker.stashed is not None)  # fmt: skip
     status, cpu = worker.children.ends.pop(pid, (None, 0))
-    return [verdict, stopped, b"" if status is None else b"%d" % status, b"%d" % cpu,
+    return [word.verdict, stopped, b"" if status is None else b"%d" % status, b"%d" % cpu,
             b"%d" % int(wall * 1e6), text(b"".join(outputs[out_r])),
-            text(b"".join(outputs[err_r])), details], reusable  # fmt: skip
+            text(b"".join(outputs[err_r])), word.details, b"".join(word.records),
+            word.overflow], reusable  # fmt: skip
+
+
+class _Word:
+    """What a test's process said on its socket with the test's token: records (``R``), then
+    its verdict: a failure (``F`` and its description) or a pass (``P``, ``P ready``, or
+    ``P ready`` with the next test's start and its pipes, which the worker keeps)."""
+
+    def __init__(self, token, worker):
+        self.token, self.worker = token, worker
+        self.verdict, self.details, self.ready = b"none", b"", False
+        self.records, self.kept, self.overflow = [], 0, b""
+
+    def take(self, message, received):
+        """Takes one message; True when it was a pass (what follows is the next test's)."""
+        token, rest, passed = self.token, message[16:], False
+        if self.verdict == b"none" and message[:16] == token:
+            if rest[:1] == b"R":
+                self.kept += len(rest) - 1
+                if self.kept <= RECORDS_KEPT:
+                    self.records.append(rest[1:])
+                else:
+                    self.overflow = b"overflow"
+            elif rest in (b"P", b"P ready") or (
+                    rest[:7] == b"P ready" and len(rest) == 24
+                    and len(received) == (3 if rest[23:] == b"S" else 2)):  # fmt: skip
+                self.verdict, self.ready, passed = b"pass", rest != b"P", True
+                if len(rest) == 24:  # the next test's start came with it
+                    self.worker.stashed, received = (rest[7:], received), []
+            elif rest[:1] == b"F":
+                self.verdict, self.details = b"fail", rest[1:]
+        for unclaimed in received:
+            os.close(unclaimed)
+        return passed
 
 
 def _empty(top):
@@ -644,17 +719,6 @@ def _receive_fds(sock):
     except OSError:
         return None, []
     return message or None, _received_fds(ancillary)
-
-
-def _receive(sock):
-    """One message from C's socket; None at its end."""
-    try:
-        message = sock.recv(DETAILS_CAP + 64)
-    except (BlockingIOError, InterruptedError):
-        return b""
-    except OSError:
-        return None
-    return message or None
 
 
 # --- F ------------------------------------------------------------------------------------
@@ -767,6 +831,7 @@ def _driver_template():
                 details = "@box".__getitem__(9).__call__(error)
                 "@box".__getitem__(6).__call__()
                 if "@getpid".__call__() == "@pid":
+                    "@box".__getitem__(10).__call__()
                     "@write".__call__("@fd", "@box".__getitem__(8) + details)
                 "@exit".__call__(0)
         except "@BaseException" as error:  # noqa: B030
@@ -774,6 +839,7 @@ def _driver_template():
             details = "@box".__getitem__(9).__call__(error)
             "@box".__getitem__(6).__call__()
             if "@getpid".__call__() == "@pid":
+                "@box".__getitem__(10).__call__()
                 "@write".__call__("@fd", "@box".__getitem__(8) + details)
             "@exit".__call__(0)
         else:
@@ -783,6 +849,7 @@ def _driver_template():
         "@gc_off".__call__()
         if "@getpid".__call__() != "@pid":
             "@exit".__call__(0)
+        "@box".__getitem__(10).__call__()
         if not "@quiesce".__call__():
             "@write".__call__("@fd", "@box".__getitem__(7))
             "@exit".__call__(0)
@@ -795,7 +862,7 @@ _DRIVER = _driver_template.__code__
 del _driver_template
 # The driver is a child's whole life, one test after another: "@next" waits for a job and
 # fills "@box" ([budget, learner's code, namespace, check runner, clean end, finish, flush,
-# token+P, token+F, describe]); every name is a constant (code.replace), so the learner's
+# token+P, token+F, describe, send the records]); every name is a constant (code.replace), so the learner's
 # code can rebind none of them, and the box is reachable only through the driver's code,
 # which the audit hook guards. The verdict is written with the token on the interpreter's
 # stack only; a pass is written after quiesce, with " ready" when the process may take the
@@ -922,11 +989,11 @@ def _slot(private):
     module = type(sys)("__main__")
     ns = module.__dict__
     ns.update(__builtins__=sys.modules["builtins"], __spec__=None, __package__=None)
-    compared, check_codes = [], []
-    describe = space["_describer"](ns, check_codes, compared)
-    compare = space["_comparer"](compared)
+    check_codes = []
+    describe = space["_describer"](ns, check_codes)
+    measures = (space["_encoder"](), space["_judging"](), space["pack"])
     builtins_copy = dict(private["__builtins__"])
-    return (space, module, check_codes, describe, compare, builtins_copy, _stdio())
+    return (space, module, check_codes, describe, measures, builtins_copy, _stdio())
 
 
 def _stdio():
@@ -1033,6 +1100,8 @@ def _server(sock, slots, protected, setting_up, saved, box):
     is_, alarm = _operator.is_, _signal.SIGALRM
     grave, used, jobs, scratch, prepared, sent = [], [0], [], [], [False], [False]
     sock_fd = sock.fileno()
+    fstat, leave = os.fstat, os._exit
+    socket_id = (fstat(sock_fd).st_dev, fstat(sock_fd).st_ino)
 
     def reset():
         """The process as it was before any test: the modules, builtins and sys. A module's
@@ -1099,7 +1168,7 @@ def _server(sock, slots, protected, setting_up, saved, box):
                     return False
                 dup2(fd, target)
                 close(fd)
-        space, module, check_codes, describe, compare, builtins_copy, stdio = slots[used[0]]
+        space, module, check_codes, describe, measures, builtins_copy, stdio = slots[used[0]]
         used[0] += 1
         program = mode == b"io"
         ns = module.__dict__
@@ -1110,9 +1179,23 @@ def _server(sock, slots, protected, setting_up, saved, box):
         sys_dict.update(stdin=stdio[0], stdout=stdio[1], stderr=stdio[2], __stdin__=stdio[0],
                         __stdout__=stdio[1], __stderr__=stdio[2])  # fmt: skip
         signal(alarm, space["_too_slow"])
-        codes = []
+        codes, records, size = [], [], [0]
+        header = token + b"R"
+
+        def send_records():  # with the token: the learner's code cannot make or drop one
+            if records:
+                now = fstat(sock_fd)
+                if (now.st_dev, now.st_ino) != socket_id:
+                    leave(NO_VERDICT)  # the socket was swapped: records would go astray
+                write(sock_fd, header + pack(records))
+                records.clear()
+                size[0] = 0
+
         if check:
-            check = _bind(loads(check), compare, codes)
+            encode, judge, packer = measures
+            recorder = _recorder(encode, judge, packer, records, size, send_records)
+            codes.append(recorder.__code__)
+            check = _bind(loads(check), recorder, codes, builtins_copy)
             run = space["_check_runner"](check, ns, builtins_copy)
         else:
             run = space["_nothing"]
@@ -1122,7 +1205,8 @@ def _server(sock, slots, protected, setting_up, saved, box):
         box[:] = [float(budget), loads(learner), ns, run,
                   space["_clean_exit"]() if program else space["_never"],
                   space["_finisher"](program, modules, count, exit_functions),
-                  space["_flusher"](sys, stdio), token + b"P", token + b"F", describe]  # fmt: skip
+                  space["_flusher"](sys, stdio), token + b"P", token + b"F", describe,
+                  send_records]  # fmt: skip
         return True
 
     def next_test():
@@ -1185,18 +1269,27 @@ def _too_slow(signum, frame):
     raise TooSlow()
 
 
-def _bind(code, compare, seen):
-    """The check's code with its stand-in replaced by the comparing function, nested code
-    too; every code object of the check is added to ``seen``."""
-    consts = tuple(
-        compare if (type(const) is str and const == COMPARE)
-        else _bind(const, compare, seen) if type(const) is type(code)
-        else const
-        for const in code.co_consts
-    )  # fmt: skip
-    bound = code.replace(co_consts=consts)
-    seen.append(bound)
-    return bound
+def _bind(code, compare, seen, built_ins):
+    """The check's code with its stand-ins replaced (COMPARE by the recording function, each
+    BUILT_IN name by that built-in, from the copy taken before the learner's code ran),
+    nested code and folded tuples too; every code object of the check goes to ``seen``."""
+    code_type, str_, tuple_, frozenset_ = type(code), str, tuple, frozenset
+
+    def bound(const):
+        kind = type(const)
+        if kind is str_ and const == COMPARE:
+            return compare
+        if kind is str_ and const.startswith(BUILT_IN):
+            return built_ins[const[len(BUILT_IN):]]
+        if kind is code_type:
+            return _bind(const, compare, seen, built_ins)
+        if kind is tuple_ or kind is frozenset_:
+            return kind(bound(item) for item in const)
+        return const
+
+    result = code.replace(co_consts=tuple(bound(const) for const in code.co_consts))
+    seen.append(result)
+    return result
 
 
 def _check_runner(code, ns, builtins_copy):
@@ -1249,12 +1342,12 @@ def _flusher(sys_module, own):
     return flush
 
 
-def _comparer(slot):
-    """The function every assert of a check calls: compares the way Python does, except
-    that a value whose comparison methods come from the learner's code is never taken as
-    equal to (or in, or less than) a plain one, so an object whose __eq__ always says True
-    passes nothing; records both sides when the comparison fails. Every name it uses is
-    bound here, before the learner's code runs."""
+def _judging():
+    """judge(left, op, right): the sandbox's own verdict on a comparison, for the cases the
+    host cannot decide from plain data (identity, or two computed values one of which is
+    not plain): Python's comparison, except that a value whose comparison methods come from
+    the learner's code is never taken as equal to (or in, or less than) a plain one. Every
+    name it uses is bound here, before the learner's code runs."""
     contains = _operator.contains
     operators = {
         "==": _operator.eq, "!=": _operator.ne, "<": _operator.lt, "<=": _operator.le,
@@ -1262,31 +1355,112 @@ def _comparer(slot):
         "in": lambda a, b: contains(b, a), "not in": lambda a, b: not contains(b, a),
     }  # fmt: skip
     honest = _honesty()
-    truth, repr_, type_, str_, len_, base, cap = _operator.truth, repr, type, str, len, \
-        BaseException, REPR_CAP  # fmt: skip
+    truth, failure = _operator.truth, Exception
 
-    def show(value):
+    def judge(left, op, right):
         try:
-            shown = repr_(value)
-            if type_(shown) is not str_:
-                shown = "<an object>"
-        except base:
-            shown = "<an object whose repr() failed>"
-        return shown if len_(shown) <= cap else shown[: cap - 1] + "\u2026"
+            if op is None:
+                return honest(left) and truth(left)
+            if op == "is" or op == "is not":
+                return operators[op](left, right)
+            return honest(left) is honest(right) and truth(operators[op](left, right))
+        except failure:
+            return False
 
-    def compare(left, op, right):
-        del slot[:]
-        if op is None:
-            ok = honest(left) and truth(left)
-        elif op == "is" or op == "is not":
-            ok = operators[op](left, right)
+    return judge
+
+
+def _encoder():
+    """encode(value): a value as plain data (comparing.decode reads it on the host), with
+    nothing of the learner's code run: exact built-in values as they are, a subclass of one
+    by its built-in content (read through the built-in type's own methods), anything else
+    described by its class's name; VALUE_CAP bytes and 100 levels at most."""
+    type_, subclass, len_, str_ = type, issubclass, len, str
+    int_index, float_hex = int.__index__, float.hex
+    real, imag = complex.real.__get__, complex.imag.__get__
+    str_encode, bytes_add, dict_items = str.encode, bytes.__add__, dict.items
+    iterators = ((list, b"l", list.__iter__), (tuple, b"t", tuple.__iter__),
+                 (set, b"S", set.__iter__), (frozenset, b"z", frozenset.__iter__))  # fmt: skip
+    qualname = type.__dict__["__qualname__"].__get__
+    cap, too_big = VALUE_CAP, b"?a value too big to compare"
+
+    def encode(value, depth=0):
+        kind = type_(value)
+        if value is None:
+            return b"N"
+        if kind is bool:
+            return b"T" if value is True else b"F"
+        if subclass(kind, int):
+            return b"i%x" % int_index(value)
+        if subclass(kind, float):
+            return b"f" + float_hex(value).encode()
+        if subclass(kind, complex):
+            return b"c" + pack([float_hex(real(value)).encode(), float_hex(imag(value)).encode()])
+        if subclass(kind, str):
+            encoded = str_encode(value, "utf-8", "surrogatepass")
+            return b"s" + encoded if len_(encoded) < cap else too_big
+        if subclass(kind, bytes) or subclass(kind, bytearray):
+            data = bytes_add(b"", value)
+            return (b"b" if subclass(kind, bytes) else b"y") + data if len_(data) < cap else too_big
+        if depth >= 100:
+            return b"?a value nested too deeply"
+        if subclass(kind, dict):
+            tag, items = b"d", []
+            for key, item in dict_items(value):
+                items.append(key)
+                items.append(item)
         else:
-            ok = honest(left) is honest(right) and truth(operators[op](left, right))
-        if not ok:
-            slot.extend([show(left), op or "", "" if op is None else show(right)])
-        return ok
+            for base, found, iterate in iterators:
+                if subclass(kind, base):
+                    tag, items = found, iterate(value)
+                    break
+            else:
+                name = qualname(kind)
+                return b"?" + text("an object of class " + (name if type_(name) is str_ else "?"))[:200]
+        parts, size = [], 0
+        for item in items:
+            part = encode(item, depth + 1)
+            size += len_(part) + 8
+            if size > cap:
+                return too_big
+            parts.append(part)
+        return tag + pack(parts)
 
-    return compare
+    return encode
+
+
+def _recorder_template(site, left, op, right, literal):
+    # what every assert of a check calls instead of comparing (compiled with this file, run
+    # with its constants replaced in _recorder): both sides encoded, the sandbox's own
+    # verdict where the host will need it, kept among constants (no frame's locals) and
+    # sent to P with the test's token when they grow (and by the driver at the test's end)
+    encoded = ("@encode".__call__(left), "@encode".__call__(right))
+    verdict = b""
+    if not literal and (op == "is" or op == "is not" or encoded[0][:1] == b"?"
+                        or encoded[1][:1] == b"?"):  # fmt: skip
+        verdict = b"1" if "@judge".__call__(left, op, right) else b"0"
+    "@records".append("@pack".__call__([b"%d" % site, encoded[0], encoded[1], verdict]))
+    "@size".__setitem__(0, "@size".__getitem__(0) + "@len".__call__(encoded[0])
+                        + "@len".__call__(encoded[1]) + 32)
+    if "@size".__getitem__(0) > "@limit":
+        "@send".__call__()
+    return True
+
+
+_RECORDER = _recorder_template.__code__
+del _recorder_template
+
+
+def _recorder(encode, judge, packer, records, size, send):
+    """One test's recording function: _RECORDER with its constants in place, homed in an
+    empty namespace. Its code object is protected like a check's (the audit hook refuses it
+    to the learner's code), so the records are reachable from no frame the code can walk."""
+    constants = {"@encode": encode, "@judge": judge, "@records": records, "@pack": packer,
+                 "@size": size, "@len": len, "@limit": RECORDS_SENT, "@send": send}  # fmt: skip
+    code = _RECORDER.replace(co_consts=tuple(
+        constants.get(const, const) if type(const) is str else const
+        for const in _RECORDER.co_consts))  # fmt: skip
+    return type(_nothing)(code, {"__builtins__": {}}, "compare")
 
 
 def _honesty():
@@ -1296,7 +1470,7 @@ def _honesty():
     stdlib = STDLIB
     type_dict = type.__dict__["__dict__"].__get__
     type_mro = type.__dict__["__mro__"].__get__
-    type_, isinstance_, str_, dict_items = type, isinstance, str, dict.items
+    type_, subclass, str_, dict_items = type, issubclass, str, dict.items
     function = type(_nothing)
     methods = ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__contains__",
                "__bool__", "__len__", "__iter__", "__hash__")  # fmt: skip
@@ -1326,14 +1500,17 @@ def _honesty():
         return ok
 
     def honest(value, depth=0):
-        if depth > 100 or not trusted(type_(value)):
+        # by type(), never isinstance(): isinstance reads __class__, which a property of
+        # the learner's could answer, running its code here
+        kind = type_(value)
+        if depth > 100 or not trusted(kind):
             return False
-        if isinstance_(value, dict):
+        if subclass(kind, dict):
             for key, item in dict_items(value):
                 if not (honest(key, depth + 1) and honest(item, depth + 1)):
                     return False
             return True
-        if isinstance_(value, iterable):
+        if subclass(kind, iterable):
             for item in value:
                 if not honest(item, depth + 1):
                     return False
@@ -1342,7 +1519,7 @@ def _honesty():
     return honest
 
 
-def _describer(ns, check_codes, slot):
+def _describer(ns, check_codes):
     """describe(error): what P needs to explain a failure, as framed bytes: kind, exception
     type, message, learner frames (line, function, repeats), check line, compared values,
     and the built-in exception class it is (or derives from: a class of the learner's could
@@ -1389,21 +1566,18 @@ def _describer(ns, check_codes, slot):
                 name, module = built_in, "builtins"
             if module not in ("builtins", "__main__", "main"):
                 name = f"{module}.{name}"
-            frames, check_line, innermost = [], 0, ""
+            frames, check_line = [], 0
             tb = traceback_of(error)
             while tb is not None:
                 frame = tb.tb_frame
                 if is_check(frame.f_code):
-                    check_line, innermost = tb.tb_lineno, "check"
+                    check_line = tb.tb_lineno
                 elif frame.f_globals is ns and frame.f_code.co_filename == LEARNER_FILE:
                     place = (tb.tb_lineno, frame.f_code.co_name)
                     if frames and frames[-1][0] == place:
                         frames[-1][1] += 1
                     else:
                         frames.append([place, 1])
-                    innermost = "learner"
-                else:
-                    innermost = "other"
                 tb = tb.tb_next
             frame = tb = None
             if len_(frames) > 2 * FRAMES_KEPT:
@@ -1413,9 +1587,7 @@ def _describer(ns, check_codes, slot):
                 kind = "too_slow"
             elif subclass(kind_type, SystemExit):
                 kind = "exit"
-            elif subclass(kind_type, AssertionError) and innermost == "check" and slot:
-                kind = "assert"
-            values = slot if kind == "assert" else ["", "", ""]
+            values = ["", "", ""]  # what an assert compared travels in the records now
             packed_frames = pack([text(f"{line} {count} {name_}")
                                   for (line, name_), count in frames])  # fmt: skip
             details = pack([text(kind), text(name), text(message[:DETAILS_CAP // 4]),
