@@ -514,7 +514,11 @@ def test_new_processes_are_not_allowed():
     result = failed("import os\nos.fork()\n", Test("forks", stdout=""), "not_allowed")
     assert result.line == 2
     assert result.exception == "NotAllowedWhileGrading: grading does not allow this (os.fork)"
-    failed("import subprocess\n", Test("spawns", stdout=""), "not_allowed")
+    failed("import subprocess\nsubprocess.run(['true'])\n", Test("spawns", stdout=""), "not_allowed")
+    failed("import _posixsubprocess\n_posixsubprocess.fork_exec()\n", Test("forks and execs", stdout=""),
+           "not_allowed")  # fmt: skip
+    failed("import sys\ndel sys.modules['_posixsubprocess']\nimport _posixsubprocess\n",
+           Test("imports it afresh", stdout=""), "not_allowed")  # fmt: skip
     failed("import os\nos.system('true')\n", Test("shells", stdout=""), "not_allowed")
 
 
@@ -877,3 +881,262 @@ def test_a_child_copies_only_the_namespaces_that_changed_since_the_fork_server_s
                            text=True, check=True).stdout  # fmt: skip
     assert json.loads(shown) == {"word": True, "reused": ["kept", "sys"], "as now": True,
                                  "changed": 2}  # fmt: skip
+
+
+# --- verdicts decided out of the learner's reach (docs/grading.md, "Threat model") -------------
+# A search of everything the learner's code can reach from its frames: locals, globals,
+# closures, defaults, containers, code objects' constants where the audit hook lets it read
+# them. It is the learner's side of every test below.
+REACH = """\
+import sys
+
+def reachable(limit=20000):
+    seen, found, todo = set(), [], []
+    frame = sys._getframe(1)
+    while frame is not None:
+        todo += [frame.f_locals, frame.f_globals]
+        try:
+            todo.append(frame.f_code)
+        except RuntimeError:
+            pass
+        frame = frame.f_back
+    while todo and len(seen) < limit:
+        value = todo.pop()
+        if id(value) in seen:
+            continue
+        seen.add(id(value))
+        found.append(value)
+        kind = type(value)
+        try:
+            if kind is dict:
+                todo += list(value.keys()) + list(value.values())
+            elif kind in (list, tuple, set, frozenset):
+                todo += list(value)
+            elif kind is type(reachable):
+                todo += [value.__defaults__, value.__kwdefaults__, value.__globals__]
+                todo += [cell.cell_contents for cell in value.__closure__ or ()]
+                todo.append(value.__code__)
+            elif kind is type(reachable.__code__):
+                todo += list(value.co_consts)
+        except Exception:
+            pass
+    return found
+"""
+
+
+def reaching(code):
+    return REACH + textwrap.dedent(code)
+
+
+def test_no_expected_value_of_a_check_is_anywhere_the_learners_code_can_reach():
+    grading = graded(reaching("""\
+    def square(x):
+        # the expected values as text (as numbers, this code's own would be found)
+        for value in reachable():
+            if type(value) is int and str(value) in ("987654", "987655"):
+                return value
+        return 0
+    """), [Test("hidden", check="assert square(7) == 987654", visible=False),
+          Test("in a list", check="assert square(7) in [1, 987655]")])  # fmt: skip
+    assert [r.passed for r in grading.results] == [False, False], grading
+    assert [r.got for r in grading.results] == ["0", "0"]
+
+
+def test_an_exceptions_message_finds_nothing_to_forge_a_pass_with():
+    # what the failure describer ran of the learner's (__str__) once held the driver's and
+    # the checks' code objects in its frame: any bytes reachable then are written back
+    assert_never_passes(reaching("""\
+    import os
+    class Loud(Exception):
+        def __str__(self):
+            for value in reachable():
+                if type(value) is bytes and 16 <= len(value) <= 24:
+                    for fd in range(3, 64):
+                        for tail in (b"P", b"P ready", b""):
+                            try:
+                                os.write(fd, value[:16] + tail)
+                            except OSError:
+                                pass
+            return "loud"
+    def square(x):
+        raise Loud()
+    """))
+
+
+def test_an_attribute_hook_run_during_a_comparison_changes_no_expected_value():
+    grading = assert_never_passes(reaching("""\
+    class Sly:
+        @property
+        def __class__(self):
+            for value in reachable():
+                if type(value) is list:
+                    value[:] = [1, 2, 3]
+            return list
+        def __eq__(self, other):
+            return True
+        __hash__ = object.__hash__
+    def square(x):
+        return Sly()
+    """), [Test("literal", check="assert square(7) == [1, 2, 3]", visible=False),
+          Test("computed", check="expected = list(range(1, 4))\nassert square(7) == expected")])  # fmt: skip
+    assert {r.kind for r in grading.results} == {"wrong_value"}
+
+
+def test_borrowed_and_library_equality_passes_nothing():
+    for lie in ("__eq__ = id", "__eq__ = int.__ne__", "__eq__ = __import__('typing').cast",
+                "__eq__ = lambda self, other: True"):  # fmt: skip
+        code = f"""\
+        class Liar(int):
+            {lie}
+            __hash__ = int.__hash__
+        def square(x):
+            return Liar(50)
+        """
+        assert_never_passes(code, [HIDDEN, Test("computed", check="assert square(7) == 7 * 7")])
+    assert_never_passes("""\
+    from unittest import mock
+    def square(x):
+        return mock.ANY
+    """, [HIDDEN, Test("computed", check="assert square(7) == 7 * 7"),
+          Test("in", check="assert square(7) in [49]")])  # fmt: skip
+
+
+def test_a_learner_cannot_rebind_the_built_ins_a_check_uses():
+    assert_never_passes("""\
+    all = lambda *args: True
+    len = lambda *args: 3
+    isinstance = lambda *args: True
+    sorted = lambda *args: [1, 4, 9]
+    def squares(n):
+        return [0] * n
+    """, [Test("all", check="assert all(square(x) == x * x for x in range(5))"),
+          Test("len", check="assert len(squares(5)) == 3"),
+          Test("isinstance", check="assert isinstance(squares(2), str)"),
+          Test("sorted", check="assert sorted(squares(3)) == [1, 4, 9]")])  # fmt: skip
+
+
+def test_code_run_inside_a_comparison_cannot_drop_an_earlier_failed_assert():
+    grading = assert_never_passes(reaching("""\
+    class Box:
+        def __eq__(self, other):
+            for value in reachable():
+                if type(value) is list:
+                    value.clear()
+            return True
+        __hash__ = object.__hash__
+    """), [Test("two asserts", check="assert square(7) == 49\nassert Box() == Box()")])
+    result = grading.results[0]
+    assert (result.kind, result.check_line_number, result.got, result.expected) == \
+        ("wrong_value", 1, "8", "49")  # fmt: skip
+
+
+def test_a_failed_hidden_test_says_nothing_its_data_could_shape():
+    grading = graded("""\
+    import sys
+    def square(x):
+        if x == 7:
+            raise type(f"Got_{x}_squared", (ValueError,), {})(f"x was {x}")
+        sys.exit(f"x was {x}")
+    """, [Test("raises", check="assert square(7) == 49", visible=False),
+          Test("exits", check="assert square(123456) == 15241383936", visible=False)])  # fmt: skip
+    raised, exited = grading.results
+    assert "x was 7" in raised.message and raised.error_type == "ValueError"
+    assert "123456" in exited.traceback  # a teacher reads it
+    for result in (raised, exited):
+        assert "7" not in result.hidden_message and "123456" not in result.hidden_message
+        assert "Got_" not in result.hidden_message
+    assert raised.hidden_message == "Your code stopped with an error (a ValueError) in this test."
+
+
+def test_honest_code_that_imports_or_introspects_is_graded():
+    grading = graded("""\
+    import asyncio, inspect, subprocess, sys, traceback, unittest
+    from unittest import *
+
+    def signature(f):
+        return str(inspect.signature(f))
+
+    def caught():
+        try:
+            1 / 0
+        except ZeroDivisionError:
+            return traceback.format_exc().splitlines()[-1]
+
+    async def later():
+        return 3
+
+    def deep(n):
+        return n if n == 0 else 1 + deep(n - 1)
+    """, [Test("inspect", check="assert signature(deep) == '(n)'"),
+          Test("traceback", check="assert caught() == 'ZeroDivisionError: division by zero'"),
+          Test("asyncio", check="assert asyncio.run(later()) == 3"),
+          Test("unittest", check="assert issubclass(TestCase, unittest.TestCase)"),
+          Test("deep", check="sys.setrecursionlimit(5000)\nassert deep(3000) == 3000")])  # fmt: skip
+    assert grading.status == "passed", grading
+
+
+def test_starting_a_process_stays_refused_once_subprocess_imports():
+    result = failed("""\
+    import subprocess
+    def square(x):
+        return int(subprocess.run(["echo", "49"], capture_output=True).stdout)
+    """, Test("runs echo", check="assert square(7) == 49"), "not_allowed")
+    assert result.got is None
+
+
+def test_runaway_recursion_is_recursion_whatever_limit_was_set():
+    result = failed("""\
+    import sys
+    sys.setrecursionlimit(10 ** 7)
+    def square(x):
+        return square(x + 1)
+    """, Test("recurses", check="assert square(7) == 49"), "recursion")
+    assert "Too deep" in result.message
+
+
+def test_plain_values_compare_as_python_compares_them():
+    grading = graded("""\
+    from collections import Counter, namedtuple
+    Pair = namedtuple("Pair", "a b")
+    def pair():
+        return Pair(1, 2)
+    def counts():
+        return Counter("aab")
+    def half():
+        return 2.0
+    def yes():
+        return 1
+    """, [Test("namedtuple", check="assert pair() == (1, 2)"),
+          Test("Counter", check="assert counts() == {'a': 2, 'b': 1}"),
+          Test("float", check="assert half() == 2"),
+          Test("bool", check="assert yes() == True"),
+          Test("order", check="assert (half(), yes()) < (2.0, 5)"),
+          Test("list is no tuple", check="assert list(pair()) == (1, 2)"),
+          Test("nan", check="assert float('nan') == float('nan')"),
+          Test("is", check="assert yes() is True")])  # fmt: skip
+    assert [r.passed for r in grading.results] == [True] * 5 + [False] * 3, grading
+
+
+# values of plain types, nested, as a check can return them
+PLAIN = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text()
+    | st.binary() | st.complex_numbers(allow_nan=False),
+    lambda inner: st.lists(inner, max_size=4) | st.tuples(inner, inner)
+    | st.dictionaries(st.text(max_size=3) | st.integers(), inner, max_size=4)
+    | st.frozensets(st.integers() | st.text(max_size=3), max_size=4),
+    max_leaves=20,
+)  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=PLAIN, other=PLAIN)
+def test_plain_values_round_trip_and_compare_exactly_as_python_does(value, other):
+    from tutor.sandbox import comparing, grading_harness
+
+    encode = grading_harness._encoder()
+    decoded = comparing.decode(encode(value))
+    assert decoded == value and type(decoded) is type(value)
+    assert comparing.plain(decoded)
+    site = comparing.Site("==", comparing.MISSING, other, 1)
+    record = comparing.Record(0, encode(value), b"N", None)
+    assert comparing.judge(site, record)[0] == (value == other)

@@ -83,7 +83,8 @@ PRELOAD = (
     "<grader>",
     HARNESS,
     ("os", "os.path", "posixpath", "genericpath", "stat", "_stat", "_collections_abc",
-     "select", "_socket", "_collections", "_operator", "_ast", "gc", "atexit", "_ctypes"),
+     "select", "_socket", "_collections", "_operator", "_ast", "gc", "atexit", "_ctypes",
+     "_posixsubprocess"),
 )  # fmt: skip
 
 # The run's program otherwise: reads the harness's bytecode, and nothing more, from stdin

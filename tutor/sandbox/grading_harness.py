@@ -58,6 +58,8 @@ NO_VERDICT = 120  # C's exit status when its driver did not finish
 TESTS_PER_CHILD = 10  # tests one child may run, one after another, while they pass
 OWN_STDIN = 4096  # bytes of a test's stdin its child writes itself (fits any pipe's buffer)
 VERSION_OFFSET = 24  # CPython's dict: reference count, type, size, then its version tag
+RECURSION_CAP = 100_000  # sys.setrecursionlimit above this sets this: a runaway recursion
+# then ends as a RecursionError in well under a test's time, not by its clock or a crash
 
 PR_SET_DUMPABLE = 4
 PR_SET_NO_NEW_PRIVS = 38
@@ -66,14 +68,13 @@ LANDLOCK_READ_FILE = 1 << 2
 LANDLOCK_RULE_PATH_BENEATH = 1
 O_PATH = 0o10000000
 CO_NOT_A_PLAIN_FUNCTION = 0x20 | 0x80 | 0x100 | 0x200  # generator, coroutine, async generator
-STDLIB = os.path.dirname(os.__file__) + "/"
 BYTE_ORDER = sys.byteorder  # read here: a test's code may change sys.byteorder
 # what the closures the learner's code may reach (through their frames) use: each test's
 # slot has its own copy of these, and of nothing else
 LEARNER_FACING = ("_describer", "_judging", "_encoder", "_honesty", "_check_runner", "_clean_exit",
                   "_never", "_nothing", "_finisher", "_flusher", "_too_slow", "pack", "text",
                   "TooSlow", "LEARNER_FILE", "FRAMES_KEPT", "DETAILS_CAP", "VALUE_CAP",
-                  "_operator", "_collections", "_signal", "STDLIB")  # fmt: skip
+                  "_operator", "_collections", "_signal")  # fmt: skip
 
 AF_UNIX, SOCK_SEQPACKET = _socket.AF_UNIX, _socket.SOCK_SEQPACKET
 SOL_SOCKET, SCM_RIGHTS = _socket.SOL_SOCKET, _socket.SCM_RIGHTS
@@ -947,6 +948,7 @@ def _kit():
     setting_up = [True]  # the hook lets everything through while this holds something
     protected = []
     private, slots, word, earlier = PREPARED
+    protected.extend(_guard_modules())
     saved = _saved_now(earlier, word)
     # out of reach from here on: this namespace is the globals of a frame below every
     # test's code (child's), and the fork server's copy is the same dict (its _PRELOADED);
@@ -957,6 +959,37 @@ def _kit():
     # ``earlier`` is kept (in the child's never-emptied grave): freeing it would write to
     # every page it is on, each copied first
     return [slots, protected, setting_up, private, saved, earlier]
+
+
+def _guard_modules():
+    """Before the snapshot every test starts from: _posixsubprocess imported, with its
+    fork_exec refusing (so that asyncio, subprocess and unittest, which import it, can be
+    imported by a test: starting a process is what is refused), and sys.setrecursionlimit
+    capped at RECURSION_CAP. Both stand-ins hold what they use among constants, not in a
+    closure; their code objects are returned, for the audit hook to guard."""
+    function = type(_nothing)
+    refuse = _REFUSED.replace(co_consts=tuple(
+        NotAllowedWhileGrading if const == "@error" else const
+        for const in _REFUSED.co_consts))  # fmt: skip
+    capped = _CAPPED.replace(co_consts=tuple(
+        {"@set": sys.setrecursionlimit, "@min": min, "@cap": RECURSION_CAP}.get(const, const)
+        if type(const) is str else const for const in _CAPPED.co_consts))  # fmt: skip
+    subprocesses = __import__("_posixsubprocess")
+    subprocesses.fork_exec = function(refuse, {"__builtins__": {}}, "fork_exec")
+    sys.setrecursionlimit = function(capped, {"__builtins__": {}}, "setrecursionlimit")
+    return [refuse, capped]
+
+
+def _refused_template(*args, **kwargs):
+    raise "@error".__call__("grading does not allow this (starting a process)")
+
+
+def _capped_template(limit):
+    "@set".__call__("@min".__call__(limit, "@cap"))
+
+
+_REFUSED, _CAPPED = _refused_template.__code__, _capped_template.__code__
+del _refused_template, _capped_template
 
 
 def _rehomed(source, twins=False):
@@ -1464,17 +1497,19 @@ def _recorder(encode, judge, packer, records, size, send):
 
 
 def _honesty():
-    """honest(value): whether comparing ``value`` runs only Python's own code: its type's
-    comparison methods are built in or come from the standard library, and so are those
-    of everything inside it (for the built-in containers, deque and their subclasses)."""
-    stdlib = STDLIB
+    """honest(value): whether comparing ``value`` runs only Python's own code: no class of
+    its type's MRO that Python code made (a heap type: the learner's, or a standard-library
+    class written in Python, whose methods a class may borrow: ``__eq__ = id``,
+    ``unittest.mock.ANY``) defines a comparison method, and so for everything inside it
+    (for the built-in containers, deque and their subclasses). Built-in types' own methods
+    are Python's."""
     type_dict = type.__dict__["__dict__"].__get__
     type_mro = type.__dict__["__mro__"].__get__
+    type_flags = type.__dict__["__flags__"].__get__
     type_, subclass, str_, dict_items = type, issubclass, str, dict.items
-    function = type(_nothing)
-    methods = ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__contains__",
-               "__bool__", "__len__", "__iter__", "__hash__")  # fmt: skip
-    built_in = (type(object.__eq__), type(dict.__contains__), type(len), type(None))
+    methods = frozenset(["__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__",
+                         "__contains__", "__bool__", "__len__", "__iter__", "__hash__"])  # fmt: skip
+    heap_type = 1 << 9  # Py_TPFLAGS_HEAPTYPE
     iterable = (list, tuple, set, frozenset, _collections.deque)
     id_ = id
     verdicts, seen = {}, []  # id(type) -> bool; the types, so that their ids stay theirs
@@ -1485,16 +1520,11 @@ def _honesty():
             return known
         ok = True
         for klass in type_mro(kind):
-            namespace = type_dict(klass)
-            for name in methods:
-                method = namespace.get(name)
-                if type_(method) in built_in:
-                    continue
-                if type_(method) is function:
-                    filename = method.__code__.co_filename
-                    if type_(filename) is str_ and filename.startswith(stdlib):
-                        continue
-                ok = False
+            if not type_flags(klass) & heap_type:
+                continue
+            for name in type_dict(klass):  # its keys, each an exact str, or it lies
+                if type_(name) is not str_ or name in methods:
+                    ok = False
         verdicts[id_(kind)] = ok
         seen.append(kind)
         return ok
@@ -1610,16 +1640,21 @@ def _seal(protected, describe_code, setting_up):
     type_, str_, bytes_, int_, getattr_ = type, str, bytes, int, getattr
     stdlib = os.path.dirname(os.__file__) + "/"
     importer = sys.modules["_frozen_importlib_external"]._compile_bytecode.__code__
+    # types.coroutine sets a flag on a generator's code (code.replace, then __code__ =):
+    # asyncio does so as it is imported; the one place either is let through
+    coroutine = __import__("types").coroutine.__code__
     proc = stat("/proc").st_dev if os.path.isdir("/proc") else None
     busy = set()
     denied = frozenset([
         "sys.settrace", "sys.setprofile", "sys._current_frames", "sys._current_exceptions",
         "gc.get_objects", "gc.get_referrers", "gc.get_referents", "os.fork", "os.forkpty",
         "os.exec", "os.posix_spawn", "os.spawn", "os.system", "subprocess.Popen",
-        "code.__new__", "sys.addaudithook", "cpython.PyInterpreterState_New", "os.symlink",
+        "sys.addaudithook", "cpython.PyInterpreterState_New", "os.symlink",
         "marshal.load",
     ])  # fmt: skip
     denied_prefixes = ("ctypes.", "sys.monitoring")
+    # _posixsubprocess is imported before (_guard_modules): importing it again would bring
+    # back its fork_exec
     modules = frozenset(["ctypes", "_ctypes", "_posixsubprocess", "_xxsubinterpreters",
                          "_xxinterpchannels", "_interpreters", "_interpchannels",
                          "_interpqueues", "_ctypes_test"])  # fmt: skip
@@ -1670,8 +1705,11 @@ def _seal(protected, describe_code, setting_up):
                 if in_proc(args[0]):
                     refuse("/proc")
             elif event == "object.__setattr__":
-                if args[1] == "__code__":
+                if args[1] == "__code__" and getframe(1).f_code is not coroutine:
                     refuse("replacing a function's code")
+            elif event == "code.__new__":
+                if getframe(1).f_code is not coroutine:
+                    refuse("code.__new__")
             elif event == "compile":
                 filename = args[1]
                 if type_(filename) is bytes_:
