@@ -57,7 +57,7 @@ def test_the_lesson_shows_the_exercise_with_its_visible_tests_and_starter(client
     panel = html.split('id="exercise-write-kv-cache-vram"')[1]
     assert "Now write it yourself" in panel
     assert "16 bits for 1000 units is 16 GB" in panel
-    assert "And 2 hidden tests" in panel
+    assert "And 2 hidden tests: you will see whether they pass" in panel
     assert "works for other bit widths" not in panel  # a hidden test's name: not before
     assert "# Return the KV cache&#x27;s size in GB." in panel
     assert "bits * capacity / 1000  # GB" not in panel.split("Your code")[1]  # no solution
@@ -103,6 +103,9 @@ def test_a_failing_hidden_test_shows_only_its_name_until_solved(client, learner,
     grade_latest()
     html = results_html(client, submission)  # the old failure, seen after solving
     assert "kv_cache_vram(" in html.split("works for other bit widths")[1]
+    page = client.get(exercise.block.lesson.get_absolute_url()).content.decode()
+    assert "you have solved the exercise, so their failures show in full now" in page
+    assert "you will see whether they pass" not in page
 
 
 LEAKING = '''class Leak(Exception):
