@@ -1075,6 +1075,47 @@ def test_honest_code_that_imports_or_introspects_is_graded():
     assert grading.status == "passed", grading
 
 
+def test_inspect_stack_works_and_what_it_reaches_passes_nothing():
+    # every frame's code is readable now, the driver's too: what its constants hold is of
+    # no use (the gate answers the driver's frame alone, and its own code is guarded)
+    grading = assert_never_passes("""\
+    import inspect, os, sys, traceback
+    def square(x):
+        assert any(info.function == "square" for info in inspect.stack())
+        traceback.print_stack(file=open(os.devnull, "w"))
+        for info in inspect.stack():
+            for const in info.frame.f_code.co_consts:
+                if callable(const) and getattr(const, "__name__", "") == "gate":
+                    for what in ("passed", "unquiet", "records", 7, 8):
+                        try:
+                            value = const(what)
+                            if type(value) is bytes:
+                                for fd in range(3, 64):
+                                    try:
+                                        os.write(fd, value)
+                                    except OSError:
+                                        pass
+                        except Exception:
+                            pass
+                    try:
+                        const.__code__
+                    except RuntimeError:
+                        pass
+                if type(const) is type(square.__code__):
+                    try:
+                        exec(const, {})
+                    except BaseException:
+                        pass
+        return x + 1
+    """)
+    assert {r.kind for r in grading.results} <= {"wrong_value", "wrong_output", "too_slow"}
+    assert graded("""\
+    import inspect
+    def square(x):
+        return x * x if inspect.stack()[1].function == "check" else 0
+    """, [HIDDEN]).passed
+
+
 def test_starting_a_process_stays_refused_once_subprocess_imports():
     result = failed("""\
     import subprocess

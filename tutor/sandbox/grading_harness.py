@@ -819,56 +819,76 @@ NotAllowedWhileGrading.__module__ = "builtins"  # its traceback line names it al
 def _driver_template():
     # the driver, written as a function so that it is compiled with the rest of this file
     # (once per zygote, or per worker), not in every run: only its code is used, run by
-    # exec with its constants replaced (_driver)
-    while "@next".__call__():
+    # exec with its constants replaced (_driver). It holds nothing secret: what a test
+    # needs it asks of "@gate", which answers its frame alone
+    while "@gate".__call__("next"):
         "@gc_on".__call__()
         try:
-            "@arm".__call__("@timer", "@box".__getitem__(0))
-            "@exec".__call__("@box".__getitem__(1), "@box".__getitem__(2))
-            "@box".__getitem__(3).__call__()
+            "@arm".__call__("@timer", "@gate".__call__(0))
+            "@exec".__call__("@gate".__call__(1), "@gate".__call__(2))
+            "@gate".__call__(3).__call__()
         except "@SystemExit" as error:  # noqa: B030  -- replaced by the class
             "@arm".__call__("@timer", 0.0)
-            if not "@box".__getitem__(4).__call__(error):
-                details = "@box".__getitem__(9).__call__(error)
-                "@box".__getitem__(6).__call__()
+            if not "@gate".__call__(4).__call__(error):
+                details = "@gate".__call__(9).__call__(error)
+                "@gate".__call__(6).__call__()
                 if "@getpid".__call__() == "@pid":
-                    "@box".__getitem__(10).__call__()
-                    "@write".__call__("@fd", "@box".__getitem__(8) + details)
+                    "@gate".__call__("fail", details)
                 "@exit".__call__(0)
         except "@BaseException" as error:  # noqa: B030
             "@arm".__call__("@timer", 0.0)
-            details = "@box".__getitem__(9).__call__(error)
-            "@box".__getitem__(6).__call__()
+            details = "@gate".__call__(9).__call__(error)
+            "@gate".__call__(6).__call__()
             if "@getpid".__call__() == "@pid":
-                "@box".__getitem__(10).__call__()
-                "@write".__call__("@fd", "@box".__getitem__(8) + details)
+                "@gate".__call__("fail", details)
             "@exit".__call__(0)
         else:
             "@arm".__call__("@timer", 0.0)
-        "@box".__getitem__(5).__call__()
-        "@box".__getitem__(6).__call__()
+        "@gate".__call__(5).__call__()
+        "@gate".__call__(6).__call__()
         "@gc_off".__call__()
         if "@getpid".__call__() != "@pid":
             "@exit".__call__(0)
-        "@box".__getitem__(10).__call__()
+        "@gate".__call__("records")
         if not "@quiesce".__call__():
-            "@write".__call__("@fd", "@box".__getitem__(7))
+            "@gate".__call__("unquiet")
             "@exit".__call__(0)
-        if not "@passed".__call__("@box".__getitem__(7)):
+        if not "@gate".__call__("passed"):
             "@exit".__call__(0)
     "@exit".__call__(0)
 
 
-_DRIVER = _driver_template.__code__
-del _driver_template
-# The driver is a child's whole life, one test after another: "@next" waits for a job and
-# fills "@box" ([budget, learner's code, namespace, check runner, clean end, finish, flush,
-# token+P, token+F, describe, send the records]); every name is a constant (code.replace), so the learner's
-# code can rebind none of them, and the box is reachable only through the driver's code,
-# which the audit hook guards. The verdict is written with the token on the interpreter's
-# stack only; a pass is written after quiesce, with " ready" when the process may take the
-# next test (one message, so P wakes once); a failure, another pid or an unquiet process
-# ends the process.
+def _gate_template(what, details=b""):
+    # the one way to a test's box, which holds its token: for the driver's own frame only
+    # (compiled with this file; constants replaced in _driver; its code guarded by the audit
+    # hook, so nothing it holds is reachable from the learner's code, which may hold it)
+    if "@getframe".__call__(1).f_code is not "@driver".__getitem__(0):
+        raise "@refused".__call__("grading does not allow this (the grader's own calls)")
+    if what == "next":
+        return "@next".__call__()
+    if what == "records":
+        return "@box".__getitem__(10).__call__()
+    if what == "fail":
+        "@box".__getitem__(10).__call__()
+        return "@write".__call__("@fd", "@box".__getitem__(8) + details)
+    if what == "unquiet":
+        return "@write".__call__("@fd", "@box".__getitem__(7))
+    if what == "passed":
+        return "@passed".__call__("@box".__getitem__(7))
+    return "@box".__getitem__(what)
+
+
+_DRIVER, _GATE = _driver_template.__code__, _gate_template.__code__
+del _driver_template, _gate_template
+# The driver is a child's whole life, one test after another: the gate's "next" waits for a
+# job and fills the box ([budget, learner's code, namespace, check runner, clean end,
+# finish, flush, token+P, token+F, describe, send the records]); every name is a constant
+# (code.replace), so the learner's code can rebind none of them. The driver's code is not
+# guarded (inspect.stack() walks through its frame): the box, the token and what prepares
+# the next test are reachable only through the gate's code, which the audit hook guards,
+# and the gate answers no frame but the driver's. The verdict is written by the gate; a
+# pass after quiesce, with " ready" when the process may take the next test (one message,
+# so P wakes once); a failure, another pid or an unquiet process ends the process.
 
 
 def child(sock, kit):
@@ -1060,19 +1080,29 @@ def _driver(sock, kit):
                       if _signal.getsignal(number) is not None)  # fmt: skip
     quiesce = _quieter(sock.fileno(), originals, _thread._count, atexit._clear,
                        (sys.modules["builtins"], sys))  # fmt: skip
+    driver_code = []  # filled once the driver is made: the gate answers its frames only
+    gate = _replaced(_GATE, {
+        "@getframe": sys._getframe, "@driver": driver_code, "@refused": NotAllowedWhileGrading,
+        "@next": next_test, "@box": box, "@write": os.write, "@fd": sock.fileno(),
+        "@passed": passed,
+    })  # fmt: skip
+    protected.append(gate)
     constants = {
-        "@next": next_test, "@box": box, "@arm": _signal.setitimer,
-        "@timer": _signal.ITIMER_REAL, "@exec": exec, "@SystemExit": SystemExit,
-        "@BaseException": BaseException, "@getpid": os.getpid, "@pid": os.getpid(),
-        "@write": os.write, "@fd": sock.fileno(), "@exit": os._exit, "@gc_on": gc.enable,
-        "@gc_off": gc.disable, "@quiesce": quiesce, "@passed": passed,
+        "@gate": type(_nothing)(gate, {"__builtins__": {}}, "gate", (b"",)),
+        "@arm": _signal.setitimer, "@timer": _signal.ITIMER_REAL, "@exec": exec,
+        "@SystemExit": SystemExit, "@BaseException": BaseException, "@getpid": os.getpid,
+        "@pid": os.getpid(), "@exit": os._exit, "@gc_on": gc.enable, "@gc_off": gc.disable,
+        "@quiesce": quiesce,
     }  # fmt: skip
-    driver = _DRIVER.replace(
-        co_consts=tuple(constants.get(const, const) if type(const) is str else const
-                        for const in _DRIVER.co_consts)  # fmt: skip
-    )
-    protected.append(driver)
+    driver = _replaced(_DRIVER, constants)
+    driver_code.append(driver)
     return driver
+
+
+def _replaced(code, constants):
+    """``code`` with each of its string constants that ``constants`` names replaced."""
+    return code.replace(co_consts=tuple(constants.get(const, const) if type(const) is str
+                                        else const for const in code.co_consts))  # fmt: skip
 
 
 def _quieter(sock_fd, originals, thread_count, clear_atexit, plain_modules):
@@ -1227,12 +1257,11 @@ def _server(sock, slots, protected, setting_up, saved, box):
         if check:
             encode, judge, packer = measures
             recorder = _recorder(encode, judge, packer, records, size, send_records)
-            codes.append(recorder.__code__)
+            protected.append(recorder.__code__)  # it holds the records: guarded
             check = _bind(loads(check), recorder, codes, builtins_copy)
             run = space["_check_runner"](check, ns, builtins_copy)
         else:
             run = space["_nothing"]
-        protected.extend(codes)
         check_codes.extend([id(code) for code in codes])  # describe holds ids, not the codes
         grave.append(box[:])
         box[:] = [float(budget), loads(learner), ns, run,
