@@ -130,34 +130,10 @@ def test_announcing_with_nobody_waiting_is_harmless(db, carrier):
     run_notices.announce(46)
 
 
-@pytest.fixture
-def first_look(monkeypatch) -> threading.Event:
-    """Set once a run's waiter has first looked at the row: it is registered and sleeps."""
-    looked = threading.Event()
-    wait = run_notices.wait
-
-    def watched_wait(run_id, is_final, timeout):
-        def watched_is_final():
-            final = is_final()
-            looked.set()
-            return final
-
-        return wait(run_id, watched_is_final, timeout)
-
-    monkeypatch.setattr(run_notices, "wait", watched_wait)
-    return looked
-
-
-def once_set(event: threading.Event, then) -> threading.Thread:
-    thread = threading.Thread(target=lambda: event.wait(TIMEOUT) and then())
-    thread.start()
-    return thread
-
-
 @pytest.mark.django_db(transaction=True)
 def test_the_worker_announces_each_run_it_finishes(carrier, first_look):
     run = make_run(make_snippet(code="print('hi')\n"), status=Run.Status.QUEUED)
-    thread = once_set(first_look, lambda: execute_run_task(run.pk))
+    thread = first_look.then(lambda: execute_run_task(run.pk))
     started = time.monotonic()
     run.wait_until_final(TIMEOUT)
     thread.join()
@@ -174,7 +150,7 @@ def test_a_run_failed_for_a_lost_worker_wakes_its_waiters(carrier, first_look):
 
     run = make_run(make_snippet(), status=Run.Status.RUNNING)
     Run.objects.filter(pk=run.pk).update(started_at=timezone.now() - timedelta(hours=1))
-    thread = once_set(first_look, Run.objects.fail_stale)
+    thread = first_look.then(Run.objects.fail_stale)
     started = time.monotonic()
     run.wait_until_final(TIMEOUT)
     thread.join()
