@@ -1,6 +1,6 @@
 """The live view, in the system Chromium: a student fails the seed's ordering exercise
 three times and raises a hand; the teacher's live view, open all along, flags them stuck
-and queues the hand within 5 seconds without a reload, and the teacher clears the hand,
+and queues the hand without a reload (its next polls, every 3 s), and the teacher clears the hand,
 which goes down on the student's page too.
 Checks run through the real sandbox (the `inline_worker` fixture)."""
 
@@ -63,12 +63,13 @@ def test_a_stuck_student_with_a_raised_hand_shows_up_live_and_the_teacher_clears
     student_page.get_by_role("button", name="Raise hand").click()
     expect(student_page.get_by_role("button", name="Hand raised — lower it")).to_be_visible()
 
-    # The teacher's page polls: within 5 s, without a reload.
-    expect(sam).to_contain_text("Stuck", timeout=5_000)
+    # The teacher's page polls (every 3 s): it shows without a reload; 15 s leaves a busy
+    # machine a few polls, and "without a reload" is checked by window.stillThisPage.
+    expect(sam).to_contain_text("Stuck", timeout=15_000)
     expect(sam).to_contain_text("3 failed in a row")
     expect(sam).to_contain_text("checked the order — wrong")
     queue = board.locator(".hand-queue")
-    expect(queue).to_contain_text("sam", timeout=5_000)
+    expect(queue).to_contain_text("sam", timeout=15_000)
     expect(queue).to_contain_text("waiting")
     assert teacher_page.evaluate("window.stillThisPage") is True
     # Stuck students come first.
