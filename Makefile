@@ -24,12 +24,14 @@ dev: setup db content demo serve-dev
 # The whole suite on the embedded default (SQLite), then again on PostgreSQL, the
 # scale-out database (browser and sandbox tests need no second database run).
 PG_TEST_URL ?= postgres:///parsnip
+# Each pass ends with its slowest tests, so a suite that creeps up is seen.
+DURATIONS := --durations=25
 
 test: setup
 	$(VENV)/bin/lint-imports
-	$(PY) -m pytest
+	$(PY) -m pytest $(DURATIONS)
 	@echo "== the suite again on PostgreSQL ($(PG_TEST_URL))"
-	DATABASE_URL=$(PG_TEST_URL) $(PY) -m pytest -q -m "not browser" --ignore=tests/sandbox
+	DATABASE_URL=$(PG_TEST_URL) $(PY) -m pytest -q -m "not browser" --ignore=tests/sandbox $(DURATIONS)
 
 setup: system-deps python-deps frontend
 

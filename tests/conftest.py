@@ -3,6 +3,12 @@ import re
 import shutil
 
 import pytest
+from hypothesis import settings as hypothesis_settings
+
+# A property holds or not whatever the time each example takes: Hypothesis's default
+# deadline (200 ms an example) fails correct tests on a busy machine, so there is none.
+hypothesis_settings.register_profile("parsnip", deadline=None)
+hypothesis_settings.load_profile("parsnip")
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or "/usr/bin/chromium"
 CHROMIUM_ARGS = [

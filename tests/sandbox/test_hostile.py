@@ -3,6 +3,7 @@
 import concurrent.futures
 import os
 import pathlib
+import signal
 import socket
 import sqlite3
 import subprocess
@@ -172,10 +173,11 @@ def test_memory_bomb():
 
 
 def test_cpu_loop_is_stopped_by_the_cpu_limit():
-    result = attack("while True: pass", limits=Limits(cpu_seconds=1, wall_seconds=5))
+    result = attack("while True: pass", limits=Limits(cpu_seconds=1, wall_seconds=30))
     assert result.status == "timeout", result
     assert result.exit_code is None
-    assert result.duration_ms < 3000
+    # its one CPU second ran out long before the wall clock's 30, however busy the machine
+    assert result.duration_ms < 15_000
 
 
 def test_sleep_is_stopped_by_the_wall_clock():
@@ -185,7 +187,7 @@ def test_sleep_is_stopped_by_the_wall_clock():
     )
     assert result.status == "timeout", result
     assert result.stdout == "going to sleep\n"
-    assert 900 <= result.duration_ms < 2500
+    assert 900 <= result.duration_ms < 30_000  # its 1 s, not the 60 s it asked for
 
 
 @pytest.mark.parametrize("stream", ["stdout", "stderr"])
@@ -414,18 +416,25 @@ def test_outside_the_sandbox_the_code_is_not_root_either():
     # RLIMIT_NPROC does not bind uid 0, so a root worker must not run code as root
     marker = f"whoami-{uuid.uuid4().hex}"
     with concurrent.futures.ThreadPoolExecutor(1) as executor:
+        # The program waits for the host's SIGUSR1 (blocked before the exec, so one sent
+        # early is kept pending), then ends: the host looks at it for as long as it takes.
         future = executor.submit(
             attack,
             f"""
-            import os, sys
-            os.execv(sys.executable, [sys.executable, "-c", "import time\\n# {marker}\\ntime.sleep(3)"])
+            import os, signal, sys
+            signal.pthread_sigmask(signal.SIG_BLOCK, {{signal.SIGUSR1}})
+            os.execv(sys.executable, [sys.executable, "-c", "import signal\\n# {marker}\\nsignal.sigtimedwait({{signal.SIGUSR1}}, 25)"])
             """,
+            limits=Limits(wall_seconds=30),
         )
-        deadline = time.monotonic() + 3
+        deadline = time.monotonic() + 25
         while not (pids := host_processes_with(marker)) and time.monotonic() < deadline:
             time.sleep(0.01)
         assert pids, "the sandboxed program never showed up"
-        with open(f"/proc/{pids[0]}/status") as f:
-            uids = next(line for line in f if line.startswith("Uid:")).split()[1:]
+        try:
+            with open(f"/proc/{pids[0]}/status") as f:
+                uids = next(line for line in f if line.startswith("Uid:")).split()[1:]
+        finally:
+            os.kill(pids[0], signal.SIGUSR1)
         assert "0" not in uids
         assert future.result().status == "ok"

@@ -28,11 +28,12 @@ def _postgres_up() -> bool:
 
 
 def _assert_runs_end_to_end(cluster: WorkerCluster) -> None:
-    result = cluster.run('print("hello from the worker")', timeout=20)
+    result = cluster.run('print("hello from the worker")', timeout=60)
     assert result["status"] == "ok", cluster.log()
     assert result["stdout"] == "hello from the worker\n"
-    # The waiting client was woken by the worker's notice, not by its 20 s time-out.
-    assert result["total_ms"] < 10_000
+    # The waiting client was woken by the worker's notice, not by its 60 s time-out (half
+    # of it leaves a cold worker on a busy machine all the time it needs).
+    assert result["total_ms"] < 30_000
 
     result = cluster.run("raise SystemExit('boom')")
     assert result["status"] == "error"
