@@ -83,7 +83,7 @@ def test_a_counter_factorys_frame_stays_drawn_after_it_returned(client, learner)
     shown = page(client, stepping, number)
     kept = re.search(r'<div class="frame frame-kept" id="frame-(f\d+)">(.*?)</div>', shown, re.S)
     assert kept, "make_counter's frame is drawn"
-    assert "make_counter() returned, kept by a closure" in text_of(kept.group(2))
+    assert "make_counter() kept by a closure" in text_of(kept.group(2))
     assert "count 0" in text_of(kept.group(2))
     # the function object says where it was made, with a link and an arrow back to that frame
     assert "function counter()" in shown
