@@ -220,3 +220,30 @@ def test_a_correct_recursion_150_deep_runs_to_its_end(client, learner):
     assert "… 132 calls not shown …" in shown
     first = step_where(stepping, lambda s: s.get("hidden_frames"))
     assert "Calls are now 20 deep" in words(page(client, stepping, first))
+
+
+def test_the_sample_courses_shared_default_snippet_shows_the_one_list(client, learner):
+    from pathlib import Path
+
+    from ruamel.yaml import YAML
+
+    lesson = Path(__file__).resolve().parents[2] / (
+        "content/local-models/deploying-a-private-model-safely.yaml"
+    )
+    blocks = YAML(typ="safe").load(lesson.read_text(encoding="utf-8"))["blocks"]
+    snippet = next(block for block in blocks if block.get("key") == "shared-history")
+    stepping = stepping_for(learner, snippet["code"])
+    assert stepping.trace.data["stdout"] == snippet["output"]
+    defined = page(client, stepping, 2)  # the def ran, no request yet
+    assert "function handle(prompt, history=…)" in defined
+    default = re.search(
+        r'<span class="entry-label">history=</span><a class="pointer" href="#object-(\d+)">',
+        defined,
+    ).group(1)
+    assert re.search(rf'id="object-{default}">.*?list.*?empty', defined, re.S)
+    last = page(client, stepping, stepping.trace.steps_total)
+    assert re.search(
+        rf'<span class="entry-label">history=</span><a class="pointer" href="#object-{default}">',
+        last,
+    ), "the same list, from the first step to the last"
+    assert re.search(rf'id="object-{default}">.*?2 items', last, re.S)
