@@ -779,8 +779,16 @@ def test_builtins_the_learner_replaces_are_not_the_tracers():
                 pass
 
         for name in ("enumerate", "sum", "len", "repr", "isinstance", "zip", "map", "all",
-                     "issubclass", "id", "str", "min", "any", "iter", "next"):
+                     "issubclass", "id", "str", "min", "any", "iter", "next", "reversed",
+                     "sorted", "range", "set"):
             setattr(builtins, name, loud)
+
+        def make(start):
+            def counter(step=[1]):  # a closure with a default: kept frame, signature
+                return start + step[0]
+            return counter
+
+        made = make(3)
 
         class Meta(type):
             def __eq__(cls, other):
@@ -803,6 +811,7 @@ def test_builtins_the_learner_replaces_are_not_the_tracers():
     assert result.status == "complete", result.stopped
     assert result.stdout == ""
     assert "ValueError: <Meta object>" in [s["exception"] for s in result.steps]
+    assert [frame["function"] for frame in result.steps[-1]["kept"]] == ["make"]
 
 
 def test_a_list_passed_to_a_function_is_the_same_object_in_both_frames():

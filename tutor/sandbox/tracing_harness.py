@@ -461,7 +461,7 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
     range_type = range
     proxy_get = type(type.__dict__).get
     object_type = object
-    any_, repeat_, weak, sorted_ = any, repeat, _weakref.ref, sorted
+    any_, repeat_, weak, sorted_, reversed_ = any, repeat, _weakref.ref, sorted, reversed
     exit_ = os._exit
     big = 1 << 60
     slice_ = slice(0, ITEMS_CAP)
@@ -794,7 +794,7 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
         if known is not None and known[0]() is v:
             return known[1]
         found = -1
-        for entry_ in reversed(stack):
+        for entry_ in reversed_(stack):
             if any_(map_(is_, entry_[0].f_code.co_consts, repeat_(code))):
                 if entry_[2]:
                     found = entry_[9]
