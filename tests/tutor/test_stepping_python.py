@@ -136,6 +136,7 @@ def test_a_shared_default_list_is_drawn_from_the_def_on(client, learner):
     )
     defined = page(client, stepping, 2)  # the def ran; add was never called
     assert "function add(x, items=…)" in defined
+    assert "`add` is now the function add(x, items=…)." in words(defined)
     box = re.search(r'<div class="object object-function" id="object-(\d+)">(.*?)</div>',
                     defined, re.S)  # fmt: skip
     default = re.search(r'<span class="entry-label">items=</span><a class="pointer" '
@@ -176,6 +177,8 @@ def test_a_class_shows_its_methods_and_bases(client, learner):
     assert dog, "the class Dog names its base"
     assert '<span class="entry-label">__init__</span>' in dog.group(1)
     assert "function __init__(self, name)" in last
+    defined = page(client, stepping, step_where(stepping, lambda s: s["line"] == 6))
+    assert "`Dog` is now the class Dog(Animal)." in words(defined)
     assert "a Dog object" in last or "object Dog" in last
 
 
@@ -197,6 +200,9 @@ def test_c_level_objects_show_a_short_form_without_addresses(client, learner):
     assert "<re.Match object; span=(0, 3), match='aaa'>" in last
     assert "array('i', [1, 2, 3])" in last
     assert "0x" not in last and "__vectorcalloffset__" not in last
+    said = " ".join(words(page(client, stepping, n)) for n in range(2, 6))
+    assert "`show` is now a functools.partial object" in said
+    assert "`numbers` is now the object array('i', [1, 2, 3])" in said
 
 
 def test_a_correct_recursion_150_deep_runs_to_its_end(client, learner):

@@ -161,10 +161,14 @@ def value_text(value: dict, heap: dict) -> str:
             return f"a {name} object"
         if obj.get("type") == "function" and name:
             return f"the function {name}{obj.get('signature', '')}"
+        if obj.get("type") == "class" and name and obj.get("bases"):
+            return f"the class {name}({', '.join(obj['bases'])})"
         if obj.get("type") in ("function", "class", "module") and name:
             return f"the {kind} {name}"
         if obj.get("type") == "other" and obj.get("text"):
             return f"the object {obj['text']}"
+        if obj.get("type") == "other" and name:
+            return f"a {name} object"
         if obj.get("type") in ("list", "tuple", "set", "frozenset", "dict"):
             count = (
                 len(obj.get("items", []))
