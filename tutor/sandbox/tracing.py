@@ -440,7 +440,9 @@ class _Assembler:
         ):
             raise ValueError("a returned value where nothing returns")
         kept = []
-        for title, frame_id, locals_number in sorted(kept_data, key=lambda kept_: kept_[1]):
+        for title, frame_id, locals_number in (
+            sorted(kept_data, key=lambda kept_: kept_[1]) if kept_data else ()
+        ):
             if not isinstance(title, str) or type(frame_id) is not int or frame_id < 1:
                 raise ValueError("not a kept frame")
             kept.append({"function": title, "id": f"f{frame_id}",

@@ -642,7 +642,7 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
             return (1, dict_len(v), tuple_(islice_(dict_keys(v), ITEMS_CAP)),
                     tuple_(islice_(dict_values(v), ITEMS_CAP)))  # fmt: skip
         if t is function_type:
-            return (2, v.__name__, func_defaults(v), func_kwdefaults(v))
+            return (3, v.__name__, func_defaults(v), func_kwdefaults(v))
         if issubclass_(t, tuple_) or issubclass_(t, frozenset_) or t is builtin_type or \
                 t is module_type:  # fmt: skip
             return (2,)  # immutable, or as good as
@@ -667,6 +667,9 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
         if kind == 1:
             return dict_len(v) == known[1] and all_(map_(is_, known[2], dict_keys(v))) and \
                 all_(map_(is_, known[3], dict_values(v)))  # fmt: skip
+        if kind == 3:  # a function: its name and default values
+            return known[1] is v.__name__ and known[2] is func_defaults(v) and \
+                known[3] is func_kwdefaults(v)  # fmt: skip
         now = snapshot(v, t)
         return now is not None and len_(now) == len_(known) and all_(map_(is_, now, known))
 
@@ -993,7 +996,7 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
         frames = []
         last = len_(stack) - 1
         hidden_to = last + 1 - FRAMES_INNER
-        hidden = hidden_to - FRAMES_OUTER if hidden_to > FRAMES_OUTER else 0
+        hidden = hidden_to - FRAMES_OUTER if hidden_to > FRAMES_OUTER else 0  # a deep stack
         for index, entry in enumerate_(stack):
             if hidden and FRAMES_OUTER <= index < hidden_to:
                 continue
@@ -1009,7 +1012,7 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
                                     (value_len[returned] if returned >= 0 else 0))  # fmt: skip
             frames.append(shown[1])
             size += shown[2]
-        heap, index, kept, live, done = [], 0, {}, None, set_()
+        heap, index, kept, live = [], 0, {}, None
         while True:
             while index < len_(queue):
                 ref, v, t = queue[index]
@@ -1017,7 +1020,7 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
                 heap.append("%d,%d" % (ref, number))
                 size += 8 + object_len[number]
                 index += 1
-                if t is function_type and func_closure(v) is not None:
+                if parents and t is function_type and func_closure(v) is not None:
                     known = parents.get(id_(v))
                     if known is not None and known[1] > 0 and known[0]() is v:
                         if live is None:
@@ -1026,9 +1029,11 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
                             kept.setdefault(known[1], []).append(v)
             if not kept or len_(kept_parts) == len_(kept):
                 break
-            size += kept_frames(kept, done)  # their values may name objects not queued yet
-        kept_text = ",".join(kept_parts)
-        del kept_parts[:]
+            size += kept_frames(kept)  # their values may name objects not queued yet
+        kept_text = ""
+        if kept_parts:
+            kept_text = ",".join(kept_parts)
+            del kept_parts[:], kept_ids[:]
         exception = esc(exception_text(arg[1])) if event == "exception" else "null"
         size += len_(exception)
         if steps[1] + size > max_bytes:
@@ -1047,17 +1052,17 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
         if event == "exception" and issubclass_(type_(arg[1]), recursion_error):
             raise Stop("recursion")
 
-    kept_parts = []  # this step's kept frames, as the step writes them
+    kept_parts, kept_ids = [], []  # this step's kept frames, as the step writes them; their ids
 
-    def kept_frames(kept, done):
+    def kept_frames(kept):
         """Frames that returned but whose variables closures still use (made in them, and
         reachable from this step's frames): each with those variables, as their cells hold
         them now. Adds the ones not written yet to kept_parts; their size."""
         size = 0
         for frame_id in sorted_(kept):
-            if frame_id in done:
+            if frame_id in kept_ids:
                 continue
-            done.add(frame_id)
+            kept_ids.append(frame_id)
             names, order = {}, []
             for function_ in kept[frame_id]:
                 free = func_code(function_).co_freevars
