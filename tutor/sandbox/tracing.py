@@ -686,6 +686,12 @@ _OBJECT_KEYS = {
 }  # fmt: skip
 
 
+_PLAIN_KEYS = {
+    kind: frozenset({"type", "name", "more"} | ({content} if content and required else set()))
+    for kind, (content, required, _) in _OBJECT_KEYS.items()
+}
+
+
 def _content_key(entry) -> str | None:
     """The key of ``entry``'s values ("items", "entries", "attrs"; None when it has none),
     or "?" when it is not shaped as an object."""
@@ -695,6 +701,8 @@ def _content_key(entry) -> str | None:
     if shape is None or type(entry.get("more")) is not int or entry["more"] < 0:
         return "?"
     content, required, optional = shape
+    if entry.keys() == _PLAIN_KEYS[entry["type"]]:  # the usual shape: no optional key
+        return content if content is None or isinstance(entry[content], list) else "?"
     if content is not None and content not in entry:
         if required:
             return "?"

@@ -413,8 +413,9 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
     "V" a value (its JSON as in the trace), "O" an object (its JSON with value numbers in
     place of values), "L" a frame's locals ([[name, value number], ...]); "S<output bytes> "
     the step itself:
-    [line, event, exception, [[function, line, locals number, returned value number or -1],
-    ...], [heap id, object number, ...]]. So the host reads and checks each distinct value,
+    [line, event, exception, [[function, line, locals number, returned value number or -1,
+    frame id], ...], [heap id, object number, ...], [[kept frame's function, its frame id,
+    locals number], ...], calls not shown]. So the host reads and checks each distinct value,
     object and set of locals once, however many steps show it. Objects and frames whose
     contents are the same objects as at the step before (compared by identity, never by ==)
     are not described again. The log ends with "Q<reason>" when the tracer stopped the
