@@ -702,7 +702,9 @@ def _content_key(entry) -> str | None:
         return "?"
     content, required, optional = shape
     if entry.keys() == _PLAIN_KEYS[entry["type"]]:  # the usual shape: no optional key
-        return content if content is None or isinstance(entry[content], list) else "?"
+        if content is None or not required:
+            return None
+        return content if isinstance(entry[content], list) else "?"
     if content is not None and content not in entry:
         if required:
             return "?"
