@@ -277,3 +277,115 @@ def test_a_failed_check_of_a_submission_opens_at_the_check(learner_page):
     )
     page.get_by_role("link", name="Last »").click()
     expect(page.locator(".step-exception").first).to_contain_text("AssertionError")
+
+
+LONG_LINE = """def describe(model, backend, seconds):
+    return f"{model} on {backend} answered in {seconds:.2f} seconds: {'fast' if seconds < 1 else 'slow'} enough to chat with"
+
+
+line = describe("llama", "CPU", 2.5)
+print(line)
+"""
+
+COUNTER = """def make_counter():
+    count = 0
+    def counter():
+        nonlocal count
+        count += 1
+        return count
+    return counter
+
+
+tick = make_counter()
+tick()
+print(tick())
+"""
+
+
+def stepping_page(browser, live_server, client, user, code: str, width: int):
+    from tutor.actions.runs import execute_run
+    from tutor.practice.stepping import actions
+
+    stepping = actions.start_stepping(user=user, code=code, stdin="", origin=Stepping.Origin.OWN)
+    stepping.trace.refresh_from_db()
+    if not stepping.trace.run.is_final:
+        execute_run(run_id=stepping.trace.run_id)
+    context = browser.new_context(
+        base_url=live_server.url, viewport={"width": width, "height": 900}
+    )
+    context.set_default_timeout(10_000)
+    client.force_login(user)
+    context.add_cookies(
+        [{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server.url}]
+    )
+    page = context.new_page()
+    page.goto(f"/trace/{stepping.pk}/")
+    expect(page).to_have_url(STEP_URL)
+    return context, page
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_long_code_lines_wrap_in_sight_and_each_step_has_its_url(
+    browser, live_server, client, inline_worker, width
+):
+    context, page = stepping_page(
+        browser, live_server, client, make_user(f"long{width}"), LONG_LINE, width
+    )
+    total = int(page.locator("#step-region").get_attribute("data-total"))
+    expect_step(page, 1, total)
+    # The long line is shown whole: no part of it is cut off or scrolled out of sight.
+    code = page.locator(".code-lines")
+    longest = page.locator(".code-line-text").nth(1)
+    expect(longest).to_have_text(LONG_LINE.split("\n")[1])
+    box, text = code.bounding_box(), longest.bounding_box()
+    assert text["x"] + text["width"] <= box["x"] + box["width"] + 1
+    assert code.evaluate("element => element.scrollWidth <= element.clientWidth")
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    if width > 900:  # beside the frames: the code takes the room a short objects panel leaves
+        layout = page.locator(".step-layout").bounding_box()
+        assert box["width"] > 0.45 * layout["width"]  # 0.41 when it had a fixed share
+    shoot(page, f"long-line-{width}")
+    # Next, Previous and the slider each put the step's own URL in the address bar, so
+    # Back and Forward go through the steps shown.
+    page.get_by_role("link", name="Next →").click()
+    expect_step(page, 2, total)
+    page.get_by_role("link", name="Next →").click()
+    expect_step(page, 3, total)
+    page.get_by_role("link", name="← Previous").click()
+    expect_step(page, 2, total)
+    page.locator("#step-slider-input").fill(str(total))
+    expect_step(page, total, total)
+    page.go_back()
+    expect_step(page, 2, total)
+    page.go_back()
+    expect_step(page, 3, total)
+    page.go_forward()
+    expect_step(page, 2, total)
+    context.close()
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_a_counters_kept_frame_and_its_arrow_on_screen(
+    browser, live_server, client, inline_worker, width
+):
+    context, page = stepping_page(
+        browser, live_server, client, make_user(f"counter{width}"), COUNTER, width
+    )
+    total = int(page.locator("#step-region").get_attribute("data-total"))
+    page.get_by_role("link", name="Last »").click()
+    expect_step(page, total, total)
+    page.get_by_role("link", name="← Previous").click()
+    expect_step(page, total - 1, total)
+    kept = page.locator(".frame-kept")
+    expect(kept).to_have_count(1)
+    expect(kept).to_contain_text("make_counter()")
+    expect(kept).to_contain_text("count")
+    made_in = page.locator(".made-in a")
+    expect(made_in).to_have_text(re.compile("make_counter()"))
+    if width > 600:
+        expect(page.locator(".arrow-made-in")).to_be_visible()
+    made_in.click()  # the link goes to the frame (no JavaScript needed)
+    expect(page).to_have_url(re.compile(r"#frame-f\d+$"))
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    shoot(page, f"kept-frame-{width}")
+    context.close()

@@ -57,6 +57,8 @@ def _shown(heap, value, seen):
         return "<cycle>"
     seen = (*seen, value["ref"])
     entry = heap[value["ref"]]
+    if entry["type"] in ("function", "class"):
+        return f"<{entry['type']} {entry['name']}>"
     if "items" in entry:
         return [_shown(heap, item, seen) for item in entry["items"]]
     if "entries" in entry:
@@ -255,9 +257,12 @@ def test_objects_of_every_kind():
     assert heap[names["s"]["ref"]]["attrs"] == [["a", {"type": "int", "repr": "1"}]]
     point_class = heap[names["Point"]["ref"]]
     assert point_class["type"] == "class" and point_class["name"] == "Point"
-    assert [name for name, _ in point_class["attrs"]] == ["dimensions"]  # no dunders
+    # its methods, __init__ among them, and no other dunder; no base but object
+    assert [name for name, _ in point_class["attrs"]] == ["dimensions", "__init__"]
+    assert point_class["bases"] == []
     assert heap[names["math"]["ref"]] == {"type": "module", "name": "math", "more": 0}
-    assert heap[names["r"]["ref"]] == {"type": "other", "name": "range", "more": 0}
+    assert heap[names["r"]["ref"]] == {"type": "other", "name": "range", "text": "range(0, 3)",
+                                       "more": 0}  # fmt: skip
     things = heap[names["things"]["ref"]]
     assert things["type"] == "dict"
     kinds = {
@@ -305,10 +310,32 @@ def test_the_step_cap_can_be_raised_or_lowered():
     assert len(stopped("while True:\n    pass\n", "steps", max_steps=6000).steps) == 6000
 
 
-def test_deep_recursion_stops_with_recursion():
-    result = stopped("def f(n):\n    return f(n + 1)\n\nf(0)\n", "recursion")
-    assert len(result.steps[-1]["frames"]) == 101  # the module and 100 calls
-    assert "calling itself" in result.stopped["message"]
+def test_runaway_recursion_stops_at_the_size_cap_and_says_how_deep():
+    result = stopped("def f(n):\n    return f(n + 1)\n\nf(0)\n", "size")
+    last = result.steps[-1]
+    depth = len(last["frames"]) + last["hidden_frames"]["count"]
+    assert depth > 500  # not stopped at a fixed depth: the size of the trace did it
+    assert f"function calls {depth - 1:,} deep" in result.stopped["message"]
+
+
+@pytest.mark.parametrize("depth", [150, 300])
+def test_a_correct_deep_recursion_runs_to_its_end(depth):
+    result = traced(
+        f"def f(n):\n    if n == 0:\n        return 0\n    return 1 + f(n - 1)\n\nprint(f({depth}))\n"
+    )
+    assert result.status == "complete" and result.stdout == f"{depth}\n"
+    deepest = max(result.steps, key=lambda step: step.get("hidden_frames", {}).get("count", 0))
+    # the module and 4 calls, then the 15 innermost calls: the calls between are counted
+    assert len(deepest["frames"]) == 20
+    assert deepest["hidden_frames"] == {"after": 5, "count": depth + 2 - 20}  # f(depth)..f(0)
+    assert [locals_of(frame)["n"]["repr"] for frame in deepest["frames"][1:6]] == [
+        str(depth),
+        str(depth - 1),
+        str(depth - 2),
+        str(depth - 3),
+        "14",
+    ]
+    assert locals_of(deepest["frames"][-1])["n"]["repr"] == "0"
 
 
 def test_a_recursion_error_the_program_asks_for_stops_with_recursion():
@@ -317,7 +344,8 @@ def test_a_recursion_error_the_program_asks_for_stops_with_recursion():
         "recursion",
     )
     # the RecursionError's own step when the tracer had room to record it
-    assert len(result.steps[-1]["frames"]) > 20
+    last = result.steps[-1]
+    assert len(last["frames"]) + last["hidden_frames"]["count"] > 20
 
 
 def test_a_huge_list_is_traced_summarised():
@@ -749,8 +777,16 @@ def test_builtins_the_learner_replaces_are_not_the_tracers():
                 pass
 
         for name in ("enumerate", "sum", "len", "repr", "isinstance", "zip", "map", "all",
-                     "issubclass", "id", "str", "min", "any", "iter", "next"):
+                     "issubclass", "id", "str", "min", "any", "iter", "next", "reversed",
+                     "sorted", "range", "set"):
             setattr(builtins, name, loud)
+
+        def make(start):
+            def counter(step=[1]):  # a closure with a default: kept frame, signature
+                return start + step[0]
+            return counter
+
+        made = make(3)
 
         class Meta(type):
             def __eq__(cls, other):
@@ -773,6 +809,7 @@ def test_builtins_the_learner_replaces_are_not_the_tracers():
     assert result.status == "complete", result.stopped
     assert result.stdout == ""
     assert "ValueError: <Meta object>" in [s["exception"] for s in result.steps]
+    assert [frame["function"] for frame in result.steps[-1]["kept"]] == ["make"]
 
 
 def test_a_list_passed_to_a_function_is_the_same_object_in_both_frames():
@@ -798,3 +835,176 @@ def test_input_with_nothing_left_to_read_is_an_exception_step():
     assert result.status == "complete"
     assert result.steps[-2]["exception"] == "EOFError: EOF when reading a line"
     assert globals_at(result.steps[-1]) == {"first": "'only one line'"}
+
+
+# --- issue 23: what Python really does ------------------------------------------------------
+@pytest.mark.parametrize(
+    "imports", ["import asyncio", "import subprocess", "from unittest import *"]
+)
+def test_a_program_that_imports_what_starts_processes_steps_to_its_end(imports):
+    result = traced(f"{imports}\nx = 1\nprint(x)\n")
+    assert result.status == "complete", result.to_dict()
+    assert result.stdout == "1\n"
+    assert [step["line"] for step in result.steps] == [1, 2, 3, 3]
+
+
+@pytest.mark.parametrize(
+    "attempt",
+    [
+        "subprocess.run(['true'])",
+        "_posixsubprocess.fork_exec()",
+        "del sys.modules['_posixsubprocess']; import _posixsubprocess",
+    ],
+)
+def test_starting_a_program_is_still_refused(attempt):
+    code = (
+        "import sys, subprocess, _posixsubprocess\n"
+        f"try:\n    {attempt}\nexcept Exception as error:\n    refused = type(error).__name__\nx = 1\n"
+    )
+    result = traced(code)
+    assert result.status == "complete", result.to_dict()
+    assert globals_at(result.steps[-1])["refused"] == "'NotAllowedWhileTracing'"
+
+
+def kept_frames(step):
+    return {frame["function"]: locals_of(frame) for frame in step.get("kept", [])}
+
+
+def test_a_counter_made_by_a_factory_keeps_its_frame_drawn_after_it_returned():
+    result = traced(
+        """\
+        def make_counter():
+            count = 0
+            def counter():
+                nonlocal count
+                count += 1
+                return count
+            return counter
+
+        tick = make_counter()
+        tick()
+        tick()
+        done = True
+        """
+    )
+    after = [step for step in result.steps if step["line"] == 10 and len(step["frames"]) == 1]
+    first = after[0]  # make_counter returned: its frame is kept, with what counter uses
+    kept = first["kept"]
+    assert [frame["function"] for frame in kept] == ["make_counter"]
+    assert locals_of(kept[0]) == {"count": {"type": "int", "repr": "0"}}
+    tick = first["heap"][locals_of(first["frames"][0])["tick"]["ref"]]
+    assert tick["type"] == "function" and tick["name"] == "counter"
+    assert tick["parent"] == kept[0]["id"]  # the frame it was made in
+    assert tick["signature"] == "()"
+    # while make_counter runs, counter's parent is that running frame
+    inside = next(step for step in result.steps if len(step["frames"]) == 2 and
+                  "counter" in locals_of(step["frames"][1]))  # fmt: skip
+    counter = inside["heap"][locals_of(inside["frames"][1])["counter"]["ref"]]
+    assert counter["parent"] == inside["frames"][1]["id"] == kept[0]["id"]
+    assert "kept" not in inside
+    last = result.steps[-1]
+    assert kept_frames(last) == {"make_counter": {"count": {"type": "int", "repr": "2"}}}
+
+
+def test_lambdas_made_in_a_loop_share_the_last_value():
+    result = traced(
+        """\
+        def make():
+            makers = []
+            for i in range(3):
+                makers.append(lambda: i)
+            return makers
+
+        makers = make()
+        print([f() for f in makers])
+        """
+    )
+    assert result.stdout == "[2, 2, 2]\n"
+    step = next(s for s in result.steps if s["line"] == 8 and len(s["frames"]) == 1)
+    assert kept_frames(step) == {"make": {"i": {"type": "int", "repr": "2"}}}
+    lambdas = shown(step, locals_of(step["frames"][0])["makers"])
+    assert lambdas == ["<function <lambda>>"] * 3
+    heap = step["heap"]
+    parents = {heap[item["ref"]]["parent"] for item in
+               heap[locals_of(step["frames"][0])["makers"]["ref"]]["items"]}  # fmt: skip
+    assert parents == {step["kept"][0]["id"]}
+
+
+def test_a_function_shows_its_signature_and_its_shared_default_list_from_the_start():
+    result = traced(
+        """\
+        def add(x, items=[], *more, sep=", ", **options):
+            items.append(x)
+            return items
+
+        first = add(1)
+        second = add(2)
+        """
+    )
+    defined = result.steps[1]  # the def has run: nothing called it yet
+    add = defined["heap"][locals_of(defined["frames"][0])["add"]["ref"]]
+    assert add["signature"] == "(x, items=…, *more, sep=', ', **options)"
+    assert [name for name, _ in add["attrs"]] == ["items", "sep"]
+    default = add["attrs"][0][1]
+    assert defined["heap"][default["ref"]] == {"type": "list", "name": "list", "items": [],
+                                              "more": 0}  # fmt: skip
+    last = result.steps[-1]
+    names = locals_of(last["frames"][0])
+    add = last["heap"][names["add"]["ref"]]
+    # one list: the default, the first result and the second are the same object
+    assert add["attrs"][0][1]["ref"] == names["first"]["ref"] == names["second"]["ref"]
+    assert shown(last, names["first"]) == ["1", "2"]
+
+
+def test_a_class_shows_its_methods_and_bases():
+    result = traced(
+        """\
+        class Animal:
+            def speak(self):
+                return "..."
+        class Dog(Animal):
+            def __init__(self, name):
+                self.name = name
+        done = True
+        """
+    )
+    last = result.steps[-1]
+    names = locals_of(last["frames"][0])
+    dog = last["heap"][names["Dog"]["ref"]]
+    assert dog["bases"] == ["Animal"]
+    assert [name for name, _ in dog["attrs"]] == ["__init__"]  # not empty: its one method
+    init = last["heap"][dog["attrs"][0][1]["ref"]]
+    assert (init["type"], init["name"], init["signature"]) == (
+        "function",
+        "__init__",
+        "(self, name)",
+    )
+    assert "parent" not in init  # made in a class body, not in a function's frame
+    animal = last["heap"][names["Animal"]["ref"]]
+    assert animal["bases"] == [] and [name for name, _ in animal["attrs"]] == ["speak"]
+
+
+def test_c_level_objects_show_a_short_stable_form_without_addresses():
+    code = """\
+        import functools, re, array
+        p = functools.partial(print, 1)
+        m = re.match("a+", "aaab")
+        a = array.array("i", [1, 2, 3])
+        pattern = re.compile("b+")
+        done = True
+        """
+    first, second = traced(code), traced(code)
+    last = first.steps[-1]
+    assert second.steps[-1] == last  # stable from run to run
+    names = locals_of(last["frames"][0])
+    heap = last["heap"]
+    partial = heap[names["p"]["ref"]]
+    assert (partial["type"], partial["name"]) == ("other", "functools.partial")
+    assert shown(last, names["p"]) == {"func": "<function print>", "args": ["1"], "keywords": {}}
+    assert heap[names["m"]["ref"]] == {"type": "other", "name": "re.Match", "more": 0,
+                                       "text": "<re.Match object; span=(0, 3), match='aaa'>"}  # fmt: skip
+    assert heap[names["a"]["ref"]]["text"] == "array('i', [1, 2, 3])"
+    assert heap[names["pattern"]["ref"]]["text"] == "re.compile('b+')"
+    text = json.dumps(last)
+    assert "0x" not in text and "__vectorcalloffset__" not in text
+    assert all(entry["type"] != "instance" for entry in heap.values())

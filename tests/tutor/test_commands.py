@@ -35,7 +35,7 @@ def test_sandbox_run_names_a_missing_file():
 def test_check_content_passes_on_the_shipped_course(sample_content):
     out = StringIO()
     call_command("check_content", stdout=out)
-    assert "All 7 snippets print what they declare, and end as declared." in out.getvalue()
+    assert "All 8 snippets print what they declare, and end as declared." in out.getvalue()
     assert "optimising-speed-and-memory · backend-latency" in out.getvalue()
     # fed its input, the sample that fails on purpose stops as it declares
     assert "ok        local-models/deploying-a-private-model-safely · refused-request\n" in out.getvalue()
@@ -46,7 +46,7 @@ def test_check_content_reports_a_snippet_whose_declared_output_is_wrong(sample_c
     snippet.expected_output = snippet.expected_output.replace("16.00 GB", "32.00 GB")
     snippet.save()
     out = StringIO()
-    with pytest.raises(CommandError, match="1 of 7 snippets"):
+    with pytest.raises(CommandError, match="1 of 8 snippets"):
         call_command("check_content", stdout=out)
     assert "MISMATCH  local-models/optimising-speed-and-memory · kv-cache-vram" in out.getvalue()
     assert "32.00 GB" in out.getvalue()
@@ -54,7 +54,7 @@ def test_check_content_reports_a_snippet_whose_declared_output_is_wrong(sample_c
 
 def check_content_output(**options) -> str:
     out = StringIO()
-    with pytest.raises(CommandError, match="1 of 7 snippets"):
+    with pytest.raises(CommandError, match="1 of 8 snippets"):
         call_command("check_content", stdout=out, **options)
     return out.getvalue()
 

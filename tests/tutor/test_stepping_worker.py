@@ -155,7 +155,7 @@ def test_an_io_test_with_arguments_is_traced_with_them_and_opens_at_the_code(
 
 
 HOSTILE = {
-    "deep recursion": ("def f(n):\n    return f(n + 1)\n\nf(0)\n", "recursion"),
+    "runaway recursion": ("def f(n):\n    return f(n + 1)\n\nf(0)\n", "size"),
     "a million steps": ("n = 0\nwhile True:\n    n += 1\n", "steps"),
     "a huge list": ("big = list(range(1_000_000))\nprint(len(big))\n", None),
     "a hostile repr": (

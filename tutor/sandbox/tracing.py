@@ -42,7 +42,9 @@ VALUE_TYPES = ("int", "float", "str", "bool", "NoneType", "complex", "bytes")
 OBJECT_TYPES = ("list", "tuple", "set", "frozenset", "dict", "instance", "function", "class",
                 "module", "other")  # fmt: skip
 LEARNER_FILE = "main.py"
-DEPTH_CAP = 100  # tracing_harness.DEPTH_CAP
+DEEP = 100  # calls: past this, a trace that grew too large says how deep the calls went
+FRAMES_OUTER, FRAMES_INNER = 5, 15  # tracing_harness's: frames shown around calls not shown
+FRAMES_SHOWN = FRAMES_OUTER + FRAMES_INNER
 LOG_SLACK = 1 << 20  # tracing_harness.LOG_SLACK
 
 HARNESS = open(
@@ -246,10 +248,17 @@ def _trace(fields: list[bytes], limits: Limits, max_steps: int, max_bytes: int) 
     last = len(steps) - 1
     stopped = {
         "reason": "time" if reason == "cpu" else reason,
-        "message": _stop_message(reason, last, limits, max_steps, max_bytes),
+        "message": _stop_message(
+            reason, last, limits, max_steps, max_bytes, _depth(steps[-1]) if steps else 0
+        ),
         "step": last,
     }
     return Trace("stopped", steps=steps, stdout=stdout, stopped=stopped)
+
+
+def _depth(step: dict) -> int:
+    """How many frames a step's stack has, the ones not shown counted."""
+    return len(step["frames"]) + step.get("hidden_frames", {}).get("count", 0)
 
 
 def _reason(assembler: "_Assembler", stopped_by: str, status: bytes) -> str:
@@ -370,14 +379,8 @@ class _Assembler:
     def object(self, entry) -> None:
         if not isinstance(entry, dict):
             raise ValueError("not an object")
-        kind = entry.get("type")
-        content = _OBJECT_KEYS.get(kind, "?")
-        if (
-            content == "?" or not isinstance(entry.get("name"), str)
-            or type(entry.get("more")) is not int or entry["more"] < 0
-            or len(entry) != (3 if content is None else 4)
-            or (content is not None and not isinstance(entry.get(content), list))
-        ):  # fmt: skip
+        content = _content_key(entry)
+        if content == "?":
             raise ValueError("not an object")
         refs = set()
         if content == "items":
@@ -418,7 +421,9 @@ class _Assembler:
         self.locals_refs.append(frozenset(refs))
 
     def step(self, stdout_len, data) -> dict:
-        line, event, exception, frames_data, heap_data = data
+        line, event, exception, frames_data, heap_data, kept_data, hidden = data
+        if type(hidden) is not int or hidden < 0 or (hidden and len(frames_data) != FRAMES_SHOWN):
+            raise ValueError("not a count of frames not shown")
         if type(line) is not int or event not in EVENTS:
             raise ValueError("not a step")
         if exception is not None and not isinstance(exception, str):
@@ -434,11 +439,25 @@ class _Assembler:
             frames and ("returned" in frames[-1]) != (event == "return")
         ):
             raise ValueError("a returned value where nothing returns")
+        kept = []
+        for title, frame_id, locals_number in (
+            sorted(kept_data, key=lambda kept_: kept_[1]) if kept_data else ()
+        ):
+            if not isinstance(title, str) or type(frame_id) is not int or frame_id < 1:
+                raise ValueError("not a kept frame")
+            kept.append({"function": title, "id": f"f{frame_id}",
+                         "locals": self.locals[locals_number]})  # fmt: skip
+            needed |= self.locals_refs[locals_number]
         heap, heap_refs = self._heap(tuple(heap_data))
         if not needed.issubset(heap_refs):
             raise ValueError("a ref to an object that is not in the heap")
-        return {"line": line, "event": event, "stdout_len": stdout_len, "frames": frames,
+        step = {"line": line, "event": event, "stdout_len": stdout_len, "frames": frames,
                 "heap": heap, "exception": exception}  # fmt: skip
+        if kept:
+            step["kept"] = kept
+        if hidden:
+            step["hidden_frames"] = {"after": FRAMES_OUTER, "count": hidden}
+        return step
 
     def _frame(self, key: tuple) -> tuple[dict, frozenset]:
         """A frame, and the refs it needs in the heap: the same dict for the same frame
@@ -446,12 +465,13 @@ class _Assembler:
         known = self.frames.get(key)
         if known is not None:
             return known
-        function, frame_line, locals_number, returned = key
+        function, frame_line, locals_number, returned, frame_id = key
         if not isinstance(function, str) or type(frame_line) is not int:
             raise ValueError("not a frame")
-        if type(locals_number) is not int or locals_number < 0:
+        if type(locals_number) is not int or locals_number < 0 or type(frame_id) is not int:
             raise ValueError("not a locals number")
-        frame = {"function": function, "line": frame_line, "locals": self.locals[locals_number]}
+        frame = {"function": function, "id": f"f{frame_id}", "line": frame_line,
+                 "locals": self.locals[locals_number]}  # fmt: skip
         refs = self.locals_refs[locals_number]
         if returned != -1:
             frame["returned"] = value = self._value_at(returned)
@@ -506,11 +526,16 @@ _UNTRUSTED = (
 )
 
 
-def _stop_message(reason, last, limits, max_steps, max_bytes) -> str:
+def _stop_message(reason, last, limits, max_steps, max_bytes, depth) -> str:
+    """Why the trace stopped, in plain words; ``depth``: the frames at its last step."""
     where = "here is where it was" if last >= 0 else "it stopped before its first line"
     at = f"at step {last + 1:,}" if last >= 0 else "before the first step"
     if reason == "steps":
         return f"Parsnip stopped after {max_steps:,} steps: the program may loop forever; {where}."
+    if reason == "size" and depth > DEEP:
+        return (f"Parsnip stopped {at}: the trace grew larger than {max_bytes / 1e6:g} MB, with "
+                f"function calls {depth - 1:,} deep (a recursion this deep, or one that never "
+                f"reaches a case that stops it, makes many steps); {where}.")  # fmt: skip
     if reason == "size":
         return (f"Parsnip stopped {at}: the trace grew larger than {max_bytes / 1e6:g} MB "
                 f"(a long loop over large values, usually); {where}.")  # fmt: skip
@@ -524,8 +549,9 @@ def _stop_message(reason, last, limits, max_steps, max_bytes) -> str:
         return (f"Parsnip stopped {at}: the program used more memory than it may "
                 f"({limits.memory_bytes // MIB} MiB); {where}.")  # fmt: skip
     if reason == "recursion":
-        return (f"Parsnip stopped {at}: function calls went more than {DEPTH_CAP} deep, so a "
-                f"function probably keeps calling itself without reaching a case that stops it; {where}.")  # fmt: skip
+        return (f"Parsnip stopped {at}: function calls went {depth - 1:,} deep, deeper than Python "
+                f"allows (RecursionError), so a function probably keeps calling itself without "
+                f"reaching a case that stops it; {where}.")  # fmt: skip
     if reason == "output":
         return (f"Parsnip stopped {at}: the program printed more than "
                 f"{math.ceil(limits.output_bytes / KIB)} KiB of output; {where}.")  # fmt: skip
@@ -573,8 +599,9 @@ def _check_top(data) -> str | None:
 
 def check_step(step, stdout_length: int) -> str | None:
     """What is wrong with one step, or None."""
-    if not isinstance(step, dict) or set(step) != {"line", "event", "stdout_len", "frames", "heap",
-                                                   "exception"}:  # fmt: skip
+    if not isinstance(step, dict) or set(step) - {"kept", "hidden_frames"} != {
+        "line", "event", "stdout_len", "frames", "heap", "exception"
+    }:  # fmt: skip
         return "wrong keys"
     if type(step["line"]) is not int or step["event"] not in EVENTS:
         return "wrong line or event"
@@ -587,9 +614,9 @@ def check_step(step, stdout_length: int) -> str | None:
         return "wrong heap or frames"
     for index, frame in enumerate(frames):
         if not isinstance(frame, dict) or not (
-            set(frame) == {"function", "line", "locals"}
-            or set(frame) == {"function", "line", "locals", "returned"}
-        ):  # fmt: skip
+            set(frame) - {"id"} == {"function", "line", "locals"}
+            or set(frame) - {"id"} == {"function", "line", "locals", "returned"}
+        ) or not isinstance(frame.get("id", ""), str):  # fmt: skip
             return "wrong frame"
         if not isinstance(frame["function"], str) or type(frame["line"]) is not int:
             return "wrong frame"
@@ -599,6 +626,23 @@ def check_step(step, stdout_length: int) -> str | None:
             return "wrong returned"
         if ("returned" in frame) != (step["event"] == "return" and index == len(frames) - 1):
             return "returned on another frame than the returning one"
+    hidden = step.get("hidden_frames", {"after": 0, "count": 0})
+    if not (
+        isinstance(hidden, dict) and set(hidden) == {"after", "count"}
+        and type(hidden["after"]) is int and type(hidden["count"]) is int
+        and 0 <= hidden["after"] <= len(frames) and hidden["count"] >= 0
+    ):  # fmt: skip
+        return "wrong hidden frames"
+    kept = step.get("kept", [])
+    if not isinstance(kept, list):
+        return "wrong kept frames"
+    for frame in kept:
+        if not (
+            isinstance(frame, dict) and set(frame) == {"function", "id", "locals"}
+            and isinstance(frame["function"], str) and isinstance(frame["id"], str)
+            and _pairs(frame["locals"], heap, named=True)
+        ):  # fmt: skip
+            return "wrong kept frame"
     for key, entry in heap.items():
         if not _object(entry, heap):
             return f"wrong object {key}"
@@ -631,26 +675,63 @@ def _pairs(pairs, heap, *, named) -> bool:
     return True
 
 
+# Each kind of object: the key of its values (None: it has none), whether it must have it,
+# and its other keys (each optional, a string but "bases", a list of strings).
 _OBJECT_KEYS = {
-    "list": "items", "tuple": "items", "set": "items", "frozenset": "items",
-    "dict": "entries", "instance": "attrs", "class": "attrs",
-    "function": None, "module": None, "other": None,
+    "list": ("items", True, ()), "tuple": ("items", True, ()), "set": ("items", True, ()),
+    "frozenset": ("items", True, ()), "dict": ("entries", True, ()),
+    "instance": ("attrs", True, ()), "class": ("attrs", True, ("bases",)),
+    "function": ("attrs", False, ("signature", "parent")), "module": (None, False, ()),
+    "other": ("attrs", False, ("text",)),
 }  # fmt: skip
 
 
+_PLAIN_KEYS = {
+    kind: frozenset({"type", "name", "more"} | ({content} if content and required else set()))
+    for kind, (content, required, _) in _OBJECT_KEYS.items()
+}
+
+
+def _content_key(entry) -> str | None:
+    """The key of ``entry``'s values ("items", "entries", "attrs"; None when it has none),
+    or "?" when it is not shaped as an object."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
+        return "?"
+    shape = _OBJECT_KEYS.get(entry.get("type"))
+    if shape is None or type(entry.get("more")) is not int or entry["more"] < 0:
+        return "?"
+    content, required, optional = shape
+    if entry.keys() == _PLAIN_KEYS[entry["type"]]:  # the usual shape: no optional key
+        if content is None or not required:
+            return None
+        return content if isinstance(entry[content], list) else "?"
+    if content is not None and content not in entry:
+        if required:
+            return "?"
+        content = None
+    if content is not None and not isinstance(entry[content], list):
+        return "?"
+    for key in entry:
+        if key in ("type", "name", "more") or key == content:
+            continue
+        if key not in optional:
+            return "?"
+        if key == "bases":
+            if not isinstance(entry[key], list) or not all(
+                isinstance(base, str) for base in entry[key]
+            ):
+                return "?"
+        elif not isinstance(entry[key], str):
+            return "?"
+    return content
+
+
 def _object(entry, heap) -> bool:
-    if not isinstance(entry, dict):
+    content = _content_key(entry)
+    if content == "?":
         return False
-    kind = entry.get("type")
-    if kind not in _OBJECT_KEYS or not isinstance(entry.get("name"), str):
-        return False
-    if type(entry.get("more")) is not int or entry["more"] < 0:
-        return False
-    content = _OBJECT_KEYS[kind]
     if content is None:
-        return len(entry) == 3
-    if len(entry) != 4 or content not in entry:
-        return False
+        return True
     if content == "items":
         items = entry["items"]
         return isinstance(items, list) and all(_value(item, heap) for item in items)

@@ -27,19 +27,26 @@ built-in modules: its start-up time is paid by every trace.
 
 import _io
 import _operator
+import _weakref
 import gc
 import marshal
 import os
 import select
 import sys
-from itertools import islice
+from itertools import islice, repeat
 from time import monotonic
 
 LEARNER_FILE = "main.py"
 STR_CAP = 100  # characters of a string (or bytes) shown; longer ones carry "len"
 ITEMS_CAP = 50  # elements of a container (or attributes) shown; the rest are counted in "more"
 HEAP_CAP = 200  # objects described in full per step; further ones are summarised (items left out)
-DEPTH_CAP = 100  # learner frames on the stack: deeper, the trace stops ("recursion")
+# A deep stack shows its FRAMES_OUTER outermost frames (the module's among them) and its
+# FRAMES_INNER innermost ones; the step counts the calls in between (a step's size stays
+# bounded however deep a correct recursion goes: the steps and size caps stop a runaway one)
+FRAMES_OUTER = 5
+FRAMES_INNER = 15
+SIGNATURE_CAP = 20  # characters of a plain default value shown in a function's signature
+TEXT_CAP = 100  # characters of the short text of a C-level object (a range, a re.Match...)
 BIG_INT_BITS = 13000  # past this, an int is not converted to decimal (3.11 refuses 4300 digits)
 VALUE_CACHE = 4096  # ints and short strings whose value numbers are remembered
 GC_THRESHOLD = 10000  # allocations between two collections of the young generation in C
@@ -47,6 +54,9 @@ END_WAIT = 2.0  # seconds P waits for C to go once it has stopped it
 LOG_SLACK = 1 << 20  # the log's room beyond the size cap, for records (C stops itself first)
 
 CO_OPTIMIZED = 0x1
+CO_VARARGS = 0x4
+CO_VARKEYWORDS = 0x8
+TPFLAGS_IMMUTABLETYPE = 1 << 8  # every type made in C has it (3.10+), no class statement's
 TPFLAGS_HEAPTYPE = 1 << 9
 
 
@@ -261,6 +271,12 @@ class _Probe:
         pass
 
 
+def _cell():
+    """A closure's cell, for its type."""
+    captured = None
+    return (lambda: captured).__closure__[0]
+
+
 class Stop(BaseException):
     """Raised inside the tracer to end the trace (never reaches learner code)."""
 
@@ -335,6 +351,7 @@ def run(learner, send, max_steps, max_bytes, kit):
     _streams(count)
     tracer = _tracer(ns, learner, send, count, max_steps, max_bytes, kit["table"])
     setting_up = [True]
+    _neutered()
     _seal(setting_up)
     del kit
     # the tracer makes many short-lived containers: collect the young generation less often
@@ -396,8 +413,9 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
     "V" a value (its JSON as in the trace), "O" an object (its JSON with value numbers in
     place of values), "L" a frame's locals ([[name, value number], ...]); "S<output bytes> "
     the step itself:
-    [line, event, exception, [[function, line, locals number, returned value number or -1],
-    ...], [heap id, object number, ...]]. So the host reads and checks each distinct value,
+    [line, event, exception, [[function, line, locals number, returned value number or -1,
+    frame id], ...], [heap id, object number, ...], [[kept frame's function, its frame id,
+    locals number], ...], calls not shown]. So the host reads and checks each distinct value,
     object and set of locals once, however many steps show it. Objects and frames whose
     contents are the same objects as at the step before (compared by identity, never by ==)
     are not described again. The log ends with "Q<reason>" when the tracer stopped the
@@ -433,6 +451,18 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
     exception_str = BaseException.__str__
     exception_args = BaseException.__dict__["args"].__get__
     memory_error, recursion_error = MemoryError, RecursionError
+    function_getters = {name: function_type.__dict__[name].__get__ for name in
+                        ("__code__", "__defaults__", "__kwdefaults__", "__closure__")}  # fmt: skip
+    func_code, func_defaults, func_kwdefaults, func_closure = (
+        function_getters[name] for name in ("__code__", "__defaults__", "__kwdefaults__",
+                                            "__closure__"))  # fmt: skip
+    cell_contents = type(_cell()).__dict__["cell_contents"].__get__
+    type_bases = type.__dict__["__bases__"].__get__
+    type_module = type.__dict__["__module__"].__get__
+    range_type = range
+    proxy_get = type(type.__dict__).get
+    object_type = object
+    any_, repeat_, weak, sorted_, reversed_ = any, repeat, _weakref.ref, sorted, reversed
     exit_ = os._exit
     big = 1 << 60
     slice_ = slice(0, ITEMS_CAP)
@@ -551,6 +581,9 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
         return number
 
     plans = {}  # id(type) -> (type, dict getter or None, [(name, member)])
+    parents = {}  # id(closure) -> (a weak reference to it, the id of the frame it was made in)
+    frame_titles = {}  # frame id -> its name as JSON, for the frames closures were made in
+    frame_ids = [0]  # the last frame id given (the module's frame is f0)
 
     def plan(t):
         """How to read an instance of ``t``: its __dict__ getter (from the type's own
@@ -565,17 +598,24 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
                 kind = type_(item)
                 if kind is getset_type and name == "__dict__" and getter is None:
                     getter = item
-                elif kind is member_type and type_flags(klass) & TPFLAGS_HEAPTYPE:
+                elif kind is member_type and in_python(klass):
                     slots.append((name, item))
         known = plans[id_(t)] = (t, getter, slots)
         return known
 
-    def named(names, items, limit):
-        """ "[name, value number]" for each string name but __dunder__ ones, at most
+    def in_python(t):
+        """Whether ``t`` is a class defined in Python (a class statement, type()), not in C."""
+        return type_flags(t) & (TPFLAGS_HEAPTYPE | TPFLAGS_IMMUTABLETYPE) == TPFLAGS_HEAPTYPE
+
+    def named(names, items, limit, methods=False):
+        """ "[name, value number]" for each string name but __dunder__ ones (with ``methods``,
+        a class's own __dunder__ methods are kept: __init__ is one of its methods), at most
         ``limit``; how many such names there are; their expanded length."""
         parts, total, length = [], 0, 0
         for name, item in zip_(names, items):
-            if type_(name) is not str_ or name[:2] == "__" == name[-2:]:
+            if type_(name) is not str_:
+                continue
+            if name[:2] == "__" == name[-2:] and not (methods and type_(item) is function_type):
                 continue
             total += 1
             if len_(parts) < limit:
@@ -603,14 +643,14 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
             return (1, dict_len(v), tuple_(islice_(dict_keys(v), ITEMS_CAP)),
                     tuple_(islice_(dict_values(v), ITEMS_CAP)))  # fmt: skip
         if t is function_type:
-            return (2, v.__name__)
+            return (3, v.__name__, func_defaults(v), func_kwdefaults(v))
         if issubclass_(t, tuple_) or issubclass_(t, frozenset_) or t is builtin_type or \
                 t is module_type:  # fmt: skip
             return (2,)  # immutable, or as good as
         if issubclass_(t, type_):
             namespace = type_dict(v)
             return (2, *proxy_keys(namespace), *proxy_values(namespace))
-        if type_flags(t) & TPFLAGS_HEAPTYPE and not issubclass_(t, set_):
+        if in_python(t) and not issubclass_(t, set_):
             _, getter, slots = plan(t)
             if getter is not None and not slots:
                 instance_dict = getter.__get__(v, t)
@@ -628,6 +668,9 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
         if kind == 1:
             return dict_len(v) == known[1] and all_(map_(is_, known[2], dict_keys(v))) and \
                 all_(map_(is_, known[3], dict_values(v)))  # fmt: skip
+        if kind == 3:  # a function: its name and default values
+            return known[1] is v.__name__ and known[2] is func_defaults(v) and \
+                known[3] is func_kwdefaults(v)  # fmt: skip
         now = snapshot(v, t)
         return now is not None and len_(now) == len_(known) and all_(map_(is_, now, known))
 
@@ -657,7 +700,9 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
                                   frozenset_len(v))  # fmt: skip
         else:
             text = None
-            if t is function_type or t is builtin_type:
+            if t is function_type:
+                text, length = python_function(v, name)
+            elif t is builtin_type:
                 kind, label = "function", v.__name__
             elif t is method_type:
                 function = v.__func__
@@ -665,22 +710,156 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
                 label = function.__name__ if type_(function) is function_type else type_name(t)
             elif issubclass_(t, type_):
                 namespace = type_dict(v)
-                parts, total, length = named(proxy_keys(namespace), proxy_values(namespace), cap)
+                parts, total, length = named(proxy_keys(namespace), proxy_values(namespace), cap,
+                                             methods=True)  # fmt: skip
                 name = esc(type_name(v))
-                text = '{"type":"class","name":%s,"attrs":[%s],"more":%d}' % (
-                    name, ",".join(parts), total - len_(parts))  # fmt: skip
-                length += 40 + len_(name)
+                bases = [esc(type_name(base)) for base in type_bases(v) if base is not object_type]
+                text = '{"type":"class","name":%s,"bases":[%s],"attrs":[%s],"more":%d}' % (
+                    name, ",".join(bases), ",".join(parts), total - len_(parts))  # fmt: skip
+                length += 50 + len_(name) + sum_(map_(len_, bases))
             elif t is module_type:
                 kind, label = "module", dict_.get(module_dict(v), "__name__")
-            elif type_flags(t) & TPFLAGS_HEAPTYPE:
+            elif in_python(t):
                 text, length = instance(v, t, name, cap)
             else:
-                kind, label = "other", None
+                text, length = c_object(v, t)
             if text is None:
                 name = esc(label) if type_(label) is str_ else name
                 text = '{"type":"%s","name":%s,"more":0}' % (kind, name)
                 length = len_(text)
         return intern(objects, object_len, b"O", text, length)
+
+    def python_function(v, name):
+        """A function defined in Python: its name, its signature, its default values (as
+        values: a list shows as a ref) and the frame it was defined in, when that is a
+        function's frame."""
+        code = func_code(v)
+        names, argc, kwonly = code.co_varnames, code.co_argcount, code.co_kwonlyargcount
+        flags, posonly = code.co_flags, code.co_posonlyargcount
+        defaults = func_defaults(v)
+        defaults = defaults if type_(defaults) is tuple_ else ()
+        kwdefaults = func_kwdefaults(v)
+        kwdefaults = kwdefaults if type_(kwdefaults) is dict_ else {}
+        params, attrs, length = [], [], 60 + len_(name)
+        first_default = argc - len_(defaults)
+
+        def param(label, default, has_default):
+            nonlocal length
+            if not has_default:
+                params.append(label)
+                return
+            if plain(default) and t_len(default) <= SIGNATURE_CAP:
+                params.append(label + "=" + repr_(default))
+            else:
+                params.append(label + "=\u2026")
+            shown, number = esc(label), value(default)
+            attrs.append("[%s,%d]" % (shown, number))
+            length += len_(shown) + value_len[number] + 3
+
+        for index in range_type(argc):
+            has = index >= first_default
+            param(names[index], defaults[index - first_default] if has else None, has)
+            if posonly and index == posonly - 1:
+                params.append("/")
+        rest = argc + kwonly
+        if flags & CO_VARARGS:
+            params.append("*" + names[rest])
+            rest += 1
+        elif kwonly:
+            params.append("*")
+        for index in range_type(argc, argc + kwonly):
+            label = names[index]
+            default = dict_.get(kwdefaults, label, kwdefaults)
+            param(label, default, default is not kwdefaults)
+        if flags & CO_VARKEYWORDS:
+            params.append("**" + names[rest])
+        signature = esc("(" + ", ".join(params) + ")")
+        parent = parent_of(v, code)
+        text = '{"type":"function","name":%s,"signature":%s,"attrs":[%s],%s"more":0}' % (
+            esc(v.__name__), signature, ",".join(attrs),
+            '"parent":"f%d",' % parent if parent > 0 else "")  # fmt: skip
+        return text, length + len_(signature)
+
+    def t_len(v):
+        t = type_(v)
+        if t is str_ or t is bytes_:
+            return len_(v) + 3
+        if t is int_:
+            return 0 if -big < v < big else SIGNATURE_CAP + 1
+        return 0
+
+    def parent_of(v, code):
+        """The id of the frame ``v`` was defined in, if a function's frame (-1 otherwise): the
+        innermost frame whose code holds ``v``'s code (the one that made it, when a step
+        first shows it). A closure's is remembered: its frame is kept while it is reachable."""
+        key = id_(v)
+        closure = func_closure(v)
+        known = parents.get(key)
+        if known is not None and known[0]() is v:
+            return known[1]
+        found = -1
+        for entry_ in reversed_(stack):
+            if any_(map_(is_, entry_[0].f_code.co_consts, repeat_(code))):
+                if entry_[2]:
+                    found = entry_[9]
+                    frame_titles[found] = entry_[1]
+                break
+        if closure is not None:
+            parents[key] = (weak(v), found)
+        return found
+
+    def c_object(v, t):
+        """An object of a type made in C: its type's name (with its module, but builtins) and,
+        for a few, a short text or attributes read without running the learner's code;
+        never its C slots or an address."""
+        module = type_module(t)
+        label = type_name(t)
+        if type_(module) is str_ and module != "builtins":
+            label = module + "." + label
+        extra, shown_text, length = "", None, 0
+        try:
+            if t is range_type:
+                shown_text = "range(%s)" % ", ".join(
+                    repr_(n) for n in (v.start, v.stop, v.step)[: 2 if v.step == 1 else 3]
+                )
+            elif label == "re.Match":
+                span = proxy_get(type_dict(t), "span")(v)
+                whole = proxy_get(type_dict(t), "string").__get__(v, t)
+                shown = "…"
+                if type_(whole) is str_ or type_(whole) is bytes_:
+                    shown = repr_(whole[span[0] : span[1]][:STR_CAP])
+                shown_text = "<re.Match object; span=(%d, %d), match=%s>" % (
+                    span[0], span[1], shown)  # fmt: skip
+            elif label == "re.Pattern":
+                pattern = proxy_get(type_dict(t), "pattern").__get__(v, t)
+                shown = repr_(pattern[:STR_CAP]) if type_(pattern) in (str_, bytes_) else "…"
+                shown_text = "re.compile(%s)" % shown
+            elif label == "array.array":
+                namespace = type_dict(t)
+                code_ = proxy_get(namespace, "typecode").__get__(v, t)
+                items = proxy_get(namespace, "tolist")(v)
+                shown = ", ".join(repr_(item) for item in items[:ITEMS_CAP])
+                if len_(items) > ITEMS_CAP:
+                    shown += ", \u2026"
+                shown_text = "array(%s, [%s])" % (repr_(code_), shown)
+            elif label == "functools.partial":
+                namespace = type_dict(t)
+                parts = []
+                for member in ("func", "args", "keywords"):
+                    shown, number = esc(member), value(proxy_get(namespace, member).__get__(v, t))
+                    parts.append("[%s,%d]" % (shown, number))
+                    length += len_(shown) + value_len[number] + 3
+                extra = ',"attrs":[%s]' % ",".join(parts)
+        except (memory_error, recursion_error, Stop):
+            raise
+        except base_exception:
+            extra, shown_text = "", None
+        if type_(shown_text) is str_:
+            if len_(shown_text) > TEXT_CAP:
+                shown_text = shown_text[:TEXT_CAP] + "\u2026"
+            extra = ',"text":%s' % esc(shown_text)
+        text = '{"type":"other","name":%s%s,"more":0}' % (esc(label), extra)
+        return text, length + len_(text)
 
     def instance(v, t, name, cap):
         _, getter, slots = plan(t)
@@ -764,7 +943,7 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
     def frame_locals(entry):
         """The number of the frame's locals fragment. Only the locals that name another
         object than at the step before are encoded again."""
-        frame, _name, optimized, keys, items, number, parts, children, _shown = entry
+        frame, _name, optimized, keys, items, number, parts, children, _shown, _id = entry
         f_locals = frame.f_locals
         same_names = number is not None and dict_len(f_locals) == len_(keys) and \
             all_(map_(is_, keys, dict_keys(f_locals)))  # fmt: skip
@@ -817,31 +996,52 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
         size = 64
         frames = []
         last = len_(stack) - 1
+        hidden_to = last + 1 - FRAMES_INNER
+        hidden = hidden_to - FRAMES_OUTER if hidden_to > FRAMES_OUTER else 0  # a deep stack
         for index, entry in enumerate_(stack):
+            if hidden and FRAMES_OUTER <= index < hidden_to:
+                continue
             number = frame_locals(entry)
             returned = value(arg) if index == last and event == "return" else -1
             key = (entry[0].f_lineno, number, returned)
             shown = entry[8]
             if shown[0] != key:  # the frame's part of the step, as at the step before if it can
                 line = key[0]
-                shown = entry[8] = (key, "[%s,%d,%d,%d]" % (entry[1], line, number, returned),
+                shown = entry[8] = (key, "[%s,%d,%d,%d,%d]" % (entry[1], line, number, returned,
+                                                            entry[9]),
                                     40 + len_(entry[1]) + locals_len[number] +
                                     (value_len[returned] if returned >= 0 else 0))  # fmt: skip
             frames.append(shown[1])
             size += shown[2]
-        heap, index = [], 0
-        while index < len_(queue):
-            ref, v, t = queue[index]
-            number = heap_entry(ref, v, t, index < HEAP_CAP)
-            heap.append("%d,%d" % (ref, number))
-            size += 8 + object_len[number]
-            index += 1
+        heap, index, kept, live = [], 0, {}, None
+        while True:
+            while index < len_(queue):
+                ref, v, t = queue[index]
+                number = heap_entry(ref, v, t, index < HEAP_CAP)
+                heap.append("%d,%d" % (ref, number))
+                size += 8 + object_len[number]
+                index += 1
+                if parents and t is function_type and func_closure(v) is not None:
+                    known = parents.get(id_(v))
+                    if known is not None and known[1] > 0 and known[0]() is v:
+                        if live is None:
+                            live = {entry_[9] for entry_ in stack}
+                        if known[1] not in live:
+                            kept.setdefault(known[1], []).append(v)
+            if not kept or len_(kept_parts) == len_(kept):
+                break
+            size += kept_frames(kept)  # their values may name objects not queued yet
+        kept_text = ""
+        if kept_parts:
+            kept_text = ",".join(kept_parts)
+            del kept_parts[:], kept_ids[:]
         exception = esc(exception_text(arg[1])) if event == "exception" else "null"
         size += len_(exception)
         if steps[1] + size > max_bytes:
             raise Stop("size")
-        step = ('[%d,"%s",%s,[%s],[%s]]' % (frame.f_lineno, event, exception, ",".join(frames),
-                                            ",".join(heap))).encode("utf-8")  # fmt: skip
+        step = ('[%d,"%s",%s,[%s],[%s],[%s],%d]' % (
+            frame.f_lineno, event, exception, ",".join(frames), ",".join(heap), kept_text, hidden)
+        ).encode("utf-8")  # fmt: skip
         data = b"S%d %s" % (count[0], step)
         out.append(data + b"\n")
         send(b"".join(out))
@@ -853,22 +1053,57 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
         if event == "exception" and issubclass_(type_(arg[1]), recursion_error):
             raise Stop("recursion")
 
+    kept_parts, kept_ids = [], []  # this step's kept frames, as the step writes them; their ids
+
+    def kept_frames(kept):
+        """Frames that returned but whose variables closures still use (made in them, and
+        reachable from this step's frames): each with those variables, as their cells hold
+        them now. Adds the ones not written yet to kept_parts; their size."""
+        size = 0
+        for frame_id in sorted_(kept):
+            if frame_id in kept_ids:
+                continue
+            kept_ids.append(frame_id)
+            names, order = {}, []
+            for function_ in kept[frame_id]:
+                free = func_code(function_).co_freevars
+                for name, cell in zip_(free, func_closure(function_)):
+                    if name in names or name == "__class__":
+                        continue
+                    try:
+                        names[name] = cell_contents(cell)
+                    except ValueError:  # not given a value yet
+                        continue
+                    order.append(name)
+            parts, length = [], 2
+            for name in order:
+                shown, number = esc(name), value(names[name])
+                parts.append("[%s,%d]" % (shown, number))
+                length += len_(shown) + value_len[number] + 3
+            number = intern(locals_table, locals_len, b"L", "[%s]" % ",".join(parts), length)
+            title = frame_titles.get(frame_id, '"?"')
+            kept_parts.append("[%s,%d,%d]" % (title, frame_id, number))
+            size += 40 + len_(title) + locals_len[number]
+        return size
+
     def resync(frame):
         """The learner's frames from the interpreter's own stack, when the one kept here no
         longer matches (the learner's code changed a frame's f_trace)."""
-        found = []
+        found, known = [], {id_(entry_[0]): entry_ for entry_ in stack}
         while frame is not None:
             if frame.f_globals is ns and frame.f_code.co_filename == LEARNER_FILE:
-                found.append(entry(frame))
+                same = known.get(id_(frame))
+                found.append(same if same is not None and same[0] is frame else entry(frame))
             frame = frame.f_back
         stack[:] = found[::-1]
 
     def entry(frame):
         code = frame.f_code
         if code is learner:
-            return [frame, '"<module>"', False, (), (), None, (), (), (None,)]
+            return [frame, '"<module>"', False, (), (), None, (), (), (None,), 0]
+        frame_ids[0] += 1
         return [frame, esc(code.co_name), bool_(code.co_flags & CO_OPTIMIZED), (), (), None, (),
-                (), (None,)]  # fmt: skip
+                (), (None,), frame_ids[0]]  # fmt: skip
 
     def stop(reason):
         try:
@@ -913,8 +1148,6 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
             if code.co_filename != LEARNER_FILE:
                 return None
             stack.append(entry(frame))
-            if len_(stack) > DEPTH_CAP + 1:  # the module and DEPTH_CAP calls
-                stop(b"recursion")
         except base_exception:
             stop(b"crash")
         if code is not learner:
@@ -922,6 +1155,20 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
         return local
 
     return tracer
+
+
+def _neutered():
+    """_posixsubprocess, imported now with fork_exec replaced: a program may import
+    subprocess (and asyncio, and unittest, which import it) but not start a program through
+    it (subprocess.Popen is refused by the audit hook; fork_exec has no audit event)."""
+    import _posixsubprocess
+
+    def fork_exec(*args, **kwargs):
+        raise NotAllowedWhileTracing(
+            "Parsnip's step-by-step view does not allow this (starting a program)"
+        )
+
+    _posixsubprocess.fork_exec = fork_exec
 
 
 def _seal(setting_up):
@@ -937,8 +1184,12 @@ def _seal(setting_up):
         "cpython.PyInterpreterState_New", "os.symlink",
     ])  # fmt: skip
     denied_prefixes = ("ctypes.", "sys.monitoring")
-    modules = frozenset(["ctypes", "_ctypes", "_posixsubprocess", "_xxsubinterpreters",
-                         "_interpreters"])  # fmt: skip
+    # ctypes is refused as a whole (its import already loads libraries); other modules may be
+    # imported, and their dangerous calls are refused (audit events above). The one call with
+    # no audit event, _posixsubprocess.fork_exec (what subprocess uses to start a program), is
+    # replaced before the learner's code runs (_neutered); importing that module again, which
+    # would bring the real one back, is refused.
+    modules = frozenset(["ctypes", "_ctypes", "_posixsubprocess"])
 
     def refuse(event):
         raise NotAllowedWhileTracing(f"Parsnip's step-by-step view does not allow this ({event})")

@@ -159,8 +159,16 @@ def value_text(value: dict, heap: dict) -> str:
         name = obj.get("name", "")
         if obj.get("type") == "instance" and name:
             return f"a {name} object"
+        if obj.get("type") == "function" and name:
+            return f"the function {name}{obj.get('signature', '')}"
+        if obj.get("type") == "class" and name and obj.get("bases"):
+            return f"the class {name}({', '.join(obj['bases'])})"
         if obj.get("type") in ("function", "class", "module") and name:
             return f"the {kind} {name}"
+        if obj.get("type") == "other" and obj.get("text"):
+            return f"the object {obj['text']}"
+        if obj.get("type") == "other" and name:
+            return f"a {name} object"
         if obj.get("type") in ("list", "tuple", "set", "frozenset", "dict"):
             count = (
                 len(obj.get("items", []))
@@ -215,10 +223,19 @@ class Frame:
     variables: list[Variable]
     returned: Shown | None = None
     current: bool = False  # the innermost: the one running
+    id: str = ""  # the tracer's frame id ("f3"): a function object's parent names it
+    kept: bool = False  # returned, but a closure still uses its variables
+    hidden_before: int = 0  # calls not shown just before it (a deep stack's middle)
+    y: int = 0  # the middle of its heading row
 
     @property
     def title(self) -> str:
         return "Global frame" if self.function == "<module>" else f"{self.function}()"
+
+    @property
+    def rows(self) -> int:
+        """Its height in rows: the heading, and each variable, "returns" or "no variables"."""
+        return 1 + max(1, len(self.variables) + (self.returned is not None))
 
 
 @dataclass
@@ -238,10 +255,19 @@ class Box:
     entries: list[Entry]
     more: int = 0
     y: int = 0  # the middle of its heading row
+    signature: str = ""  # a function's parameters: "(x, items=…)"
+    bases: list[str] = field(default_factory=list)  # a class's base classes
+    text: str = ""  # a C-level object's short form: "range(0, 3)"
+    parent: str = ""  # the id of the frame a function was made in ("f3")
+    parent_title: str = ""  # that frame's title, "" when it is not drawn
 
     @property
     def title(self) -> str:
         kind = KIND_WORDS.get(self.type, "object")
+        if self.type == "function" and self.name:
+            return f"{kind} {self.name}{self.signature}"
+        if self.type == "class" and self.name and self.bases:
+            return f"class {self.name}({', '.join(self.bases)})"
         if self.type in ("instance", "function", "class", "module") and self.name:
             return f"{kind} {self.name}"
         if self.type == "other" and self.name:
@@ -254,10 +280,19 @@ class Box:
 
     @property
     def rows(self) -> int:
-        """Its height in rows: the heading, each entry ("empty" for an empty container),
-        and "… and n more"."""
+        """Its height in rows: the heading, its short text, each entry ("empty" for an empty
+        container), "… and n more", and the frame it was made in."""
         body = len(self.entries) or int(self.shows_empty)
-        return 1 + body + (1 if self.more else 0)
+        return 1 + bool(self.text) + body + (1 if self.more else 0) + bool(self.parent)
+
+    @property
+    def first_entry_row(self) -> int:
+        return 1 + bool(self.text)
+
+    @property
+    def parent_y(self) -> int:
+        """The middle of its "made in" row (the last one)."""
+        return self.y + ROW * (self.rows - 1)
 
     @property
     def size_text(self) -> str:
@@ -283,6 +318,22 @@ class Arrow:
 
 
 @dataclass
+class MadeIn:
+    """From a function's "made in" row (right) back to the heading of the frame it was
+    made in (left), across the gutter between frames and objects."""
+
+    function: str
+    frame: str
+    y1: int
+    y2: int
+
+    @property
+    def path(self) -> str:
+        mid = ARROW_WIDTH // 2
+        return f"M{ARROW_WIDTH} {self.y1} C{mid} {self.y1} {mid} {self.y2} 6 {self.y2}"
+
+
+@dataclass
 class Link:
     """From an entry of an object (a list's item, a dict's key or value, an attribute) to
     another object's heading, or its own: a loop out into the gutter right of the
@@ -305,7 +356,7 @@ def build_links(boxes: list["Box"]) -> list[Link]:
     box_y = {box.id: box.y for box in boxes}
     links = []
     for box in boxes:
-        for row, entry in enumerate(box.entries, start=1):
+        for row, entry in enumerate(box.entries, start=box.first_entry_row):
             y = box.y + ROW * row
             if entry.key is not None and entry.key.is_ref and entry.key.ref in box_y:
                 links.append(Link(f"a key of #{box.id}", entry.key.ref, y, box_y[entry.key.ref]))
@@ -314,6 +365,8 @@ def build_links(boxes: list["Box"]) -> list[Link]:
                     label = f"#{box.id}[{entry.key.text}]"
                 elif entry.label and box.type in ("list", "tuple"):
                     label = f"#{box.id}[{entry.label}]"
+                elif entry.label.endswith("="):
+                    label = f"the default of {entry.label[:-1]} in #{box.id}"
                 elif entry.label:
                     label = f"#{box.id}.{entry.label}"
                 else:
@@ -322,11 +375,37 @@ def build_links(boxes: list["Box"]) -> list[Link]:
     return links
 
 
+def frame_number(frame: dict) -> int:
+    """The tracer's frame id as a number, to order frames as they were called."""
+    text = str(frame.get("id", ""))
+    return int(text[1:]) if text[1:].isdigit() else -1
+
+
 def build_frames(step: dict, heap: dict) -> list[Frame]:
+    """The running frames, outermost first, with the frames closures keep (returned,
+    placed where they were called) among them; a deep stack's calls not shown counted
+    before the first frame after them."""
+    raw = step.get("frames", [])
+    hidden = step.get("hidden_frames") or {}
+    listed = [(frame, number == len(raw) - 1, False) for number, frame in enumerate(raw)]
+    for frame in step.get("kept", []):
+        at = next(
+            (index for index, (live, _, _) in enumerate(listed)
+             if frame_number(live) > frame_number(frame)),
+            len(listed),
+        )  # fmt: skip
+        listed.insert(at, (frame, False, True))
     frames = []
     y = 0
-    raw = step.get("frames", [])
-    for number, frame in enumerate(raw):
+    live_seen = 0
+    for frame, current, kept in listed:
+        hidden_before = 0
+        if not kept:
+            if hidden.get("count") and live_seen == hidden.get("after"):
+                hidden_before = int(hidden["count"])
+                y += ROW + GAP  # "… n calls not shown"
+            live_seen += 1
+        heading = y + ROW // 2
         y += ROW  # its heading
         variables = []
         for name, value in frame.get("locals", []):
@@ -342,7 +421,11 @@ def build_frames(step: dict, heap: dict) -> list[Frame]:
                 frame.get("line", 0),
                 variables,
                 returned,
-                current=number == len(raw) - 1,
+                current=current,
+                id=str(frame.get("id", "")),
+                kept=kept,
+                hidden_before=hidden_before,
+                y=heading,
             )
         )
         if not variables and returned is None:
@@ -382,7 +465,8 @@ def object_order(frames: list[Frame], heap: dict) -> list[str]:
     return order
 
 
-def build_boxes(order: list[str], heap: dict) -> list[Box]:
+def build_boxes(order: list[str], heap: dict, frames: list[Frame] | None = None) -> list[Box]:
+    titles = {frame.id: frame.title for frame in frames or [] if frame.id}
     boxes = []
     y = 0
     for ref in order:
@@ -393,12 +477,24 @@ def build_boxes(order: list[str], heap: dict) -> list[Box]:
             entries.append(Entry(None, shown(value, heap), label))
         for key, value in obj.get("entries", []):
             entries.append(Entry(shown(key, heap), shown(value, heap)))
+        default = "=" if obj.get("type") == "function" else ""  # a function's default values
         for name, value in obj.get("attrs", []):
-            entries.append(Entry(None, shown(value, heap), str(name)))
+            entries.append(Entry(None, shown(value, heap), f"{name}{default}"))
         more = int(obj.get("more", 0) or 0) + max(0, len(entries) - MAX_ITEMS)
         entries = entries[:MAX_ITEMS]
+        parent = str(obj.get("parent", ""))
         box = Box(
-            str(ref), obj.get("type", "other"), obj.get("name", ""), entries, more, y + ROW // 2
+            str(ref),
+            obj.get("type", "other"),
+            obj.get("name", ""),
+            entries,
+            more,
+            y + ROW // 2,
+            signature=str(obj.get("signature", "")),
+            bases=[str(base) for base in obj.get("bases", [])],
+            text=str(obj.get("text", "")),
+            parent=parent,
+            parent_title=titles.get(parent, ""),
         )
         boxes.append(box)
         y += ROW * box.rows + GAP
@@ -412,12 +508,19 @@ def frame_key(frames: list[dict], number: int) -> tuple[int, str]:
     return number, frames[number].get("function", "?")
 
 
-def names_by_frame(step: dict) -> dict[tuple[int, str], dict[str, dict]]:
+def names_by_frame(step: dict) -> dict[tuple, dict[str, dict]]:
+    """Each frame's names and values: running frames by their place on the stack, frames
+    that closures keep by their id."""
     frames = step.get("frames", [])
-    return {
+    names: dict[tuple, dict[str, dict]] = {
         frame_key(frames, number): {name: value for name, value in frame.get("locals", [])}
         for number, frame in enumerate(frames)
     }
+    for frame in step.get("kept", []):
+        names[("kept", frame.get("id"), frame.get("function", "?"))] = {
+            name: value for name, value in frame.get("locals", [])
+        }
+    return names
 
 
 def same_value(old: dict, new: dict, old_heap: dict, new_heap: dict) -> bool:
@@ -486,8 +589,23 @@ def describe(steps: list[dict], number: int, stdout: str, *, total: int) -> str:
         parts.append(f"It raised {step['exception']}.")
     old_names, new_names = names_by_frame(before), names_by_frame(step)
     old_heap = before.get("heap", {})
+    for key, names in new_names.items():
+        if key[0] == "kept" and key not in old_names:
+            kept = listed(list(names)) if names else "its variables"
+            parts.append(
+                f"{code_name(key[2])} has returned, but its frame is kept: a function made in "
+                f"it still uses {kept}."
+            )
+    hidden = (step.get("hidden_frames") or {}).get("count", 0)
+    if hidden and not (before.get("hidden_frames") or {}).get("count", 0):
+        parts.append(
+            f"Calls are now {len(frames) + hidden - 1} deep: the first and the last ones are "
+            f"shown, {hidden} in between are counted."
+        )
     changes = []
     for key, names in new_names.items():
+        if key[0] == "kept" and key not in old_names:
+            continue
         old = old_names.get(key, {})
         for name, value in names.items():
             if name not in old:
@@ -637,6 +755,7 @@ class StepView:
     stopped: str = ""  # why the trace stopped, at its last step
     ended_with: str | None = None  # the exception the program ended with, at its last step
     links: list[Link] = field(default_factory=list)  # objects' arrows to objects
+    made_in: list[MadeIn] = field(default_factory=list)  # functions' arrows to their frames
     height: int = 0  # of the frames-and-objects drawing
     line: int = 0
     ran_line: int | None = None
@@ -675,7 +794,7 @@ def step_view(data: "dict | Steps", code: str, number: int) -> StepView:
     if lines and lines[-1].text == "" and not (lines[-1].current or lines[-1].ran):
         lines.pop()
     frames = build_frames(step, heap)
-    boxes = build_boxes(object_order(frames, heap), heap)
+    boxes = build_boxes(object_order(frames, heap), heap, frames)
     box_y = {box.id: box.y for box in boxes}
     arrows = [
         Arrow(variable.name, variable.value.ref, variable.y, box_y[variable.value.ref])
@@ -683,9 +802,13 @@ def step_view(data: "dict | Steps", code: str, number: int) -> StepView:
         for variable in frame.variables
         if variable.value.ref in box_y
     ]
-    frames_height = sum(
-        ROW * (1 + max(1, len(f.variables) + (f.returned is not None))) + GAP for f in frames
-    )
+    frame_y = {frame.id: frame.y for frame in frames if frame.id}
+    made_in = [
+        MadeIn(f"#{box.id}", box.parent, box.parent_y, frame_y[box.parent])
+        for box in boxes
+        if box.parent in frame_y
+    ]
+    frames_height = sum(ROW * f.rows + GAP + (ROW + GAP if f.hidden_before else 0) for f in frames)
     boxes_height = sum(ROW * box.rows + GAP for box in boxes)
     stdout = steps.stdout
     return StepView(
@@ -696,6 +819,7 @@ def step_view(data: "dict | Steps", code: str, number: int) -> StepView:
         boxes=boxes,
         arrows=arrows,
         links=build_links(boxes),
+        made_in=made_in,
         output=stdout[: step.get("stdout_len", 0)],
         description=describe(steps, number, stdout, total=total),
         event=step.get("event", "line"),
