@@ -180,27 +180,56 @@ def _error_slips(expected: list[str], predicted: list[str], error: RaisedExcepti
 class OrderingResult:
     solved: bool
     in_place: list[str]  # keys of lines already in the right place
-    first_wrong: str | None  # key of the first line that is not
+    first_wrong: str | None  # key of the line to move next (None: a line is missing, or solved)
     message: str
 
 
 def _first_wrong_message(first_wrong: str | None, texts: Mapping[str, str]) -> str:
     if first_wrong is None:
         return "Some lines are still missing from your answer."
-    return f"Look again at “{texts[first_wrong].strip()}”: it is the first line not yet in place."
+    return f"Move “{texts[first_wrong].strip()}” next: it is not in its place yet."
+
+
+def lines_in_order(submitted: Sequence[str], correct: Sequence[str]) -> list[str]:
+    """The most lines of the answer that already come in the solution's order, as a learner
+    counts them: a line is in place when it is in order with the others, wherever they are
+    (a longest common subsequence). Moving a line that does not belong out of the answer, or
+    any line to where it belongs, never lowers the count. Of several such sets, the one that
+    keeps the solution's first lines, as a learner builds a program from the top."""
+    n, m = len(submitted), len(correct)
+    longest = [[0] * (m + 1) for _ in range(n + 1)]
+    for i in range(n - 1, -1, -1):
+        for j in range(m - 1, -1, -1):
+            longest[i][j] = (
+                longest[i + 1][j + 1] + 1
+                if submitted[i] == correct[j]
+                else max(longest[i + 1][j], longest[i][j + 1])
+            )
+    kept, i, j = [], 0, 0
+    while i < n and j < m:
+        if submitted[i] == correct[j]:
+            kept.append(submitted[i])
+            i, j = i + 1, j + 1
+        elif longest[i + 1][j] >= longest[i][j + 1]:
+            i += 1
+        else:
+            j += 1
+    return kept
 
 
 def grade_exact(
     submitted: Sequence[str], correct: Sequence[str], texts: Mapping[str, str]
 ) -> OrderingResult:
-    in_place = [key for key, want in zip(submitted, correct, strict=False) if key == want]
-    first_wrong = next(
-        (key for key, want in zip(submitted, correct, strict=False) if key != want), None
-    )
-    if first_wrong is None and len(submitted) > len(correct):
-        first_wrong = submitted[len(correct)]
+    in_place = lines_in_order(submitted, correct)
+    kept = set(in_place)
+    first_wrong = next((key for key in submitted if key not in kept), None)
     solved = list(submitted) == list(correct)
-    message = "Solved: every line is in its place." if solved else _first_wrong_message(first_wrong, texts)
+    if solved:
+        message = "Solved: every line is in its place."
+    elif first_wrong is not None and first_wrong not in set(correct):
+        message = f"“{texts[first_wrong].strip()}” doesn't belong in this program."
+    else:
+        message = _first_wrong_message(first_wrong, texts)
     return OrderingResult(solved, in_place, None if solved else first_wrong, message)
 
 
@@ -216,8 +245,9 @@ def grade_dependencies(
     in_place: list[str] = []
     first_wrong = None
     for key in submitted:
+        # In place wherever it is, as long as what it needs is above it.
         ok = key in required_set and all(dep in seen for dep in depends_on.get(key, ()))
-        if ok and first_wrong is None:
+        if ok:
             in_place.append(key)
         elif first_wrong is None:
             first_wrong = key
