@@ -85,3 +85,46 @@ def test_no_keyboard_shortcuts_are_offered_on_a_touch_screen(phone, page, login_
     page.goto(SEED + "#snippet-backend-latency")
     expect(page.locator("#snippet-backend-latency-practice .shortcut")).to_be_visible()
     assert "Alt" in page.locator(f"{EXERCISE} .ordering-hint").inner_text()
+
+
+# How dark the right-hand 6 px of a screenshot are along its top two rows (above the text, so
+# only the shading counts), from 0 (black) to 255; read in a blank page (the site's
+# Content-Security-Policy does not allow reading images there).
+DARKEST_AT_RIGHT = """async (png) => {
+  const img = new Image();
+  img.src = "data:image/png;base64," + png;
+  await img.decode();
+  const canvas = document.createElement("canvas");
+  canvas.width = img.width; canvas.height = img.height;
+  const context = canvas.getContext("2d");
+  context.drawImage(img, 0, 0);
+  const data = context.getImageData(img.width - 6, 0, 6, 2).data;
+  let darkest = 255;
+  for (let i = 0; i < data.length; i += 4) darkest = Math.min(darkest, (data[i] + data[i + 1] + data[i + 2]) / 3);
+  return darkest;
+}"""
+
+
+def test_a_line_cut_off_at_the_right_edge_shows_that_it_goes_on(phone):
+    """The assembled program at 390 px: a line running past the edge is shaded there with
+    a chevron; a line that fits is not, and scrolled to its end the cue goes."""
+    import base64
+
+    phone.goto(SEED + "#exercise-kv-cache-vram-order")
+    long = phone.locator(
+        f"{EXERCISE} .ordering-line code", has_text="Lower KV cache precision frees VRAM: True"
+    )
+    short = phone.locator(f"{EXERCISE} .ordering-line code", has_text="print()").first
+    expect(long).to_be_visible()
+    blank = phone.context.new_page()
+
+    def darkest_at_right(code) -> float:
+        return blank.evaluate(DARKEST_AT_RIGHT, base64.b64encode(code.screenshot()).decode())
+
+    assert long.evaluate("code => code.scrollWidth > code.clientWidth")
+    assert not short.evaluate("code => code.scrollWidth > code.clientWidth")
+    fits = darkest_at_right(short)
+    assert darkest_at_right(long) < fits - 30
+    long.evaluate("code => { code.scrollLeft = code.scrollWidth; }")
+    assert darkest_at_right(long) > fits - 10
+    blank.close()
