@@ -361,7 +361,7 @@ def test_the_teachers_lesson_page_costs_the_same_queries_for_a_bigger_class(clie
     client.force_login(world["teacher"])
     url = lesson_url(world)
     with CaptureQueriesContext(connection) as small:
-        assert "Your comments reach 2 of the 3 wrong answers" in client.get(url).content.decode()
+        assert "Your comments reach 2 of the 3 students with a wrong answer" in client.get(url).content.decode()
     for n in range(8):
         student = make_user(f"extra{n}")
         world["cohort"].memberships.create(student=student)
@@ -369,3 +369,71 @@ def test_the_teachers_lesson_page_costs_the_same_queries_for_a_bigger_class(clie
     with CaptureQueriesContext(connection) as big:
         client.get(url)
     assert len(big.captured_queries) == len(small.captured_queries)
+
+
+def reach_numbers(html: str) -> dict[str, tuple[int, ...]]:
+    """Every count of a comment's reach the teacher reads, as numbers."""
+    found = {}
+    if m := re.search(r"\((\d+) of (\d+)\): (?:it|they) reach (\d+) of the (\d+) students?", html):
+        found["lesson"] = tuple(int(n) for n in m.groups())
+    found["items"] = tuple(
+        (int(a), int(b)) for a, b in re.findall(r"Your comments reach (\d+) of the (\d+) students? with", html)
+    )
+    found["groups"] = tuple(int(n) for n in re.findall(r"Seen now by (\d+) students?", html))
+    return found
+
+
+@pytest.fixture
+def two_items(world):
+    """Annika and Borbala share a mistake on the snippet (Casimir has another, Dagmar is
+    right); on a second snippet Annika is wrong again and Casimir too, in two ways."""
+    second = make_snippet(world["lesson"], code="print(1)\n", expected_output="1\n")
+    make_run(second, purpose=Run.Purpose.REVEAL, stdout="1\n", stdin=second.stdin)
+    annika, _, casimir, _ = world["students"]
+    make_prediction(annika, second, text="2\n", verdict=Prediction.Verdict.WRONG)
+    make_prediction(casimir, second, text="3\n", verdict=Prediction.Verdict.WRONG)
+    world["second"] = second
+    return world
+
+
+def test_every_reach_count_agrees_after_saving_with_several_students_and_mistakes(client, two_items):
+    world = two_items
+    client.force_login(world["teacher"])
+    before = reach_numbers(client.get(lesson_url(world)).content.decode())
+    assert before == {"lesson": (0, 5, 0, 3), "items": ((0, 3), (0, 2)), "groups": ()}
+
+    response = client.post(comment_url(world, common_group(world).key), {"text": "Doubled?"}, **HTMX)
+    after_save = reach_numbers(response.content.decode())
+    page = reach_numbers(client.get(lesson_url(world)).content.decode())
+
+    # The group, its item and the lesson, swapped in together, say the same as the page.
+    assert after_save == {"lesson": (2, 5, 2, 3), "items": ((2, 3),), "groups": (2,)}
+    assert page == {"lesson": (2, 5, 2, 3), "items": ((2, 3), (0, 2)), "groups": (2,)}
+    assert "40%" in response.content.decode()
+
+    # Annika's mistake on the second item too: two more answers, but no student is counted twice.
+    second = snippet_clusters(in_class=_in(world["cohort"]), blocks=[world["second"].block])
+    for group in second[world["second"].block_id].groups:
+        url = reverse("tutor:cluster_comment", args=[world["cohort"].pk, world["second"].block_id, group.key])
+        client.post(url, {"text": "Look again."}, **HTMX)
+    page = reach_numbers(client.get(lesson_url(world)).content.decode())
+    assert page == {"lesson": (4, 5, 3, 3), "items": ((2, 3), (2, 2)), "groups": (2, 1, 1)}
+
+
+def test_one_student_wrong_on_two_items_is_one_student(client, world):
+    """The class's report: "2 students" in a one-student class."""
+    solo = make_user("solo")
+    cohort = make_cohort(world["teacher"], students=[solo])
+    other = make_snippet(world["lesson"], code="print(1)\n", expected_output="1\n")
+    make_run(other, purpose=Run.Purpose.REVEAL, stdout="1\n", stdin=other.stdin)
+    make_prediction(solo, world["snippet"], text="4\n8\n", verdict=Prediction.Verdict.WRONG)
+    make_prediction(solo, other, text="2\n", verdict=Prediction.Verdict.WRONG)
+    client.force_login(world["teacher"])
+    for snippet in (world["snippet"], other):
+        group = snippet_clusters(in_class=_in(cohort), blocks=[snippet.block])[snippet.block_id].groups[0]
+        url = reverse("tutor:cluster_comment", args=[cohort.pk, snippet.block_id, group.key])
+        response = client.post(url, {"text": "Look again."}, **HTMX)
+    assert reach_numbers(response.content.decode())["lesson"] == (2, 2, 1, 1)
+    page = client.get(reverse("tutor:class_lesson", args=[cohort.pk, world["lesson"].pk])).content.decode()
+    assert reach_numbers(page) == {"lesson": (2, 2, 1, 1), "items": ((1, 1), (1, 1)), "groups": (1, 1)}
+    assert "they reach 1 of the 1 student whose" in page

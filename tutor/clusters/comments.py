@@ -76,9 +76,13 @@ class GroupRow:
         return f"group-{self.block.pk}-{self.group.key}"
 
     @property
-    def reached(self) -> int:
+    def reached_students(self) -> set[int]:
         """Students who see the comment now: every student of the class in the group."""
-        return self.group.count if self.comment is not None else 0
+        return self.group.students if self.comment is not None else set()
+
+    @property
+    def reached(self) -> int:
+        return len(self.reached_students)
 
 
 @dataclass
@@ -93,13 +97,27 @@ class ItemGroups:
     def title(self) -> str:
         return item_title(self.block)
 
+    # A student has one latest answer on an item, so in one group at most: on one item,
+    # answers and students are counted alike.
+    @property
+    def wrong_students(self) -> set[int]:
+        return {student for row in self.rows for student in row.group.students}
+
+    @property
+    def reached_students(self) -> set[int]:
+        return {student for row in self.rows for student in row.reached_students}
+
     @property
     def grouped(self) -> int:
-        return sum(row.group.count for row in self.rows)
+        return len(self.wrong_students)
 
     @property
     def covered(self) -> int:
-        return sum(row.reached for row in self.rows)
+        return len(self.reached_students)
+
+    @property
+    def dom_id(self) -> str:
+        return f"groups-{self.block.pk}-reach"
 
 
 def item_title(block: Block) -> str:
@@ -153,19 +171,36 @@ def item_groups(cohort: Cohort, blocks: list[Block]) -> list[ItemGroups]:
 
 @dataclass
 class LessonGroups:
+    """Every count below comes from the same groups, so none can contradict another: wrong
+    answers are counted per item (a student wrong on two items is two answers), students
+    once each, however many items they are wrong on."""
+
     items: list[ItemGroups]
 
     @property
     def wrong(self) -> int:
-        return sum(row.group.count for item in self.items for row in item.rows)
+        """Wrong answers grouped, one per student and item."""
+        return sum(item.grouped for item in self.items)
 
     @property
     def covered(self) -> int:
-        return sum(row.reached for item in self.items for row in item.rows)
+        """Of those, the answers with a comment beside them."""
+        return sum(item.covered for item in self.items)
 
     @property
     def percent(self) -> int | None:
         return round(100 * self.covered / self.wrong) if self.wrong else None
+
+    @property
+    def wrong_students(self) -> int:
+        return len(set().union(*(item.wrong_students for item in self.items)))
+
+    @property
+    def reached_students(self) -> int:
+        return len(set().union(*(item.reached_students for item in self.items)))
+
+    def item(self, block_id: int) -> ItemGroups | None:
+        return next((item for item in self.items if item.block.pk == block_id), None)
 
     @property
     def comments(self) -> int:

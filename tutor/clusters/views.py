@@ -71,8 +71,13 @@ def comment_page(request, context, *, status=200) -> TemplateResponse:
 
 
 def group_changed(request, cohort: Cohort, block: Block, row: GroupRow | None) -> TemplateResponse:
-    """The group after its comment changed, and the lesson's coverage, which changed too."""
-    context = {"cohort": cohort, "row": row, "groups": lesson_groups(cohort, block.lesson)}
+    """The group after its comment changed, and the item's and the lesson's reach, which
+    changed too: all three from the same groups, so they agree."""
+    groups = lesson_groups(cohort, block.lesson)
+    item = groups.item(block.pk)
+    if row is not None and item is not None:
+        row = next((fresh for fresh in item.rows if fresh.group.key == row.group.key), row)
+    context = {"cohort": cohort, "row": row, "groups": groups, "item": item}
     return TemplateResponse(request, "tutor/clusters/group_changed.html", context)
 
 
