@@ -21,7 +21,7 @@ def output_lines(text: str) -> list[str]:
 
 @dataclass(frozen=True)
 class LineComparison:
-    kind: str  # "match", "wrong", "missing", "extra"
+    kind: str  # "match", "wrong", "moved" (predicted, but elsewhere), "missing", "extra"
     number: int  # 1-based line number in the real output (for "extra": where it would go)
     expected: str | None
     predicted: str | None
@@ -32,6 +32,7 @@ class LineComparison:
 class PredictionComparison:
     lines: list[LineComparison]
     slips: list[str] = field(default_factory=list)
+    predicted: list[str] = field(default_factory=list)  # the prediction's lines, as compared
 
     @property
     def is_right(self) -> bool:
@@ -39,7 +40,7 @@ class PredictionComparison:
 
     @property
     def counts(self) -> dict[str, int]:
-        counts = {"match": 0, "wrong": 0, "missing": 0, "extra": 0}
+        counts = {"match": 0, "wrong": 0, "moved": 0, "missing": 0, "extra": 0}
         for line in self.lines:
             counts[line.kind] += 1
         return counts
@@ -49,10 +50,18 @@ class PredictionComparison:
         if self.is_right:
             return "Spot on: your prediction matches the output line for line."
         counts = self.counts
-        total = counts["match"] + counts["wrong"] + counts["missing"]
+        moved = counts["moved"]
+        if moved and not (counts["wrong"] or counts["missing"] or counts["extra"]):
+            return (
+                "Not quite: right lines, wrong order — "
+                f"{moved} line{'s are' if moved > 1 else ' is'} in a different place."
+            )
+        total = counts["match"] + counts["wrong"] + moved + counts["missing"]
         parts = [f"{counts['match']} of {total} lines right"]
         if counts["wrong"]:
             parts.append(f"{counts['wrong']} different")
+        if moved:
+            parts.append(f"{moved} in a different place")
         if counts["missing"]:
             parts.append(f"{counts['missing']} missing")
         if counts["extra"]:
@@ -71,8 +80,6 @@ def _slips(
         slips.append(
             "The output starts with an empty line — the first `print()` prints one."
         )
-    if sorted(expected) == sorted(predicted) and expected != predicted:
-        slips.append("You have all the right lines, in a different order.")
     pairs = [(line.expected, line.predicted) for line in lines if line.kind == "wrong"]
     if any(e != p and e.lower() == p.lower() for e, p in pairs):
         slips.append("Some lines differ only in upper or lower case.")
@@ -144,6 +151,7 @@ def compare_prediction(
                 LineComparison("extra", e2 + 1, None, predicted[p1 + i])
                 for i in range(paired, p2 - p1)
             ]
+    lines = _moved_lines(lines)
     matched = [line for line in lines if line.kind == "match"]
     # A match carries its text as `expected`; show it on both sides.
     lines = [
@@ -157,7 +165,42 @@ def compare_prediction(
         ]
     slips = [] if expected == predicted else _slips(expected, predicted, lines)
     slips += _error_slips(expected, predicted, error)
-    return PredictionComparison(lines=lines, slips=slips)
+    return PredictionComparison(lines=lines, slips=slips, predicted=predicted)
+
+
+
+def _moved_lines(lines: list[LineComparison]) -> list[LineComparison]:
+    """A line the learner predicted, but in another place, is one line "moved", not one
+    missing here and one extra there (two swapped lines read as the slip they are)."""
+    wanted = [(i, line.expected) for i, line in enumerate(lines) if line.kind in ("missing", "wrong")]
+    offered = [(i, line.predicted) for i, line in enumerate(lines) if line.kind in ("extra", "wrong")]
+    moved: set[int] = set()  # lines whose expected text the learner put elsewhere
+    used: set[int] = set()  # lines whose predicted text is that elsewhere
+    for i, text in wanted:
+        j = next((j for j, said in offered if j != i and j not in used and said == text), None)
+        if j is not None:
+            moved.add(i)
+            used.add(j)
+    if not moved:
+        return lines
+    result = []
+    for i, line in enumerate(lines):
+        if line.kind == "extra":
+            result += [] if i in used else [line]
+        elif line.kind == "missing":
+            result.append(replace(line, kind="moved", predicted=line.expected) if i in moved else line)
+        elif line.kind == "wrong":
+            if i in moved:
+                result.append(replace(line, kind="moved", predicted=line.expected))
+                if i not in used:  # what was said here belongs nowhere
+                    result.append(LineComparison("extra", line.number + 1, None, line.predicted))
+            elif i in used:
+                result.append(replace(line, kind="missing", predicted=None))
+            else:
+                result.append(line)
+        else:
+            result.append(line)
+    return result
 
 
 _LOOKS_LIKE_AN_ERROR = re.compile(r"^\s*(Traceback \(most recent call last\)|[A-Z]\w*(Error|Exception)\b)")

@@ -8,8 +8,11 @@ from tutor.grading import (
     compare_prediction,
     grade_dependencies,
     grade_exact,
+    output_lines,
     outputs_match,
 )
+
+lines = st.lists(st.text(alphabet="ab 1", max_size=3), max_size=5)
 
 SEED_OUTPUT = (
     "\nOptimising speed and memory\n"
@@ -50,7 +53,7 @@ def test_wrong_lines_show_expected_and_predicted():
 
 def test_extra_and_missing_lines_are_counted():
     comparison = compare_prediction("a\nb\nextra\n", "a\nb\nc\nd\n")
-    assert comparison.counts == {"match": 2, "wrong": 1, "missing": 1, "extra": 0}
+    assert comparison.counts == {"match": 2, "wrong": 1, "moved": 0, "missing": 1, "extra": 0}
     comparison = compare_prediction("a\nb\nc\n", "a\nb\n")
     assert comparison.counts["extra"] == 1
     assert "1 extra" in comparison.verdict
@@ -93,7 +96,41 @@ def test_a_formatting_slip_names_the_numbers_as_they_were_written(
 def test_case_and_spacing_and_order_slips_are_named():
     assert any("upper or lower case" in s for s in compare_prediction("Hello\n", "hello\n").slips)
     assert any("spacing" in s for s in compare_prediction("a  b\n", "a b\n").slips)
-    assert any("different order" in s for s in compare_prediction("b\na\n", "a\nb\n").slips)
+
+
+def test_two_swapped_lines_are_right_lines_in_the_wrong_order():
+    comparison = compare_prediction("b\na\n", "a\nb\n")
+    assert comparison.verdict == "Not quite: right lines, wrong order — 1 line is in a different place."
+    assert [(line.kind, line.expected, line.predicted) for line in comparison.lines] == [
+        ("match", "a", "a"),
+        ("moved", "b", "b"),
+    ]
+
+
+def test_a_moved_line_beside_a_wrong_one_is_named_apart():
+    comparison = compare_prediction("2\n1\n3\n4\n", "1\n2\n3\n5\n")
+    assert comparison.verdict == "Not quite: 2 of 4 lines right, 1 different, 1 in a different place."
+    assert comparison.counts == {"match": 2, "wrong": 1, "moved": 1, "missing": 0, "extra": 0}
+
+
+@given(st.permutations(["a", "b", "c", "d", "e"]))
+def test_any_reordering_of_the_right_lines_is_only_moved_lines(order):
+    comparison = compare_prediction("\n".join(order), "a\nb\nc\nd\ne\n")
+    kinds = {line.kind for line in comparison.lines}
+    assert kinds <= {"match", "moved"}
+    assert comparison.is_right == (list(order) == ["a", "b", "c", "d", "e"])
+    assert [line.expected for line in comparison.lines] == ["a", "b", "c", "d", "e"]
+    if not comparison.is_right:
+        assert comparison.verdict.startswith("Not quite: right lines, wrong order")
+
+
+@given(lines, lines)
+def test_every_output_line_is_shown_once_and_every_predicted_line_once(predicted, output):
+    comparison = compare_prediction("\n".join(predicted), "\n".join(output))
+    shown_expected = [line.expected for line in comparison.lines if line.kind != "extra"]
+    shown_predicted = sorted(line.predicted for line in comparison.lines if line.predicted is not None)
+    assert shown_expected == output_lines("\n".join(output))
+    assert shown_predicted == sorted(output_lines("\n".join(predicted)))
 
 
 def test_an_empty_prediction_misses_every_line():

@@ -19,6 +19,8 @@ RIGHT = {Prediction.Verdict.RIGHT, Prediction.Verdict.SELF_RIGHT}
 def _difference(line) -> str:
     if line.kind == "wrong":
         return f"{quoted(line.predicted)} instead of {quoted(line.expected)} on line {line.number}"
+    if line.kind == "moved":
+        return f"puts line {line.number}, {quoted(line.expected)}, in another place"
     if line.kind == "missing":
         return f"leaves out line {line.number}, {quoted(line.expected)}"
     return f"adds {quoted(line.predicted)} before line {line.number}"
@@ -29,7 +31,7 @@ def prediction_group(comparison: PredictionComparison) -> Group:
     differences = [line for line in comparison.lines if line.kind != "match"]
     key = group_key("snippet", [[d.kind, d.number, d.expected, d.predicted] for d in differences])
     description = joined([_difference(line) for line in differences])
-    answer = "\n".join(line.predicted for line in comparison.lines if line.predicted is not None)
+    answer = "\n".join(comparison.predicted)
     return Group(key, description[:1].upper() + description[1:], answer)
 
 
