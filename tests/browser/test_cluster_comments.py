@@ -93,12 +93,18 @@ def test_one_comment_reaches_everyone_with_the_same_wrong_prediction(
     expect(board).to_contain_text("Commented")
     for name in ("sam", "sue", "sid", "tess"):
         expect(tess.locator("body")).not_to_contain_text(name)
+    expect(board.get_by_role("link", name="Comment")).to_have_count(0)
+    # The right answer on demand; it stays open while the board polls.
+    tess.get_by_text("Show the right answer").click()
+    right = tess.locator(".projector-right-answer .projector-answer")
+    expect(right).to_be_visible()
     # The board polls: a fourth answer appears without reloading.
     late = make_user("ola")
     cohort.memberships.create(student=late)
     ola, _ = logged_in(browser, live_server, "ola")
     predict(ola, "16.00 GB")
     expect(board).to_contain_text("4 answers", timeout=12_000)
+    expect(right).to_be_visible()
     if SHOTS:
         tess.screenshot(path=os.path.join(SHOTS, "projector-1280.png"), full_page=True)
         phone = browser.new_context(
@@ -119,7 +125,7 @@ def test_one_comment_reaches_everyone_with_the_same_wrong_prediction(
         page.context.close()
 
 
-def test_without_javascript_the_projector_comments_through_a_form_page(
+def test_without_javascript_a_comment_goes_through_a_form_page_and_the_projector_has_no_controls(
     browser, live_server, sample_content
 ):
     from tests.factories import make_prediction, make_run
@@ -143,16 +149,25 @@ def test_without_javascript_the_projector_comments_through_a_form_page(
     page.get_by_label("Username").fill("tess")
     page.get_by_label("Password").fill("pw-tess")
     page.get_by_role("button", name="Log in").click()
-    page.goto(reverse("tutor:cluster_projector", args=[cohort.pk, snippet.block_id]))
-    expect(page.locator("#projector-board")).to_contain_text("2 answers")
-    page.get_by_role("link", name="Comment", exact=True).click()
+    page.goto(reverse("tutor:class_lesson", args=[cohort.pk, snippet.block.lesson_id]))
+    group = page.locator(".group").filter(has_text="2 students")
+    group.get_by_role("link", name="Comment", exact=True).click()
     page.get_by_label("Your comment").fill(COMMENT)
     if SHOTS:
         page.screenshot(path=os.path.join(SHOTS, "comment-form-no-js.png"), full_page=True)
     page.get_by_role("button", name="Save").click()
     expect(page.locator(".messages")).to_contain_text("2 students in this group see your comment")
+    expect(page.locator(".group").filter(has_text="2 students")).to_contain_text(COMMENT)
+
+    # On the class's screen: no controls, and the right answer only when asked for.
+    page.goto(reverse("tutor:cluster_projector", args=[cohort.pk, snippet.block_id]))
     expect(page.locator("#projector-board")).to_contain_text("Commented")
     expect(page.locator(".projector-summary")).to_contain_text("2 answers")
+    expect(page.get_by_role("link", name="Comment")).to_have_count(0)
+    right = page.locator(".projector-right-answer .projector-answer")
+    expect(right).to_be_hidden()
+    page.get_by_text("Show the right answer").click()
+    expect(right).to_be_visible()
     context.close()
 
 

@@ -255,7 +255,15 @@ def test_the_projector_shows_answers_and_counts_never_names(client, world):
     text = " ".join(re.sub("<[^>]+>", " ", body).split())
     assert page.status_code == 200 and "<html" in body
     assert "4 answers · 25 % right" in text.replace("25%", "25 %")  # one of four right
-    assert "4\n8" in body and "Commented" in body
+    # Each group: a short label, the answer with the line that differs marked; no controls.
+    assert "Line 2 differs" in text and "Leaves out line 1" in text
+    assert '<span class="answer-line">4</span><span class="answer-line is-marked"><span class="visually-hidden">Differs: </span>8</span>' in body
+    assert "Commented" in body and "Comment</a>" not in body and "Edit comment" not in body
+    # The right answer on demand, outside the board that polls.
+    assert (
+        '<details class="projector-right-answer"><summary>Show the right answer</summary><pre class="projector-answer">'
+        '<span class="answer-line">4</span><span class="answer-line">16</span></pre>'
+    ) in body
     for name in ("annika", "borbala", "casimir", "dagmar", "tina"):
         assert name not in body
     board = client.get(url, **HTMX)
@@ -437,3 +445,34 @@ def test_one_student_wrong_on_two_items_is_one_student(client, world):
     page = client.get(reverse("tutor:class_lesson", args=[cohort.pk, world["lesson"].pk])).content.decode()
     assert reach_numbers(page) == {"lesson": (2, 2, 1, 1), "items": ((1, 1), (1, 1)), "groups": (1, 1)}
     assert "they reach 1 of the 1 student whose" in page
+
+
+@pytest.mark.parametrize("headers", [{}, HTMX])
+def test_a_group_reads_as_a_label_and_its_answer_beside_the_right_one(client, world, headers):
+    client.force_login(world["teacher"])
+    if headers:  # after a save, the group swapped in says the same
+        body = client.post(comment_url(world, common_group(world).key), {"text": "Doubled?"}, **headers)
+    else:
+        body = client.get(lesson_url(world))
+    body = body.content.decode()
+    group = body[body.index('class="group"') :]
+    group = group[: group.index("</li>")]
+    assert '<span class="group-label">Line 2 differs</span>' in group
+    assert '<p class="group-compare-title">Their answer</p>' in group
+    assert 'is-marked"><span class="visually-hidden">Differs: </span>8</span>' in group
+    assert (
+        '<p class="group-compare-title">The right answer</p><pre class="answer-text"><span class="answer-line">4</span>'
+        '<span class="answer-line is-marked"><span class="visually-hidden">Differs: </span>16</span></pre>'
+    ) in group
+    assert "instead of" in group  # the full description, folded "In words"
+
+
+def test_an_ordering_groups_label_and_marks():
+    from tutor.practice.ordering.clusters import arrangement_group
+
+    texts = {"a": "a = 1", "b": "b = 2", "c": "print(a + b)", "x": "print(b)"}
+    group = arrangement_group(["c", "a", "b"], ["a", "b", "c"], texts)
+    assert group.label == "1 line out of place"
+    assert (group.marked, group.right_marked) == ({0}, {2})  # print(a + b), first here, last there
+    assert arrangement_group(["a", "x", "b", "c"], ["a", "b", "c"], texts).label == "1 line that does not belong"
+    assert arrangement_group(["a", "b"], ["a", "b", "c"], texts).label == "Leaves out 1 line"

@@ -77,7 +77,13 @@ def group_changed(request, cohort: Cohort, block: Block, row: GroupRow | None) -
     item = groups.item(block.pk)
     if row is not None and item is not None:
         row = next((fresh for fresh in item.rows if fresh.group.key == row.group.key), row)
-    context = {"cohort": cohort, "row": row, "groups": groups, "item": item}
+    context = {
+        "cohort": cohort,
+        "row": row,
+        "groups": groups,
+        "item": item,
+        "right_answer": item.distribution.right_answer if item is not None else "",
+    }
     return TemplateResponse(request, "tutor/clusters/group_changed.html", context)
 
 

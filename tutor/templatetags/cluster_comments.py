@@ -7,6 +7,14 @@ from tutor.clusters.comments import comments_for, teacher_name
 register = template.Library()
 
 
+@register.filter
+def marked_lines(text: str, marked) -> list[tuple[str, bool]]:
+    """`{{ answer|marked_lines:group.marked }}`: the text line by line, each with whether
+    it is one of the `marked` (0-based) lines."""
+    marked = marked or ()
+    return [(line, i in marked) for i, line in enumerate(text.split("\n"))]
+
+
 @register.inclusion_tag("tutor/clusters/teacher_comment.html", takes_context=True)
 def teacher_comments(context, kind: str, state) -> dict:
     """`{% teacher_comments "snippet" practice %}` in a kind's panel: the comments on the
