@@ -2,6 +2,7 @@
 commenting (inline and as a page), editing, deleting, the projector, and what students see."""
 
 import re
+from datetime import timedelta
 
 import pytest
 from django.db import connection
@@ -476,3 +477,76 @@ def test_an_ordering_groups_label_and_marks():
     assert (group.marked, group.right_marked) == ({0}, {2})  # print(a + b), first here, last there
     assert arrangement_group(["a", "x", "b", "c"], ["a", "b", "c"], texts).label == "1 line that does not belong"
     assert arrangement_group(["a", "b"], ["a", "b", "c"], texts).label == "Leaves out 1 line"
+
+
+# "From your teacher" on the home page and My progress -----------------------------------
+
+
+@pytest.mark.parametrize("page", ["tutor:catalogue", "tutor:my_progress"])
+def test_a_student_with_a_comment_finds_it_on_the_home_page_and_my_progress(client, world, page):
+    comment = save_comment(world, text="Look at line 2 again.")
+    annika, _, casimir, _ = world["students"]
+    client.force_login(annika)
+    html = client.get(reverse(page)).content.decode()
+    notes = html[html.index('<section class="teacher-notes"') :]
+    notes = notes[: notes.index("</section>")]
+    assert "From your teacher" in notes and "Look at line 2 again." in notes
+    assert '<span class="teacher-note-new">New</span> <strong>tina</strong>' in notes
+    assert reverse("tutor:comment_read", args=[comment.pk]) in notes
+    # Casimir's mistake is another one: nothing for him.
+    client.force_login(casimir)
+    assert "teacher-notes" not in client.get(reverse(page)).content.decode()
+
+
+def test_following_a_comment_marks_it_read_and_goes_to_the_answer(client, world):
+    comment = save_comment(world)
+    annika = world["students"][0]
+    client.force_login(annika)
+    response = client.post(reverse("tutor:comment_read", args=[comment.pk]))
+    assert response.status_code == 302
+    assert response["Location"] == world["lesson"].get_absolute_url() + f"#snippet-{world['snippet'].block.key}"
+    html = client.get(reverse("tutor:catalogue")).content.decode()
+    assert "From your teacher" in html and "teacher-note-new" not in html
+    assert "See it beside your answer" in html
+    # The teacher changes it: new again.
+    comment.text, comment.updated_at = "Changed.", comment.updated_at + timedelta(minutes=5)
+    comment.save()
+    assert "teacher-note-new" in client.get(reverse("tutor:catalogue")).content.decode()
+
+
+def test_the_lesson_page_marks_a_comment_read_when_it_is_seen(client, world):
+    comment = save_comment(world)
+    client.force_login(world["students"][0])
+    page = client.get(world["lesson"].get_absolute_url()).content.decode()
+    url = reverse("tutor:comment_read", args=[comment.pk])
+    assert f'hx-post="{url}" hx-trigger="intersect once"' in page
+    assert client.post(url, **HTMX).status_code == 204
+    assert "teacher-note-new" not in client.get(reverse("tutor:my_progress")).content.decode()
+
+
+def test_only_a_student_of_the_class_may_mark_a_comment_read(client, world):
+    comment = save_comment(world)
+    url = reverse("tutor:comment_read", args=[comment.pk])
+    assert client.post(url).status_code == 302 and "login" in client.post(url)["Location"]
+    client.force_login(make_user("outsider"))
+    assert client.post(url).status_code == 404
+    client.force_login(world["students"][0])
+    assert client.get(url).status_code == 405
+
+
+def test_the_home_page_costs_no_more_queries_for_more_comments(client, world):
+    save_comment(world)
+    client.force_login(world["students"][0])
+    with CaptureQueriesContext(connection) as one:
+        client.get(reverse("tutor:catalogue"))
+    other = make_snippet(world["lesson"], code="print(1)\n", expected_output="1\n")
+    make_run(other, purpose=Run.Purpose.REVEAL, stdout="1\n", stdin=other.stdin)
+    make_prediction(world["students"][0], other, text="2\n", verdict=Prediction.Verdict.WRONG)
+    group = snippet_clusters(in_class=_in(world["cohort"]), blocks=[other.block])[other.block_id].groups[0]
+    ClusterComment.objects.create(
+        cohort=world["cohort"], author=world["teacher"], block=other.block, key=group.key, summary="s", text="More."
+    )
+    with CaptureQueriesContext(connection) as two:
+        html = client.get(reverse("tutor:catalogue")).content.decode()
+    assert html.count('<li class="teacher-note') == 2
+    assert len(two.captured_queries) == len(one.captured_queries)

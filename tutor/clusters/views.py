@@ -18,15 +18,17 @@ from course.htmx import login_required_htmx, refusal, vary_on_htmx, wants_partia
 from course.models import Block, Lesson
 from tutor.clusters.comments import (
     GroupRow,
+    TeacherNote,
     item_groups,
     item_title,
     lesson_groups,
     practice_blocks,
     practice_blocks_of,
+    teacher_name,
 )
 from tutor.clusters.forms import CommentForm
 from tutor.clusters.groups import Group
-from tutor.clusters.models import ClusterComment
+from tutor.clusters.models import ClusterComment, ClusterCommentRead
 from tutor.models import Cohort
 from tutor.views.teaching import taught_class
 
@@ -179,3 +181,22 @@ def projector(request: HttpRequest, pk: int, block_pk: int) -> TemplateResponse:
     }
     template = f"{PROJECTOR}#projector-board" if wants_partial(request) else PROJECTOR
     return vary_on_htmx(TemplateResponse(request, template, context))
+
+
+@require_POST
+@login_required_htmx
+def comment_read(request: HttpRequest, comment_pk: int) -> HttpResponse:
+    """The student saw their teacher's comment: beside their answer on the lesson page (htmx,
+    when it scrolls into view), or by following it from the home page or My progress (a
+    plain POST, which then goes to it). Only a comment on a class they are in."""
+    comment = get_object_or_404(
+        ClusterComment.objects.seen_by(request.user).select_related("block__lesson__course").distinct(),
+        pk=comment_pk,
+    )
+    ClusterCommentRead.objects.update_or_create(
+        comment=comment, student=request.user, defaults={"read_at": timezone.now()}
+    )
+    if request.htmx:
+        return HttpResponse(status=204)
+    note = TeacherNote(comment, teacher_name(comment.author), unread=False)
+    return redirect(note.url)

@@ -20,4 +20,7 @@ def teacher_comments(context, kind: str, state) -> dict:
     """`{% teacher_comments "snippet" practice %}` in a kind's panel: the comments on the
     group of the answer the panel shows, from the learner's teachers."""
     comments = comments_for(context.get("request"), kind, state, lesson=context.get("lesson"))
-    return {"comments": [(comment, teacher_name(comment.author)) for comment in comments]}
+    return {
+        "comments": [(comment, teacher_name(comment.author)) for comment in comments],
+        "csrf_token": context.get("csrf_token"),
+    }

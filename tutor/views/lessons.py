@@ -19,6 +19,7 @@ from course.models import ContentVersion, Course, Lesson
 from course.pages import CACHE_SECONDS, LessonContent, catalogue_courses, lessons_in_order
 from tutor import practice
 from tutor.assignments import learners
+from tutor.clusters.comments import teacher_notes
 from tutor.live.views import hand_state
 from tutor.models import LessonProgress
 
@@ -35,7 +36,11 @@ def progress_by_lesson(request: HttpRequest, lessons: list[Lesson]) -> dict[int,
 def catalogue(request: HttpRequest) -> TemplateResponse:
     courses = catalogue_courses(request.user)
     lessons = [lesson for course in courses for lesson in course.lessons.all()]
-    context = {"courses": courses, "progress_by_lesson": progress_by_lesson(request, lessons)}
+    context = {
+        "courses": courses,
+        "progress_by_lesson": progress_by_lesson(request, lessons),
+        "teacher_notes": teacher_notes(request.user),
+    }
     context |= learners.context(request.user, lessons=lessons)
     return TemplateResponse(request, "tutor/catalogue.html", context)
 

@@ -13,6 +13,7 @@ from course.htmx import wants_partial
 from course.models import Course, Lesson
 from tutor import practice
 from tutor.assignments import learners
+from tutor.clusters.comments import teacher_notes
 from tutor.models import LessonProgress
 
 ACCURACY_AFTER = 5  # first predictions before My progress says how many were right
@@ -111,5 +112,6 @@ def my_progress(request: HttpRequest) -> TemplateResponse:
         "shows_accuracy": (totals["predicted"] or 0) >= ACCURACY_AFTER,
         "continue_with": continue_with,
         "continue_label": continue_label,
+        "teacher_notes": teacher_notes(request.user),
     } | learners.context(request.user)
     return TemplateResponse(request, "tutor/my_progress.html", context)
