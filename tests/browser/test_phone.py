@@ -128,3 +128,27 @@ def test_a_line_cut_off_at_the_right_edge_shows_that_it_goes_on(phone):
     long.evaluate("code => { code.scrollLeft = code.scrollWidth; }")
     assert darkest_at_right(long) > fits - 10
     blank.close()
+
+
+def test_the_hand_stays_in_reach_and_says_which_item(phone):
+    """A student of a class, stuck at the ordering exercise far down the lesson: the hand
+    is in the corner of the screen there, and it goes up about that exercise."""
+    from django.contrib.auth.models import User
+
+    from tests.factories import make_cohort, make_teacher
+    from tutor.live.models import RaisedHand
+
+    make_cohort(make_teacher("tess"), students=[User.objects.get(username="ada")])
+    phone.goto(SEED + "#exercise-kv-cache-vram-order")
+    check = phone.locator(EXERCISE).get_by_role("button", name="Check")
+    check.scroll_into_view_if_needed()
+    hand = phone.locator("#raise-hand")
+    expect(hand.get_by_role("button", name="Raise hand")).to_be_in_viewport()
+    phone.mouse.wheel(0, 3000)
+    expect(hand.get_by_role("button", name="Raise hand")).to_be_in_viewport()
+    box = hand.bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 390
+    hand.get_by_label("About").select_option(label="KV cache VRAM at two precisions")
+    hand.get_by_role("button", name="Raise hand").click()
+    expect(hand).to_contain_text("about KV cache VRAM at two precisions")
+    assert RaisedHand.objects.get().block.key == "kv-cache-vram-order"

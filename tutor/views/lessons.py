@@ -89,7 +89,8 @@ def lesson_detail(request: HttpRequest, course_slug: str, lesson_slug: str) -> H
         # "What you will see" may be a snippet's answer: open once the learner revealed it.
         "preview_revealed": bool(getattr(preview_state, "revealed", False)),
         "lesson_progress": progress_by_lesson(request, [lesson]).get(lesson.pk),
-        "hand": hand_state(request.user, lesson),  # the "Raise hand" button (tutor.live)
+        # The "Raise hand" button (tutor.live), about one of the page's practice items.
+        "hand": hand_state(request.user, lesson, items=[item.block for item in blocks if item.practice]),
         "glossary_linker": SimpleLazyObject(lambda: content.glossary_linker),
         "practice_styles": styles,
         "practice_scripts": scripts,
