@@ -152,3 +152,30 @@ def test_the_hand_stays_in_reach_and_says_which_item(phone):
     hand.get_by_role("button", name="Raise hand").click()
     expect(hand).to_contain_text("about KV cache VRAM at two precisions")
     assert RaisedHand.objects.get().block.key == "kv-cache-vram-order"
+
+
+@pytest.mark.parametrize("width", [390, 320])
+def test_the_phone_nav_bar_is_in_tidy_rows(phone, width):
+    """The sections start a row at the left edge, the account links end one at the right
+    edge, nothing sticks out and no hidden name leaves a gap."""
+    phone.set_viewport_size({"width": width, "height": 844})
+    phone.goto("/")
+    nav = phone.locator(".site-nav")
+    edges = nav.evaluate(
+        """nav => {
+          const box = el => el.getBoundingClientRect();
+          const links = [...nav.querySelectorAll(".sections a, .account a, .account button")].map(box);
+          const search = box(nav.querySelector(".site-search input"));
+          return {
+            first: box(nav.querySelector(".sections a")).left,
+            brand: box(nav.querySelector(".brand")).left,
+            lastRight: box([...nav.querySelectorAll(".account li")].filter(li => li.offsetParent).at(-1)).right,
+            searchRight: search.right,
+            widest: Math.max(...links.map(b => b.right)),
+            page: document.documentElement.scrollWidth,
+          };
+        }"""
+    )
+    assert abs(edges["first"] - edges["brand"]) <= 1
+    assert abs(edges["lastRight"] - edges["searchRight"]) <= 1
+    assert edges["widest"] <= width and edges["page"] <= width
