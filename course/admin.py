@@ -137,6 +137,15 @@ class LessonAdmin(nested_admin.NestedModelAdminMixin, ContentAdmin):
         css = {"all": ["css/admin.css"]}
         js = ["js/admin-kinds.js"]
 
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        """With links to each block (the inlines are in this order: BlockInline.ordering)."""
+        blocks = Block.objects.filter(lesson=object_id).order_by(*BlockInline.ordering)
+        links = [
+            (f"blocks-{i}", f"{block.title or block.key} ({block.kind.replace('_', ' ')})")
+            for i, block in enumerate(blocks.only("kind", "key", "title"))
+        ] if str(object_id).isdigit() else []
+        return super().change_view(request, object_id, form_url, {**(extra_context or {}), "block_links": links})
+
 
 class WritesInPlace:
     """A snippet or exercise is written on its lesson's page; its own page keeps the

@@ -145,8 +145,20 @@ class LessonWithChecksAdmin(LessonAdmin):
         return TemplateResponse(request, "admin/course/lesson/check_outputs.html", context)
 
 
+class LearnersRecordAdmin(admin.ModelAdmin):
+    """What learners did (runs, predictions, checks, help, progress) is their record:
+    staff read it here, nobody adds or edits it by hand (progress is recounted from it).
+    Deleting stays possible, for a record removed on request."""
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+
 @admin.register(Run)
-class RunAdmin(admin.ModelAdmin):
+class RunAdmin(LearnersRecordAdmin):
     list_display = ["pk", "user", "purpose", "status", "duration_ms", "created_at"]
     list_filter = ["status", "purpose"]
     search_fields = ["user__username", "code"]
@@ -155,7 +167,7 @@ class RunAdmin(admin.ModelAdmin):
 
 
 @admin.register(Prediction)
-class PredictionAdmin(admin.ModelAdmin):
+class PredictionAdmin(LearnersRecordAdmin):
     list_display = ["user", "snippet", "snippet_version", "verdict", "is_first", "created_at"]
     list_filter = ["verdict", "is_first"]
     search_fields = ["user__username", "text"]
@@ -163,21 +175,21 @@ class PredictionAdmin(admin.ModelAdmin):
 
 
 @admin.register(OrderingAttempt)
-class OrderingAttemptAdmin(admin.ModelAdmin):
+class OrderingAttemptAdmin(LearnersRecordAdmin):
     list_display = ["user", "exercise", "verdict", "lines_in_place", "help_used", "created_at"]
     list_filter = ["verdict"]
     list_select_related = ["user", "exercise__block__lesson"]
 
 
 @admin.register(OrderingHelp)
-class OrderingHelpAdmin(admin.ModelAdmin):
+class OrderingHelpAdmin(LearnersRecordAdmin):
     list_display = ["user", "exercise", "given", "line_key", "created_at"]
     list_filter = ["given"]
     list_select_related = ["user", "exercise__block__lesson"]
 
 
 @admin.register(LessonProgress)
-class LessonProgressAdmin(admin.ModelAdmin):
+class LessonProgressAdmin(LearnersRecordAdmin):
     list_display = ["user", "lesson", "percent", "completed_at", "updated_at"]
     list_filter = ["lesson__course", "lesson"]
     list_select_related = ["user", "lesson"]
@@ -197,7 +209,7 @@ class CohortAdmin(admin.ModelAdmin):
 
 
 @admin.register(VersionPrediction)
-class VersionPredictionAdmin(admin.ModelAdmin):
+class VersionPredictionAdmin(LearnersRecordAdmin):
     list_display = ["user", "snippet", "created_at"]
     search_fields = ["user__username", "text"]
     list_select_related = ["user", "snippet__block__lesson"]

@@ -81,12 +81,32 @@ def dependencies_of(exercises: Iterable[OrderingExercise]) -> dict[int, dict[str
 
 
 def starting_order(*, user_id: int, lines: ExerciseLines) -> list[str]:
-    """The learner's shuffle: the same on every visit, never already solved by the rule."""
+    """The learner's shuffle: the same on every visit, never already solved by the rule, and
+    far from solved: no line at its own place or right after the line it follows in the
+    solution, and at most half the lines in order with it. Of the shuffles tried, the first
+    that is far enough, else the farthest (a tiny exercise has no arrangement that is)."""
     rng = random.Random(f"ordering:{user_id}:{lines.exercise_id}")
     keys = sorted(lines.texts)
     distractors = set(lines.distractors)
-    for _ in range(50):
+    enough = max(1, len(lines.correct) // 2)
+    best, best_score = None, None
+    for _ in range(100):
         rng.shuffle(keys)
-        if not lines.is_solved_without_running([k for k in keys if k not in distractors]):
-            return keys
-    return keys  # a one-line exercise, or one whose lines depend on nothing: any order works
+        used = [k for k in keys if k not in distractors]
+        if lines.is_solved_without_running(used):
+            continue
+        score = (_close_to_solved(used, lines.correct), len(grading.lines_in_order(used, lines.correct)))
+        if score[0] == 0 and score[1] <= enough:
+            return list(keys)
+        if best_score is None or score < best_score:
+            best, best_score = list(keys), score
+    # None: a one-line exercise, or one whose lines depend on nothing: any order works.
+    return best if best is not None else keys
+
+
+def _close_to_solved(used: Sequence[str], correct: Sequence[str]) -> int:
+    """Lines at their place in the solution, and lines right after the line they follow there."""
+    at_place = sum(key == want for key, want in zip(used, correct, strict=False))
+    follows = {a: b for a, b in zip(correct, correct[1:], strict=False)}
+    after = sum(follows.get(a) == b for a, b in zip(used, used[1:], strict=False))
+    return at_place + after

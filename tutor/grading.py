@@ -21,7 +21,7 @@ def output_lines(text: str) -> list[str]:
 
 @dataclass(frozen=True)
 class LineComparison:
-    kind: str  # "match", "wrong", "missing", "extra"
+    kind: str  # "match", "wrong", "moved" (predicted, but elsewhere), "missing", "extra"
     number: int  # 1-based line number in the real output (for "extra": where it would go)
     expected: str | None
     predicted: str | None
@@ -32,6 +32,7 @@ class LineComparison:
 class PredictionComparison:
     lines: list[LineComparison]
     slips: list[str] = field(default_factory=list)
+    predicted: list[str] = field(default_factory=list)  # the prediction's lines, as compared
 
     @property
     def is_right(self) -> bool:
@@ -39,7 +40,7 @@ class PredictionComparison:
 
     @property
     def counts(self) -> dict[str, int]:
-        counts = {"match": 0, "wrong": 0, "missing": 0, "extra": 0}
+        counts = {"match": 0, "wrong": 0, "moved": 0, "missing": 0, "extra": 0}
         for line in self.lines:
             counts[line.kind] += 1
         return counts
@@ -49,10 +50,18 @@ class PredictionComparison:
         if self.is_right:
             return "Spot on: your prediction matches the output line for line."
         counts = self.counts
-        total = counts["match"] + counts["wrong"] + counts["missing"]
+        moved = counts["moved"]
+        if moved and not (counts["wrong"] or counts["missing"] or counts["extra"]):
+            return (
+                "Not quite: right lines, wrong order — "
+                f"{moved} line{'s are' if moved > 1 else ' is'} in a different place."
+            )
+        total = counts["match"] + counts["wrong"] + moved + counts["missing"]
         parts = [f"{counts['match']} of {total} lines right"]
         if counts["wrong"]:
             parts.append(f"{counts['wrong']} different")
+        if moved:
+            parts.append(f"{moved} in a different place")
         if counts["missing"]:
             parts.append(f"{counts['missing']} missing")
         if counts["extra"]:
@@ -71,8 +80,6 @@ def _slips(
         slips.append(
             "The output starts with an empty line — the first `print()` prints one."
         )
-    if sorted(expected) == sorted(predicted) and expected != predicted:
-        slips.append("You have all the right lines, in a different order.")
     pairs = [(line.expected, line.predicted) for line in lines if line.kind == "wrong"]
     if any(e != p and e.lower() == p.lower() for e, p in pairs):
         slips.append("Some lines differ only in upper or lower case.")
@@ -144,6 +151,7 @@ def compare_prediction(
                 LineComparison("extra", e2 + 1, None, predicted[p1 + i])
                 for i in range(paired, p2 - p1)
             ]
+    lines = _moved_lines(lines)
     matched = [line for line in lines if line.kind == "match"]
     # A match carries its text as `expected`; show it on both sides.
     lines = [
@@ -157,7 +165,42 @@ def compare_prediction(
         ]
     slips = [] if expected == predicted else _slips(expected, predicted, lines)
     slips += _error_slips(expected, predicted, error)
-    return PredictionComparison(lines=lines, slips=slips)
+    return PredictionComparison(lines=lines, slips=slips, predicted=predicted)
+
+
+
+def _moved_lines(lines: list[LineComparison]) -> list[LineComparison]:
+    """A line the learner predicted, but in another place, is one line "moved", not one
+    missing here and one extra there (two swapped lines read as the slip they are)."""
+    wanted = [(i, line.expected) for i, line in enumerate(lines) if line.kind in ("missing", "wrong")]
+    offered = [(i, line.predicted) for i, line in enumerate(lines) if line.kind in ("extra", "wrong")]
+    moved: set[int] = set()  # lines whose expected text the learner put elsewhere
+    used: set[int] = set()  # lines whose predicted text is that elsewhere
+    for i, text in wanted:
+        j = next((j for j, said in offered if j != i and j not in used and said == text), None)
+        if j is not None:
+            moved.add(i)
+            used.add(j)
+    if not moved:
+        return lines
+    result = []
+    for i, line in enumerate(lines):
+        if line.kind == "extra":
+            result += [] if i in used else [line]
+        elif line.kind == "missing":
+            result.append(replace(line, kind="moved", predicted=line.expected) if i in moved else line)
+        elif line.kind == "wrong":
+            if i in moved:
+                result.append(replace(line, kind="moved", predicted=line.expected))
+                if i not in used:  # what was said here belongs nowhere
+                    result.append(LineComparison("extra", line.number + 1, None, line.predicted))
+            elif i in used:
+                result.append(replace(line, kind="missing", predicted=None))
+            else:
+                result.append(line)
+        else:
+            result.append(line)
+    return result
 
 
 _LOOKS_LIKE_AN_ERROR = re.compile(r"^\s*(Traceback \(most recent call last\)|[A-Z]\w*(Error|Exception)\b)")
@@ -180,27 +223,56 @@ def _error_slips(expected: list[str], predicted: list[str], error: RaisedExcepti
 class OrderingResult:
     solved: bool
     in_place: list[str]  # keys of lines already in the right place
-    first_wrong: str | None  # key of the first line that is not
+    first_wrong: str | None  # key of the line to move next (None: a line is missing, or solved)
     message: str
 
 
 def _first_wrong_message(first_wrong: str | None, texts: Mapping[str, str]) -> str:
     if first_wrong is None:
         return "Some lines are still missing from your answer."
-    return f"Look again at “{texts[first_wrong].strip()}”: it is the first line not yet in place."
+    return f"Move “{texts[first_wrong].strip()}” next: it is not in its place yet."
+
+
+def lines_in_order(submitted: Sequence[str], correct: Sequence[str]) -> list[str]:
+    """The most lines of the answer that already come in the solution's order, as a learner
+    counts them: a line is in place when it is in order with the others, wherever they are
+    (a longest common subsequence). Moving a line that does not belong out of the answer, or
+    any line to where it belongs, never lowers the count. Of several such sets, the one that
+    keeps the solution's first lines, as a learner builds a program from the top."""
+    n, m = len(submitted), len(correct)
+    longest = [[0] * (m + 1) for _ in range(n + 1)]
+    for i in range(n - 1, -1, -1):
+        for j in range(m - 1, -1, -1):
+            longest[i][j] = (
+                longest[i + 1][j + 1] + 1
+                if submitted[i] == correct[j]
+                else max(longest[i + 1][j], longest[i][j + 1])
+            )
+    kept, i, j = [], 0, 0
+    while i < n and j < m:
+        if submitted[i] == correct[j]:
+            kept.append(submitted[i])
+            i, j = i + 1, j + 1
+        elif longest[i + 1][j] >= longest[i][j + 1]:
+            i += 1
+        else:
+            j += 1
+    return kept
 
 
 def grade_exact(
     submitted: Sequence[str], correct: Sequence[str], texts: Mapping[str, str]
 ) -> OrderingResult:
-    in_place = [key for key, want in zip(submitted, correct, strict=False) if key == want]
-    first_wrong = next(
-        (key for key, want in zip(submitted, correct, strict=False) if key != want), None
-    )
-    if first_wrong is None and len(submitted) > len(correct):
-        first_wrong = submitted[len(correct)]
+    in_place = lines_in_order(submitted, correct)
+    kept = set(in_place)
+    first_wrong = next((key for key in submitted if key not in kept), None)
     solved = list(submitted) == list(correct)
-    message = "Solved: every line is in its place." if solved else _first_wrong_message(first_wrong, texts)
+    if solved:
+        message = "Solved: every line is in its place."
+    elif first_wrong is not None and first_wrong not in set(correct):
+        message = f"“{texts[first_wrong].strip()}” doesn't belong in this program."
+    else:
+        message = _first_wrong_message(first_wrong, texts)
     return OrderingResult(solved, in_place, None if solved else first_wrong, message)
 
 
@@ -216,8 +288,9 @@ def grade_dependencies(
     in_place: list[str] = []
     first_wrong = None
     for key in submitted:
+        # In place wherever it is, as long as what it needs is above it.
         ok = key in required_set and all(dep in seen for dep in depends_on.get(key, ()))
-        if ok and first_wrong is None:
+        if ok:
             in_place.append(key)
         elif first_wrong is None:
             first_wrong = key

@@ -52,6 +52,8 @@ urlpatterns += [
         cluster_views.projector,
         name="cluster_projector",
     ),
+    # A student saw their teacher's comment.
+    path("comments/<int:comment_pk>/read/", cluster_views.comment_read, name="comment_read"),
 ]
 # The live view of a class in a lesson (teachers), and the hand a learner raises.
 urlpatterns += [

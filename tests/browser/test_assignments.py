@@ -55,7 +55,8 @@ def test_a_teacher_sets_an_exercise_and_the_student_sees_it_then_finds_it_closed
     expect(assigned).to_contain_text("Not yet done")
     assigned.get_by_role("link", name=lesson.title).click()
     banner = learner.locator(".lesson-assignment")
-    expect(banner).to_contain_text("Assigned by Tuesday group: 1 of this lesson’s exercises")
+    expect(banner).to_contain_text("for Tuesday group: 1 of this lesson’s exercises")
+    expect(banner.get_by_role("listitem")).to_have_text([f"Put it in order: {exercise.title}"])
     expect(banner).to_contain_text(shown_due)
 
     teacher.get_by_role("button", name="Close it").click()  # htmx swaps the open/closed region

@@ -5,6 +5,7 @@ same mistake later sees it as soon as their answer is revealed. The projector sh
 class's answers grouped, without names. Runs use the `inline_worker` fixture."""
 
 import os
+import re
 
 import pytest
 from django.urls import reverse
@@ -93,12 +94,18 @@ def test_one_comment_reaches_everyone_with_the_same_wrong_prediction(
     expect(board).to_contain_text("Commented")
     for name in ("sam", "sue", "sid", "tess"):
         expect(tess.locator("body")).not_to_contain_text(name)
+    expect(board.get_by_role("link", name="Comment")).to_have_count(0)
+    # The right answer on demand; it stays open while the board polls.
+    tess.get_by_text("Show the right answer").click()
+    right = tess.locator(".projector-right-answer .projector-answer")
+    expect(right).to_be_visible()
     # The board polls: a fourth answer appears without reloading.
     late = make_user("ola")
     cohort.memberships.create(student=late)
     ola, _ = logged_in(browser, live_server, "ola")
     predict(ola, "16.00 GB")
     expect(board).to_contain_text("4 answers", timeout=12_000)
+    expect(right).to_be_visible()
     if SHOTS:
         tess.screenshot(path=os.path.join(SHOTS, "projector-1280.png"), full_page=True)
         phone = browser.new_context(
@@ -119,7 +126,7 @@ def test_one_comment_reaches_everyone_with_the_same_wrong_prediction(
         page.context.close()
 
 
-def test_without_javascript_the_projector_comments_through_a_form_page(
+def test_without_javascript_a_comment_goes_through_a_form_page_and_the_projector_has_no_controls(
     browser, live_server, sample_content
 ):
     from tests.factories import make_prediction, make_run
@@ -143,16 +150,25 @@ def test_without_javascript_the_projector_comments_through_a_form_page(
     page.get_by_label("Username").fill("tess")
     page.get_by_label("Password").fill("pw-tess")
     page.get_by_role("button", name="Log in").click()
-    page.goto(reverse("tutor:cluster_projector", args=[cohort.pk, snippet.block_id]))
-    expect(page.locator("#projector-board")).to_contain_text("2 answers")
-    page.get_by_role("link", name="Comment", exact=True).click()
+    page.goto(reverse("tutor:class_lesson", args=[cohort.pk, snippet.block.lesson_id]))
+    group = page.locator(".group").filter(has_text="2 students")
+    group.get_by_role("link", name="Comment", exact=True).click()
     page.get_by_label("Your comment").fill(COMMENT)
     if SHOTS:
         page.screenshot(path=os.path.join(SHOTS, "comment-form-no-js.png"), full_page=True)
     page.get_by_role("button", name="Save").click()
     expect(page.locator(".messages")).to_contain_text("2 students in this group see your comment")
+    expect(page.locator(".group").filter(has_text="2 students")).to_contain_text(COMMENT)
+
+    # On the class's screen: no controls, and the right answer only when asked for.
+    page.goto(reverse("tutor:cluster_projector", args=[cohort.pk, snippet.block_id]))
     expect(page.locator("#projector-board")).to_contain_text("Commented")
     expect(page.locator(".projector-summary")).to_contain_text("2 answers")
+    expect(page.get_by_role("link", name="Comment")).to_have_count(0)
+    right = page.locator(".projector-right-answer .projector-answer")
+    expect(right).to_be_hidden()
+    page.get_by_text("Show the right answer").click()
+    expect(right).to_be_visible()
     context.close()
 
 
@@ -218,3 +234,50 @@ def test_groups_the_projector_and_a_comment_have_no_serious_accessibility_violat
                 found[url] = serious
         context.close()
     assert not found, json.dumps(found, indent=1)
+
+
+def test_a_comment_is_new_on_the_home_page_until_the_student_has_seen_it(browser, live_server, sample_content):
+    """Found from the home page, it leads to the answer; seen beside the answer on the
+    lesson page (scrolled into view), it is no longer new."""
+    from django.db.models import Q
+
+    from tests.factories import make_prediction, make_run
+    from tutor.clusters.models import ClusterComment
+    from tutor.models import Prediction, Run
+    from tutor.practice.snippet.clusters import clusters
+
+    teacher = make_teacher("tess")
+    students = [make_user("sam"), make_user("sue")]
+    cohort = make_cohort(teacher, students=students)
+    snippet = Snippet.objects.get(block__key="kv-cache-vram")
+    make_run(snippet, purpose=Run.Purpose.REVEAL, stdout=snippet.expected_output, stdin=snippet.stdin)
+    for student in students:
+        make_prediction(student, snippet, text=WITHOUT_THE_EMPTY_LINE, verdict=Prediction.Verdict.WRONG)
+    group = clusters(in_class=Q(user=students[0].pk), blocks=[snippet.block])[snippet.block_id].groups[0]
+    ClusterComment.objects.create(
+        cohort=cohort, author=teacher, block=snippet.block, key=group.key, summary="s", text=COMMENT
+    )
+
+    sam, _ = logged_in(browser, live_server, "sam")
+    sam.goto("/")
+    note = sam.locator(".teacher-note")
+    expect(note).to_contain_text("New")
+    expect(note).to_contain_text(COMMENT)
+    note.get_by_role("button", name="Read it beside your answer").click()
+    expect(sam).to_have_url(re.compile(r"#snippet-kv-cache-vram$"))
+    expect(sam.locator("#snippet-kv-cache-vram-answer .teacher-comment")).to_be_in_viewport()
+    sam.goto("/")
+    expect(sam.locator(".teacher-note")).not_to_contain_text("New")
+
+    # Sue opens the lesson herself: once the comment scrolls into view, it has been seen.
+    sue, _ = logged_in(browser, live_server, "sue")
+    sue.goto("/progress/")
+    expect(sue.locator(".teacher-note .teacher-note-new")).to_have_count(1)
+    with sue.expect_response(lambda response: "/read/" in response.url and response.status == 204):
+        sue.goto(SEED)
+        sue.locator("#snippet-kv-cache-vram-answer .teacher-comment").scroll_into_view_if_needed()
+    sue.goto("/progress/")
+    expect(sue.locator(".teacher-note")).to_have_count(1)
+    expect(sue.locator(".teacher-note .teacher-note-new")).to_have_count(0)
+    for page in (sam, sue):
+        page.context.close()

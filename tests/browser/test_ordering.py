@@ -187,7 +187,7 @@ def test_help_appears_after_three_wrong_checks_and_leads_to_the_solution(
         check.click()
         expect(region.locator(".ordering-feedback")).to_contain_text(f"Check {n}: not yet.")
         expect(region.locator(".is-first-wrong .line-mark")).to_have_text(
-            re.compile("First line not in place")
+            re.compile("Move this line")
         )
     # 2 distractors to take away, then 7 lines to fix, one per use.
     for taken in ("1 line", "2 lines"):

@@ -85,3 +85,97 @@ def test_no_keyboard_shortcuts_are_offered_on_a_touch_screen(phone, page, login_
     page.goto(SEED + "#snippet-backend-latency")
     expect(page.locator("#snippet-backend-latency-practice .shortcut")).to_be_visible()
     assert "Alt" in page.locator(f"{EXERCISE} .ordering-hint").inner_text()
+
+
+# How dark the right-hand 6 px of a screenshot are along its top two rows (above the text, so
+# only the shading counts), from 0 (black) to 255; read in a blank page (the site's
+# Content-Security-Policy does not allow reading images there).
+DARKEST_AT_RIGHT = """async (png) => {
+  const img = new Image();
+  img.src = "data:image/png;base64," + png;
+  await img.decode();
+  const canvas = document.createElement("canvas");
+  canvas.width = img.width; canvas.height = img.height;
+  const context = canvas.getContext("2d");
+  context.drawImage(img, 0, 0);
+  const data = context.getImageData(img.width - 6, 0, 6, 2).data;
+  let darkest = 255;
+  for (let i = 0; i < data.length; i += 4) darkest = Math.min(darkest, (data[i] + data[i + 1] + data[i + 2]) / 3);
+  return darkest;
+}"""
+
+
+def test_a_line_cut_off_at_the_right_edge_shows_that_it_goes_on(phone):
+    """The assembled program at 390 px: a line running past the edge is shaded there with
+    a chevron; a line that fits is not, and scrolled to its end the cue goes."""
+    import base64
+
+    phone.goto(SEED + "#exercise-kv-cache-vram-order")
+    long = phone.locator(
+        f"{EXERCISE} .ordering-line code", has_text="Lower KV cache precision frees VRAM: True"
+    )
+    short = phone.locator(f"{EXERCISE} .ordering-line code", has_text="print()").first
+    expect(long).to_be_visible()
+    blank = phone.context.new_page()
+
+    def darkest_at_right(code) -> float:
+        return blank.evaluate(DARKEST_AT_RIGHT, base64.b64encode(code.screenshot()).decode())
+
+    assert long.evaluate("code => code.scrollWidth > code.clientWidth")
+    assert not short.evaluate("code => code.scrollWidth > code.clientWidth")
+    fits = darkest_at_right(short)
+    assert darkest_at_right(long) < fits - 30
+    long.evaluate("code => { code.scrollLeft = code.scrollWidth; }")
+    assert darkest_at_right(long) > fits - 10
+    blank.close()
+
+
+def test_the_hand_stays_in_reach_and_says_which_item(phone):
+    """A student of a class, stuck at the ordering exercise far down the lesson: the hand
+    is in the corner of the screen there, and it goes up about that exercise."""
+    from django.contrib.auth.models import User
+
+    from tests.factories import make_cohort, make_teacher
+    from tutor.live.models import RaisedHand
+
+    make_cohort(make_teacher("tess"), students=[User.objects.get(username="ada")])
+    phone.goto(SEED + "#exercise-kv-cache-vram-order")
+    check = phone.locator(EXERCISE).get_by_role("button", name="Check")
+    check.scroll_into_view_if_needed()
+    hand = phone.locator("#raise-hand")
+    expect(hand.get_by_role("button", name="Raise hand")).to_be_in_viewport()
+    phone.mouse.wheel(0, 3000)
+    expect(hand.get_by_role("button", name="Raise hand")).to_be_in_viewport()
+    box = hand.bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 390
+    hand.get_by_label("About").select_option(label="KV cache VRAM at two precisions")
+    hand.get_by_role("button", name="Raise hand").click()
+    expect(hand).to_contain_text("about KV cache VRAM at two precisions")
+    assert RaisedHand.objects.get().block.key == "kv-cache-vram-order"
+
+
+@pytest.mark.parametrize("width", [390, 320])
+def test_the_phone_nav_bar_is_in_tidy_rows(phone, width):
+    """The sections start a row at the left edge, the account links end one at the right
+    edge, nothing sticks out and no hidden name leaves a gap."""
+    phone.set_viewport_size({"width": width, "height": 844})
+    phone.goto("/")
+    nav = phone.locator(".site-nav")
+    edges = nav.evaluate(
+        """nav => {
+          const box = el => el.getBoundingClientRect();
+          const links = [...nav.querySelectorAll(".sections a, .account a, .account button")].map(box);
+          const search = box(nav.querySelector(".site-search input"));
+          return {
+            first: box(nav.querySelector(".sections a")).left,
+            brand: box(nav.querySelector(".brand")).left,
+            lastRight: box([...nav.querySelectorAll(".account li")].filter(li => li.offsetParent).at(-1)).right,
+            searchRight: search.right,
+            widest: Math.max(...links.map(b => b.right)),
+            page: document.documentElement.scrollWidth,
+          };
+        }"""
+    )
+    assert abs(edges["first"] - edges["brand"]) <= 1
+    assert abs(edges["lastRight"] - edges["searchRight"]) <= 1
+    assert edges["widest"] <= width and edges["page"] <= width

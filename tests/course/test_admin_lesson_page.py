@@ -74,6 +74,21 @@ def test_the_lesson_page_shows_each_block_with_its_snippet_exercise_and_lines_in
     assert 'class="code-field' in page.text
 
 
+def test_the_lesson_page_links_to_each_of_its_blocks_in_order(django_app, sample_content):
+    lesson = Lesson.objects.get(slug=SEED)
+    page = django_app.get(change_url(lesson), user=make_admin())
+    nav = page.html.select_one("nav.lesson-block-links")
+    links = [(a["href"], a.text) for a in nav.select("a")]
+    keys = list(lesson.blocks.order_by("position", "pk").values_list("key", flat=True))
+    assert [href for href, _ in links] == [f"#blocks-{n}" for n in range(len(keys))]
+    # Each link leads to the block it names: the inline with that id holds that key.
+    for (href, _), key in zip(links, keys, strict=True):
+        block = page.html.select_one(href)
+        assert block.select_one(f'input[name="{href[1:]}-key"]')["value"] == key
+    at = keys.index("kv-cache-vram-order")
+    assert links[at][1] == f"{lesson.blocks.get(key='kv-cache-vram-order').title or 'kv-cache-vram-order'} (ordering)"
+
+
 def test_one_save_adds_a_block_with_its_snippet_and_an_exercise_with_its_lines(django_app):
     admin = make_admin()
     lesson = make_lesson()

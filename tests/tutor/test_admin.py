@@ -300,3 +300,27 @@ def test_check_outputs_grades_each_code_exercise_in_the_worker(admin_client, sam
     page = admin_client.get(results_url(response))
     assert '<meta http-equiv="refresh"' not in page.text
     assert "MISMATCH: the starter code already passes every test" in page.text
+
+
+@pytest.mark.parametrize(
+    "model", ["run", "prediction", "orderingattempt", "orderinghelp", "lessonprogress", "versionprediction"]
+)
+def test_learners_records_are_read_only_in_the_admin(admin_client, model):
+    """No "+ Add", no editing: what learners did is theirs; the list and a row still open."""
+    from django.apps import apps
+
+    from tests.factories import make_prediction, make_snippet, make_user
+
+    listing = admin_client.get(reverse(f"admin:tutor_{model}_changelist"))
+    assert listing.status_code == 200
+    assert reverse(f"admin:tutor_{model}_add") not in listing.text
+    assert admin_client.get(reverse(f"admin:tutor_{model}_add")).status_code == 403
+    index = admin_client.get(reverse("admin:index")).text
+    assert f'href="{reverse(f"admin:tutor_{model}_add")}"' not in index
+    if model == "prediction":
+        row = make_prediction(make_user(), make_snippet())
+        url = reverse("admin:tutor_prediction_change", args=[row.pk])
+        page = admin_client.get(url)
+        assert page.status_code == 200 and 'name="_save"' not in page.text
+        assert admin_client.post(url, {"text": "changed"}).status_code == 403
+        assert apps.get_model("tutor", "Prediction").objects.get(pk=row.pk).text == row.text

@@ -8,7 +8,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.formats import date_format
 
-from tests.factories import make_prediction, make_user
+from tests.factories import make_prediction, make_teacher, make_user
 from tests.tutor.assignment_world import NOW, assign, class_of, do_everything, practice_lesson
 from tutor.assignments.models import Extension
 from tutor.models import OrderingAttempt, Prediction, Run
@@ -28,9 +28,11 @@ def shown(moment) -> str:
 def world(client):
     student = make_user("stu")
     lesson, items = practice_lesson(title="Loops")
-    cohort = class_of(student)
+    cohort = class_of(student, teacher=make_teacher("tina"))
     cohort.name = "Year 10"
     cohort.save()
+    cohort.teacher.first_name, cohort.teacher.last_name = "Tina", "Turner"
+    cohort.teacher.save()
     client.force_login(student)
     return {"student": student, "lesson": lesson, "items": items, "cohort": cohort}
 
@@ -50,7 +52,7 @@ def test_the_home_page_and_my_progress_list_what_is_due_and_when(client, world, 
     assign(world["cohort"], world["lesson"], due=NOW + 5 * HOUR)
     html = client.get(reverse(page)).content.decode()
     assert "Assigned to you" in html
-    assert "Loops" in html and "Year 10" in html
+    assert "Loops" in html and "set by Tina Turner for Year 10" in html
     assert shown(NOW + 5 * HOUR) in html
     assert f'datetime="{timezone.localtime(NOW + 5 * HOUR).isoformat()}"' in html
     assert "Not yet done" in html
@@ -71,7 +73,7 @@ def test_the_lesson_shows_the_due_date_and_the_students_own_extension(client, wo
     assignment = assign(world["cohort"], world["lesson"], due=NOW - HOUR)
     Extension.objects.create(assignment=assignment, student=world["student"], due_at=NOW + 2 * HOUR)
     html = client.get(world["lesson"].get_absolute_url()).content.decode()
-    assert "Assigned by Year 10" in html
+    assert "Set by Tina Turner for Year 10" in html
     assert shown(NOW + 2 * HOUR) in html and "your teacher gave you an extension" in html
     assert shown(NOW - HOUR) in html  # the class's date, for comparison
     assert "Not yet done" in html
@@ -220,13 +222,14 @@ def test_the_lesson_names_the_exercises_set_when_not_the_whole_lesson(client, wo
     exercise = world["items"]["ordering"]
     assign(world["cohort"], world["lesson"], blocks=[exercise.block])
     html = client.get(world["lesson"].get_absolute_url()).content.decode()
-    assert f"1 of this lesson’s exercises (Put it in order: {exercise.title})" in html
+    assert "1 of this lesson’s exercises:</p>" in html
+    assert f'<ul class="assignment-items"><li>Put it in order: {exercise.title}</li></ul>' in html
 
 
 def test_the_course_page_marks_the_assigned_lesson_with_its_due_date(client, world):
     assign(world["cohort"], world["lesson"], due=NOW + 5 * HOUR)
     html = client.get(world["lesson"].course.get_absolute_url()).content.decode()
-    assert "Assigned by Year 10" in html and shown(NOW + 5 * HOUR) in html
+    assert "Set by Tina Turner for Year 10" in html and shown(NOW + 5 * HOUR) in html
 
 
 def test_handing_in_the_last_exercise_with_htmx_brings_the_new_status_out_of_band(client, world):

@@ -104,6 +104,16 @@ def test_a_teacher_sets_some_exercises(client, world):
     assert (assignment.whole_lesson, list(assignment.blocks.all())) == (False, [block])
 
 
+def test_the_assignment_page_lists_its_items_one_per_line(client, world):
+    client.force_login(world["teacher"])
+    assignment = assign(world["cohort"], world["lesson"])
+    page = client.get(url("assignment_detail", world, assignment.pk)).content.decode()
+    listed = page[page.index('<ul class="assignment-items">') :]
+    listed = listed[: listed.index("</ul>")]
+    assert listed.count("<li>") == len(world["items"]) > 1
+    assert "; " not in listed
+
+
 @pytest.mark.parametrize(
     "changes,message",
     [

@@ -28,6 +28,12 @@ def test_missing_and_extra_lines_are_named():
     assert "Adds `hi`" in group_of("hi\n4\n", "4\n").description
 
 
+def test_swapped_lines_are_described_as_put_in_another_place():
+    group = group_of("16\n4\n", "4\n16\n")
+    assert group.description == "Puts line 2, `16`, in another place"
+    assert group.answer == "16\n4"
+
+
 def test_different_mistakes_are_different_groups():
     assert group_of("4\n8\n", "4\n16\n").key != group_of("4\n9\n", "4\n16\n").key
     assert group_of("8\n4\n", "4\n16\n").key != group_of("4\n8\n", "4\n16\n").key

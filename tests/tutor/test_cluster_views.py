@@ -2,6 +2,7 @@
 commenting (inline and as a page), editing, deleting, the projector, and what students see."""
 
 import re
+from datetime import timedelta
 
 import pytest
 from django.db import connection
@@ -255,7 +256,15 @@ def test_the_projector_shows_answers_and_counts_never_names(client, world):
     text = " ".join(re.sub("<[^>]+>", " ", body).split())
     assert page.status_code == 200 and "<html" in body
     assert "4 answers · 25 % right" in text.replace("25%", "25 %")  # one of four right
-    assert "4\n8" in body and "Commented" in body
+    # Each group: a short label, the answer with the line that differs marked; no controls.
+    assert "Line 2 differs" in text and "Leaves out line 1" in text
+    assert '<span class="answer-line">4</span><span class="answer-line is-marked"><span class="visually-hidden">Differs: </span>8</span>' in body
+    assert "Commented" in body and "Comment</a>" not in body and "Edit comment" not in body
+    # The right answer on demand, outside the board that polls.
+    assert (
+        '<details class="projector-right-answer"><summary>Show the right answer</summary><pre class="projector-answer">'
+        '<span class="answer-line">4</span><span class="answer-line">16</span></pre>'
+    ) in body
     for name in ("annika", "borbala", "casimir", "dagmar", "tina"):
         assert name not in body
     board = client.get(url, **HTMX)
@@ -361,7 +370,7 @@ def test_the_teachers_lesson_page_costs_the_same_queries_for_a_bigger_class(clie
     client.force_login(world["teacher"])
     url = lesson_url(world)
     with CaptureQueriesContext(connection) as small:
-        assert "Your comments reach 2 of the 3 wrong answers" in client.get(url).content.decode()
+        assert "Your comments reach 2 of the 3 students with a wrong answer" in client.get(url).content.decode()
     for n in range(8):
         student = make_user(f"extra{n}")
         world["cohort"].memberships.create(student=student)
@@ -369,3 +378,175 @@ def test_the_teachers_lesson_page_costs_the_same_queries_for_a_bigger_class(clie
     with CaptureQueriesContext(connection) as big:
         client.get(url)
     assert len(big.captured_queries) == len(small.captured_queries)
+
+
+def reach_numbers(html: str) -> dict[str, tuple[int, ...]]:
+    """Every count of a comment's reach the teacher reads, as numbers."""
+    found = {}
+    if m := re.search(r"\((\d+) of (\d+)\): (?:it|they) reach (\d+) of the (\d+) students?", html):
+        found["lesson"] = tuple(int(n) for n in m.groups())
+    found["items"] = tuple(
+        (int(a), int(b)) for a, b in re.findall(r"Your comments reach (\d+) of the (\d+) students? with", html)
+    )
+    found["groups"] = tuple(int(n) for n in re.findall(r"Seen now by (\d+) students?", html))
+    return found
+
+
+@pytest.fixture
+def two_items(world):
+    """Annika and Borbala share a mistake on the snippet (Casimir has another, Dagmar is
+    right); on a second snippet Annika is wrong again and Casimir too, in two ways."""
+    second = make_snippet(world["lesson"], code="print(1)\n", expected_output="1\n")
+    make_run(second, purpose=Run.Purpose.REVEAL, stdout="1\n", stdin=second.stdin)
+    annika, _, casimir, _ = world["students"]
+    make_prediction(annika, second, text="2\n", verdict=Prediction.Verdict.WRONG)
+    make_prediction(casimir, second, text="3\n", verdict=Prediction.Verdict.WRONG)
+    world["second"] = second
+    return world
+
+
+def test_every_reach_count_agrees_after_saving_with_several_students_and_mistakes(client, two_items):
+    world = two_items
+    client.force_login(world["teacher"])
+    before = reach_numbers(client.get(lesson_url(world)).content.decode())
+    assert before == {"lesson": (0, 5, 0, 3), "items": ((0, 3), (0, 2)), "groups": ()}
+
+    response = client.post(comment_url(world, common_group(world).key), {"text": "Doubled?"}, **HTMX)
+    after_save = reach_numbers(response.content.decode())
+    page = reach_numbers(client.get(lesson_url(world)).content.decode())
+
+    # The group, its item and the lesson, swapped in together, say the same as the page.
+    assert after_save == {"lesson": (2, 5, 2, 3), "items": ((2, 3),), "groups": (2,)}
+    assert page == {"lesson": (2, 5, 2, 3), "items": ((2, 3), (0, 2)), "groups": (2,)}
+    assert "40%" in response.content.decode()
+
+    # Annika's mistake on the second item too: two more answers, but no student is counted twice.
+    second = snippet_clusters(in_class=_in(world["cohort"]), blocks=[world["second"].block])
+    for group in second[world["second"].block_id].groups:
+        url = reverse("tutor:cluster_comment", args=[world["cohort"].pk, world["second"].block_id, group.key])
+        client.post(url, {"text": "Look again."}, **HTMX)
+    page = reach_numbers(client.get(lesson_url(world)).content.decode())
+    assert page == {"lesson": (4, 5, 3, 3), "items": ((2, 3), (2, 2)), "groups": (2, 1, 1)}
+
+
+def test_one_student_wrong_on_two_items_is_one_student(client, world):
+    """The class's report: "2 students" in a one-student class."""
+    solo = make_user("solo")
+    cohort = make_cohort(world["teacher"], students=[solo])
+    other = make_snippet(world["lesson"], code="print(1)\n", expected_output="1\n")
+    make_run(other, purpose=Run.Purpose.REVEAL, stdout="1\n", stdin=other.stdin)
+    make_prediction(solo, world["snippet"], text="4\n8\n", verdict=Prediction.Verdict.WRONG)
+    make_prediction(solo, other, text="2\n", verdict=Prediction.Verdict.WRONG)
+    client.force_login(world["teacher"])
+    for snippet in (world["snippet"], other):
+        group = snippet_clusters(in_class=_in(cohort), blocks=[snippet.block])[snippet.block_id].groups[0]
+        url = reverse("tutor:cluster_comment", args=[cohort.pk, snippet.block_id, group.key])
+        response = client.post(url, {"text": "Look again."}, **HTMX)
+    assert reach_numbers(response.content.decode())["lesson"] == (2, 2, 1, 1)
+    page = client.get(reverse("tutor:class_lesson", args=[cohort.pk, world["lesson"].pk])).content.decode()
+    assert reach_numbers(page) == {"lesson": (2, 2, 1, 1), "items": ((1, 1), (1, 1)), "groups": (1, 1)}
+    assert "they reach 1 of the 1 student whose" in page
+
+
+@pytest.mark.parametrize("headers", [{}, HTMX])
+def test_a_group_reads_as_a_label_and_its_answer_beside_the_right_one(client, world, headers):
+    client.force_login(world["teacher"])
+    if headers:  # after a save, the group swapped in says the same
+        body = client.post(comment_url(world, common_group(world).key), {"text": "Doubled?"}, **headers)
+    else:
+        body = client.get(lesson_url(world))
+    body = body.content.decode()
+    group = body[body.index('class="group"') :]
+    group = group[: group.index("</li>")]
+    assert '<span class="group-label">Line 2 differs</span>' in group
+    assert '<p class="group-compare-title">Their answer</p>' in group
+    assert 'is-marked"><span class="visually-hidden">Differs: </span>8</span>' in group
+    assert (
+        '<p class="group-compare-title">The right answer</p><pre class="answer-text"><span class="answer-line">4</span>'
+        '<span class="answer-line is-marked"><span class="visually-hidden">Differs: </span>16</span></pre>'
+    ) in group
+    assert "instead of" in group  # the full description, folded "In words"
+
+
+def test_an_ordering_groups_label_and_marks():
+    from tutor.practice.ordering.clusters import arrangement_group
+
+    texts = {"a": "a = 1", "b": "b = 2", "c": "print(a + b)", "x": "print(b)"}
+    group = arrangement_group(["c", "a", "b"], ["a", "b", "c"], texts)
+    assert group.label == "1 line out of place"
+    assert (group.marked, group.right_marked) == ({0}, {2})  # print(a + b), first here, last there
+    assert arrangement_group(["a", "x", "b", "c"], ["a", "b", "c"], texts).label == "1 line that does not belong"
+    assert arrangement_group(["a", "b"], ["a", "b", "c"], texts).label == "Leaves out 1 line"
+
+
+# "From your teacher" on the home page and My progress -----------------------------------
+
+
+@pytest.mark.parametrize("page", ["tutor:catalogue", "tutor:my_progress"])
+def test_a_student_with_a_comment_finds_it_on_the_home_page_and_my_progress(client, world, page):
+    comment = save_comment(world, text="Look at line 2 again.")
+    annika, _, casimir, _ = world["students"]
+    client.force_login(annika)
+    html = client.get(reverse(page)).content.decode()
+    notes = html[html.index('<section class="teacher-notes"') :]
+    notes = notes[: notes.index("</section>")]
+    assert "From your teacher" in notes and "Look at line 2 again." in notes
+    assert '<span class="teacher-note-new">New</span> <strong>tina</strong>' in notes
+    assert reverse("tutor:comment_read", args=[comment.pk]) in notes
+    # Casimir's mistake is another one: nothing for him.
+    client.force_login(casimir)
+    assert "teacher-notes" not in client.get(reverse(page)).content.decode()
+
+
+def test_following_a_comment_marks_it_read_and_goes_to_the_answer(client, world):
+    comment = save_comment(world)
+    annika = world["students"][0]
+    client.force_login(annika)
+    response = client.post(reverse("tutor:comment_read", args=[comment.pk]))
+    assert response.status_code == 302
+    assert response["Location"] == world["lesson"].get_absolute_url() + f"#snippet-{world['snippet'].block.key}"
+    html = client.get(reverse("tutor:catalogue")).content.decode()
+    assert "From your teacher" in html and "teacher-note-new" not in html
+    assert "See it beside your answer" in html
+    # The teacher changes it: new again.
+    comment.text, comment.updated_at = "Changed.", comment.updated_at + timedelta(minutes=5)
+    comment.save()
+    assert "teacher-note-new" in client.get(reverse("tutor:catalogue")).content.decode()
+
+
+def test_the_lesson_page_marks_a_comment_read_when_it_is_seen(client, world):
+    comment = save_comment(world)
+    client.force_login(world["students"][0])
+    page = client.get(world["lesson"].get_absolute_url()).content.decode()
+    url = reverse("tutor:comment_read", args=[comment.pk])
+    assert f'hx-post="{url}" hx-trigger="intersect once"' in page
+    assert client.post(url, **HTMX).status_code == 204
+    assert "teacher-note-new" not in client.get(reverse("tutor:my_progress")).content.decode()
+
+
+def test_only_a_student_of_the_class_may_mark_a_comment_read(client, world):
+    comment = save_comment(world)
+    url = reverse("tutor:comment_read", args=[comment.pk])
+    assert client.post(url).status_code == 302 and "login" in client.post(url)["Location"]
+    client.force_login(make_user("outsider"))
+    assert client.post(url).status_code == 404
+    client.force_login(world["students"][0])
+    assert client.get(url).status_code == 405
+
+
+def test_the_home_page_costs_no_more_queries_for_more_comments(client, world):
+    save_comment(world)
+    client.force_login(world["students"][0])
+    with CaptureQueriesContext(connection) as one:
+        client.get(reverse("tutor:catalogue"))
+    other = make_snippet(world["lesson"], code="print(1)\n", expected_output="1\n")
+    make_run(other, purpose=Run.Purpose.REVEAL, stdout="1\n", stdin=other.stdin)
+    make_prediction(world["students"][0], other, text="2\n", verdict=Prediction.Verdict.WRONG)
+    group = snippet_clusters(in_class=_in(world["cohort"]), blocks=[other.block])[other.block_id].groups[0]
+    ClusterComment.objects.create(
+        cohort=world["cohort"], author=world["teacher"], block=other.block, key=group.key, summary="s", text="More."
+    )
+    with CaptureQueriesContext(connection) as two:
+        html = client.get(reverse("tutor:catalogue")).content.decode()
+    assert html.count('<li class="teacher-note') == 2
+    assert len(two.captured_queries) == len(one.captured_queries)

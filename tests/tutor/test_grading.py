@@ -8,8 +8,11 @@ from tutor.grading import (
     compare_prediction,
     grade_dependencies,
     grade_exact,
+    output_lines,
     outputs_match,
 )
+
+lines = st.lists(st.text(alphabet="ab 1", max_size=3), max_size=5)
 
 SEED_OUTPUT = (
     "\nOptimising speed and memory\n"
@@ -50,7 +53,7 @@ def test_wrong_lines_show_expected_and_predicted():
 
 def test_extra_and_missing_lines_are_counted():
     comparison = compare_prediction("a\nb\nextra\n", "a\nb\nc\nd\n")
-    assert comparison.counts == {"match": 2, "wrong": 1, "missing": 1, "extra": 0}
+    assert comparison.counts == {"match": 2, "wrong": 1, "moved": 0, "missing": 1, "extra": 0}
     comparison = compare_prediction("a\nb\nc\n", "a\nb\n")
     assert comparison.counts["extra"] == 1
     assert "1 extra" in comparison.verdict
@@ -93,7 +96,41 @@ def test_a_formatting_slip_names_the_numbers_as_they_were_written(
 def test_case_and_spacing_and_order_slips_are_named():
     assert any("upper or lower case" in s for s in compare_prediction("Hello\n", "hello\n").slips)
     assert any("spacing" in s for s in compare_prediction("a  b\n", "a b\n").slips)
-    assert any("different order" in s for s in compare_prediction("b\na\n", "a\nb\n").slips)
+
+
+def test_two_swapped_lines_are_right_lines_in_the_wrong_order():
+    comparison = compare_prediction("b\na\n", "a\nb\n")
+    assert comparison.verdict == "Not quite: right lines, wrong order — 1 line is in a different place."
+    assert [(line.kind, line.expected, line.predicted) for line in comparison.lines] == [
+        ("match", "a", "a"),
+        ("moved", "b", "b"),
+    ]
+
+
+def test_a_moved_line_beside_a_wrong_one_is_named_apart():
+    comparison = compare_prediction("2\n1\n3\n4\n", "1\n2\n3\n5\n")
+    assert comparison.verdict == "Not quite: 2 of 4 lines right, 1 different, 1 in a different place."
+    assert comparison.counts == {"match": 2, "wrong": 1, "moved": 1, "missing": 0, "extra": 0}
+
+
+@given(st.permutations(["a", "b", "c", "d", "e"]))
+def test_any_reordering_of_the_right_lines_is_only_moved_lines(order):
+    comparison = compare_prediction("\n".join(order), "a\nb\nc\nd\ne\n")
+    kinds = {line.kind for line in comparison.lines}
+    assert kinds <= {"match", "moved"}
+    assert comparison.is_right == (list(order) == ["a", "b", "c", "d", "e"])
+    assert [line.expected for line in comparison.lines] == ["a", "b", "c", "d", "e"]
+    if not comparison.is_right:
+        assert comparison.verdict.startswith("Not quite: right lines, wrong order")
+
+
+@given(lines, lines)
+def test_every_output_line_is_shown_once_and_every_predicted_line_once(predicted, output):
+    comparison = compare_prediction("\n".join(predicted), "\n".join(output))
+    shown_expected = [line.expected for line in comparison.lines if line.kind != "extra"]
+    shown_predicted = sorted(line.predicted for line in comparison.lines if line.predicted is not None)
+    assert shown_expected == output_lines("\n".join(output))
+    assert shown_predicted == sorted(output_lines("\n".join(predicted)))
 
 
 def test_an_empty_prediction_misses_every_line():
@@ -104,19 +141,75 @@ def test_an_empty_prediction_misses_every_line():
 TEXTS = {"a": "first", "b": "second", "c": "third", "x": "distractor"}
 
 
-def test_exact_grading_marks_lines_in_place_and_the_first_wrong_one():
+def test_exact_grading_counts_lines_in_order_with_each_other_and_points_at_the_one_to_move():
     result = grade_exact(["a", "c", "b"], ["a", "b", "c"], TEXTS)
     assert not result.solved
-    assert result.in_place == ["a"]
+    assert result.in_place == ["a", "b"]
     assert result.first_wrong == "c"
-    assert "third" in result.message
+    assert "Move “third” next" in result.message
     assert grade_exact(["a", "b", "c"], ["a", "b", "c"], TEXTS).solved
+
+
+def test_a_line_misplaced_at_the_top_leaves_the_others_in_place():
+    """Positions would say "0 of 3"; a learner sees two lines in order and one to move."""
+    result = grade_exact(["c", "a", "b"], ["a", "b", "c"], TEXTS)
+    assert (result.in_place, result.first_wrong) == (["a", "b"], "c")
 
 
 def test_exact_grading_refuses_a_distractor_left_in():
     result = grade_exact(["a", "b", "c", "x"], ["a", "b", "c"], TEXTS)
     assert not result.solved
+    assert result.in_place == ["a", "b", "c"]
     assert result.first_wrong == "x"
+    assert result.message == "“distractor” doesn't belong in this program."
+
+
+def test_a_line_left_out_is_missing_without_naming_it():
+    result = grade_exact(["a", "c"], ["a", "b", "c"], TEXTS)
+    assert (result.in_place, result.first_wrong) == (["a", "c"], None)
+    assert result.message == "Some lines are still missing from your answer."
+
+
+ORDERS = st.permutations(["a", "b", "c", "d", "e", "f", "x", "y"]).flatmap(
+    lambda keys: st.integers(min_value=0, max_value=len(keys)).map(lambda n: keys[:n])
+)
+SOLUTION = ["a", "b", "c", "d", "e", "f"]
+MANY = {key: key for key in [*SOLUTION, "x", "y"]}
+
+
+@given(ORDERS)
+def test_the_count_is_the_lines_in_order_with_the_solution(submitted):
+    result = grade_exact(submitted, SOLUTION, MANY)
+    kept = result.in_place
+    # In the answer's order, and in the solution's.
+    assert kept == [key for key in submitted if key in kept]
+    assert kept == [key for key in SOLUTION if key in kept]
+    assert result.solved == (submitted == SOLUTION)
+    # The line to move is in the answer and not counted; none only when a line is missing.
+    if not result.solved:
+        assert result.first_wrong is None or (result.first_wrong in submitted and result.first_wrong not in kept)
+        assert result.first_wrong is not None or len(kept) == len(submitted) < len(SOLUTION)
+
+
+@given(ORDERS)
+def test_taking_out_a_line_that_does_not_belong_never_lowers_the_count(submitted):
+    before = len(grade_exact(submitted, SOLUTION, MANY).in_place)
+    for distractor in ("x", "y"):
+        without = [key for key in submitted if key != distractor]
+        assert len(grade_exact(without, SOLUTION, MANY).in_place) == before
+
+
+@given(ORDERS)
+def test_moving_the_line_pointed_at_to_where_it_belongs_raises_the_count(submitted):
+    result = grade_exact(submitted, SOLUTION, MANY)
+    assume(result.first_wrong in SOLUTION)
+    line = result.first_wrong
+    rest = [key for key in submitted if key != line]
+    # Where it belongs: just after the last counted line that comes before it in the solution.
+    before = [key for key in result.in_place if SOLUTION.index(key) < SOLUTION.index(line)]
+    at = rest.index(before[-1]) + 1 if before else 0
+    moved = rest[:at] + [line] + rest[at:]
+    assert len(grade_exact(moved, SOLUTION, MANY).in_place) == len(result.in_place) + 1
 
 
 def test_dependency_grading_accepts_every_order_that_respects_dependencies():
@@ -126,7 +219,7 @@ def test_dependency_grading_accepts_every_order_that_respects_dependencies():
     result = grade_dependencies(["a", "c", "b"], ["a", "b", "c"], depends_on, TEXTS)
     assert not result.solved
     assert result.first_wrong == "c"
-    assert result.in_place == ["a"]
+    assert result.in_place == ["a", "b"]  # b needs nothing: it is in place wherever it is
 
 
 def test_dependency_grading_refuses_distractors_and_missing_lines():

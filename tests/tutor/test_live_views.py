@@ -205,6 +205,42 @@ def test_bad_hand_input_is_refused_in_words(client, cohort, student, lesson):
     assert client.post(reverse("tutor:hand", args=[999999]), {"hand": "raise"}).status_code == 404
 
 
+@pytest.mark.parametrize("headers", [{}, HTMX])
+def test_a_hand_says_which_item_it_is_about_and_the_live_view_shows_it(
+    client, teacher, cohort, student, exercise, lesson, headers
+):
+    # The item the student last worked on is chosen already.
+    actions.record(user=student, block=exercise.block, what="moved lines")
+    client.force_login(student)
+    page = client.get(lesson.get_absolute_url()).text
+    assert f'<option value="{exercise.block.pk}" selected>{exercise.title}</option>' in page
+    assert '<option value="">the whole lesson</option>' in page
+
+    response = client.post(hand_url(lesson), {"hand": "raise", "block": exercise.block.pk}, **headers)
+    hand = RaisedHand.objects.get()
+    assert hand.block == exercise.block
+    shown = response.text if headers else client.get(lesson.get_absolute_url()).text
+    assert f"Your teacher sees it, about {exercise.title}." in shown
+
+    client.force_login(teacher)
+    queue = client.get(live(cohort, lesson)).text
+    queue = queue[queue.index('class="hand-queue"') :]
+    assert f'<strong class="hand-about">about {exercise.title} (put it in order)</strong>' in queue
+
+
+def test_a_hand_about_the_whole_lesson_or_an_item_elsewhere(client, cohort, student, lesson):
+    client.force_login(student)
+    client.post(hand_url(lesson), {"hand": "raise", "block": ""})
+    assert RaisedHand.objects.get().block is None
+    RaisedHand.objects.all().delete()
+    elsewhere = make_exercise()
+    response = client.post(hand_url(lesson), {"hand": "raise", "block": elsewhere.block.pk}, **HTMX)
+    assert response.status_code == 400 and "That item is not in this lesson." in response.text
+    response = client.post(hand_url(lesson), {"hand": "raise", "block": "x"}, **HTMX)
+    assert response.status_code == 400
+    assert not RaisedHand.objects.exists()
+
+
 def test_a_draft_lessons_hand_is_not_found(client, cohort, student):
     draft = make_lesson(status="draft")
     client.force_login(student)

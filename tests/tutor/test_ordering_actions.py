@@ -1,6 +1,8 @@
 """Put it in order: the actions, called directly."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from course.models import OrderingExercise
 from tests.factories import make_exercise, make_user
@@ -30,14 +32,48 @@ def arrangement(user, exercise) -> OrderingArrangement:
 
 
 def test_the_shuffle_is_the_same_for_a_learner_and_never_the_solution():
-    exercise = make_exercise(lines=["a", "b", "c"], distractors=["x"])
+    exercise = make_exercise(lines=["a", "b", "c", "d", "e"], distractors=["x"])
     lines = ExerciseLines.of(exercise)
     orders = [starting_order(user_id=user_id, lines=lines) for user_id in range(1, 60)]
 
     assert orders[0] == starting_order(user_id=1, lines=lines)
-    assert all(sorted(order) == ["d1", "l1", "l2", "l3"] for order in orders)
-    assert all([k for k in order if k != "d1"] != ["l1", "l2", "l3"] for order in orders)
+    assert all(sorted(order) == ["d1", "l1", "l2", "l3", "l4", "l5"] for order in orders)
+    assert all([k for k in order if k != "d1"] != ["l1", "l2", "l3", "l4", "l5"] for order in orders)
     assert len({tuple(order) for order in orders}) > 5
+
+
+def test_a_tiny_exercise_still_starts_unsolved():
+    lines = ExerciseLines.of(make_exercise(lines=["a", "b"]))
+    assert all(starting_order(user_id=user_id, lines=lines) == ["l2", "l1"] for user_id in range(1, 20))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    size=st.integers(min_value=4, max_value=12),
+    distractors=st.integers(min_value=0, max_value=2),
+    user_id=st.integers(min_value=1, max_value=10**9),
+    exercise_id=st.integers(min_value=1, max_value=10**6),
+)
+def test_no_line_starts_in_place_unless_the_exercise_is_tiny(size, distractors, user_id, exercise_id):
+    """Not one line at its own place or right after the line it follows in the solution,
+    and at most half of them in order with it: the first check says so, "1 of 7 in place"."""
+    correct = [f"l{i}" for i in range(1, size + 1)]
+    keys = correct + [f"d{i}" for i in range(1, distractors + 1)]
+    lines = ExerciseLines(
+        exercise_id=exercise_id,
+        grading=OrderingExercise.Grading.EXACT,
+        texts={key: key for key in keys},
+        correct=correct,
+        depends_on={},
+        expected_output="",
+    )
+    order = starting_order(user_id=user_id, lines=lines)
+    used = [key for key in order if key in correct]
+
+    assert sorted(order) == sorted(keys)
+    assert not any(key == want for key, want in zip(used, correct, strict=True))
+    assert not any(correct.index(b) == correct.index(a) + 1 for a, b in zip(used, used[1:], strict=False))
+    assert len(lines.grade(order).in_place) <= size // 2
 
 
 def test_the_shuffle_is_never_solved_under_the_dependency_rule():
@@ -92,7 +128,7 @@ def test_exact_order_counts_checks_and_lines_in_place():
         user=user, exercise=exercise, order=["l1", "l2", "l4", "l3"], unused=[]
     )
     assert attempt.verdict == OrderingAttempt.Verdict.WRONG
-    assert attempt.lines_in_place == 2
+    assert attempt.lines_in_place == 3  # l1, l2 and one of the swapped pair
     assert attempt.order == ["l1", "l2", "l4", "l3"]
 
     attempt = actions.check_order(
@@ -127,7 +163,7 @@ def test_dependency_grading_accepts_every_order_that_respects_them():
     assert actions.check_order(user=second, exercise=exercise, order=["l2", "l1", "l3"], unused=[]).verdict == "solved"
     wrong = actions.check_order(user=third, exercise=exercise, order=["l1", "l3", "l2"], unused=[])
     assert wrong.verdict == "wrong"
-    assert wrong.lines_in_place == 1
+    assert wrong.lines_in_place == 2  # the print needs b above it; a and b need nothing
 
 
 @pytest.fixture

@@ -275,12 +275,31 @@ def test_a_wrong_check_marks_lines_in_place_and_the_first_that_is_not(client, le
     html = response.content.decode()
 
     assert "Check 1: not yet." in html
-    assert "2 of 4 lines in place" in html
-    assert marked(html, "in-place") == ["l1", "l4"]
+    assert "3 of 4 lines in place" in html
+    assert marked(html, "in-place") == ["l1", "l2", "l4"]
     assert marked(html, "first-wrong") == ["l3"]
-    assert "First line not in place" in html and "In place" in html
+    assert "Move “charlie” next" in html
+    assert "Move this line" in html and "In place" in html
     attempt = OrderingAttempt.objects.get(user=learner)
-    assert (attempt.verdict, attempt.lines_in_place) == ("wrong", 2)
+    assert (attempt.verdict, attempt.lines_in_place) == ("wrong", 3)
+
+
+def test_moving_a_line_that_does_not_belong_out_never_lowers_the_count(client, learner, exercise):
+    """The class's case: the last line is misplaced at the top and a distractor is in the
+    answer; putting the distractor in "Not used" is a right move, and the feedback then
+    points at the misplaced line, not at a line that was fine."""
+    client.post(url("check", exercise), arrangement_post(learner, exercise, ["l4", "l1", "d1", "l2", "l3"]), **HTMX)
+    before = OrderingAttempt.objects.get(user=learner).lines_in_place
+
+    response = client.post(
+        url("check", exercise), arrangement_post(learner, exercise, ["l4", "l1", "l2", "l3"], ["d1"]), **HTMX
+    )
+    html = response.content.decode()
+
+    assert before == 3
+    assert "3 of 4 lines in place" in html
+    assert marked(html, "first-wrong") == ["l4"]
+    assert "Move “delta” next" in html
 
 
 def test_a_check_without_javascript_shows_its_feedback_after_the_redirect(client, learner, exercise):

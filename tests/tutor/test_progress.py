@@ -127,9 +127,44 @@ def test_my_progress_shows_courses_lessons_accuracy_and_where_to_continue(client
     assert lesson.course.title in html
     assert "0 of 1 lessons complete" in html
     assert "1 of 2 snippets predicted" in html
-    assert "right <strong>100%</strong>" in html
+    assert "No lesson finished yet" in html
+    assert "right of the time" not in html and "Your first predictions" not in html  # one says nothing
     assert f"Continue where you left off: {lesson.title}" in html
     assert lesson.get_absolute_url() in html
+
+
+def test_my_progress_leads_with_what_is_done_and_what_comes_next(client, lesson_with_items):
+    lesson, snippets, exercise = lesson_with_items
+    following = make_lesson(course=lesson.course, title="The next one")
+    make_snippet(following)
+    user = make_user()
+    for snippet in snippets:
+        predict(user, snippet)
+    solve(user, exercise)
+    refresh_lesson_progress(user=user, lesson=lesson)
+    client.force_login(user)
+    html = client.get(reverse("tutor:my_progress")).content.decode()
+    start = html.index("<h1>My progress</h1>")
+    intro = html[start : html.index("</header>", start)]
+    assert "You have finished <strong>1 of 2</strong> lessons, most recently" in intro
+    assert lesson.title in intro
+    assert "Next: The next one" in intro and "Start with" not in intro
+    assert intro.index("You have finished") < intro.index("Next: The next one")
+
+
+def test_accuracy_shows_only_after_a_handful_of_predictions_as_x_of_y(client):
+    lesson = make_lesson()
+    snippets = [make_snippet(lesson) for _ in range(5)]
+    user = make_user()
+    client.force_login(user)
+    for n, snippet in enumerate(snippets, start=1):
+        predict(user, snippet, verdict=Prediction.Verdict.WRONG if n == 2 else Prediction.Verdict.RIGHT)
+        refresh_lesson_progress(user=user, lesson=lesson)
+        html = client.get(reverse("tutor:my_progress")).content.decode()
+        if n < 5:
+            assert "Your first predictions" not in html
+    assert "Your first predictions were right 4 of 5 times." in html
+    assert "%" not in html.split("Your first predictions")[1].split("</p>")[0]
 
 
 def test_a_learner_sees_only_their_own_progress(client, lesson_with_items):

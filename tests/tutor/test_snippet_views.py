@@ -182,6 +182,18 @@ def test_htmx_reveal_with_a_known_output_shows_output_and_comparison(client, lea
     assert Run.objects.count() == 1  # the cached output was reused
 
 
+@pytest.mark.parametrize("headers", [HX, {}])
+def test_two_swapped_lines_are_named_right_lines_wrong_order(client, learner, snippet, headers):
+    make_run(snippet, purpose=Run.Purpose.REVEAL, stdout=OUTPUT)
+    response = predict(client, snippet, text="second\nfirst", **headers)
+    if not headers:
+        response = client.get(response.url)
+    html = response.content.decode()
+    assert "Not quite: right lines, wrong order — 1 line is in a different place." in html
+    assert '<tr class="line line-moved">' in html and "in another place" in html
+    assert "line-extra" not in html and "line-missing" not in html
+
+
 def test_a_reveal_brings_the_lessons_new_progress_badge_out_of_band(client, learner, snippet):
     make_snippet(snippet.block.lesson)  # a second snippet: one of two is half done
     make_run(snippet, purpose=Run.Purpose.REVEAL, stdout=OUTPUT)

@@ -781,3 +781,13 @@ def test_attempts_csv_grades_a_prediction_of_a_version_that_fails_as_the_page_do
     rows = list(csv.DictReader(io.StringIO(stream(response))))
     graded = next(row for row in rows if row["kind"] == "prediction of their version")
     assert graded["verdict"] == "right"
+
+
+def test_item_analysis_follows_the_lessons_order(client, people):
+    from tests.tutor.assignment_world import practice_lesson
+
+    lesson, items = practice_lesson()  # a snippet, then an ordering exercise, then a code exercise
+    client.force_login(people["teacher"])
+    html = client.get(reverse("tutor:class_lesson", args=[people["cohort"].pk, lesson.pk])).text
+    headings = [html.index(f'id="{name}-heading"') for name in ("snippets", "ordering", "code-exercises")]
+    assert headings == sorted(headings)

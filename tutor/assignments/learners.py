@@ -50,7 +50,7 @@ def assigned_to(
         Assignment.objects.for_student(user)
         .opened(now)
         .filter(lesson__in=Lesson.objects.visible_to(user))
-        .select_related("lesson__course", "cohort")
+        .select_related("lesson__course", "cohort__teacher")
         .order_by("due_at", "pk")
         .distinct()
     )

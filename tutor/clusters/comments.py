@@ -76,9 +76,13 @@ class GroupRow:
         return f"group-{self.block.pk}-{self.group.key}"
 
     @property
-    def reached(self) -> int:
+    def reached_students(self) -> set[int]:
         """Students who see the comment now: every student of the class in the group."""
-        return self.group.count if self.comment is not None else 0
+        return self.group.students if self.comment is not None else set()
+
+    @property
+    def reached(self) -> int:
+        return len(self.reached_students)
 
 
 @dataclass
@@ -93,13 +97,27 @@ class ItemGroups:
     def title(self) -> str:
         return item_title(self.block)
 
+    # A student has one latest answer on an item, so in one group at most: on one item,
+    # answers and students are counted alike.
+    @property
+    def wrong_students(self) -> set[int]:
+        return {student for row in self.rows for student in row.group.students}
+
+    @property
+    def reached_students(self) -> set[int]:
+        return {student for row in self.rows for student in row.reached_students}
+
     @property
     def grouped(self) -> int:
-        return sum(row.group.count for row in self.rows)
+        return len(self.wrong_students)
 
     @property
     def covered(self) -> int:
-        return sum(row.reached for row in self.rows)
+        return len(self.reached_students)
+
+    @property
+    def dom_id(self) -> str:
+        return f"groups-{self.block.pk}-reach"
 
 
 def item_title(block: Block) -> str:
@@ -153,19 +171,36 @@ def item_groups(cohort: Cohort, blocks: list[Block]) -> list[ItemGroups]:
 
 @dataclass
 class LessonGroups:
+    """Every count below comes from the same groups, so none can contradict another: wrong
+    answers are counted per item (a student wrong on two items is two answers), students
+    once each, however many items they are wrong on."""
+
     items: list[ItemGroups]
 
     @property
     def wrong(self) -> int:
-        return sum(row.group.count for item in self.items for row in item.rows)
+        """Wrong answers grouped, one per student and item."""
+        return sum(item.grouped for item in self.items)
 
     @property
     def covered(self) -> int:
-        return sum(row.reached for item in self.items for row in item.rows)
+        """Of those, the answers with a comment beside them."""
+        return sum(item.covered for item in self.items)
 
     @property
     def percent(self) -> int | None:
         return round(100 * self.covered / self.wrong) if self.wrong else None
+
+    @property
+    def wrong_students(self) -> int:
+        return len(set().union(*(item.wrong_students for item in self.items)))
+
+    @property
+    def reached_students(self) -> int:
+        return len(set().union(*(item.reached_students for item in self.items)))
+
+    def item(self, block_id: int) -> ItemGroups | None:
+        return next((item for item in self.items if item.block.pk == block_id), None)
 
     @property
     def comments(self) -> int:
@@ -177,3 +212,77 @@ class LessonGroups:
 def lesson_groups(cohort: Cohort, lesson: Lesson) -> LessonGroups:
     """The class's wrong answers on a lesson, grouped, with the comments and their reach."""
     return LessonGroups(item_groups(cohort, practice_blocks(lesson)))
+
+
+# Students: the comments on their answers, wherever they are ---------------------------
+
+
+@dataclass
+class TeacherNote:
+    """A comment beside one of the student's answers, as the home page and My progress
+    list it: where it is, who wrote it, and whether the student has seen it since."""
+
+    comment: ClusterComment
+    teacher: str
+    unread: bool
+
+    @property
+    def lesson(self) -> Lesson:
+        return self.comment.block.lesson
+
+    @property
+    def item(self) -> str:
+        return item_title(self.comment.block)
+
+    @property
+    def url(self) -> str:
+        kind = practice.get(self.comment.block.kind)
+        anchor = kind.anchor if kind is not None else "exercise"
+        return f"{self.lesson.get_absolute_url()}#{anchor}-{self.comment.block.key}"
+
+
+def teacher_notes(user, *, limit: int = 5) -> list[TeacherNote]:
+    """The comments the student sees beside their latest answers on lessons they may open,
+    new ones first: one query when there are none; else their groups (each kind's cluster
+    queries, for this student alone) and one for what they read."""
+    if not user.is_authenticated:
+        return []
+    from tutor.clusters.models import ClusterCommentRead
+
+    comments = list(
+        ClusterComment.objects.seen_by(user)
+        .filter(block__lesson__in=Lesson.objects.visible_to(user))
+        .select_related("author", "cohort")
+        .order_by("-updated_at", "pk")
+        .distinct()
+    )
+    if not comments:
+        return []
+    blocks = list(
+        practice_blocks_of(
+            Block.objects.filter(pk__in={c.block_id for c in comments}).select_related("lesson__course")
+        )
+    )
+    theirs: dict[int, str] = {}  # block pk -> the key of the student's group there
+    for kind in practice.every():
+        of_kind = [block for block in blocks if block.kind == kind.name]
+        if of_kind:
+            for block_id, distribution in kind.clusters(in_class=Q(user=user.pk), blocks=of_kind).items():
+                if distribution.groups:
+                    theirs[block_id] = distribution.groups[0].key
+    blocks_by_pk = {block.pk: block for block in blocks}
+    shown = [c for c in comments if c.block_id in blocks_by_pk and theirs.get(c.block_id) == c.key][:limit]
+    for comment in shown:
+        comment.block = blocks_by_pk[comment.block_id]  # with its content's row, for its title
+    read = dict(
+        ClusterCommentRead.objects.filter(student=user, comment__in=shown).values_list("comment_id", "read_at")
+    )
+    notes = [
+        TeacherNote(
+            comment,
+            teacher_name(comment.author),
+            unread=comment.pk not in read or read[comment.pk] < comment.updated_at,
+        )
+        for comment in shown
+    ]
+    return sorted(notes, key=lambda note: not note.unread)  # stable: newest first within each

@@ -19,6 +19,9 @@ class Group:
     description: str
     answer: str
     students: set[int] = field(default_factory=set)
+    label: str = ""  # a few words ("Line 2 differs"); the description says it in full
+    marked: frozenset[int] = frozenset()  # the answer's lines (0-based) that differ
+    right_marked: frozenset[int] = frozenset()  # the right answer's lines they do not match
 
     @property
     def count(self) -> int:
@@ -33,6 +36,7 @@ class Distribution:
     right: int = 0
     groups: list[Group] = field(default_factory=list)  # most students first
     other_wrong: int = 0  # wrong with nothing to group by (said out loud, not tested)
+    right_answer: str = ""  # what a right answer is, for kinds that have one to show
 
     @property
     def wrong(self) -> int:
@@ -74,15 +78,39 @@ def joined(parts: list[str], *, most: int = 3) -> str:
     return shown
 
 
+def counted(count: int, one: str, many: str | None = None) -> str:
+    """ "1 line", "3 lines": for a group's label."""
+    return f"{count} {one if count == 1 else (many or one + 's')}"
+
+
 def gather(
-    block_id: int, right: set[int], wrong: dict[int, Group], other_wrong: set[int] = frozenset()
+    block_id: int,
+    right: set[int],
+    wrong: dict[int, Group],
+    other_wrong: set[int] = frozenset(),
+    *,
+    right_answer: str = "",
 ) -> Distribution:
     """A distribution from each student's verdict: `right` students, and each wrong
     student's group (groups made per student are merged by key)."""
     groups: dict[str, Group] = {}
     for user_id, group in wrong.items():
         groups.setdefault(
-            group.key, Group(group.key, group.description, group.answer)
+            group.key,
+            Group(
+                group.key,
+                group.description,
+                group.answer,
+                label=group.label,
+                marked=group.marked,
+                right_marked=group.right_marked,
+            ),
         ).students.add(user_id)
     ordered = sorted(groups.values(), key=lambda group: (-group.count, group.description))
-    return Distribution(block_id, right=len(right), groups=ordered, other_wrong=len(other_wrong))
+    return Distribution(
+        block_id,
+        right=len(right),
+        groups=ordered,
+        other_wrong=len(other_wrong),
+        right_answer=right_answer,
+    )

@@ -50,3 +50,23 @@ class ClusterComment(models.Model):
 
     def __str__(self) -> str:
         return f"{self.author} on {self.block}: {self.summary}"
+
+
+class ClusterCommentRead(models.Model):
+    """When a student last saw a comment: it is new to them again once the teacher edits it."""
+
+    comment = models.ForeignKey(ClusterComment, on_delete=models.CASCADE, related_name="reads")
+    student = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="comments_read"
+    )
+    read_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        app_label = "tutor"
+        verbose_name = "comment read by a student"
+        constraints = [
+            models.UniqueConstraint(fields=["comment", "student"], name="one_read_per_comment_and_student")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.student} read {self.comment_id} at {self.read_at:%Y-%m-%d %H:%M}"

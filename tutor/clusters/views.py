@@ -18,15 +18,17 @@ from course.htmx import login_required_htmx, refusal, vary_on_htmx, wants_partia
 from course.models import Block, Lesson
 from tutor.clusters.comments import (
     GroupRow,
+    TeacherNote,
     item_groups,
     item_title,
     lesson_groups,
     practice_blocks,
     practice_blocks_of,
+    teacher_name,
 )
 from tutor.clusters.forms import CommentForm
 from tutor.clusters.groups import Group
-from tutor.clusters.models import ClusterComment
+from tutor.clusters.models import ClusterComment, ClusterCommentRead
 from tutor.models import Cohort
 from tutor.views.teaching import taught_class
 
@@ -71,8 +73,19 @@ def comment_page(request, context, *, status=200) -> TemplateResponse:
 
 
 def group_changed(request, cohort: Cohort, block: Block, row: GroupRow | None) -> TemplateResponse:
-    """The group after its comment changed, and the lesson's coverage, which changed too."""
-    context = {"cohort": cohort, "row": row, "groups": lesson_groups(cohort, block.lesson)}
+    """The group after its comment changed, and the item's and the lesson's reach, which
+    changed too: all three from the same groups, so they agree."""
+    groups = lesson_groups(cohort, block.lesson)
+    item = groups.item(block.pk)
+    if row is not None and item is not None:
+        row = next((fresh for fresh in item.rows if fresh.group.key == row.group.key), row)
+    context = {
+        "cohort": cohort,
+        "row": row,
+        "groups": groups,
+        "item": item,
+        "right_answer": item.distribution.right_answer if item is not None else "",
+    }
     return TemplateResponse(request, "tutor/clusters/group_changed.html", context)
 
 
@@ -168,3 +181,22 @@ def projector(request: HttpRequest, pk: int, block_pk: int) -> TemplateResponse:
     }
     template = f"{PROJECTOR}#projector-board" if wants_partial(request) else PROJECTOR
     return vary_on_htmx(TemplateResponse(request, template, context))
+
+
+@require_POST
+@login_required_htmx
+def comment_read(request: HttpRequest, comment_pk: int) -> HttpResponse:
+    """The student saw their teacher's comment: beside their answer on the lesson page (htmx,
+    when it scrolls into view), or by following it from the home page or My progress (a
+    plain POST, which then goes to it). Only a comment on a class they are in."""
+    comment = get_object_or_404(
+        ClusterComment.objects.seen_by(request.user).select_related("block__lesson__course").distinct(),
+        pk=comment_pk,
+    )
+    ClusterCommentRead.objects.update_or_create(
+        comment=comment, student=request.user, defaults={"read_at": timezone.now()}
+    )
+    if request.htmx:
+        return HttpResponse(status=204)
+    note = TeacherNote(comment, teacher_name(comment.author), unread=False)
+    return redirect(note.url)

@@ -96,15 +96,21 @@ class HandRefused(Exception):
         self.status = status
 
 
-def raise_hand(*, user: AbstractBaseUser, lesson: Lesson) -> RaisedHand:
-    """Raise the learner's hand in this lesson (raised already: it keeps its place in the
-    queue). Only a student of a class has a teacher to see it."""
+def raise_hand(*, user: AbstractBaseUser, lesson: Lesson, block: Block | None = None) -> RaisedHand:
+    """Raise the learner's hand in this lesson, about one of its items or the whole lesson
+    (raised already: it keeps its place in the queue, about what it says now). Only a
+    student of a class has a teacher to see it."""
     if not Cohort.objects.joined_by(user).exists():
         raise HandRefused(
             "Raising a hand asks your teacher for help: join your teacher’s class first.",
             status=403,
         )
-    hand, _ = RaisedHand.objects.get_or_create(user=user, lesson=lesson)
+    if block is not None and block.lesson_id != lesson.pk:
+        raise HandRefused("That item is not in this lesson.")
+    hand, created = RaisedHand.objects.get_or_create(user=user, lesson=lesson, defaults={"block": block})
+    if not created and hand.block_id != (block.pk if block else None):
+        hand.block = block
+        hand.save(update_fields=["block"])
     return hand
 
 

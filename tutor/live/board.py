@@ -61,6 +61,7 @@ class Hand:
     student: Student
     raised_at: datetime
     waiting: str
+    about: str = ""  # the item it is about; empty: the lesson as a whole
 
 
 @dataclass
@@ -138,14 +139,15 @@ def build_board(
     raised = (
         RaisedHand.objects.filter(lesson=lesson, user__memberships__cohort=cohort)
         .order_by("raised_at", "pk")
-        .values_list("user_id", "raised_at")
+        .values_list("user_id", "raised_at", "block__key", "block__title", "block__kind")
     )
-    for user_id, raised_at in raised:
+    for user_id, raised_at, key, title, kind in raised:
         if (student := students.get(user_id)) is not None:
             student.hand = Hand(
                 student=student,
                 raised_at=raised_at,
                 waiting=ago(raised_at, now).removesuffix(" ago"),
+                about=block_label(key, title, kind),
             )
             hands.append(student.hand)
     if assignment is not None:

@@ -23,6 +23,8 @@ class HandForm(forms.Form):
     """The learner's button: raise their hand, or lower it."""
 
     hand = forms.ChoiceField(choices=[("raise", "Raise"), ("lower", "Lower")])
+    # The item it is about: a block of the lesson (checked in the view); empty: the lesson.
+    block = forms.IntegerField(required=False, min_value=1)
 
 
 class ClearHandsForm(forms.Form):

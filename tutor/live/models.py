@@ -56,6 +56,14 @@ class RaisedHand(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="raised_hands"
     )
     lesson = models.ForeignKey(Lesson, on_delete=models.CASCADE, related_name="raised_hands")
+    block = models.ForeignKey(
+        Block,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="raised_hands",
+        help_text="The item it is about (none: the lesson as a whole).",
+    )
     raised_at = models.DateTimeField(default=timezone.now)
 
     class Meta:

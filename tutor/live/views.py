@@ -22,12 +22,13 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from course.htmx import login_required_htmx, refusal, vary_on_htmx, wants_partial
-from course.models import Lesson
+from course.models import Block, Lesson
 from tutor.assignments.models import Assignment
+from tutor.clusters.comments import item_title, practice_blocks
 from tutor.live import actions
 from tutor.live.board import build_board, settings_of
 from tutor.live.forms import ClearHandsForm, HandForm, LiveSettingsForm
-from tutor.live.models import RaisedHand
+from tutor.live.models import LessonActivity, RaisedHand
 from tutor.models import Cohort, Membership
 from tutor.views.teaching import require_teacher
 
@@ -158,29 +159,40 @@ def live_settings(request: HttpRequest, pk: int, lesson_pk: int) -> HttpResponse
 # Learners: the hand -------------------------------------------------------------------
 
 
-def hand_state(user: AbstractBaseUser | AnonymousUser, lesson: Lesson) -> dict | None:
+def hand_state(
+    user: AbstractBaseUser | AnonymousUser, lesson: Lesson, *, items: list[Block] | None = None
+) -> dict | None:
     """For the lesson page: whether the learner is in a class (only then is there a
-    teacher to raise a hand to) and when their hand went up. One query; none for a reader
-    who is not logged in."""
+    teacher to raise a hand to), when their hand went up and about which item, and the
+    items it may be about (`items`: the lesson's practice blocks, when the page has them
+    already), the one they last worked on first. One query, and one for the items when
+    not given; none for a reader who is not logged in."""
     if not user.is_authenticated:
         return None
-    in_class, raised_at = (
+    hand = RaisedHand.objects.filter(user=OuterRef("pk"), lesson=lesson)
+    in_class, raised_at, about, last = (
         get_user_model()
         .objects.filter(pk=user.pk)
         .annotate(
             in_class=Exists(Membership.objects.filter(student=OuterRef("pk"))),
-            raised_at=Subquery(
-                RaisedHand.objects.filter(user=OuterRef("pk"), lesson=lesson).values("raised_at")[
-                    :1
-                ]
+            raised_at=Subquery(hand.values("raised_at")[:1]),
+            about=Subquery(hand.values("block")[:1]),
+            last=Subquery(
+                LessonActivity.objects.filter(user=OuterRef("pk"), lesson=lesson).values("block")[:1]
             ),
         )
-        .values_list("in_class", "raised_at")
+        .values_list("in_class", "raised_at", "about", "last")
         .get()
     )
+    if items is None:
+        items = practice_blocks(lesson) if in_class else []
+    titles = [(block.pk, item_title(block)) for block in items]
     return {
         "in_class": in_class,
         "raised_at": raised_at,
+        "about": dict(titles).get(about, ""),
+        "items": titles,
+        "chosen": about if raised_at else last,
         "lesson": lesson,
         "poll_seconds": HAND_POLL_SECONDS,
     }
@@ -202,7 +214,14 @@ def hand(request: HttpRequest, lesson_pk: int) -> HttpResponse:
             if not form.is_valid():
                 raise actions.HandRefused("Send hand=raise or hand=lower.")
             if form.cleaned_data["hand"] == "raise":
-                actions.raise_hand(user=request.user, lesson=lesson)
+                block = None
+                if form.cleaned_data["block"] is not None:
+                    block = next(
+                        (b for b in practice_blocks(lesson) if b.pk == form.cleaned_data["block"]), None
+                    )
+                    if block is None:
+                        raise actions.HandRefused("That item is not in this lesson.")
+                actions.raise_hand(user=request.user, lesson=lesson, block=block)
             else:
                 actions.lower_hand(user=request.user, lesson=lesson)
         except actions.HandRefused as refused:

@@ -70,6 +70,7 @@ class PracticeKind:
     styles: tuple[str, ...] = ()  # static paths the lesson page links
     scripts: tuple[str, ...] = ()
     label: str = ""  # for teachers: "Snippets"
+    anchor: str = "exercise"  # the block on the lesson page is `#<anchor>-<block key>`
     # The kind's items on the teacher's lesson page; the generic template shows the
     # tutor.teaching.ItemAnalysis items `analyses()` returns.
     analysis_template: str = "tutor/teaching/kinds/analysis.html"

@@ -10,6 +10,8 @@ from django.utils.formats import date_format
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
+from tutor.clusters.comments import teacher_name
+
 register = template.Library()
 
 
@@ -19,6 +21,12 @@ def _when(moment: datetime, zone: str) -> SafeString:
     return format_html(
         '<time datetime="{}">{}</time>', local.isoformat(), date_format(local, "D j M Y, H:i T")
     )
+
+
+@register.filter
+def set_by(cohort) -> str:
+    """Who set an assignment, for whom: "set by Ms Ada Lovelace for Year 10 Local models"."""
+    return f"set by {teacher_name(cohort.teacher)} for {cohort.name}"
 
 
 @register.filter

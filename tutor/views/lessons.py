@@ -19,6 +19,7 @@ from course.models import ContentVersion, Course, Lesson
 from course.pages import CACHE_SECONDS, LessonContent, catalogue_courses, lessons_in_order
 from tutor import practice
 from tutor.assignments import learners
+from tutor.clusters.comments import teacher_notes
 from tutor.live.views import hand_state
 from tutor.models import LessonProgress
 
@@ -35,7 +36,11 @@ def progress_by_lesson(request: HttpRequest, lessons: list[Lesson]) -> dict[int,
 def catalogue(request: HttpRequest) -> TemplateResponse:
     courses = catalogue_courses(request.user)
     lessons = [lesson for course in courses for lesson in course.lessons.all()]
-    context = {"courses": courses, "progress_by_lesson": progress_by_lesson(request, lessons)}
+    context = {
+        "courses": courses,
+        "progress_by_lesson": progress_by_lesson(request, lessons),
+        "teacher_notes": teacher_notes(request.user),
+    }
     context |= learners.context(request.user, lessons=lessons)
     return TemplateResponse(request, "tutor/catalogue.html", context)
 
@@ -84,7 +89,8 @@ def lesson_detail(request: HttpRequest, course_slug: str, lesson_slug: str) -> H
         # "What you will see" may be a snippet's answer: open once the learner revealed it.
         "preview_revealed": bool(getattr(preview_state, "revealed", False)),
         "lesson_progress": progress_by_lesson(request, [lesson]).get(lesson.pk),
-        "hand": hand_state(request.user, lesson),  # the "Raise hand" button (tutor.live)
+        # The "Raise hand" button (tutor.live), about one of the page's practice items.
+        "hand": hand_state(request.user, lesson, items=[item.block for item in blocks if item.practice]),
         "glossary_linker": SimpleLazyObject(lambda: content.glossary_linker),
         "practice_styles": styles,
         "practice_scripts": scripts,

@@ -13,7 +13,10 @@ from course.htmx import wants_partial
 from course.models import Course, Lesson
 from tutor import practice
 from tutor.assignments import learners
+from tutor.clusters.comments import teacher_notes
 from tutor.models import LessonProgress
+
+ACCURACY_AFTER = 5  # first predictions before My progress says how many were right
 
 
 def with_lesson_progress(
@@ -82,24 +85,33 @@ def my_progress(request: HttpRequest) -> TemplateResponse:
     totals = progress_rows.aggregate(
         right=Sum("predictions_right"), predicted=Sum("snippets_predicted")
     )
-    accuracy = (
-        round(100 * totals["right"] / totals["predicted"]) if totals["predicted"] else None
+    finished = sorted(
+        (row for row in by_lesson.values() if row.is_complete), key=lambda row: row.updated_at
     )
     unfinished = [row for row in by_lesson.values() if not row.is_complete]
-    continue_with = max(unfinished, key=lambda row: row.updated_at).lesson if unfinished else None
-    started = continue_with is not None
-    if continue_with is None:
-        # Nothing half-done: suggest the first lesson not yet started.
+    if unfinished:
+        continue_with = max(unfinished, key=lambda row: row.updated_at).lesson
+        continue_label = "Continue where you left off"
+    else:
+        # Nothing half-done: the first lesson not started yet, in course order.
         continue_with = next(
             (lesson for summary in summaries for lesson in summary["lessons"] if lesson.pk not in by_lesson),
             None,
         )
+        continue_label = "Next" if finished else "Start with"
     context = {
         "summaries": summaries,
         "progress_by_lesson": by_lesson,
         "details_by_lesson": {pk: progress_details(row) for pk, row in by_lesson.items()},
-        "accuracy": accuracy,
+        "lessons_done": len(finished),
+        "lessons_total": sum(len(summary["lessons"]) for summary in summaries),
+        "last_done": finished[-1].lesson if finished else None,
+        "predicted": totals["predicted"] or 0,
+        "predicted_right": totals["right"] or 0,
+        # A share of two predictions says nothing yet: shown from this many on.
+        "shows_accuracy": (totals["predicted"] or 0) >= ACCURACY_AFTER,
         "continue_with": continue_with,
-        "continue_label": "Continue where you left off" if started else "Start with",
+        "continue_label": continue_label,
+        "teacher_notes": teacher_notes(request.user),
     } | learners.context(request.user)
     return TemplateResponse(request, "tutor/my_progress.html", context)

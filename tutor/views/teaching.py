@@ -10,7 +10,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
-from django.db.models import Count, Q
+from django.db.models import Count, Min, Q
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
@@ -20,7 +20,7 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from course.htmx import login_required_htmx, vary_on_htmx, wants_partial
-from course.models import Lesson
+from course.models import Block, Lesson
 from tutor import practice, teaching
 from tutor.actions.classes import (
     ClassRefused,
@@ -229,7 +229,12 @@ def class_lesson(request: HttpRequest, pk: int, lesson_pk: int) -> TemplateRespo
     cohort = taught_class(request, pk)
     lesson = get_object_or_404(Lesson.objects.published().select_related("course"), pk=lesson_pk)
     in_class = Q(user__memberships__cohort=cohort)
-    analyses = [(kind, kind.analyses(in_class=in_class, lesson=lesson)) for kind in practice.every()]
+    # Each kind's items in one section, the sections in the order the lesson first uses them.
+    first_at = dict(
+        Block.objects.filter(lesson=lesson).values("kind").annotate(first=Min("position")).values_list("kind", "first")
+    )
+    kinds = sorted(practice.every(), key=lambda kind: (first_at.get(kind.name) is None, first_at.get(kind.name) or 0))
+    analyses = [(kind, kind.analyses(in_class=in_class, lesson=lesson)) for kind in kinds]
     students = Membership.objects.filter(cohort=cohort).count()
     completed = list(
         LessonProgress.objects.filter(in_class, lesson=lesson, completed_at__isnull=False)

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from django.db.models import Prefetch, Q
 
 from course.models import OrderingExercise, OrderingLine
-from tutor.clusters.groups import Distribution, Group, gather, group_key, joined, quoted
+from tutor.clusters.groups import Distribution, Group, counted, gather, group_key, joined, quoted
 from tutor.exercise_lines import ExerciseLines
 from tutor.models import OrderingAttempt
 from tutor.practice.ordering.board import Board
@@ -47,7 +47,27 @@ def arrangement_group(order: Sequence[str], correct: Sequence[str], texts: dict[
         parts = ["every line in place, yet the program's output is wrong"]
     key = group_key("ordering", misplaced, left_out, extra)
     description = joined(parts)
-    return Group(key, description[:1].upper() + description[1:], "\n".join(placed))
+    out_of_place = {line for line, _ in misplaced} | set(extra)
+    if misplaced and not (left_out or extra):
+        label = counted(len(misplaced), "line") + " out of place"
+    elif left_out and not (misplaced or extra):
+        label = "Leaves out " + counted(len(left_out), "line")
+    elif extra and not (misplaced or left_out):
+        label = counted(len(extra), "line that does not belong", "lines that do not belong")
+    elif misplaced or left_out or extra:
+        label = counted(len(misplaced) + len(left_out) + len(extra), "difference")
+    else:
+        label = "Right order, wrong output"
+    return Group(
+        key,
+        description[:1].upper() + description[1:],
+        "\n".join(placed),
+        label=label,
+        marked=frozenset(i for i, line in enumerate(placed) if line in out_of_place),
+        right_marked=frozenset(
+            i for i, line in enumerate(solution) if line in out_of_place or line in left_out
+        ),
+    )
 
 
 def cluster_of(board: Board | None) -> tuple[int, Group] | None:
@@ -87,5 +107,10 @@ def clusters(*, in_class: Q, blocks: list) -> dict[int, Distribution]:
             for user_id, (verdict, order) in latest[exercise.pk].items()
             if user_id not in solved[exercise.pk] and verdict == OrderingAttempt.Verdict.WRONG
         }
-        found[exercise.block_id] = gather(exercise.block_id, solved[exercise.pk], wrong)
+        found[exercise.block_id] = gather(
+            exercise.block_id,
+            solved[exercise.pk],
+            wrong,
+            right_answer="\n".join(_texts(lines.correct, lines.texts)),
+        )
     return found

@@ -21,6 +21,7 @@ from tutor.practice.snippet.state import practices
 class SnippetKind(practice.PracticeKind):
     name = "snippet"
     label = "Snippets"
+    anchor = "snippet"
     template = "tutor/practice/snippet.html"
     analysis_template = "tutor/teaching/kinds/snippet_analysis.html"
     styles = ("css/snippet.css",)

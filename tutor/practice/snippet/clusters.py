@@ -5,11 +5,13 @@ lines in the same way, compared by the rules that grade them (tutor.grading: tra
 spaces, trailing blank lines and Windows line ends never count; the error's name alone
 names the error)."""
 
+import difflib
+
 from django.db.models import F, Q
 
 from course.models import Snippet
-from tutor.clusters.groups import Distribution, Group, gather, group_key, joined, quoted
-from tutor.grading import PredictionComparison, compare_prediction
+from tutor.clusters.groups import Distribution, Group, counted, gather, group_key, joined, quoted
+from tutor.grading import PredictionComparison, compare_prediction, output_lines
 from tutor.models import Prediction, Run, code_digest
 from tutor.practice.snippet.state import SnippetPractice, pick_reveal_runs
 
@@ -19,9 +21,31 @@ RIGHT = {Prediction.Verdict.RIGHT, Prediction.Verdict.SELF_RIGHT}
 def _difference(line) -> str:
     if line.kind == "wrong":
         return f"{quoted(line.predicted)} instead of {quoted(line.expected)} on line {line.number}"
+    if line.kind == "moved":
+        return f"puts line {line.number}, {quoted(line.expected)}, in another place"
     if line.kind == "missing":
         return f"leaves out line {line.number}, {quoted(line.expected)}"
     return f"adds {quoted(line.predicted)} before line {line.number}"
+
+
+def _label(differences: list) -> str:
+    kinds = {line.kind for line in differences}
+    if not kinds:
+        return ""
+    if kinds == {"moved"}:
+        return "Right lines, wrong order"
+    if len(kinds) > 1:
+        return counted(len(differences), "difference")
+    (kind,) = kinds
+    if kind == "wrong":
+        if len(differences) == 1:
+            return f"Line {differences[0].number} differs"
+        return f"{counted(len(differences), 'line')} differ"
+    if kind == "missing":
+        if len(differences) == 1:
+            return f"Leaves out line {differences[0].number}"
+        return f"Leaves out {counted(len(differences), 'line')}"
+    return f"{counted(len(differences), 'extra line')}"
 
 
 def prediction_group(comparison: PredictionComparison) -> Group:
@@ -29,8 +53,20 @@ def prediction_group(comparison: PredictionComparison) -> Group:
     differences = [line for line in comparison.lines if line.kind != "match"]
     key = group_key("snippet", [[d.kind, d.number, d.expected, d.predicted] for d in differences])
     description = joined([_difference(line) for line in differences])
-    answer = "\n".join(line.predicted for line in comparison.lines if line.predicted is not None)
-    return Group(key, description[:1].upper() + description[1:], answer)
+    answer = "\n".join(comparison.predicted)
+    expected = [line.expected for line in comparison.lines if line.kind != "extra"]
+    matcher = difflib.SequenceMatcher(a=expected, b=comparison.predicted, autojunk=False)
+    blocks = matcher.get_matching_blocks()
+    same = {j + k for _, j, size in blocks for k in range(size)}
+    right = {i + k for i, _, size in blocks for k in range(size)}
+    return Group(
+        key,
+        description[:1].upper() + description[1:],
+        answer,
+        label=_label(differences),
+        marked=frozenset(range(len(comparison.predicted))) - same,
+        right_marked=frozenset(range(len(expected))) - right,
+    )
 
 
 def cluster_of(state: SnippetPractice | None) -> tuple[int, Group] | None:
@@ -93,6 +129,19 @@ def clusters(*, in_class: Q, blocks: list) -> dict[int, Distribution]:
                 comparison = compare_prediction(text, run.stdout, error=run.raised)
             wrong[snippet_id][user_id] = prediction_group(comparison)
     return {
-        snippet.block_id: gather(snippet.block_id, right[pk], wrong[pk], aloud[pk])
+        snippet.block_id: gather(
+            snippet.block_id, right[pk], wrong[pk], aloud[pk], right_answer=_right_output(snippet, runs.get(pk))
+        )
         for pk, snippet in by_pk.items()
     }
+
+
+def _right_output(snippet: Snippet, run: Run | None) -> str:
+    """What the snippet prints, as predictions are compared with it (the error it ends with
+    as its last line)."""
+    if run is None:
+        return "\n".join(output_lines(snippet.expected_output))
+    lines = output_lines(run.stdout)
+    if run.raised is not None:
+        lines.append(run.raised.line)
+    return "\n".join(lines)
