@@ -1071,7 +1071,11 @@ def test_honest_code_that_imports_or_introspects_is_graded():
           Test("traceback", check="assert caught() == 'ZeroDivisionError: division by zero'"),
           Test("asyncio", check="assert asyncio.run(later()) == 3"),
           Test("unittest", check="assert issubclass(TestCase, unittest.TestCase)"),
-          Test("deep", check="sys.setrecursionlimit(5000)\nassert deep(3000) == 3000")])  # fmt: skip
+          Test("deep", check="sys.setrecursionlimit(5000)\nassert deep(3000) == 3000"),
+          Test("a class of the check's", check=(
+              "class Base:\n    def size(self):\n        return 1\n"
+              "class Sub(Base):\n    def size(self):\n        return super().size() + len([1])\n"
+              "assert Sub().size() == 2"))])  # fmt: skip
     assert grading.status == "passed", grading
 
 

@@ -357,7 +357,8 @@ def _bind_built_ins(ast, tree):
             for index, child in enumerate(children):
                 if (isinstance(child, ast.Name) and isinstance(child.ctx, ast.Load)
                         and child.id in names and child.id not in bound
-                        and not child.id.startswith("__")):  # fmt: skip
+                        and not child.id.startswith("__")
+                        and child.id != "super"):  # fmt: skip  -- super() needs its name
                     where = {key: getattr(child, key) for key in (
                         "lineno", "col_offset", "end_lineno", "end_col_offset")}  # fmt: skip
                     constant = ast.Constant(value=BUILT_IN + child.id, **where)
