@@ -77,9 +77,9 @@ def test_check_outputs_queues_runs_for_the_worker_and_never_runs_code_itself(
     monkeypatch.setattr(sandbox, "run", no_sandbox_here)
     response = check_outputs(admin_client, Lesson.objects.all())
 
-    assert "Checking 7 snippets in the worker." in response.text
+    assert "Checking 8 snippets in the worker." in response.text
     runs = Run.objects.filter(purpose=Run.Purpose.CONTENT)
-    assert runs.count() == 7  # every snippet of the sample course
+    assert runs.count() == 8  # every snippet of the sample course
     assert set(runs.values_list("status", flat=True)) == {Run.Status.QUEUED}
     assert set(runs.values_list("user", flat=True)) == {None}  # no learner's allowance
     assert set(runs.values_list("snippet__code", flat=True)) == set(
@@ -87,7 +87,7 @@ def test_check_outputs_queues_runs_for_the_worker_and_never_runs_code_itself(
     )
     page = admin_client.get(results_url(response))
     assert page.status_code == 200
-    assert "7 of 7 still to go" in page.text
+    assert "8 of 8 still to go" in page.text
     assert '<meta http-equiv="refresh"' in page.text
 
 
@@ -97,7 +97,7 @@ def test_check_outputs_reports_all_good_once_the_worker_ran_them(admin_client, s
         execute_run(run_id=run.pk)
 
     page = admin_client.get(results_url(response))
-    assert "All 7 snippets print what they declare." in page.text
+    assert "All 8 snippets print what they declare." in page.text
     assert page.text.count("the solution passes every test, the starter code does not") == 3
     assert '<meta http-equiv="refresh"' not in page.text
 
