@@ -389,3 +389,40 @@ def test_a_counters_kept_frame_and_its_arrow_on_screen(
     assert page.evaluate("document.documentElement.scrollWidth") <= width
     shoot(page, f"kept-frame-{width}")
     context.close()
+
+
+SHARED_DEFAULT = """def handle(prompt, history=[]):
+    history.append(prompt)
+    return history
+
+
+print(handle("alice: my key is change-me-7f3a"))
+print(handle("bob: hello"))
+"""
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_a_shared_default_list_is_drawn_with_an_arrow_from_the_function(
+    browser, live_server, client, inline_worker, width
+):
+    context, page = stepping_page(
+        browser, live_server, client, make_user(f"default{width}"), SHARED_DEFAULT, width
+    )
+    total = int(page.locator("#step-region").get_attribute("data-total"))
+    page.get_by_role("link", name="Next →").click()
+    expect_step(page, 2, total)  # the def ran: no call yet
+    function = page.locator(".object-function")
+    expect(function.locator(".object-title")).to_contain_text("function handle(prompt, history=…)")
+    default = function.locator(".entry").filter(has_text="history=")
+    expect(default.locator("a.pointer")).to_be_visible()
+    target = default.locator("a.pointer").get_attribute("href")
+    expect(page.locator(target)).to_contain_text("empty")
+    if width > 600:
+        expect(page.locator(".memory-links .arrow")).to_have_count(1)  # function → its list
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    shoot(page, f"shared-default-{width}")
+    page.get_by_role("link", name="Last »").click()
+    expect_step(page, total, total)
+    expect(page.locator(target)).to_contain_text("2 items")
+    shoot(page, f"shared-default-last-{width}")
+    context.close()

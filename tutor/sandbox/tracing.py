@@ -421,7 +421,11 @@ class _Assembler:
         self.locals_refs.append(frozenset(refs))
 
     def step(self, stdout_len, data) -> dict:
-        line, event, exception, frames_data, heap_data, kept_data, hidden = data
+        if len(data) == 5:  # nothing kept, nothing hidden
+            line, event, exception, frames_data, heap_data = data
+            kept_data, hidden = (), 0
+        else:
+            line, event, exception, frames_data, heap_data, kept_data, hidden = data
         if type(hidden) is not int or hidden < 0 or (hidden and len(frames_data) != FRAMES_SHOWN):
             raise ValueError("not a count of frames not shown")
         if type(line) is not int or event not in EVENTS:

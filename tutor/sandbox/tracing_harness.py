@@ -414,8 +414,8 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
     place of values), "L" a frame's locals ([[name, value number], ...]); "S<output bytes> "
     the step itself:
     [line, event, exception, [[function, line, locals number, returned value number or -1,
-    frame id], ...], [heap id, object number, ...], [[kept frame's function, its frame id,
-    locals number], ...], calls not shown]. So the host reads and checks each distinct value,
+    frame id], ...], [heap id, object number, ...], and only when there are any: [[kept
+    frame's function, its frame id, locals number], ...], calls not shown]. So the host reads and checks each distinct value,
     object and set of locals once, however many steps show it. Objects and frames whose
     contents are the same objects as at the step before (compared by identity, never by ==)
     are not described again. The log ends with "Q<reason>" when the tracer stopped the
@@ -1039,9 +1039,13 @@ def _tracer(ns, learner, send, count, max_steps, max_bytes, table):
         size += len_(exception)
         if steps[1] + size > max_bytes:
             raise Stop("size")
-        step = ('[%d,"%s",%s,[%s],[%s],[%s],%d]' % (
-            frame.f_lineno, event, exception, ",".join(frames), ",".join(heap), kept_text, hidden)
-        ).encode("utf-8")  # fmt: skip
+        if kept_text or hidden:
+            step = ('[%d,"%s",%s,[%s],[%s],[%s],%d]' % (
+                frame.f_lineno, event, exception, ",".join(frames), ",".join(heap), kept_text,
+                hidden)).encode("utf-8")  # fmt: skip
+        else:  # the usual step: nothing kept, nothing hidden
+            step = ('[%d,"%s",%s,[%s],[%s]]' % (frame.f_lineno, event, exception,
+                                                ",".join(frames), ",".join(heap))).encode("utf-8")  # fmt: skip
         data = b"S%d %s" % (count[0], step)
         out.append(data + b"\n")
         send(b"".join(out))
