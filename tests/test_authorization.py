@@ -356,6 +356,19 @@ ACTIONS = [
         {},
         {**class_page(), "teacher": 302, "admin": 302},
     ),
+    (
+        "set the class's time zone",
+        lambda w: reverse("tutor:class_time_zone", args=[w["cohort"].pk]),
+        {"time_zone": "Europe/Berlin"},
+        {**class_page(), "teacher": 302, "admin": 302},
+    ),
+    (
+        # Only a student of the class the comment is for: it is theirs to have read.
+        "mark a teacher's comment read",
+        lambda w: reverse("tutor:comment_read", args=[w["comment"].pk]),
+        {},
+        {"anonymous": LOGIN, "student": 302, "other_student": 404, "teacher": 404, "other_teacher": 404, "admin": 404},
+    ),
 ]
 
 

@@ -7,6 +7,7 @@ from django.contrib.auth.forms import AdminUserCreationForm, UserChangeForm, Use
 from django.contrib.auth.models import User
 
 from tutor.actions.classes import JOIN_CODE_LENGTH
+from tutor.time_zones import zone_names
 from tutor.usernames import look_alike, mixes_look_alike_scripts
 
 # Accounts: signing up, and the admin's user pages ---------------------------------------
@@ -89,6 +90,18 @@ class AccountChangeForm(UserChangeForm):
 
 class ClassForm(forms.Form):
     name = forms.CharField(label="Class name", max_length=100)
+
+
+class ClassTimeZoneForm(forms.Form):
+    time_zone = forms.ChoiceField(
+        label="Time zone",
+        help_text="Due dates are shown and typed in it by anyone whose browser does not say its own.",
+        error_messages={"invalid_choice": "Choose a time zone from the list, e.g. Europe/London."},
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["time_zone"].choices = [(name, name) for name in zone_names()]
 
 
 class JoinForm(forms.Form):

@@ -658,6 +658,12 @@ class Cohort(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="cohorts_taught"
     )
     join_code = models.CharField(max_length=12, unique=True)
+    time_zone = models.CharField(
+        max_length=64,
+        default="UTC",
+        help_text="Where the class is: its due dates are shown and typed in this zone when "
+        "the viewer's browser does not say its own.",
+    )
     students = models.ManyToManyField(
         settings.AUTH_USER_MODEL, through="Membership", related_name="cohorts", blank=True
     )

@@ -24,6 +24,7 @@ urlpatterns += [
     path("classes/join/<str:code>/", teaching.class_join, name="class_join"),
     path("classes/<int:pk>/", teaching.class_detail, name="class_detail"),
     path("classes/<int:pk>/leave/", teaching.class_leave, name="class_leave"),
+    path("classes/<int:pk>/time-zone/", teaching.class_time_zone, name="class_time_zone"),
     path("classes/<int:pk>/progress.csv", teaching.class_csv, name="class_csv"),
     path("classes/<int:pk>/attempts.csv", teaching.class_attempts_csv, name="class_attempts_csv"),
     path("classes/<int:pk>/lessons/<int:lesson_pk>/", teaching.class_lesson, name="class_lesson"),

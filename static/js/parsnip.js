@@ -7,6 +7,22 @@
 // (The popover, not the swapped #term-preview, carries the position: htmx copies a
 // swapped element's attributes while settling, and a copied style attribute is inline
 // style, which the Content-Security-Policy refuses.)
+// The browser's time zone, for times shown and typed in it (tutor/time_zones.py): a
+// cookie the server reads on the next request; set again only when it changed.
+(function () {
+  "use strict";
+  var zone;
+  try {
+    zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  } catch (error) {
+    return;
+  }
+  if (!zone || document.cookie.split("; ").indexOf("tz=" + encodeURIComponent(zone)) >= 0) {
+    return;
+  }
+  document.cookie = "tz=" + encodeURIComponent(zone) + "; path=/; max-age=31536000; SameSite=Lax";
+})();
+
 (function () {
   "use strict";
 

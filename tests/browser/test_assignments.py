@@ -140,3 +140,40 @@ def test_assignment_pages_have_no_serious_accessibility_violations(
                 found[url] = serious
         context.close()
     assert not found, json.dumps(found, indent=1)
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_a_due_date_is_shown_in_the_browsers_time_zone_with_the_time_left(
+    browser, live_server, client, sample_content, width
+):
+    """The first page is in the class's zone (nothing from the browser yet); from then on
+    in the browser's own, as the script tells the server."""
+    import os
+    from zoneinfo import ZoneInfo
+
+    student = make_user("sam")
+    cohort = make_cohort(make_teacher("tess"), students=[student], name="Year 10")
+    cohort.time_zone = "Europe/Berlin"
+    cohort.save()
+    lesson = Lesson.objects.get(slug="optimising-speed-and-memory")
+    due = timezone.now().replace(microsecond=0) + timedelta(days=3, hours=2)
+    Assignment.objects.create(cohort=cohort, lesson=lesson, opens_at=timezone.now() - timedelta(days=1), due_at=due)
+    client.force_login(student)
+    context = browser.new_context(
+        base_url=live_server.url, timezone_id="Asia/Tokyo", viewport={"width": width, "height": 900}
+    )
+    context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server.url}])
+    page = context.new_page()
+    page.goto("/")
+    assigned = page.locator("section.assigned")
+    berlin = due.astimezone(ZoneInfo("Europe/Berlin"))
+    expect(assigned).to_contain_text(date_format(berlin, "D j M Y, H:i T"))
+    expect(assigned).to_contain_text("due in 3 days")
+    page.reload()
+    tokyo = due.astimezone(ZoneInfo("Asia/Tokyo"))
+    expect(assigned).to_contain_text(date_format(tokyo, "D j M Y, H:i") + " JST")
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    if shots := os.environ.get("PARSNIP_SCREENSHOTS"):
+        assigned.screenshot(path=os.path.join(shots, f"due-{width}.png"))
+    assert Assignment.objects.get().due_at == due  # the database keeps the moment, in UTC
+    context.close()

@@ -435,3 +435,20 @@ def test_an_assignments_live_board_costs_the_same_queries_for_3_or_40_students(
         assert client.get(boards[0], **HTMX).text.count("Not yet done</span>") == 3
     with django_assert_num_queries(len(few.captured_queries)):
         assert client.get(boards[1], **HTMX).text.count("Not yet done</span>") == 40
+
+
+def test_the_hands_list_of_items_costs_no_query_per_item(client, cohort, student, lesson):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    client.force_login(student)
+    client.get(lesson.get_absolute_url())
+    with CaptureQueriesContext(connection) as few:
+        client.get(lesson.get_absolute_url())
+    for _ in range(3):
+        make_exercise(lesson)
+    client.get(lesson.get_absolute_url())  # the new blocks' content, cached once
+    with CaptureQueriesContext(connection) as more:
+        page = client.get(lesson.get_absolute_url()).text
+    assert len(more.captured_queries) == len(few.captured_queries)
+    assert page.count('<option value="') == 1 + 4  # the whole lesson, and each exercise

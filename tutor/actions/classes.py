@@ -27,7 +27,7 @@ def new_join_code() -> str:
     return "".join(secrets.choice(JOIN_CODE_ALPHABET) for _ in range(JOIN_CODE_LENGTH))
 
 
-def create_class(*, teacher: AbstractBaseUser, name: str) -> Cohort:
+def create_class(*, teacher: AbstractBaseUser, name: str, time_zone: str = "UTC") -> Cohort:
     """A new class taught by `teacher`, with a join code no other class has."""
     name = name.strip()
     if not name:
@@ -38,7 +38,9 @@ def create_class(*, teacher: AbstractBaseUser, name: str) -> Cohort:
             continue
         try:
             with transaction.atomic():
-                return Cohort.objects.create(name=name, teacher=teacher, join_code=code)
+                return Cohort.objects.create(
+                    name=name, teacher=teacher, join_code=code, time_zone=time_zone
+                )
         except IntegrityError:  # another class took the code between the check and the insert
             continue
     raise ClassRefused("Parsnip could not find a free join code. Please try again.")

@@ -51,7 +51,8 @@ def item_names(assignment: Assignment, items: list[tuple[int, str]]) -> list[str
 
 
 def when(moment: datetime | None) -> str:
-    """A time in a spreadsheet: ISO 8601 in the site's time zone, to the minute."""
+    """A time in a spreadsheet: ISO 8601 in the page's time zone (the browser's, else the
+    class's), to the minute."""
     if moment is None:
         return ""
     return timezone.localtime(moment).strftime("%Y-%m-%d %H:%M")

@@ -32,13 +32,14 @@ from tutor.actions.classes import (
 )
 from tutor.assignments import grid as assignment_grid
 from tutor.clusters.comments import lesson_groups
-from tutor.forms import ClassForm, JoinForm
+from tutor.forms import ClassForm, ClassTimeZoneForm, JoinForm
 from tutor.models import (
     Cohort,
     LessonProgress,
     Membership,
 )
 from tutor.roles import is_teacher
+from tutor.time_zones import browser_zone, use_class_zone
 
 CSV_CHUNK = 2000
 TIMELINE_LIMIT = 200  # of each kind, newest first
@@ -50,9 +51,12 @@ def require_teacher(request: HttpRequest) -> None:
 
 
 def taught_class(request: HttpRequest, pk: int) -> Cohort:
-    """The class `pk`, if the user teaches it (or is an admin): 403 for non-teachers, else 404."""
+    """The class `pk`, if the user teaches it (or is an admin): 403 for non-teachers, else 404.
+    The page's times are then in the class's zone, unless the browser said its own."""
     require_teacher(request)
-    return get_object_or_404(Cohort.objects.visible_to(request.user).select_related("teacher"), pk=pk)
+    cohort = get_object_or_404(Cohort.objects.visible_to(request.user).select_related("teacher"), pk=pk)
+    use_class_zone(cohort.time_zone)
+    return cohort
 
 
 def join_url(request: HttpRequest, cohort: Cohort) -> str:
@@ -107,7 +111,10 @@ def class_create(request: HttpRequest) -> HttpResponse:
     form = ClassForm(request.POST)
     if form.is_valid():
         try:
-            cohort = create_class(teacher=request.user, name=form.cleaned_data["name"])
+            # In the zone the teacher's browser is in, when it said so; the class page changes it.
+            cohort = create_class(
+                teacher=request.user, name=form.cleaned_data["name"], time_zone=browser_zone() or "UTC"
+            )
         except ClassRefused as refused:
             form.add_error("name", str(refused))
         else:
@@ -198,11 +205,27 @@ def class_detail(request: HttpRequest, pk: int) -> TemplateResponse:
         ],
         "buckets": teaching.BUCKETS,
         "join_url": join_url(request, cohort),
+        "zone_form": ClassTimeZoneForm(initial={"time_zone": cohort.time_zone}),
     } | filtered
     template = "tutor/teaching/class_detail.html"
     if wants_partial(request):
         template += "#class-grid"
     return vary_on_htmx(TemplateResponse(request, template, context))
+
+
+@require_POST
+@login_required
+def class_time_zone(request: HttpRequest, pk: int) -> HttpResponse:
+    """The class's time zone: its due dates in it for whoever's browser does not say its own."""
+    cohort = taught_class(request, pk)
+    form = ClassTimeZoneForm(request.POST)
+    if form.is_valid():
+        cohort.time_zone = form.cleaned_data["time_zone"]
+        cohort.save(update_fields=["time_zone"])
+        messages.success(request, f"“{cohort.name}” is now in {cohort.time_zone} time.")
+    else:
+        messages.error(request, form.errors["time_zone"][0])
+    return redirect("tutor:class_detail", cohort.pk)
 
 
 @require_POST
