@@ -22,6 +22,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from .framing import unpack as _unpack
+
 __all__ = ["MISSING", "Described", "Record", "Site", "decode", "judge", "records", "stripped"]
 
 OPERATORS = {
@@ -124,19 +126,6 @@ def stripped(source: str) -> tuple[str, list[Site]]:
         end = starts[node.end_lineno - 1] + node.end_col_offset
         data = data[:begin] + b"(None" + b"\n" * (node.end_lineno - node.lineno) + b")" + data[end:]
     return data.decode("utf-8"), sites
-
-
-def _unpack(data: bytes) -> list[bytes]:
-    items, position = [], 0
-    while position < len(data):
-        colon = data.index(b":", position)
-        start = colon + 1
-        end = start + int(data[position:colon])
-        if end > len(data):
-            raise ValueError("truncated")
-        items.append(data[start:end])
-        position = end
-    return items
 
 
 def records(data: bytes) -> list[Record]:

@@ -40,6 +40,8 @@ import threading
 from dataclasses import dataclass, field
 
 from . import _settings, can_preload, comparing, run
+from .framing import pack as _pack
+from .framing import unpack as _unpack
 from .limits import KIB, MIB, Limits, SandboxUnavailable
 
 __all__ = ["KINDS", "STATUSES", "Grading", "Test", "TestResult", "check_test", "grade"]
@@ -235,24 +237,6 @@ def check_test(test: Test) -> str | None:
         except ValueError as error:  # a NUL character
             return f"Test “{test.name}”: its check cannot be compiled: {error}."
     return None
-
-
-# --- framing, as in grading_harness.pack/unpack -------------------------------------------
-def _pack(items: list[bytes]) -> bytes:
-    return b"".join(b"%d:%s" % (len(item), item) for item in items)
-
-
-def _unpack(data: bytes) -> list[bytes]:
-    items, position = [], 0
-    while position < len(data):
-        colon = data.index(b":", position)
-        start = colon + 1
-        end = start + int(data[position:colon])
-        if end > len(data):
-            raise ValueError("truncated")
-        items.append(data[start:end])
-        position = end
-    return items
 
 
 def _utf8(value: str) -> bytes:

@@ -29,7 +29,8 @@ import threading
 from dataclasses import dataclass, field
 
 from . import _settings, run
-from .grading import _pack, _unpack
+from .framing import pack as _pack
+from .framing import unpack as _unpack
 from .limits import KIB, MIB, Limits, SandboxUnavailable
 
 __all__ = ["STATUSES", "STOP_REASONS", "Trace", "trace", "check_trace"]
