@@ -11,6 +11,7 @@ import textwrap
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.sandbox.test_tracing import _shown
 from tutor.sandbox import _settings
 from tutor.sandbox.tracing import check_trace, trace
 
@@ -90,22 +91,6 @@ def reference(code: str) -> dict:
         check=True,
     )
     return json.loads(done.stdout)
-
-
-def shown(heap, value, seen=()):
-    if "ref" not in value:
-        return value["repr"]
-    if value["ref"] in seen:
-        return "<cycle>"
-    seen = (*seen, value["ref"])
-    entry = heap[value["ref"]]
-    if entry["type"] in ("function", "class"):
-        return f"<{entry['type']} {entry['name']}>"
-    if "items" in entry:
-        return [shown(heap, item, seen) for item in entry["items"]]
-    if "entries" in entry:
-        return {shown(heap, k, seen): shown(heap, v, seen) for k, v in entry["entries"]}
-    return {name: shown(heap, v, seen) for name, v in entry["attrs"]}
 
 
 # --- programs ---------------------------------------------------------------------------------
@@ -195,7 +180,7 @@ def test_the_trace_agrees_with_python_itself(code):
     assert steps == expected["events"], textwrap.indent(code, "  ")
     last = traced.steps[-1]
     module = dict((name, value) for name, value in last["frames"][0]["locals"])
-    assert {name: shown(last["heap"], value) for name, value in module.items()} == expected[
+    assert {name: _shown(last["heap"], value, ()) for name, value in module.items()} == expected[
         "globals"
     ]
     objects: dict[str, list[str]] = {}
