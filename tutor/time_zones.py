@@ -27,8 +27,13 @@ def zone_names() -> list[str]:
     return sorted(zoneinfo.available_timezones())
 
 
+@cache
+def _known_zones() -> frozenset[str]:
+    return frozenset(zone_names())
+
+
 def valid_zone(name: str | None) -> str | None:
-    if not name or len(name) > 64 or name not in set(zone_names()):
+    if not name or len(name) > 64 or name not in _known_zones():
         return None
     return name
 
