@@ -50,6 +50,8 @@ def _attribute_value(element: str, attribute: str, value: str) -> str | None:
 
     A value holding "<" or ">" is dropped, so in the sanitised HTML a ">" always ends a
     tag and the text between tags can be linked safely (_in_text)."""
+    if attribute not in ALLOWED_ATTRIBUTES.get(element, ()) and (element, attribute) != ("a", "rel"):
+        return None  # nh3 also lets lang and title through on every tag (rel is its link_rel)
     if any(char in value for char in "<>" + _LINK_OPEN + _LINK_CLOSE):
         return None
     if attribute == "class":

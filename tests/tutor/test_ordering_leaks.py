@@ -164,12 +164,20 @@ def refusals(client, learner, exercise) -> dict[str, str]:
     return bodies
 
 
+# What each line of a "dependencies" exercise needs before it: with none declared, every
+# order would be right, and the shuffle (seeded by row ids) could be the authored one.
+NEEDS = {"dependencies, distractors": {"l3": ["l1", "l2"]}}
+
+
 @pytest.fixture(params=[*SHIPPED, *MADE])
 def exercise(request):
     if request.param in SHIPPED:
         request.getfixturevalue("sample_content")
         return OrderingExercise.objects.get(block__key=request.param)
-    return make_exercise(make_lesson(), **MADE[request.param])
+    exercise = make_exercise(make_lesson(), **MADE[request.param])
+    for key, required in NEEDS.get(request.param, {}).items():
+        exercise.lines.get(key=key).depends_on.set(exercise.lines.filter(key__in=required))
+    return exercise
 
 
 def test_no_response_to_a_learner_gives_the_solution_away(client, exercise):
