@@ -26,12 +26,15 @@ dev: setup db content demo serve-dev
 PG_TEST_URL ?= postgres:///parsnip
 # Each pass ends with its slowest tests, so a suite that creeps up is seen.
 DURATIONS := --durations=25
+# The PostgreSQL pass runs in two processes (pytest-xdist), each on a test database of its own;
+# a file's tests stay together (--dist loadfile), so a module's fixtures start once.
+PG_WORKERS ?= 2
 
 test: setup
 	$(VENV)/bin/lint-imports
 	$(PY) -m pytest $(DURATIONS)
 	@echo "== the suite again on PostgreSQL ($(PG_TEST_URL))"
-	DATABASE_URL=$(PG_TEST_URL) $(PY) -m pytest -q -m "not browser" --ignore=tests/sandbox $(DURATIONS)
+	DATABASE_URL=$(PG_TEST_URL) $(PY) -m pytest -q -m "not browser" --ignore=tests/sandbox -n $(PG_WORKERS) --dist loadfile $(DURATIONS)
 
 setup: system-deps python-deps frontend
 
