@@ -4,13 +4,16 @@ import json
 import re
 
 import pytest
+from django.contrib.auth.models import AnonymousUser
 from django.urls import reverse
 
+from course.models import OrderingLine
 from tests.factories import line_keys_by_token, line_tokens, make_exercise, make_lesson, make_user
 from tutor.actions import ordering as actions
 from tutor.actions.runs import execute_run
 from tutor.exercise_lines import ExerciseLines, starting_order
 from tutor.models import OrderingArrangement, OrderingAttempt
+from tutor.practice.ordering.board import boards
 
 pytestmark = pytest.mark.django_db
 
@@ -515,3 +518,21 @@ def test_solving_brings_the_lessons_new_progress_badge_out_of_band(client, learn
 
 def test_the_exercise_region_is_never_stored_by_the_browser(client, learner, exercise):
     assert "no-store" in client.get(url("practice", exercise), **HTMX)["Cache-Control"]
+
+
+def test_a_reader_not_logged_in_never_sees_a_dependencies_exercise_already_solved(client):
+    # the reader's scramble once ignored the dependencies, so every order counted as
+    # solved and the last shuffle was shown, the authored order among them (1 in 6 here):
+    # thirty exercises, each with its own shuffle, leave that bug nowhere to hide
+    lesson = make_lesson()
+    exercises = []
+    for _ in range(30):
+        exercise = make_exercise(lesson, lines=["x = 2", "y = 3", "print(x + y)"],
+                                 distractors=["print(x - y)"], grading="dependencies")  # fmt: skip
+        needs = OrderingLine.objects.filter(exercise=exercise, key__in=["l1", "l2"])
+        exercise.lines.get(key="l3").depends_on.set(needs)
+        exercises.append(exercise)
+    shown = boards(AnonymousUser(), exercises, lesson_url=lesson.get_absolute_url())
+    for exercise in exercises:
+        order = [line.key for line in shown[exercise.pk].order if not line.key.startswith("d")]
+        assert not ExerciseLines.of(exercise).is_solved_without_running(order), order

@@ -233,19 +233,22 @@ def boards(
     user: AbstractBaseUser, exercises: list[OrderingExercise], *, lesson_url: str
 ) -> dict[int, Board]:
     """Each exercise's board for this user, by exercise pk, in a fixed number of queries
-    for them all (none for a reader who is not logged in). `exercise.lines` should be
+    for them all (one for a reader who is not logged in, whose page is cached whole). `exercise.lines` should be
     prefetched. Reads only: a check still waiting for its program is shown waiting; its
     verdict is given by the worker (or the repair sweep)."""
     if not exercises:
         return {}
+    # a reader's scramble needs the dependencies too: without them every order of a
+    # "dependencies" exercise counts as solved, and the authored one could be shown
+    depends_on = dependencies_of(exercises)
     if not user.is_authenticated:
         return {
             exercise.pk: build_board(
-                exercise, ExerciseLines.of(exercise, depends_on={}), user=user, lesson_url=lesson_url
+                exercise, ExerciseLines.of(exercise, depends_on=depends_on.get(exercise.pk, {})),
+                user=user, lesson_url=lesson_url,
             )
             for exercise in exercises
         }
-    depends_on = dependencies_of(exercises)
     arrangements = {
         arrangement.exercise_id: arrangement
         for arrangement in OrderingArrangement.objects.filter(user=user, exercise__in=exercises)
