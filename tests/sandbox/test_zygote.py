@@ -6,6 +6,7 @@ import contextlib
 import os
 import signal
 import textwrap
+import time
 
 import pytest
 
@@ -38,7 +39,7 @@ def test_concurrent_runs_cannot_see_signal_or_talk_to_each_other():
         print("ns", os.readlink("/proc/self/ns/pid"), os.readlink("/proc/self/ns/net"),
               os.readlink("/proc/self/ns/mnt"), os.readlink("/proc/self/ns/ipc"))
         print("from", time.monotonic())
-        time.sleep(1.5)
+        time.sleep(max(1.5, {deadline!r} - time.monotonic()))  # both alive then, however slow to start
         print("until", time.monotonic())
         print("tmp", os.path.exists(f"/tmp/mark-{{other}}"), os.listdir("/tmp"))
         print("shm", os.path.exists(f"/dev/shm/mark-{{other}}"), os.listdir("/dev/shm"))
@@ -58,9 +59,10 @@ def test_concurrent_runs_cannot_see_signal_or_talk_to_each_other():
                 pass
         print("signal", hits)
     """
+    deadline = time.monotonic() + 6  # the host's clock, which the runs read too
     with concurrent.futures.ThreadPoolExecutor(2) as executor:
         futures = [
-            executor.submit(attack, code.format(me=me, other=other))
+            executor.submit(attack, code.format(me=me, other=other, deadline=deadline))
             for me, other in (("a", "b"), ("b", "a"))
         ]
         results = [f.result() for f in futures]
