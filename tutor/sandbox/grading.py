@@ -444,27 +444,24 @@ def _output_lines(text: str) -> list[str]:
 
 @dataclass
 class _Details:
-    kind: str = ""  # raised, too_slow, exit, assert; "" when none came
+    kind: str = ""  # raised, too_slow, exit; "" when none came
     exception_type: str = ""
     exception_message: str = ""
     frames: list[tuple[int, int, str]] = field(default_factory=list)  # line, repeats, function
     check_line: int = 0
-    got: str = ""
-    comparison: str = ""
-    expected: str = ""
     built_in: str = ""  # the built-in exception class the exception is or derives from
 
     @classmethod
     def parse(cls, data: bytes) -> "_Details":
         try:
             fields = [f.decode("utf-8", "replace") for f in _unpack(data)]
-            kind, exc_type, message, frames, check_line, got, comparison, expected, built_in = fields
+            kind, exc_type, message, frames, check_line, built_in = fields
             parsed = []
             for frame in _unpack(frames.encode("utf-8")):
                 line, count, name = frame.decode("utf-8").split(" ", 2)
                 parsed.append((int(line), int(count), name))
-            return cls(kind, exc_type, message, parsed, int(check_line), got, comparison,
-                       expected, built_in if built_in.isidentifier() else "")  # fmt: skip
+            return cls(kind, exc_type, message, parsed, int(check_line),
+                       built_in if built_in.isidentifier() else "")  # fmt: skip
         except (ValueError, UnicodeDecodeError):
             return cls()
 
@@ -531,7 +528,7 @@ def _result(test: Test, fields: list[bytes], code: str, limits: Limits, budget: 
         base["check_line_number"] = details.check_line
         base["check_line"] = _source_line(test.check, details.check_line)
     if details.frames or details.exception_type:
-        base["exception"] = details.exception if details.kind not in ("too_slow", "assert") else None
+        base["exception"] = details.exception if details.kind != "too_slow" else None
         base["error_type"] = details.built_in or None
         base["line"] = details.line
         base["traceback"] = _traceback(details, code)

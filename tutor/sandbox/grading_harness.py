@@ -1581,8 +1581,8 @@ def _honesty():
 
 def _describer(ns, check_codes):
     """describe(error): what P needs to explain a failure, as framed bytes: kind, exception
-    type, message, learner frames (line, function, repeats), check line, compared values,
-    and the built-in exception class it is (or derives from: a class of the learner's could
+    type, message, learner frames (line, function, repeats), check line, and the built-in
+    exception class it is (or derives from: a class of the learner's could
     carry any name). The learner's code it may run (the exception's __str__, a property)
     runs first, while this frame holds nothing but the exception: the walk of the frames,
     which reads code objects, comes after and calls nothing of the learner's."""
@@ -1647,12 +1647,10 @@ def _describer(ns, check_codes):
                 kind = "too_slow"
             elif subclass(kind_type, SystemExit):
                 kind = "exit"
-            values = ["", "", ""]  # what an assert compared travels in the records now
             packed_frames = pack([text(f"{line} {count} {name_}")
                                   for (line, name_), count in frames])  # fmt: skip
             details = pack([text(kind), text(name), text(message[:DETAILS_CAP // 4]),
-                            packed_frames, b"%d" % check_line, text(values[0]),
-                            text(values[1]), text(values[2]), text(built_in)])  # fmt: skip
+                            packed_frames, b"%d" % check_line, text(built_in)])  # fmt: skip
             return details[:DETAILS_CAP]
         except base:
             return b""
