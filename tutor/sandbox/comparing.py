@@ -18,6 +18,7 @@ data never passes a comparison with a literal, whatever its ``__eq__`` says.
 """
 
 import ast
+import functools
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -91,14 +92,15 @@ def _literal(node: ast.AST) -> Any:
         return MISSING
 
 
-def stripped(source: str) -> tuple[str, list[Site]]:
+@functools.lru_cache(maxsize=512)  # an exercise's checks, graded again and again by a worker
+def stripped(source: str) -> tuple[str, tuple[Site, ...]]:
     """The check as the sandbox gets it (every literal side of an assert's comparison
     replaced by ``None``, lines kept where they were) and its sites. A check that does not
     parse here is sent as it is: the harness reports it as a broken test."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
-        return source, []
+        return source, ()
     sites, cuts = [], []
     for node in _asserts(tree):
         test = node.test
@@ -114,7 +116,7 @@ def stripped(source: str) -> tuple[str, list[Site]]:
         else:
             sites.append(Site(None, MISSING, MISSING, node.lineno))
     if not cuts:
-        return source, sites
+        return source, tuple(sites)
     lines = source.encode("utf-8").split(b"\n")
     starts, offset = [], 0
     for line in lines:
@@ -125,7 +127,7 @@ def stripped(source: str) -> tuple[str, list[Site]]:
         begin = starts[node.lineno - 1] + node.col_offset
         end = starts[node.end_lineno - 1] + node.end_col_offset
         data = data[:begin] + b"(None" + b"\n" * (node.end_lineno - node.lineno) + b")" + data[end:]
-    return data.decode("utf-8"), sites
+    return data.decode("utf-8"), tuple(sites)
 
 
 def records(data: bytes) -> list[Record]:

@@ -266,7 +266,7 @@ def grade(
             raise ValueError(f"Test “{test.name}”: its input is larger than the input limit.")
     nonce = secrets.token_hex(16).encode()
     # a check's literal expected values stay here: the sandbox gets it without them
-    prepared = [comparing.stripped(t.check) if t.is_check else ("", []) for t in tests]
+    prepared = [comparing.stripped(t.check) if t.is_check else ("", ()) for t in tests]
     payload = _pack(
         [nonce, _utf8(code), b"%d" % int(per_test_seconds * 1000), b"%d" % limits.output_bytes,
          # bubblewrap gives each run its own /tmp and /dev/shm, which the harness empties
@@ -499,7 +499,7 @@ def _seconds(value: float) -> str:
 
 
 def _result(test: Test, fields: list[bytes], code: str, limits: Limits, budget: float,
-            sites: list[comparing.Site]):  # fmt: skip
+            sites: tuple[comparing.Site, ...]):  # fmt: skip
     verdict, stopped, end, _cpu, wall_us, stdout_b, stderr_b, details_b, records_b, overflow = fields
     stdout, stderr = stdout_b.decode("utf-8", "replace"), stderr_b.decode("utf-8", "replace")
     base = {
@@ -557,7 +557,7 @@ def _result(test: Test, fields: list[bytes], code: str, limits: Limits, budget: 
     return _no_verdict(base, end.decode(), budget, limits)
 
 
-def _judged(test: Test, sites: list[comparing.Site], records: list[comparing.Record]):
+def _judged(test: Test, sites: tuple[comparing.Site, ...], records: list[comparing.Record]):
     """The first assert of a check that did not hold, as a wrong_value result's fields (the
     host's verdict on what the sandbox recorded), or None when every one held."""
     for record in records:
