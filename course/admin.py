@@ -112,7 +112,7 @@ class BlockInline(KeepsTextExactly, nested_admin.NestedStackedInline):
     model = Block
     form = BlockForm
     formset = BlockFormSet
-    fields = [("position", "kind", "key"), "title", "body", "items"]
+    fields = [("position", "kind", "key"), "title", "body", "items", "values"]
     extra = 0
     ordering = ["position", "pk"]
     # The kinds declared before the registry kept their inlines here; the others declare

@@ -13,10 +13,12 @@ from django.db import models
 from nested_admin.formsets import NestedInlineFormSetMixin
 
 from course import kinds
+from course.content_files.errors import did_you_mean
 from course.content_files.reader import (
     COURSE_FIELDS,
     LESSON_FIELDS,
     TERM_FIELDS,
+    check_block,
     check_values,
 )
 from course.kinds.fields import (
@@ -128,10 +130,30 @@ class ContentFormSet(NestedInlineFormSetMixin, KeepsLearnerWork):
 
 class BlockFormSet(ContentFormSet):
     """A block has the content its kind keeps in rows of its own (a snippet block its
-    snippet), and no other kind's."""
+    snippet), and no other kind's; and once its rows' forms are each valid, the whole
+    block passes the kind's checks as a file's block does (`check_block`)."""
 
     def clean(self):
         super().clean()
+        self.check_own_rows()
+        for form in self.forms:
+            data = getattr(form, "cleaned_data", None)
+            if not data or data.get("DELETE") or data.get("kind") not in kinds.names():
+                continue
+            kind = kinds.get(data["kind"])
+            if not kind.content_models or form.errors:
+                continue  # BlockForm checked it whole, or already says what is wrong
+            nested = getattr(form, "nested_formsets", [])
+            if not all(_valid(formset) for formset in nested):
+                continue  # each row's own problems first
+            values = kind.values_from_admin(data, {_relation(f): _rows(f) for f in nested})
+            if values is None:
+                continue
+            for field, messages in check_block(kind, values, _glossary()).items():
+                for message in messages:
+                    form.add_error(None, f"{field}: {message}" if field else message)
+
+    def check_own_rows(self):
         for form in self.forms:
             data = getattr(form, "cleaned_data", None)
             if not data or data.get("DELETE") or data.get("kind") not in kinds.names():
@@ -153,6 +175,37 @@ class BlockFormSet(ContentFormSet):
                     )
                 elif owner is kind and not present:
                     form.add_error("kind", f"{_a(kind.name)} block needs its {kind.noun}: add it below")
+
+
+def _valid(formset) -> bool:
+    return formset.is_valid() and all(
+        _valid(nested) for form in formset.forms for nested in getattr(form, "nested_formsets", [])
+    )
+
+
+def _relation(formset) -> str:
+    """The relation a nested inline edits ("snippet", "lines"): its default prefix."""
+    return formset.get_default_prefix()
+
+
+def _rows(formset) -> list[dict]:
+    """The rows an inline keeps after saving, as their forms' data with their own inlines'."""
+    rows = []
+    for form in formset.forms:
+        data = getattr(form, "cleaned_data", None)
+        if not data or data.get("DELETE"):
+            continue
+        if form.instance.pk is None and not form.has_changed():
+            continue  # an empty extra form: nothing is saved
+        rows.append({
+            **data,
+            **{_relation(f): _rows(f) for f in getattr(form, "nested_formsets", [])},
+        })
+    return rows
+
+
+def _glossary() -> set[str]:
+    return set(GlossaryTerm.objects.values_list("slug", flat=True))
 
 
 def _a(word: str) -> str:
@@ -237,7 +290,7 @@ class ChecksLikeTheFiles(ContentForm):
         return ()
 
     def glossary(self, data: dict) -> set[str]:
-        return set(GlossaryTerm.objects.values_list("slug", flat=True))
+        return _glossary()
 
     def clean(self):
         data = super().clean()
@@ -255,6 +308,10 @@ class ChecksLikeTheFiles(ContentForm):
 
 
 class BlockForm(ChecksLikeTheFiles):
+    """A block whose kind keeps everything on the Block row is checked whole here, as the
+    files check it (`check_block`: each field, then the kind's checks across fields); one
+    with rows of its own has its title and body checked here, the rest by BlockFormSet."""
+
     kind = forms.ChoiceField(choices=lambda: [(kind.name, kind.label) for kind in kinds.every()])
 
     def file_fields(self, data):
@@ -262,9 +319,31 @@ class BlockForm(ChecksLikeTheFiles):
             return ()
         kind = kinds.get(data["kind"])
         self.what = f"a {kind.name} block"
-        self.file_names = {kind.items_field: "items"} if kind.items_field else {}
-        kept = {"title", "body", kind.items_field}
-        return tuple(f for f in kind.fields if f.name in kept)
+        if not kind.content_models:
+            return ()  # checked whole in clean()
+        return tuple(f for f in kind.fields if f.name in {"title", "body"})
+
+    def clean(self):
+        data = super().clean()
+        kind = kinds.get(data["kind"]) if data.get("kind") in kinds.names() else None
+        if kind is None or kind.content_models or self.errors:
+            return data
+        named = data.get("values")
+        if named not in (None, {}) and not isinstance(named, dict):
+            self.add_error("values", "the kind's values must be names with values, like {\"shuffle\": true}")
+            return data
+        own = [field.name for field in kind.named_fields]
+        for name in named or {}:
+            if name not in own:
+                hint = did_you_mean(name, own) or (
+                    f" (its fields: {', '.join(own)})" if own else f" ({_a(kind.name)} block keeps none)"
+                )
+                self.add_error("values", f"unknown field '{name}' in {self.what}{hint}")
+        places = {"title": "title", "body": "body", kind.items_field: "items"}
+        for field, messages in check_block(kind, kind.values_from_admin(data, {}), _glossary()).items():
+            for message in messages:
+                self.add_error(places.get(field, "values" if field else None), message)
+        return data
 
 
 class SnippetForm(ChecksLikeTheFiles):

@@ -229,6 +229,12 @@ class Block(models.Model):
         help_text="Data flow: a list of step names. Why this works / Examples: a list of "
         'objects with "title", "body" (Markdown) and, for examples, "lines".',
     )
+    values = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="The kind's other fields by name, as in the content files "
+        '(e.g. {"shuffle": true}); empty for kinds that keep nothing else.',
+    )
 
     class Meta:
         ordering = ["position", "pk"]

@@ -386,8 +386,7 @@ class _Reader:
             key = ""
         else:
             key = generated_block_key(name, ordinals[name])
-        values = reading.read(kind.fields, entry, what)
-        kind.check(reading, values)
+        values = kind.read(reading, entry, what)
         if not key:
             return None
         return BlockData(key=key, kind=name, values=plain(values))
@@ -403,7 +402,7 @@ def read_content(directory: str | Path) -> Content:
 
 
 __all__ = [
-    "BlockData", "Content", "CourseData", "LessonData", "Lined", "TermData", "check_values",
+    "BlockData", "Content", "CourseData", "LessonData", "Lined", "TermData", "check_block", "check_values",
     "glossary_link_problems", "points_at", "read_content",
 ]
 
@@ -412,37 +411,50 @@ __all__ = [
 
 
 class _ValuesReading:
-    """Reads values a form holds through the files' fields; problems by field name."""
+    """Reads values a form holds through the files' fields; problems by field name.
+
+    The values are given as if read from a file whose line N holds the Nth field
+    (`_as_read`), so a problem's line names its field, whoever reports it."""
 
     path = ""
 
-    def __init__(self, glossary: Collection[str]):
+    def __init__(self, glossary: Collection[str], names: list[str]):
         self.glossary = glossary
-        self.field = ""
+        self.names = names
         self.problems: dict[str, list[str]] = {}
 
     def error(self, line: int | None, message: str) -> None:
-        self.problems.setdefault(self.field, []).append(message)
+        field = self.names[line - 1] if line and line <= len(self.names) else ""
+        self.problems.setdefault(field, []).append(message)
 
     def markdown(self, mapping: YamlMap, name: str, text: str) -> None:
         for _, message in glossary_link_problems(text, self.glossary):
-            self.error(None, message)
+            self.error(mapping.line_of(name), message)
 
 
-def _as_read(value: Any) -> Any:
+def _as_read(value: Any, line: int) -> Any:
     """A plain value as the YAML reader gives it (mappings and lists that know a line)."""
     if isinstance(value, dict):
-        mapping = YamlMap(0)
+        mapping = YamlMap(line)
         for key, item in value.items():
-            mapping[key] = _as_read(item)
+            mapping[key] = _as_read(item, line)
         return mapping
     if isinstance(value, list):
-        sequence = YamlList(0)
+        sequence = YamlList(line)
         for item in value:
-            sequence.append(_as_read(item))
-            sequence.lines.append(0)
+            sequence.append(_as_read(item, line))
+            sequence.lines.append(line)
         return sequence
     return value
+
+
+def _as_file(values: dict[str, Any]) -> tuple[YamlMap, list[str]]:
+    names = list(values)
+    mapping = YamlMap(0)
+    for line, name in enumerate(names, start=1):
+        mapping[name] = _as_read(values[name], line)
+        mapping.key_lines[name] = line
+    return mapping, names
 
 
 def check_values(
@@ -450,10 +462,25 @@ def check_values(
 ) -> dict[str, list[str]]:
     """Check `values` (by content-file field name) with the rules the files are read by:
     each field's own checks and its glossary links. The problems, by field name."""
-    reading = _ValuesReading(glossary)
-    mapping = _as_read(values)
+    mapping, names = _as_file(values)
+    reading = _ValuesReading(glossary, names)
     for declared in fields:
         if declared.name in values:
-            reading.field = declared.name
             declared.read(reading, mapping, what)
+    return reading.problems
+
+
+def check_block(kind, values: dict[str, Any], glossary: Collection[str]) -> dict[str, list[str]]:
+    """Check a block's values (by content-file field name) exactly as the files' reader
+    checks a file's block: through `BlockKind.read`, each field then the kind's checks
+    across fields. The problems by field name ('' for those no one field holds). A value
+    that is its optional field's default is left out, as the exporter leaves it out."""
+    defaults = {field.name: field.default for field in kind.fields if not field.required}
+    values = {
+        name: value for name, value in values.items()
+        if name not in defaults or value != defaults[name]
+    }
+    mapping, names = _as_file(values)
+    reading = _ValuesReading(glossary, names)
+    kind.read(reading, mapping, f"a {kind.name} block")
     return reading.problems

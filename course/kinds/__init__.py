@@ -16,6 +16,7 @@ import importlib
 import pkgutil
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from dataclasses import field as declared
 from typing import Any, Protocol
 
 from django.db import models
@@ -46,8 +47,10 @@ def common_fields() -> tuple[Field, ...]:
 
 @dataclass(frozen=True)
 class BlockKind:
-    """A display kind: its fields are kept on the Block (title, body, and `items_field`
-    in Block.items)."""
+    """A kind of block. A kind with no rows of its own keeps every field on the Block:
+    title and body in their columns, `items_field` (a list) in Block.items, every other
+    field in Block.values by its name. A kind with rows of its own (`content_models`)
+    keeps there all but title and body, through `store` and `values_of`."""
 
     name: str  # in the content files: `kind: data_flow`
     label: str  # for people: "Data Flow"
@@ -56,7 +59,6 @@ class BlockKind:
     items_field: str | None = None  # the field kept in Block.items
     needs_key: bool = False  # learners' work points at the block: the files must name it
     noun: str = "block"  # how messages name one: "snippet 'x' is gone from the file"
-    practice: bool = False  # learners do something with it (the tutor app asks these)
     search_lookups: tuple[str, ...] = ()  # more text to search, as Block lookups
     content_models: tuple[type[models.Model], ...] = ()  # the kind's own rows, if any
     # What a page showing the block loads with it: Block lookups to select_related (its own
@@ -68,6 +70,21 @@ class BlockKind:
     # Stylesheets of its own (static paths) the lesson page links. Most kinds need none:
     # the site's stylesheet has building blocks for block templates ("Building blocks").
     styles: tuple[str, ...] = ()
+    # A right block of the kind and wrong ones, in the content files' terms (the fields a
+    # block of it writes, without kind and key): each wrong one is the right one with some
+    # values changed, and the message the files refuse it with. One test walks every kind
+    # (tests/course/test_every_kind.py): the files read the right one and refuse each wrong
+    # one, and the admin refuses each wrong one with the same words.
+    example: dict[str, Any] = declared(default_factory=dict)
+    wrong_examples: tuple[tuple[dict[str, Any], str], ...] = ()
+
+    @property
+    def wrong(self) -> tuple[tuple[dict[str, Any], str], ...]:
+        """The kind's wrong examples, and one every kind has (a glossary link to no term)."""
+        return (
+            *self.wrong_examples,
+            ({"body": "See [[no-such-term]]."}, "glossary link '[[no-such-term]]' points at no term"),
+        )
 
     @property
     def field_names(self) -> tuple[str, ...]:
@@ -76,12 +93,30 @@ class BlockKind:
     def field(self, name: str) -> Field:
         return next(field for field in self.fields if field.name == name)
 
-    # -- reading and checking a file's block
+    # -- reading and checking a block: the one way, for the files and the admin alike
+
+    def read(self, reading: Reading, mapping, what: str) -> dict[str, Any]:
+        """The block's values from `mapping` (a file's block, or what the admin's forms
+        hold, `course.content_files.reader.check_block`): each field reads and checks
+        itself, then `check` checks across fields. Problems go to `reading`."""
+        values = {field.name: field.read(reading, mapping, what) for field in self.fields}
+        self.check(reading, values)
+        return values
 
     def check(self, reading: Reading, values: dict[str, Any]) -> None:
         """Checks across fields (each field checked itself as it was read)."""
 
     # -- the rows
+
+    @property
+    def named_fields(self) -> tuple[Field, ...]:
+        """The fields kept in Block.values by name (none for a kind with rows of its own)."""
+        if self.content_models:
+            return ()
+        return tuple(
+            field for field in self.fields
+            if field.name not in ("title", "body", self.items_field)
+        )
 
     def block_columns(self, values: dict[str, Any]) -> dict[str, Any]:
         """What the Block row itself keeps of the values."""
@@ -89,6 +124,9 @@ class BlockKind:
             "title": values.get("title", ""),
             "body": values.get("body", ""),
             "items": list(values.get(self.items_field, [])) if self.items_field else [],
+            "values": {
+                field.name: values.get(field.name, field.default) for field in self.named_fields
+            },
         }
 
     def values_of(self, block) -> dict[str, Any]:
@@ -96,6 +134,22 @@ class BlockKind:
         values = {"title": block.title, "body": block.body}
         if self.items_field:
             values[self.items_field] = block.items
+        for field in self.named_fields:
+            values[field.name] = block.values.get(field.name, field.default)
+        return values
+
+    def values_from_admin(self, block: dict[str, Any], rows: dict[str, list[dict]]) -> dict | None:
+        """What the admin's forms hold, by content-file field name, for `read` to check as
+        the files are checked (`course.forms`): `block` is the block form's data, `rows` the
+        kind's own inline rows by relation name (each its form's data, its own inlines'
+        rows under their relation names). None when a row the kind needs is missing (the
+        admin says so itself). A kind with rows of its own gives the inverse of `store`."""
+        values = {"title": block.get("title") or "", "body": block.get("body") or ""}
+        if self.items_field:
+            values[self.items_field] = block.get("items")
+        named = block.get("values")
+        if isinstance(named, dict):
+            values.update({name: value for name, value in named.items() if name not in values})
         return values
 
     def content_of(self, block) -> models.Model | None:
@@ -113,6 +167,7 @@ class BlockKind:
     def reading_texts(self, block) -> list[str]:
         """The prose of the block, for the lesson's reading time."""
         texts = [block.title, block.body]
+        texts += [value for value in (block.values or {}).values() if isinstance(value, str)]
         for item in block.items:
             if isinstance(item, dict):
                 texts += [str(item.get("title", "")), str(item.get("body", ""))]
@@ -171,10 +226,6 @@ def page_lookups() -> tuple[list[str], list[str]]:
         [name for kind in _kinds.values() for name in kind.page_select],
         [name for kind in _kinds.values() for name in kind.page_prefetch],
     )
-
-
-def practice_kinds() -> list[BlockKind]:
-    return [kind for kind in _kinds.values() if kind.practice]
 
 
 def discover() -> None:

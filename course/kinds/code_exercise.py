@@ -109,6 +109,25 @@ class CodeExerciseKind(BlockKind):
                     + ("both" if has_check else "neither"),
                 )
 
+    def values_from_admin(self, block, rows) -> dict | None:
+        if not rows.get("code_exercise"):
+            return None
+        exercise = rows["code_exercise"][0]
+        tests = sorted(exercise.get("tests", []), key=lambda test: test.get("position") or 0)
+        return {
+            "title": block.get("title") or "", "body": block.get("body") or "",
+            "starter": exercise["starter"], "solution": exercise["solution"],
+            "tests": [
+                {
+                    "key": test["key"], "name": test["name"], "shown": test["shown"],
+                    "stdin": test["stdin"], "args": list(test["args"] or []),
+                    "stdout": test["stdout"], "check": test["check_code"],
+                }
+                for test in tests
+            ],
+            "limits": exercise["run_limits"],
+        }
+
     def values_of(self, block) -> dict:
         exercise = block.code_exercise
         return {
@@ -168,26 +187,12 @@ class CodeExerciseKind(BlockKind):
 def admin_inline():
     """The exercise, with its tests, edited in place on the lesson's admin page."""
     import nested_admin
-    from django import forms
 
     from course.forms import ContentForm, ContentFormSet, KeepsTextExactly
 
-    class CodeTestForm(ContentForm):
-        def clean(self):
-            data = super().clean()
-            has_check = bool((data.get("check_code") or "").strip())
-            has_io = bool(data.get("stdout") or data.get("stdin") or data.get("args"))
-            if not data.get("DELETE") and has_check == has_io:
-                raise forms.ValidationError(
-                    "A test is either a check (asserts) or an I/O case (expected output, with "
-                    "input or arguments if it needs them), not "
-                    + ("both." if has_check else "neither.")
-                )
-            return data
-
     class CodeTestInline(KeepsTextExactly, nested_admin.NestedStackedInline):
         model = CodeTest
-        form = CodeTestForm
+        form = ContentForm  # its rules across fields are the kind's `check` (course.forms)
         formset = ContentFormSet
         fields = [("position", "key", "shown"), "name", "check_code", "stdin", "args", "stdout"]
         extra = 0
@@ -233,7 +238,16 @@ register(
         page_prefetch=("code_exercise__tests",),
         content_models=(CodeExercise, CodeTest),
         noun="exercise",
-        practice=True,
+        example={
+            "solution": "def one():\n    return 1\n",
+            "tests": [{"key": "one", "name": "gives 1", "check": "assert one() == 1"}],
+        },
+        wrong_examples=(
+            (
+                {"tests": [{"key": "one", "name": "gives 1", "check": "assert one() == 1", "stdout": "1"}]},
+                "test 'one' must be either a check (`check:` with asserts) or an I/O case",
+            ),
+        ),
         search_lookups=("code_exercise__tests__name",),
         admin_inline=admin_inline,
     )

@@ -10,5 +10,7 @@ register(
         template="course/blocks/data_flow.html",
         fields=(*common_fields(), TextList("steps", required=True, item="step")),
         items_field="steps",
+        example={"steps": ["Read the file", "Count the words"]},
+        wrong_examples=(({"steps": []}, "'steps' must not be empty"),),
     )
 )

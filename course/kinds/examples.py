@@ -17,5 +17,7 @@ register(
             ),
         ),
         items_field="items",
+        example={"items": [{"title": "One", "lines": "x = 1"}]},
+        wrong_examples=(({"items": [{"titel": "One"}]}, "unknown field 'titel' in an item"),),
     )
 )

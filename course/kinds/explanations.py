@@ -17,5 +17,7 @@ register(
             ),
         ),
         items_field="items",
+        example={"items": [{"title": "Why", "body": "Because it is."}]},
+        wrong_examples=(({"items": [{"body": "No title."}]}, "an item needs 'title'"),),
     )
 )

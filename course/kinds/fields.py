@@ -180,18 +180,25 @@ class Name(Field):
 
 @dataclass(frozen=True)
 class Choice(Field):
-    """One of the model field's choices. An `optional` choice is left out of the file when
-    it is the default (`status: published` need not be written in every file)."""
+    """One of the model field's choices, or of `options` for a value kept on the Block row
+    (`Block.values`; the first option is then the default). An `optional` choice is left
+    out of the file when it is the default (`status: published` need not be written in
+    every file)."""
 
     model_field: models.Field | None = None
     optional: bool = False
+    options: tuple[str, ...] = ()
 
     @property
     def choices(self) -> list[str]:
+        if self.model_field is None:
+            return list(self.options)
         return [value for value, _ in self.model_field.choices]
 
     @property
     def default(self) -> str:
+        if self.model_field is None:
+            return self.options[0] if self.options else ""
         return self.model_field.default
 
     def read_value(self, reading: Reading, mapping: YamlMap, what: str) -> str:
@@ -228,6 +235,30 @@ class WholeNumber(Field):
 
     def write(self, value: int) -> int:
         return value
+
+
+@dataclass(frozen=True)
+class Boolean(Field):
+    """true or false; left out of the file when it is the fallback."""
+
+    fallback: bool = False
+
+    @property
+    def default(self) -> bool:
+        return self.fallback
+
+    def read_value(self, reading: Reading, mapping: YamlMap, what: str) -> bool:
+        value = mapping[self.name]
+        if not isinstance(value, bool):
+            reading.error(
+                mapping.line_of(self.name),
+                f"'{self.name}' must be true or false, not {describe(value)}",
+            )
+            return self.fallback
+        return value
+
+    def write(self, value: bool) -> bool | None:
+        return None if value == self.fallback else bool(value)
 
 
 def read_slug(reading: Reading, line: int | None, value, what: str) -> Lined | None:

@@ -29,6 +29,31 @@ class OrderingKind(BlockKind):
                 seen[key] = item.line_of("key")
         check_dependencies(reading, lines, {item["key"] for item in distractors})
 
+    def values_from_admin(self, block, rows) -> dict | None:
+        if not rows.get("exercise"):
+            return None
+        exercise = rows["exercise"][0]
+        placed = sorted(
+            (line for line in exercise.get("lines", []) if line.get("position") is not None),
+            key=lambda line: line["position"],
+        )
+        return {
+            "title": block.get("title") or "", "body": block.get("body") or "",
+            "intro": exercise["intro"], "grading": exercise["grading"],
+            "expected_output": exercise["expected_output"],
+            "lines": [
+                {
+                    "key": line["key"], "text": line["text"],
+                    "depends_on": [other.key for other in line.get("depends_on") or ()],
+                }
+                for line in placed
+            ],
+            "distractors": [
+                {"key": line["key"], "text": line["text"]}
+                for line in exercise.get("lines", []) if line.get("position") is None
+            ],
+        }
+
     def values_of(self, block) -> dict:
         exercise = block.exercise
         lines, distractors = [], []
@@ -191,6 +216,21 @@ register(
         page_prefetch=("exercise__lines",),
         content_models=(OrderingExercise, OrderingLine),
         noun="ordering exercise",
-        practice=True,
+        example={
+            "lines": [
+                {"key": "set", "text": "x = 1"},
+                {"key": "show", "text": "print(x)", "depends_on": ["set"]},
+            ],
+        },
+        wrong_examples=(
+            (
+                {"lines": [
+                    {"key": "set", "text": "x = 1", "depends_on": ["show"]},
+                    {"key": "show", "text": "print(x)"},
+                ]},
+                "line 'set' depends on 'show', which comes after it: list the lines in an "
+                "order that works",
+            ),
+        ),
     )
 )

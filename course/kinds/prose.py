@@ -8,5 +8,6 @@ register(
         label="Prose",
         template="course/blocks/prose.html",
         fields=common_fields(),
+        example={"body": "Some text."},
     )
 )

@@ -29,6 +29,18 @@ class SnippetKind(BlockKind):
             "limits": snippet.run_limits,
         }
 
+    def values_from_admin(self, block, rows) -> dict | None:
+        if not rows.get("snippet"):
+            return None
+        snippet = rows["snippet"][0]
+        return {
+            "title": block.get("title") or "", "body": block.get("body") or "",
+            "caption": snippet["caption"], "language": snippet["language"],
+            "code": snippet["code"], "stdin": snippet["stdin"],
+            "output": snippet["expected_output"], "raises": snippet["raises"],
+            "limits": snippet["run_limits"],
+        }
+
     def content_of(self, block) -> Snippet | None:
         return getattr(block, "snippet", None)
 
@@ -83,7 +95,8 @@ register(
         page_prefetch=(),
         content_models=(Snippet,),
         noun="snippet",
-        practice=True,
+        example={"code": "print(1)\n", "output": "1\n"},
+        wrong_examples=(({"code": "   "}, "'code' must not be empty"),),
         search_lookups=("snippet__caption",),
     )
 )

@@ -8,5 +8,6 @@ register(
         label="Try It",
         template="course/blocks/try_it.html",
         fields=common_fields(),
+        example={"body": "Some text."},
     )
 )
