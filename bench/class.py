@@ -169,7 +169,7 @@ def main() -> None:
     n = args.n
 
     with Site(pg=args.pg) as site:
-        from course.models import Snippet
+        from course.kinds.snippet import Snippet
         from tutor.models import Prediction, Run
 
         snippet = Snippet.objects.get(block__key=FIRST_SNIPPET)

@@ -114,7 +114,7 @@ def main() -> None:
     with Site(env={"RUNS_PER_MINUTE": "10000", "PREDICTIONS_PER_MINUTE": "10000"}) as site:
         from django.contrib.auth.models import User
 
-        from course.models import Snippet
+        from course.kinds.snippet import Snippet
 
         User.objects.create_user(USERNAME, password=PASSWORD)
         code = Snippet.objects.get(block__key=SNIPPET.removeprefix("#snippet-")).code

@@ -41,7 +41,8 @@ def build_class(students: int, lessons: int):
     from django.contrib.auth.models import Group, User
     from django.utils import timezone
 
-    from course.models import Block, Course, Lesson, Snippet
+    from course.kinds.snippet import Snippet
+    from course.models import Block, Course, Lesson
     from tutor.models import Cohort, LessonProgress, Membership
     from tutor.roles import TEACHERS_GROUP
 
@@ -178,7 +179,8 @@ def live(args) -> None:
         from django.urls import include, path, reverse
 
         from course.kinds.code_exercise import CodeExercise
-        from course.models import Lesson, Snippet
+        from course.kinds.snippet import Snippet
+        from course.models import Lesson
         from tutor.live.models import LessonActivity
 
         harness.urlpatterns = [path("trivial/", harness.trivial), path("", include("config.urls"))]

@@ -31,7 +31,9 @@ def main() -> None:
         from django.db import connection, transaction
         from django.test import Client
 
-        from course.models import ContentVersion, OrderingExercise, Snippet
+        from course.kinds.ordering import OrderingExercise
+        from course.kinds.snippet import Snippet
+        from course.models import ContentVersion
         from tutor import queueing
 
         call_command("import_content", str(harness.ROOT / "content"), verbosity=0)

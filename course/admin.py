@@ -19,15 +19,14 @@ from course.forms import (
     OrderingLineFormSet,
     SnippetForm,
 )
+from course.kinds.ordering import OrderingExercise, OrderingLine
+from course.kinds.snippet import Snippet
 from course.learner_work import learner_work
 from course.models import (
     Block,
     Course,
     GlossaryTerm,
     Lesson,
-    OrderingExercise,
-    OrderingLine,
-    Snippet,
 )
 
 kinds.discover()  # the admin may be loaded before course's ready(): the inlines need the kinds

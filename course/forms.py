@@ -32,8 +32,9 @@ from course.kinds.fields import (
     SlugList,
     WholeNumber,
 )
+from course.kinds.ordering import OrderingLine
 from course.learner_work import learner_work
-from course.models import GlossaryTerm, OrderingLine
+from course.models import GlossaryTerm
 
 _LINE_BREAK = re.compile(r"\r\n?")
 

@@ -1,8 +1,10 @@
-"""What is taught: courses, lessons and their blocks, snippets, ordering exercises, glossary.
+"""What is taught and shared by every kind: courses, lessons, their blocks, the glossary.
 
-Learner data (in `tutor`) points at Snippet and OrderingExercise rows. Those rows are
-found again on every re-import by their lesson and stable `key`, so editing content
-updates them in place instead of orphaning what learners did.
+A kind's own content rows live with its kind (`course/kinds/<kind>.py`: Snippet,
+OrderingExercise and OrderingLine, CodeExercise and CodeTest), still in this app. Learner
+data (in `tutor`) points at those rows; they are found again on every re-import by their
+lesson and stable `key`, so editing content updates them in place instead of orphaning
+what learners did.
 """
 
 import html
@@ -264,69 +266,6 @@ def validate_exception_name(value: str) -> None:
         )
 
 
-class Snippet(models.Model):
-    block = models.OneToOneField(Block, on_delete=models.CASCADE, related_name="snippet")
-    caption = models.CharField(max_length=300, blank=True)
-    language = models.CharField(max_length=30, default="python")
-    code = models.TextField()
-    stdin = models.TextField(
-        "input",
-        blank=True,
-        help_text="Fed to the program as its input (what input() reads); shown with the code.",
-    )
-    expected_output = models.TextField(
-        blank=True,
-        help_text="What the code prints, exactly (leading empty lines count); for a program "
-        "that fails on purpose, what it prints before it fails.",
-    )
-    raises = models.CharField(
-        "ends with the exception",
-        max_length=100,
-        blank=True,
-        validators=[validate_exception_name],
-        help_text="For a program that fails on purpose: the exception it ends with, "
-        "e.g. ZeroDivisionError. Empty: it must finish without an error.",
-    )
-    version = models.PositiveIntegerField(
-        default=1,
-        help_text="Goes up whenever the code or its input changes; predictions keep the one "
-        "they saw.",
-    )
-    run_limits = models.JSONField(
-        default=dict,
-        blank=True,
-        validators=[validate_run_limits],
-        help_text=RUN_LIMITS_HELP + " Set here, they win over the course's.",
-    )
-
-    def __str__(self) -> str:
-        return f"{self.block.lesson} · {self.block.key}"
-
-    def save(self, *args, **kwargs) -> None:
-        # What the learner predicts from is the code and its input: a new version when
-        # either changes, so earlier predictions keep the version they answered.
-        if self.pk is not None:
-            old = Snippet.objects.filter(pk=self.pk).values_list("code", "stdin").first()
-            if old is not None and old != (self.code, self.stdin):
-                self.version += 1
-        super().save(*args, **kwargs)
-
-    def raised(self, name: str) -> bool:
-        """Whether the exception Python printed as `name` is the one this snippet declares.
-        Only the class name counts: Python prints `json.decoder.JSONDecodeError` for what an
-        author knows as `json.JSONDecodeError`, or just `JSONDecodeError`."""
-        return bool(self.raises) and name.rpartition(".")[2] == self.raises.rpartition(".")[2]
-
-    @property
-    def key(self) -> str:
-        return self.block.key
-
-    @property
-    def title(self) -> str:
-        """What teachers read for this snippet: its caption, else the block's title, else its key."""
-        return self.caption or self.block.title or self.block.key
-
-
 TITLE_CHARACTERS = 60
 
 
@@ -340,57 +279,6 @@ def title_from_intro(intro: str) -> str:
     if len(sentence) <= TITLE_CHARACTERS:
         return sentence
     return sentence[: TITLE_CHARACTERS - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"
-
-
-class OrderingExercise(models.Model):
-    class Grading(models.TextChoices):
-        EXACT = "exact", "The exact order"
-        DEPENDENCIES = "dependencies", "Any order that respects the dependencies"
-        OUTPUT = "output", "Run the program and compare its output"
-
-    block = models.OneToOneField(Block, on_delete=models.CASCADE, related_name="exercise")
-    intro = models.TextField(blank=True, help_text="Markdown.")
-    grading = models.CharField(max_length=20, choices=Grading.choices, default=Grading.EXACT)
-    expected_output = models.TextField(blank=True, help_text="For output grading.")
-
-    def __str__(self) -> str:
-        return f"{self.block.lesson} · {self.block.key}"
-
-    @property
-    def key(self) -> str:
-        return self.block.key
-
-    @property
-    def title(self) -> str:
-        """What teachers read for this exercise: the block's title, else one made from the
-        intro, else its key."""
-        return self.block.title or title_from_intro(self.intro) or self.block.key
-
-
-class OrderingLine(models.Model):
-    exercise = models.ForeignKey(OrderingExercise, on_delete=models.CASCADE, related_name="lines")
-    key = models.SlugField()
-    text = models.TextField(help_text="The line as written, indentation included.")
-    position = models.PositiveIntegerField(
-        null=True, blank=True, help_text="Place in the correct order; empty for a distractor."
-    )
-    depends_on = models.ManyToManyField(
-        "self", symmetrical=False, blank=True, related_name="required_by",
-        help_text="Lines that must come before this one (dependency grading).",
-    )
-
-    class Meta:
-        ordering = [models.F("position").asc(nulls_last=True), "pk"]
-        constraints = [
-            models.UniqueConstraint(fields=["exercise", "key"], name="line_key_unique_in_exercise")
-        ]
-
-    def __str__(self) -> str:
-        return self.text
-
-    @property
-    def is_distractor(self) -> bool:
-        return self.position is None
 
 
 class GlossaryTermQuerySet(models.QuerySet):

@@ -4,14 +4,13 @@ import itertools
 
 from django.contrib.auth.models import Group, User
 
+from course.kinds.ordering import OrderingExercise, OrderingLine
+from course.kinds.snippet import Snippet
 from course.models import (
     Block,
     Course,
     GlossaryTerm,
     Lesson,
-    OrderingExercise,
-    OrderingLine,
-    Snippet,
 )
 from tutor.roles import TEACHERS_GROUP
 

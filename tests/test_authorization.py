@@ -12,7 +12,9 @@ from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone
 
-from course.models import GlossaryTerm, Lesson, OrderingExercise, Snippet
+from course.kinds.ordering import OrderingExercise
+from course.kinds.snippet import Snippet
+from course.models import GlossaryTerm, Lesson
 from tests.factories import (
     make_admin,
     make_cohort,

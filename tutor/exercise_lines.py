@@ -9,7 +9,7 @@ import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from course.models import OrderingExercise, OrderingLine
+from course.kinds.ordering import OrderingExercise, OrderingLine
 from tutor import grading
 
 UP, DOWN, LEAVE_OUT, USE = "up", "down", "leave-out", "use"

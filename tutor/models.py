@@ -17,7 +17,9 @@ from django.db import models, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from course.models import Lesson, OrderingExercise, OrderingLine, Snippet
+from course.kinds.ordering import OrderingExercise, OrderingLine
+from course.kinds.snippet import Snippet
+from course.models import Lesson
 from tutor import run_notices
 from tutor.exercise_lines import DOWN, LEAVE_OUT, UP, USE, ExerciseLines, starting_order
 from tutor.feedback import RaisedException, learner_traceback, raised_by

@@ -5,10 +5,67 @@ Its content is an OrderingExercise row beside the block, with one OrderingLine p
 re-import updates them in place.
 """
 
+from django.db import models
+
 from course.content_files.errors import did_you_mean
 from course.kinds import BlockKind, common_fields, register
 from course.kinds.fields import Choice, Items, Lined, Slug, SlugList, Text
-from course.models import OrderingExercise, OrderingLine, linked_in_order
+from course.models import Block, linked_in_order, title_from_intro
+
+
+class OrderingExercise(models.Model):
+    class Grading(models.TextChoices):
+        EXACT = "exact", "The exact order"
+        DEPENDENCIES = "dependencies", "Any order that respects the dependencies"
+        OUTPUT = "output", "Run the program and compare its output"
+
+    block = models.OneToOneField(Block, on_delete=models.CASCADE, related_name="exercise")
+    intro = models.TextField(blank=True, help_text="Markdown.")
+    grading = models.CharField(max_length=20, choices=Grading.choices, default=Grading.EXACT)
+    expected_output = models.TextField(blank=True, help_text="For output grading.")
+
+    class Meta:
+        app_label = "course"
+
+    def __str__(self) -> str:
+        return f"{self.block.lesson} · {self.block.key}"
+
+    @property
+    def key(self) -> str:
+        return self.block.key
+
+    @property
+    def title(self) -> str:
+        """What teachers read for this exercise: the block's title, else one made from the
+        intro, else its key."""
+        return self.block.title or title_from_intro(self.intro) or self.block.key
+
+
+class OrderingLine(models.Model):
+    exercise = models.ForeignKey(OrderingExercise, on_delete=models.CASCADE, related_name="lines")
+    key = models.SlugField()
+    text = models.TextField(help_text="The line as written, indentation included.")
+    position = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Place in the correct order; empty for a distractor."
+    )
+    depends_on = models.ManyToManyField(
+        "self", symmetrical=False, blank=True, related_name="required_by",
+        help_text="Lines that must come before this one (dependency grading).",
+    )
+
+    class Meta:
+        app_label = "course"
+        ordering = [models.F("position").asc(nulls_last=True), "pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["exercise", "key"], name="line_key_unique_in_exercise")
+        ]
+
+    def __str__(self) -> str:
+        return self.text
+
+    @property
+    def is_distractor(self) -> bool:
+        return self.position is None
 
 
 class OrderingKind(BlockKind):

@@ -6,10 +6,84 @@ read input (`stdin`) and may fail on purpose (`raises`): its `output` is then wh
 prints before the exception it ends with.
 """
 
+from django.db import models
+
 from course.kinds import BlockKind, common_fields, register
 from course.kinds.fields import Limits, Name, Text
-from course.models import EXCEPTION_NAME, RUN_LIMITS, Snippet
+from course.models import (
+    EXCEPTION_NAME,
+    RUN_LIMITS,
+    RUN_LIMITS_HELP,
+    Block,
+    validate_exception_name,
+    validate_run_limits,
+)
 
+
+class Snippet(models.Model):
+    block = models.OneToOneField(Block, on_delete=models.CASCADE, related_name="snippet")
+    caption = models.CharField(max_length=300, blank=True)
+    language = models.CharField(max_length=30, default="python")
+    code = models.TextField()
+    stdin = models.TextField(
+        "input",
+        blank=True,
+        help_text="Fed to the program as its input (what input() reads); shown with the code.",
+    )
+    expected_output = models.TextField(
+        blank=True,
+        help_text="What the code prints, exactly (leading empty lines count); for a program "
+        "that fails on purpose, what it prints before it fails.",
+    )
+    raises = models.CharField(
+        "ends with the exception",
+        max_length=100,
+        blank=True,
+        validators=[validate_exception_name],
+        help_text="For a program that fails on purpose: the exception it ends with, "
+        "e.g. ZeroDivisionError. Empty: it must finish without an error.",
+    )
+    version = models.PositiveIntegerField(
+        default=1,
+        help_text="Goes up whenever the code or its input changes; predictions keep the one "
+        "they saw.",
+    )
+    run_limits = models.JSONField(
+        default=dict,
+        blank=True,
+        validators=[validate_run_limits],
+        help_text=RUN_LIMITS_HELP + " Set here, they win over the course's.",
+    )
+
+    class Meta:
+        app_label = "course"
+
+    def __str__(self) -> str:
+        return f"{self.block.lesson} · {self.block.key}"
+
+    def save(self, *args, **kwargs) -> None:
+        # What the learner predicts from is the code and its input: a new version when
+        # either changes, so earlier predictions keep the version they answered.
+        if self.pk is not None:
+            old = Snippet.objects.filter(pk=self.pk).values_list("code", "stdin").first()
+            if old is not None and old != (self.code, self.stdin):
+                self.version += 1
+        super().save(*args, **kwargs)
+
+    def raised(self, name: str) -> bool:
+        """Whether the exception Python printed as `name` is the one this snippet declares.
+        Only the class name counts: Python prints `json.decoder.JSONDecodeError` for what an
+        author knows as `json.JSONDecodeError`, or just `JSONDecodeError`."""
+        return bool(self.raises) and name.rpartition(".")[2] == self.raises.rpartition(".")[2]
+
+    @property
+    def key(self) -> str:
+        return self.block.key
+
+    @property
+    def title(self) -> str:
+        """What teachers read for this snippet: its caption, else the block's title, else its key."""
+        return self.caption or self.block.title or self.block.key
 
 def _field(name: str):
     return Snippet._meta.get_field(name)

@@ -7,7 +7,8 @@ from django import template
 from django.utils.safestring import SafeString, mark_safe
 
 from course import markup
-from course.models import GlossaryTerm, OrderingLine
+from course.kinds.ordering import OrderingLine
+from course.models import GlossaryTerm
 
 register = template.Library()
 

@@ -50,7 +50,8 @@ def prepare_database() -> dict:
     from django.core.management import call_command
     from django.utils import timezone
 
-    from course.models import Lesson, Snippet
+    from course.kinds.snippet import Snippet
+    from course.models import Lesson
     from tutor.actions.classes import create_class, join_class
     from tutor.models import LessonProgress, Prediction, Run
 

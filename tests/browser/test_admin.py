@@ -3,7 +3,9 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from course.models import Block, Lesson, OrderingExercise, Snippet
+from course.kinds.ordering import OrderingExercise
+from course.kinds.snippet import Snippet
+from course.models import Block, Lesson
 from tests.factories import make_admin, make_prediction, make_user
 from tutor.models import Prediction
 

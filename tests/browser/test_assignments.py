@@ -10,7 +10,8 @@ from django.utils import timezone
 from django.utils.formats import date_format
 from playwright.sync_api import expect
 
-from course.models import Lesson, OrderingExercise
+from course.kinds.ordering import OrderingExercise
+from course.models import Lesson
 from tests.browser.test_teaching_flow import logged_in
 from tests.factories import make_cohort, make_teacher, make_user
 from tutor.assignments.models import Assignment

@@ -11,7 +11,8 @@ import pytest
 from django.urls import reverse
 from playwright.sync_api import expect
 
-from course.models import Lesson, Snippet
+from course.kinds.snippet import Snippet
+from course.models import Lesson
 from tests.browser.test_teaching_flow import SEED, logged_in
 from tests.factories import make_cohort, make_teacher, make_user
 

@@ -13,7 +13,8 @@ from django.urls import reverse
 from django.utils import timezone
 from playwright.sync_api import expect
 
-from course.models import Lesson, Snippet
+from course.kinds.snippet import Snippet
+from course.models import Lesson
 from tests.browser.test_cluster_comments import COMMENT, WITHOUT_THE_EMPTY_LINE, predict
 from tests.browser.test_teaching_flow import logged_in
 from tests.factories import make_cohort, make_teacher, make_user

@@ -90,7 +90,7 @@ def test_a_stuck_student_with_a_raised_hand_shows_up_live_and_the_teacher_clears
 def test_the_live_view_and_a_raised_hand_have_no_serious_accessibility_violations(
     browser, live_server, sample_content, scheme
 ):
-    from course.models import OrderingExercise
+    from course.kinds.ordering import OrderingExercise
     from tests.browser.test_accessibility import violations
     from tutor.live import actions
 

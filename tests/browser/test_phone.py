@@ -14,7 +14,7 @@ EXERCISE = "#exercise-kv-cache-vram-order-practice"
 @pytest.fixture
 def phone(browser, live_server, client, sample_content):
     """A phone-sized touch screen, logged in as a learner who revealed the first snippet."""
-    from course.models import Snippet
+    from course.kinds.snippet import Snippet
 
     learner = make_user("ada")
     make_prediction(learner, Snippet.objects.get(block__key="backend-latency"))

@@ -10,7 +10,9 @@ from django.urls import reverse
 from playwright.sync_api import expect
 
 from course.kinds.code_exercise import CodeExercise
-from course.models import Lesson, OrderingExercise, Snippet
+from course.kinds.ordering import OrderingExercise
+from course.kinds.snippet import Snippet
+from course.models import Lesson
 from tests.factories import line_keys_by_token, make_teacher, make_user
 from tutor.models import Cohort, LessonProgress
 

@@ -13,13 +13,12 @@ from django.urls import reverse
 
 from course.content_files.errors import ContentErrors
 from course.content_files.reader import read_content
+from course.kinds.ordering import OrderingExercise, OrderingLine
+from course.kinds.snippet import Snippet
 from course.models import (
     Block,
     GlossaryTerm,
     Lesson,
-    OrderingExercise,
-    OrderingLine,
-    Snippet,
     linked_in_order,
 )
 from tests.factories import make_admin, make_lesson, make_term

@@ -11,14 +11,13 @@ import pytest
 from django.urls import reverse
 
 from course.kinds.code_exercise import CodeExercise, CodeTest
+from course.kinds.ordering import OrderingExercise, OrderingLine
+from course.kinds.snippet import Snippet
 from course.models import (
     Block,
     Course,
     GlossaryTerm,
     Lesson,
-    OrderingExercise,
-    OrderingLine,
-    Snippet,
 )
 from tests.factories import make_admin, make_ordering_attempt, make_prediction, make_user
 from tutor.actions.ordering import arrange_lines

@@ -10,14 +10,13 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from ruamel.yaml import YAML
 
+from course.kinds.ordering import OrderingExercise, OrderingLine
+from course.kinds.snippet import Snippet
 from course.models import (
     Block,
     Course,
     GlossaryTerm,
     Lesson,
-    OrderingExercise,
-    OrderingLine,
-    Snippet,
 )
 from tests.factories import make_user
 from tutor.models import Prediction

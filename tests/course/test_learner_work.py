@@ -11,8 +11,10 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.urls import reverse
 
+from course.kinds.ordering import OrderingExercise, OrderingLine
+from course.kinds.snippet import Snippet
 from course.learner_work import learner_work
-from course.models import Block, Course, Lesson, OrderingExercise, OrderingLine, Snippet
+from course.models import Block, Course, Lesson
 from tests.factories import (
     make_admin,
     make_exercise,

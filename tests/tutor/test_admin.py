@@ -8,7 +8,8 @@ from django.core.management import call_command
 from django.urls import reverse
 from django.utils import timezone
 
-from course.models import GlossaryTerm, Lesson, Snippet
+from course.kinds.snippet import Snippet
+from course.models import GlossaryTerm, Lesson
 from tests.factories import make_admin, make_learner_run, make_user
 from tutor import sandbox
 from tutor.actions.runs import execute_run

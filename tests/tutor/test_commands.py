@@ -4,7 +4,8 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from course.models import Block, Snippet
+from course.kinds.snippet import Snippet
+from course.models import Block
 
 
 def test_sandbox_run_prints_one_json_object(tmp_path, capsys):

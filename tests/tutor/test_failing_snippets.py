@@ -4,7 +4,7 @@ both the way a learner reads them."""
 import pytest
 from django.urls import reverse
 
-from course.models import Snippet
+from course.kinds.snippet import Snippet
 from tests.factories import make_snippet
 from tutor.actions.runs import execute_run
 from tutor.models import Prediction, Run

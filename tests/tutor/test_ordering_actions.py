@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from course.models import OrderingExercise
+from course.kinds.ordering import OrderingExercise
 from tests.factories import make_exercise, make_user
 from tutor import queueing
 from tutor.actions import ordering as actions

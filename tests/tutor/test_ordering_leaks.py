@@ -18,7 +18,7 @@ from django.urls import reverse
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from course.models import OrderingExercise
+from course.kinds.ordering import OrderingExercise
 from tests.factories import line_tokens, make_exercise, make_lesson, make_user
 from tutor.actions import ordering as actions
 from tutor.exercise_lines import ExerciseLines, starting_order

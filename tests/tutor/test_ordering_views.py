@@ -7,7 +7,7 @@ import pytest
 from django.contrib.auth.models import AnonymousUser
 from django.urls import reverse
 
-from course.models import OrderingLine
+from course.kinds.ordering import OrderingLine
 from tests.factories import line_keys_by_token, line_tokens, make_exercise, make_lesson, make_user
 from tutor.actions import ordering as actions
 from tutor.actions.runs import execute_run

@@ -3,7 +3,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from course.models import Snippet
+from course.kinds.snippet import Snippet
 from tests.factories import make_snippet, make_user
 from tutor import queueing, tasks
 from tutor.actions import runs as actions

@@ -758,7 +758,7 @@ def test_get_is_not_allowed_on_actions(client, learner, snippet):
 def test_the_seed_lessons_first_snippet_keeps_its_answer_until_the_learners_own_reveal(
     client, learner, sample_content
 ):
-    from course.models import Snippet
+    from course.kinds.snippet import Snippet
 
     snippet = Snippet.objects.get(block__key="backend-latency")
     make_run(snippet, purpose=Run.Purpose.REVEAL, stdout=snippet.expected_output)  # someone else's reveal

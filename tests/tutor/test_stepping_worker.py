@@ -6,7 +6,7 @@ programs give a clear stopped trace, never a crash or a page that waits for ever
 import pytest
 from django.urls import reverse
 
-from course.models import Snippet
+from course.kinds.snippet import Snippet
 from tests.factories import make_prediction, make_snippet
 from tutor import queueing, tasks
 from tutor.actions.runs import execute_run

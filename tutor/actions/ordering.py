@@ -13,7 +13,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
-from course.models import OrderingExercise
+from course.kinds.ordering import OrderingExercise
 from tutor import grading
 from tutor.actions.progress import refresh_lesson_progress
 from tutor.actions.runs import queue_run

@@ -7,7 +7,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from course.models import Snippet
+from course.kinds.snippet import Snippet
 from tutor.actions.progress import refresh_lesson_progress
 from tutor.actions.runs import lock_learner, queue_run
 from tutor.grading import compare_prediction

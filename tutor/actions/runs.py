@@ -10,7 +10,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
-from course.models import Snippet
+from course.kinds.snippet import Snippet
 from tutor import practice, queueing, run_notices, sandbox
 from tutor.actions.progress import count_run
 from tutor.live import actions as live

@@ -11,7 +11,8 @@ from django.db.models import Min
 from django.http import HttpRequest
 from django.urls import path
 
-from course.models import Block, OrderingExercise
+from course.kinds.ordering import OrderingExercise
+from course.models import Block
 from tutor import practice
 from tutor.actions import ordering
 from tutor.models import OrderingAttempt

@@ -14,7 +14,7 @@ from django.db.models import OuterRef, Subquery
 from django.urls import reverse
 from django.utils.crypto import salted_hmac
 
-from course.models import OrderingExercise
+from course.kinds.ordering import OrderingExercise
 from tutor.actions.ordering import HELP_AFTER_WRONG_CHECKS
 from tutor.exercise_lines import ExerciseLines, dependencies_of, starting_order
 from tutor.grading import compare_prediction

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from django.db.models import Prefetch, Q
 
-from course.models import OrderingExercise, OrderingLine
+from course.kinds.ordering import OrderingExercise, OrderingLine
 from tutor.clusters.groups import Distribution, Group, counted, gather, group_key, joined, quoted
 from tutor.exercise_lines import ExerciseLines
 from tutor.models import OrderingAttempt

@@ -6,7 +6,7 @@ from datetime import datetime
 
 from django.db.models import Count, Prefetch, Q
 
-from course.models import OrderingExercise, OrderingLine
+from course.kinds.ordering import OrderingExercise, OrderingLine
 from tutor import teaching
 from tutor.models import OrderingAttempt, OrderingHelp
 

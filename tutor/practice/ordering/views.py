@@ -23,7 +23,8 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
 from course import htmx
-from course.models import Lesson, OrderingExercise
+from course.kinds.ordering import OrderingExercise
+from course.models import Lesson
 from tutor.actions.ordering import (
     arrange_lines,
     check_order,

@@ -10,7 +10,8 @@ from django.db.models import Min
 from django.http import HttpRequest
 from django.urls import path
 
-from course.models import Block, Snippet
+from course.kinds.snippet import Snippet
+from course.models import Block
 from tutor import practice
 from tutor.actions import predictions
 from tutor.models import Prediction, Run

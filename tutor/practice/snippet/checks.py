@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db import transaction
 
-from course.models import Snippet
+from course.kinds.snippet import Snippet
 from tutor import sandbox
 from tutor.actions.runs import limits_for, queue_run
 from tutor.feedback import RaisedException, raised_by

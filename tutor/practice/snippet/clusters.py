@@ -9,7 +9,7 @@ import difflib
 
 from django.db.models import F, Q
 
-from course.models import Snippet
+from course.kinds.snippet import Snippet
 from tutor.clusters.groups import Distribution, Group, counted, gather, group_key, joined, quoted
 from tutor.grading import PredictionComparison, compare_prediction, output_lines
 from tutor.models import Prediction, Run, code_digest

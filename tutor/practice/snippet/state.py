@@ -8,7 +8,7 @@ from functools import cached_property
 
 from django.contrib.auth.models import AbstractBaseUser
 
-from course.models import Snippet
+from course.kinds.snippet import Snippet
 from tutor.actions.runs import limits_for
 from tutor.feedback import Explanation, explain_run
 from tutor.grading import PredictionComparison, compare_prediction

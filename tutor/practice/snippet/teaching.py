@@ -6,7 +6,7 @@ from datetime import datetime
 
 from django.db.models import Q
 
-from course.models import Snippet
+from course.kinds.snippet import Snippet
 from tutor import teaching
 from tutor.feedback import raised_by
 from tutor.grading import compare_prediction

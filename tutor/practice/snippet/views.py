@@ -18,7 +18,8 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
 from course.htmx import login_required_htmx, refusal, wants_partial
-from course.models import Lesson, Snippet
+from course.kinds.snippet import Snippet
+from course.models import Lesson
 from tutor.actions.predictions import (
     PredictionRefused,
     SelfCheckRefused,

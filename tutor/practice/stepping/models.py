@@ -16,7 +16,7 @@ from django.db.models.functions import Substr
 from django.utils import timezone
 
 from course.kinds.code_exercise import CodeExercise
-from course.models import Snippet
+from course.kinds.snippet import Snippet
 from tutor.models import Run
 
 
