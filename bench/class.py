@@ -170,7 +170,8 @@ def main() -> None:
 
     with Site(pg=args.pg) as site:
         from course.kinds.snippet import Snippet
-        from tutor.models import Prediction, Run
+        from tutor.models import Run
+        from tutor.practice.snippet.models import Prediction
 
         snippet = Snippet.objects.get(block__key=FIRST_SNIPPET)
         learners = [Learner(site.url, name) for name in create_learners(n)]

@@ -73,7 +73,8 @@ def timed(page, button, selector: str) -> float:
 def measure_page(base_url: str, runs: int) -> dict[str, list[float]]:
     from playwright.sync_api import sync_playwright
 
-    from tutor.models import Prediction, Run
+    from tutor.models import Run
+    from tutor.practice.snippet.models import Prediction
 
     results: dict[str, list[float]] = {"reveal, first learner": [], "reveal, cached": [], "run": []}
     with sync_playwright() as playwright:

@@ -106,7 +106,7 @@ def make_cohort(teacher: User | None = None, *, students=(), **fields):
 
 
 def make_prediction(user: User, snippet: Snippet, **fields):
-    from tutor.models import Prediction
+    from tutor.practice.snippet.models import Prediction
 
     fields.setdefault("snippet_version", snippet.version)
     fields.setdefault("text", snippet.expected_output)
@@ -116,7 +116,7 @@ def make_prediction(user: User, snippet: Snippet, **fields):
 
 
 def make_ordering_attempt(user: User, exercise: OrderingExercise, **fields):
-    from tutor.models import OrderingAttempt
+    from tutor.practice.ordering.models import OrderingAttempt
 
     if "order" not in fields:
         fields["order"] = list(
@@ -165,8 +165,8 @@ def make_run(snippet: Snippet | None = None, **fields):
 def line_tokens(user: User, exercise: OrderingExercise) -> dict[str, str]:
     """What `user`'s page calls each line of `exercise` (by line key): pages and POSTs
     name lines by these tokens, never by their keys."""
-    from tutor.exercise_lines import ExerciseLines
     from tutor.practice.ordering.board import LineTokens
+    from tutor.practice.ordering.lines import ExerciseLines
 
     return LineTokens.of(user, ExerciseLines.of(exercise)).by_key
 

@@ -26,8 +26,9 @@ from tests.factories import (
 )
 from tutor.assignments.models import Assignment, Extension
 from tutor.clusters.models import ClusterComment
-from tutor.models import Prediction, Run
+from tutor.models import Run
 from tutor.practice.snippet.clusters import clusters
+from tutor.practice.snippet.models import Prediction
 
 pytestmark = pytest.mark.django_db
 

@@ -18,7 +18,9 @@ from tests.factories import (
     make_user,
 )
 from tutor.assignments.models import Assignment
-from tutor.models import CodeDraft, OrderingArrangement, Prediction, Run
+from tutor.models import Run
+from tutor.practice.ordering.models import OrderingArrangement
+from tutor.practice.snippet.models import CodeDraft, Prediction
 
 pytestmark = pytest.mark.django_db
 

@@ -22,12 +22,10 @@ from tutor.models import (
     Cohort,
     LessonProgress,
     Membership,
-    OrderingAttempt,
-    OrderingHelp,
-    Prediction,
     Run,
-    VersionPrediction,
 )
+from tutor.practice.ordering.models import OrderingAttempt, OrderingHelp
+from tutor.practice.snippet.models import Prediction, VersionPrediction
 
 
 # django-q2's "Resubmit" puts tasks back on the worker's queue: only for staff who may

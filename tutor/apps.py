@@ -12,7 +12,7 @@ class TutorConfig(AppConfig):
         from course import learner_work
         from tutor import practice, sandbox, tasks
         from tutor.assignments import models as assignment_models  # noqa: F401 (registers them)
-        from tutor.models import ordering_lines_in_attempts
+        from tutor.practice.ordering.models import ordering_lines_in_attempts
 
         practice.discover()
         import tutor.clusters.models  # noqa: F401  (its model is the app's: Django must see it)

@@ -7,8 +7,7 @@ Plain functions over plain values: every query is made (and counted) in tutor.vi
 import csv
 import functools
 import itertools
-import statistics
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -17,9 +16,6 @@ from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
-
-from tutor.grading import output_lines
-from tutor.models import OrderingAttempt, Prediction
 
 NOT_STARTED = "—"
 
@@ -223,118 +219,6 @@ class VersionShare:
     @property
     def percent(self) -> int | None:
         return round(100 * self.right / self.first) if self.first else None
-
-
-@dataclass
-class SnippetAnalysis:
-    key: str
-    title: str
-    code: str
-    expected_output: str
-    version: int
-    first: int = 0  # first predictions on the current version that have a verdict
-    right: int = 0
-    waiting: int = 0
-    unchecked: int = 0  # said out loud and not marked
-    wrong_answers: list[CommonAnswer] = field(default_factory=list)
-    older: list[VersionShare] = field(default_factory=list)
-
-    @property
-    def percent(self) -> int | None:
-        return round(100 * self.right / self.first) if self.first else None
-
-
-RIGHT = {Prediction.Verdict.RIGHT, Prediction.Verdict.SELF_RIGHT}
-GRADED = RIGHT | {Prediction.Verdict.WRONG, Prediction.Verdict.SELF_WRONG}
-
-
-def analyse_snippet(snippet, predictions: Iterable[tuple], *, top: int = 5) -> SnippetAnalysis:
-    """predictions: first predictions on this snippet as (version, verdict, text, student name)."""
-    analysis = SnippetAnalysis(
-        snippet.key, snippet.title, snippet.code, snippet.expected_output, snippet.version
-    )
-    older: dict[int, VersionShare] = {}
-    wrong: dict[str, list[str]] = defaultdict(list)
-    for version, verdict, text, name in predictions:
-        if version != snippet.version:
-            share = older.setdefault(version, VersionShare(version, 0, 0))
-            if verdict in GRADED:
-                share.first += 1
-                share.right += verdict in RIGHT
-            continue
-        if verdict == Prediction.Verdict.PENDING:
-            analysis.waiting += 1
-        elif verdict == Prediction.Verdict.SELF_UNCHECKED:
-            analysis.unchecked += 1
-        elif verdict in GRADED:
-            analysis.first += 1
-            analysis.right += verdict in RIGHT
-            if verdict == Prediction.Verdict.WRONG:
-                wrong["\n".join(output_lines(text))].append(name)
-    groups = sorted(wrong.items(), key=lambda item: (-len(item[1]), item[0]))
-    analysis.wrong_answers = [
-        CommonAnswer(text, len(names), sorted(names, key=str.casefold)) for text, names in groups[:top]
-    ]
-    analysis.older = sorted(older.values(), key=lambda share: share.version, reverse=True)
-    return analysis
-
-
-GRADED_CHECKS = {OrderingAttempt.Verdict.SOLVED, OrderingAttempt.Verdict.WRONG}
-
-
-@dataclass
-class ExerciseAnalysis:
-    key: str
-    title: str
-    intro: str
-    tried: int = 0
-    solved: int = 0
-    median_checks: float | None = None
-    help_students: int = 0
-    help_total: int = 0
-    wrong_orders: list[CommonAnswer] = field(default_factory=list)
-
-
-def analyse_exercise(
-    exercise,
-    attempts: Iterable[tuple],
-    help_used: Iterable[tuple[int, int]],
-    *,
-    top: int = 3,
-) -> ExerciseAnalysis:
-    """attempts: (student pk, student name, verdict, order) oldest first; help_used:
-    (student pk, times "Help me" was used). Line texts come from `exercise.lines.all()`."""
-    texts = {line.key: line.text for line in exercise.lines.all()}
-    analysis = ExerciseAnalysis(exercise.key, exercise.title, exercise.intro)
-    checks: dict[int, int] = defaultdict(int)
-    solved_after: dict[int, int] = {}
-    wrong: dict[tuple[str, ...], list[str]] = defaultdict(list)
-    for user_id, name, verdict, order in attempts:
-        if user_id in solved_after or verdict not in GRADED_CHECKS:
-            continue  # checks after solving say nothing about solving it; pending ones nothing yet
-        checks[user_id] += 1
-        if verdict == OrderingAttempt.Verdict.SOLVED:
-            solved_after[user_id] = checks[user_id]
-        else:
-            wrong[tuple(order)].append(name)
-    analysis.tried = len(checks)
-    analysis.solved = len(solved_after)
-    if solved_after:
-        analysis.median_checks = statistics.median(solved_after.values())
-    for _, times in help_used:
-        if times:
-            analysis.help_students += 1
-            analysis.help_total += times
-    groups = sorted(wrong.items(), key=lambda item: (-len(set(item[1])), item[0]))
-    analysis.wrong_orders = [
-        CommonAnswer(
-            "\n".join(texts.get(key, f"[{key}]") for key in order),
-            len(names),
-            sorted(set(names), key=str.casefold),
-        )
-        for order, names in groups[:top]
-    ]
-    return analysis
 
 
 # A lesson's item analysis, for a kind with no template of its own ---------------------

@@ -53,7 +53,8 @@ def prepare_database() -> dict:
     from course.kinds.snippet import Snippet
     from course.models import Lesson
     from tutor.actions.classes import create_class, join_class
-    from tutor.models import LessonProgress, Prediction, Run
+    from tutor.models import LessonProgress, Run
+    from tutor.practice.snippet.models import Prediction
 
     call_command("migrate", verbosity=0)
     call_command("import_content", str(ROOT / "content"), verbosity=0)

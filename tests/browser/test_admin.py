@@ -7,7 +7,7 @@ from course.kinds.ordering import OrderingExercise
 from course.kinds.snippet import Snippet
 from course.models import Block, Lesson
 from tests.factories import make_admin, make_prediction, make_user
-from tutor.models import Prediction
+from tutor.practice.snippet.models import Prediction
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -131,7 +131,8 @@ def test_without_javascript_a_comment_goes_through_a_form_page_and_the_projector
     browser, live_server, sample_content
 ):
     from tests.factories import make_prediction, make_run
-    from tutor.models import Prediction, Run
+    from tutor.models import Run
+    from tutor.practice.snippet.models import Prediction
 
     teacher = make_teacher("tess")
     students = [make_user(name) for name in ("sam", "sue")]
@@ -182,8 +183,9 @@ def test_groups_the_projector_and_a_comment_have_no_serious_accessibility_violat
     from tests.browser.test_accessibility import violations
     from tests.factories import make_prediction, make_run
     from tutor.clusters.models import ClusterComment
-    from tutor.models import Prediction, Run
+    from tutor.models import Run
     from tutor.practice.snippet.clusters import clusters
+    from tutor.practice.snippet.models import Prediction
 
     teacher = make_teacher("tess")
     student = make_user("sam")
@@ -244,8 +246,9 @@ def test_a_comment_is_new_on_the_home_page_until_the_student_has_seen_it(browser
 
     from tests.factories import make_prediction, make_run
     from tutor.clusters.models import ClusterComment
-    from tutor.models import Prediction, Run
+    from tutor.models import Run
     from tutor.practice.snippet.clusters import clusters
+    from tutor.practice.snippet.models import Prediction
 
     teacher = make_teacher("tess")
     students = [make_user("sam"), make_user("sue")]

@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.factories import make_cohort, make_exercise, make_lesson, make_teacher, make_user
-from tutor.actions import ordering as ordering_actions
+from tutor.practice.ordering import actions as ordering_actions
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

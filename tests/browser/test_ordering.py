@@ -13,8 +13,8 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.factories import line_keys_by_token, line_tokens, make_exercise, make_lesson, make_user
-from tutor.exercise_lines import ExerciseLines, starting_order
-from tutor.models import OrderingArrangement
+from tutor.practice.ordering.lines import ExerciseLines, starting_order
+from tutor.practice.ordering.models import OrderingArrangement
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

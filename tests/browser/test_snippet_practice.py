@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.factories import make_user
-from tutor.models import CodeDraft
+from tutor.practice.snippet.models import CodeDraft
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -20,9 +20,10 @@ from course.models import (
     Lesson,
 )
 from tests.factories import make_admin, make_ordering_attempt, make_prediction, make_user
-from tutor.actions.ordering import arrange_lines
-from tutor.models import OrderingArrangement, OrderingAttempt, Prediction
 from tutor.practice.code_exercise.models import Submission
+from tutor.practice.ordering.actions import arrange_lines
+from tutor.practice.ordering.models import OrderingArrangement, OrderingAttempt
+from tutor.practice.snippet.models import Prediction
 
 pytestmark = pytest.mark.django_db
 

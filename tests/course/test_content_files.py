@@ -19,7 +19,7 @@ from course.models import (
     Lesson,
 )
 from tests.factories import make_user
-from tutor.models import Prediction
+from tutor.practice.snippet.models import Prediction
 
 pytestmark = pytest.mark.django_db
 

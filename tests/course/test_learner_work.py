@@ -25,14 +25,10 @@ from tests.factories import (
     make_snippet,
     make_user,
 )
-from tutor.actions.ordering import arrange_lines
-from tutor.models import (
-    CodeDraft,
-    LessonProgress,
-    OrderingArrangement,
-    OrderingAttempt,
-    Prediction,
-)
+from tutor.models import LessonProgress
+from tutor.practice.ordering.actions import arrange_lines
+from tutor.practice.ordering.models import OrderingArrangement, OrderingAttempt
+from tutor.practice.snippet.models import CodeDraft, Prediction
 
 pytestmark = pytest.mark.django_db
 

@@ -13,7 +13,8 @@ from course.models import GlossaryTerm, Lesson
 from tests.factories import make_admin, make_learner_run, make_user
 from tutor import sandbox
 from tutor.actions.runs import execute_run
-from tutor.models import Prediction, Run
+from tutor.models import Run
+from tutor.practice.snippet.models import Prediction
 
 pytestmark = pytest.mark.django_db
 

@@ -11,8 +11,10 @@ from django.utils.formats import date_format
 from tests.factories import make_prediction, make_teacher, make_user
 from tests.tutor.assignment_world import NOW, assign, class_of, do_everything, practice_lesson
 from tutor.assignments.models import Extension
-from tutor.models import OrderingAttempt, Prediction, Run
+from tutor.models import Run
 from tutor.practice.code_exercise.models import Submission
+from tutor.practice.ordering.models import OrderingAttempt
+from tutor.practice.snippet.models import Prediction
 
 pytestmark = pytest.mark.django_db
 

@@ -28,8 +28,9 @@ from tutor.assignments.status import (
     status_of,
     submission_time,
 )
-from tutor.models import OrderingAttempt, Prediction
 from tutor.practice.code_exercise.models import Submission
+from tutor.practice.ordering.models import OrderingAttempt
+from tutor.practice.snippet.models import Prediction
 
 pytestmark = pytest.mark.django_db
 

@@ -21,8 +21,10 @@ from tests.factories import (
     make_user,
 )
 from tutor.clusters.models import ClusterComment
-from tutor.models import OrderingArrangement, OrderingAttempt, Prediction, Run
+from tutor.models import Run
+from tutor.practice.ordering.models import OrderingArrangement, OrderingAttempt
 from tutor.practice.snippet.clusters import clusters as snippet_clusters
+from tutor.practice.snippet.models import Prediction
 
 pytestmark = pytest.mark.django_db
 HTMX = {"HTTP_HX_REQUEST": "true"}

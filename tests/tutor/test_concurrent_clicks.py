@@ -10,9 +10,10 @@ from django.test import Client
 from django.urls import reverse
 
 from tests.factories import make_prediction, make_snippet, make_user
-from tutor.actions.predictions import PredictionRefused, submit_prediction
 from tutor.actions.runs import RunRefused, queue_run
-from tutor.models import Prediction, Run
+from tutor.models import Run
+from tutor.practice.snippet.actions import PredictionRefused, submit_prediction
+from tutor.practice.snippet.models import Prediction
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

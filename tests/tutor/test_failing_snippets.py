@@ -7,7 +7,8 @@ from django.urls import reverse
 from course.kinds.snippet import Snippet
 from tests.factories import make_snippet
 from tutor.actions.runs import execute_run
-from tutor.models import Prediction, Run
+from tutor.models import Run
+from tutor.practice.snippet.models import Prediction
 
 pytestmark = pytest.mark.django_db
 

@@ -11,7 +11,8 @@ from django.utils import timezone
 from course import kinds
 from tests.factories import make_prediction, make_run, make_snippet
 from tutor import practice
-from tutor.models import Prediction, Run
+from tutor.models import Run
+from tutor.practice.snippet.models import Prediction
 
 pytestmark = pytest.mark.django_db
 

@@ -8,12 +8,12 @@ from django.utils import timezone
 
 from tests.factories import make_cohort, make_exercise, make_lesson, make_snippet, make_user
 from tutor import queueing
-from tutor.actions.ordering import check_order, move_line
-from tutor.actions.predictions import submit_prediction
 from tutor.actions.runs import queue_run
 from tutor.live import actions
 from tutor.live.board import build_board
 from tutor.live.models import LessonActivity, LiveSettings, RaisedHand
+from tutor.practice.ordering.actions import check_order, move_line
+from tutor.practice.snippet.actions import submit_prediction
 
 pytestmark = pytest.mark.django_db
 

@@ -6,10 +6,10 @@ import pytest
 
 from tests.factories import make_exercise, make_user
 from tests.tutor.test_concurrent_clicks import at_once
-from tutor.actions.ordering import check_order
 from tutor.live import actions
 from tutor.live.models import LessonActivity, RaisedHand
-from tutor.models import OrderingAttempt
+from tutor.practice.ordering.actions import check_order
+from tutor.practice.ordering.models import OrderingAttempt
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

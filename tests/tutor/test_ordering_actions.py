@@ -7,10 +7,16 @@ from hypothesis import strategies as st
 from course.kinds.ordering import OrderingExercise
 from tests.factories import make_exercise, make_user
 from tutor import queueing
-from tutor.actions import ordering as actions
 from tutor.actions.runs import RunRefused, execute_run
-from tutor.exercise_lines import ExerciseLines, starting_order
-from tutor.models import OrderingArrangement, OrderingAttempt, OrderingHelp, OrderingRefused, Run
+from tutor.models import Run
+from tutor.practice.ordering import actions as actions
+from tutor.practice.ordering.lines import ExerciseLines, starting_order
+from tutor.practice.ordering.models import (
+    OrderingArrangement,
+    OrderingAttempt,
+    OrderingHelp,
+    OrderingRefused,
+)
 
 pytestmark = pytest.mark.django_db
 

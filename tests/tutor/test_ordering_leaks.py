@@ -20,9 +20,9 @@ from hypothesis import strategies as st
 
 from course.kinds.ordering import OrderingExercise
 from tests.factories import line_tokens, make_exercise, make_lesson, make_user
-from tutor.actions import ordering as actions
-from tutor.exercise_lines import ExerciseLines, starting_order
-from tutor.models import OrderingArrangement
+from tutor.practice.ordering import actions as actions
+from tutor.practice.ordering.lines import ExerciseLines, starting_order
+from tutor.practice.ordering.models import OrderingArrangement
 
 pytestmark = pytest.mark.django_db
 

@@ -9,11 +9,11 @@ from django.urls import reverse
 
 from course.kinds.ordering import OrderingLine
 from tests.factories import line_keys_by_token, line_tokens, make_exercise, make_lesson, make_user
-from tutor.actions import ordering as actions
 from tutor.actions.runs import execute_run
-from tutor.exercise_lines import ExerciseLines, starting_order
-from tutor.models import OrderingArrangement, OrderingAttempt
+from tutor.practice.ordering import actions as actions
 from tutor.practice.ordering.board import boards
+from tutor.practice.ordering.lines import ExerciseLines, starting_order
+from tutor.practice.ordering.models import OrderingArrangement, OrderingAttempt
 
 pytestmark = pytest.mark.django_db
 

@@ -4,9 +4,10 @@ import pytest
 from django.utils import timezone
 
 from tests.factories import make_prediction, make_run, make_snippet, make_user
-from tutor.actions import predictions as actions
 from tutor.actions.runs import execute_run
-from tutor.models import CodeDraft, LessonProgress, Prediction, Run
+from tutor.models import LessonProgress, Run
+from tutor.practice.snippet import actions as actions
+from tutor.practice.snippet.models import CodeDraft, Prediction
 
 pytestmark = pytest.mark.django_db
 

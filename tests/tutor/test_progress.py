@@ -9,7 +9,9 @@ from django.utils import timezone
 from tests.factories import make_exercise, make_lesson, make_snippet, make_user
 from tutor import queueing
 from tutor.actions.progress import recompute_all_progress, refresh_lesson_progress
-from tutor.models import LessonProgress, OrderingArrangement, OrderingAttempt, Prediction, Run
+from tutor.models import LessonProgress, Run
+from tutor.practice.ordering.models import OrderingArrangement, OrderingAttempt
+from tutor.practice.snippet.models import Prediction
 
 pytestmark = pytest.mark.django_db
 
@@ -198,7 +200,7 @@ def test_catalogue_and_lesson_page_show_the_same_state(client, lesson_with_items
 
 
 def test_practising_a_solved_exercise_again_keeps_it_solved(lesson_with_items):
-    from tutor.actions.ordering import start_again
+    from tutor.practice.ordering.actions import start_again
 
     lesson, snippets, exercise = lesson_with_items
     user = make_user()
@@ -214,7 +216,7 @@ def test_the_worker_gives_waiting_predictions_their_verdict_and_updates_progress
 ):
     """A learner who leaves before the output arrives still gets a verdict and progress."""
     from tutor import tasks
-    from tutor.actions.predictions import submit_prediction
+    from tutor.practice.snippet.actions import submit_prediction
 
     lesson, (first, second), exercise = lesson_with_items
     queued = []

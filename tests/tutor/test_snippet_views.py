@@ -13,7 +13,8 @@ from django.utils import timezone
 from tests.factories import make_lesson, make_prediction, make_run, make_snippet, make_user
 from tutor import queueing, tasks
 from tutor.actions.runs import execute_run
-from tutor.models import CodeDraft, LessonProgress, Prediction, Run, VersionPrediction
+from tutor.models import LessonProgress, Run
+from tutor.practice.snippet.models import CodeDraft, Prediction, VersionPrediction
 
 pytestmark = pytest.mark.django_db
 

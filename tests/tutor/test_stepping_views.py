@@ -18,7 +18,8 @@ from tests.tutor.stepping_data import (
     printing_trace,
 )
 from tutor import queueing
-from tutor.models import Prediction, Run
+from tutor.models import Run
+from tutor.practice.snippet.models import Prediction
 from tutor.practice.stepping.models import Stepping, Trace
 
 pytestmark = pytest.mark.django_db

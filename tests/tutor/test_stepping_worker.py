@@ -10,7 +10,8 @@ from course.kinds.snippet import Snippet
 from tests.factories import make_prediction, make_snippet
 from tutor import queueing, tasks
 from tutor.actions.runs import execute_run
-from tutor.models import Prediction, Run
+from tutor.models import Run
+from tutor.practice.snippet.models import Prediction
 from tutor.practice.stepping.models import Stepping, Trace
 
 pytestmark = pytest.mark.django_db

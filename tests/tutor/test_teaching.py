@@ -19,7 +19,10 @@ from tests.factories import (
     make_user,
 )
 from tutor import teaching
-from tutor.models import OrderingAttempt, Prediction
+from tutor.practice.ordering import teaching as ordering_teaching
+from tutor.practice.ordering.models import OrderingAttempt
+from tutor.practice.snippet import teaching as snippet_teaching
+from tutor.practice.snippet.models import Prediction
 
 SOLVED, NOT_YET, CHECKING = (
     OrderingAttempt.Verdict.SOLVED, OrderingAttempt.Verdict.WRONG, OrderingAttempt.Verdict.PENDING,
@@ -179,7 +182,7 @@ R, W, SR, SW = (
 @pytest.mark.django_db
 def test_a_snippets_analysis_counts_first_predictions_on_its_current_version():
     snippet = make_snippet(code='print("hello")\n', expected_output="hello\n", version=3)
-    analysis = teaching.analyse_snippet(
+    analysis = snippet_teaching.analyse_snippet(
         snippet,
         [
             (3, R, "hello\n", "Amy"),
@@ -210,17 +213,17 @@ def test_a_snippets_analysis_counts_first_predictions_on_its_current_version():
 @pytest.mark.django_db
 def test_a_snippet_nobody_answered_yet_has_no_percentage_and_top_limits_the_wrong_answers():
     snippet = make_snippet()
-    assert teaching.analyse_snippet(snippet, []).percent is None
+    assert snippet_teaching.analyse_snippet(snippet, []).percent is None
     wrong = [(1, W, f"answer {n}\n", f"student {n}") for n in range(8)]
-    assert len(teaching.analyse_snippet(snippet, wrong).wrong_answers) == 5
-    assert len(teaching.analyse_snippet(snippet, wrong, top=2).wrong_answers) == 2
+    assert len(snippet_teaching.analyse_snippet(snippet, wrong).wrong_answers) == 5
+    assert len(snippet_teaching.analyse_snippet(snippet, wrong, top=2).wrong_answers) == 2
 
 
 @pytest.mark.django_db
 def test_an_exercises_analysis_counts_checks_until_solved_and_the_common_wrong_orders():
     exercise = make_exercise(lines=["first", "second", "third", "fourth"], distractors=["x = 0"])
     swapped = ["l2", "l1", "l3", "l4"]
-    analysis = teaching.analyse_exercise(
+    analysis = ordering_teaching.analyse_exercise(
         exercise,
         [
             (1, "Amy", NOT_YET, swapped),
@@ -250,7 +253,7 @@ def test_an_exercises_analysis_counts_checks_until_solved_and_the_common_wrong_o
 def test_an_exercise_nobody_solved_has_no_median_and_top_limits_the_wrong_orders():
     exercise = make_exercise(lines=["a", "b", "c"])
     orders = [["l1", "l3", "l2"], ["l2", "l1", "l3"], ["l3", "l2", "l1"]]
-    analysis = teaching.analyse_exercise(
+    analysis = ordering_teaching.analyse_exercise(
         exercise, [(n, f"s{n}", NOT_YET, order) for n, order in enumerate(orders)], [], top=2
     )
     assert (analysis.tried, analysis.solved, analysis.median_checks) == (3, 0, None)

@@ -25,16 +25,10 @@ from tests.factories import (
     make_teacher,
     make_user,
 )
-from tutor.actions.ordering import check_order
-from tutor.models import (
-    Cohort,
-    LessonProgress,
-    Membership,
-    OrderingArrangement,
-    OrderingHelp,
-    Prediction,
-    VersionPrediction,
-)
+from tutor.models import Cohort, LessonProgress, Membership
+from tutor.practice.ordering.actions import check_order
+from tutor.practice.ordering.models import OrderingArrangement, OrderingHelp
+from tutor.practice.snippet.models import Prediction, VersionPrediction
 
 pytestmark = pytest.mark.django_db
 

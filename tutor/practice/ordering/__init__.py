@@ -14,10 +14,10 @@ from django.urls import path
 from course.kinds.ordering import OrderingExercise
 from course.models import Block
 from tutor import practice
-from tutor.actions import ordering
-from tutor.models import OrderingAttempt
+from tutor.practice.ordering import actions as ordering_actions
 from tutor.practice.ordering import clusters, teaching
 from tutor.practice.ordering.board import boards
+from tutor.practice.ordering.models import OrderingAttempt
 
 
 class OrderingKind(practice.PracticeKind):
@@ -38,13 +38,13 @@ class OrderingKind(practice.PracticeKind):
         return {exercise.block_id: found[exercise.pk] for exercise in exercises}
 
     def settle(self, run) -> None:
-        ordering.settle_checks_for_run(run=run)
+        ordering_actions.settle_checks_for_run(run=run)
 
     def repair(self) -> int:
         waiting = OrderingAttempt.objects.ready_to_settle().select_related(
             "run", "user", "exercise__block__lesson"
         )
-        settled = [ordering.settle_check(attempt=attempt) for attempt in waiting]
+        settled = [ordering_actions.settle_check(attempt=attempt) for attempt in waiting]
         return sum(attempt.verdict != OrderingAttempt.Verdict.PENDING for attempt in settled)
 
     def analyses(self, *, in_class, lesson) -> list:

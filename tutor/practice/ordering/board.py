@@ -15,10 +15,11 @@ from django.urls import reverse
 from django.utils.crypto import salted_hmac
 
 from course.kinds.ordering import OrderingExercise
-from tutor.actions.ordering import HELP_AFTER_WRONG_CHECKS
-from tutor.exercise_lines import ExerciseLines, dependencies_of, starting_order
 from tutor.grading import compare_prediction
-from tutor.models import OrderingArrangement, OrderingAttempt, Run
+from tutor.models import Run
+from tutor.practice.ordering.actions import HELP_AFTER_WRONG_CHECKS
+from tutor.practice.ordering.lines import ExerciseLines, dependencies_of, starting_order
+from tutor.practice.ordering.models import OrderingArrangement, OrderingAttempt
 
 MAX_SHOWN_OUTPUT = 2_000
 

@@ -13,9 +13,9 @@ from django.db.models import Prefetch, Q
 
 from course.kinds.ordering import OrderingExercise, OrderingLine
 from tutor.clusters.groups import Distribution, Group, counted, gather, group_key, joined, quoted
-from tutor.exercise_lines import ExerciseLines
-from tutor.models import OrderingAttempt
 from tutor.practice.ordering.board import Board
+from tutor.practice.ordering.lines import ExerciseLines
+from tutor.practice.ordering.models import OrderingAttempt
 
 
 def _texts(keys: Sequence[str], texts: dict[str, str]) -> list[str]:

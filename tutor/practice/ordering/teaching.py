@@ -1,19 +1,81 @@
 """What teachers see of ordering exercises: how the class did on each exercise of a
 lesson, a student's checks in their timeline, and the attempts CSV rows."""
 
-from collections.abc import Iterator
+import statistics
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.db.models import Count, Prefetch, Q
 
 from course.kinds.ordering import OrderingExercise, OrderingLine
 from tutor import teaching
-from tutor.models import OrderingAttempt, OrderingHelp
+from tutor.practice.ordering.models import OrderingAttempt, OrderingHelp
+
+GRADED_CHECKS = {OrderingAttempt.Verdict.SOLVED, OrderingAttempt.Verdict.WRONG}
+
+
+@dataclass
+class ExerciseAnalysis:
+    key: str
+    title: str
+    intro: str
+    tried: int = 0
+    solved: int = 0
+    median_checks: float | None = None
+    help_students: int = 0
+    help_total: int = 0
+    wrong_orders: list[teaching.CommonAnswer] = field(default_factory=list)
+
+
+def analyse_exercise(
+    exercise,
+    attempts: Iterable[tuple],
+    help_used: Iterable[tuple[int, int]],
+    *,
+    top: int = 3,
+) -> ExerciseAnalysis:
+    """attempts: (student pk, student name, verdict, order) oldest first; help_used:
+    (student pk, times "Help me" was used). Line texts come from `exercise.lines.all()`."""
+    texts = {line.key: line.text for line in exercise.lines.all()}
+    analysis = ExerciseAnalysis(exercise.key, exercise.title, exercise.intro)
+    checks: dict[int, int] = defaultdict(int)
+    solved_after: dict[int, int] = {}
+    wrong: dict[tuple[str, ...], list[str]] = defaultdict(list)
+    for user_id, name, verdict, order in attempts:
+        if user_id in solved_after or verdict not in GRADED_CHECKS:
+            continue  # checks after solving say nothing about solving it; pending ones nothing yet
+        checks[user_id] += 1
+        if verdict == OrderingAttempt.Verdict.SOLVED:
+            solved_after[user_id] = checks[user_id]
+        else:
+            wrong[tuple(order)].append(name)
+    analysis.tried = len(checks)
+    analysis.solved = len(solved_after)
+    if solved_after:
+        analysis.median_checks = statistics.median(solved_after.values())
+    for _, times in help_used:
+        if times:
+            analysis.help_students += 1
+            analysis.help_total += times
+    groups = sorted(wrong.items(), key=lambda item: (-len(set(item[1])), item[0]))
+    analysis.wrong_orders = [
+        teaching.CommonAnswer(
+            "\n".join(texts.get(key, f"[{key}]") for key in order),
+            len(names),
+            sorted(set(names), key=str.casefold),
+        )
+        for order, names in groups[:top]
+    ]
+    return analysis
+
+
 
 PERSON = ("user__username", "user__first_name", "user__last_name")
 
 
-def analyses(*, in_class: Q, lesson) -> list[teaching.ExerciseAnalysis]:
+def analyses(*, in_class: Q, lesson) -> list[ExerciseAnalysis]:
     exercises = list(
         OrderingExercise.objects.filter(block__lesson=lesson)
         .select_related("block")
@@ -35,7 +97,7 @@ def analyses(*, in_class: Q, lesson) -> list[teaching.ExerciseAnalysis]:
         lambda row: row[1:],
     )
     return [
-        teaching.analyse_exercise(e, attempts.get(e.pk, []), help_used.get(e.pk, []))
+        analyse_exercise(e, attempts.get(e.pk, []), help_used.get(e.pk, []))
         for e in exercises
     ]
 

@@ -25,7 +25,9 @@ from django.views.decorators.http import require_GET, require_POST
 from course import htmx
 from course.kinds.ordering import OrderingExercise
 from course.models import Lesson
-from tutor.actions.ordering import (
+from tutor.actions.runs import RunRefused
+from tutor.assignments.closing import closed_to
+from tutor.practice.ordering.actions import (
     arrange_lines,
     check_order,
     help_with_order,
@@ -33,11 +35,9 @@ from tutor.actions.ordering import (
     settle_check,
     start_again,
 )
-from tutor.actions.runs import RunRefused
-from tutor.assignments.closing import closed_to
-from tutor.exercise_lines import DIRECTIONS, LEAVE_OUT, USE, ExerciseLines
-from tutor.models import OrderingArrangement, OrderingAttempt, OrderingRefused
 from tutor.practice.ordering.board import LineTokens, board_of, latest_attempts
+from tutor.practice.ordering.lines import DIRECTIONS, LEAVE_OUT, USE, ExerciseLines
+from tutor.practice.ordering.models import OrderingArrangement, OrderingAttempt, OrderingRefused
 from tutor.views.progress import with_lesson_progress
 
 PARTIAL = "tutor/ordering_practice.html#exercise-practice"

@@ -13,9 +13,10 @@ from django.urls import path
 from course.kinds.snippet import Snippet
 from course.models import Block
 from tutor import practice
-from tutor.actions import predictions
-from tutor.models import Prediction, Run
+from tutor.models import Run
+from tutor.practice.snippet import actions as predictions
 from tutor.practice.snippet import checks, clusters, teaching
+from tutor.practice.snippet.models import Prediction
 from tutor.practice.snippet.state import practices
 
 

@@ -12,7 +12,8 @@ from django.db.models import F, Q
 from course.kinds.snippet import Snippet
 from tutor.clusters.groups import Distribution, Group, counted, gather, group_key, joined, quoted
 from tutor.grading import PredictionComparison, compare_prediction, output_lines
-from tutor.models import Prediction, Run, code_digest
+from tutor.models import Run, code_digest
+from tutor.practice.snippet.models import Prediction
 from tutor.practice.snippet.state import SnippetPractice, pick_reveal_runs
 
 RIGHT = {Prediction.Verdict.RIGHT, Prediction.Verdict.SELF_RIGHT}

@@ -12,7 +12,8 @@ from course.kinds.snippet import Snippet
 from tutor.actions.runs import limits_for
 from tutor.feedback import Explanation, explain_run
 from tutor.grading import PredictionComparison, compare_prediction
-from tutor.models import CodeDraft, Prediction, Run, VersionPrediction, code_digest
+from tutor.models import Run, code_digest
+from tutor.practice.snippet.models import CodeDraft, Prediction, VersionPrediction
 
 MAX_PREDICTION_CHARS = 5_000
 # A longer comparison shows this many lines and folds the rest, so the table stays readable.

@@ -1,7 +1,9 @@
 """What teachers see of snippets: the class's first predictions on each snippet of a
 lesson, a student's predictions and runs in their timeline, and the attempts CSV rows."""
 
-from collections.abc import Iterator
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.db.models import Q
@@ -9,13 +11,70 @@ from django.db.models import Q
 from course.kinds.snippet import Snippet
 from tutor import teaching
 from tutor.feedback import raised_by
-from tutor.grading import compare_prediction
-from tutor.models import Prediction, Run, VersionPrediction
+from tutor.grading import compare_prediction, output_lines
+from tutor.models import Run
+from tutor.practice.snippet.models import Prediction, VersionPrediction
+
+
+@dataclass
+class SnippetAnalysis:
+    key: str
+    title: str
+    code: str
+    expected_output: str
+    version: int
+    first: int = 0  # first predictions on the current version that have a verdict
+    right: int = 0
+    waiting: int = 0
+    unchecked: int = 0  # said out loud and not marked
+    wrong_answers: list[teaching.CommonAnswer] = field(default_factory=list)
+    older: list[teaching.VersionShare] = field(default_factory=list)
+
+    @property
+    def percent(self) -> int | None:
+        return round(100 * self.right / self.first) if self.first else None
+
+
+RIGHT = {Prediction.Verdict.RIGHT, Prediction.Verdict.SELF_RIGHT}
+GRADED = RIGHT | {Prediction.Verdict.WRONG, Prediction.Verdict.SELF_WRONG}
+
+
+def analyse_snippet(snippet, predictions: Iterable[tuple], *, top: int = 5) -> SnippetAnalysis:
+    """predictions: first predictions on this snippet as (version, verdict, text, student name)."""
+    analysis = SnippetAnalysis(
+        snippet.key, snippet.title, snippet.code, snippet.expected_output, snippet.version
+    )
+    older: dict[int, teaching.VersionShare] = {}
+    wrong: dict[str, list[str]] = defaultdict(list)
+    for version, verdict, text, name in predictions:
+        if version != snippet.version:
+            share = older.setdefault(version, teaching.VersionShare(version, 0, 0))
+            if verdict in GRADED:
+                share.first += 1
+                share.right += verdict in RIGHT
+            continue
+        if verdict == Prediction.Verdict.PENDING:
+            analysis.waiting += 1
+        elif verdict == Prediction.Verdict.SELF_UNCHECKED:
+            analysis.unchecked += 1
+        elif verdict in GRADED:
+            analysis.first += 1
+            analysis.right += verdict in RIGHT
+            if verdict == Prediction.Verdict.WRONG:
+                wrong["\n".join(output_lines(text))].append(name)
+    groups = sorted(wrong.items(), key=lambda item: (-len(item[1]), item[0]))
+    analysis.wrong_answers = [
+        teaching.CommonAnswer(text, len(names), sorted(names, key=str.casefold)) for text, names in groups[:top]
+    ]
+    analysis.older = sorted(older.values(), key=lambda share: share.version, reverse=True)
+    return analysis
+
+
 
 PERSON = ("user__username", "user__first_name", "user__last_name")
 
 
-def analyses(*, in_class: Q, lesson) -> list[teaching.SnippetAnalysis]:
+def analyses(*, in_class: Q, lesson) -> list[SnippetAnalysis]:
     snippets = list(
         Snippet.objects.filter(block__lesson=lesson).select_related("block").order_by("block__position")
     )
@@ -25,7 +84,7 @@ def analyses(*, in_class: Q, lesson) -> list[teaching.SnippetAnalysis]:
         ),
         lambda row: (row[1], row[2], row[3], teaching.student_name(*row[4:])),
     )
-    return [teaching.analyse_snippet(s, predictions.get(s.pk, [])) for s in snippets]
+    return [analyse_snippet(s, predictions.get(s.pk, [])) for s in snippets]
 
 
 def events(*, student, limit: int) -> list[teaching.Event]:

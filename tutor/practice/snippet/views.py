@@ -20,7 +20,10 @@ from django.views.decorators.http import require_GET, require_POST
 from course.htmx import login_required_htmx, refusal, wants_partial
 from course.kinds.snippet import Snippet
 from course.models import Lesson
-from tutor.actions.predictions import (
+from tutor.actions.runs import RunRefused, queue_run
+from tutor.assignments.closing import closed_to
+from tutor.models import Run
+from tutor.practice.snippet.actions import (
     PredictionRefused,
     SelfCheckRefused,
     discard_draft,
@@ -30,10 +33,8 @@ from tutor.actions.predictions import (
     save_draft,
     submit_prediction,
 )
-from tutor.actions.runs import RunRefused, queue_run
-from tutor.assignments.closing import closed_to
-from tutor.models import Prediction, Run
 from tutor.practice.snippet.forms import CodeForm, DraftForm, PredictionForm, SelfCheckForm
+from tutor.practice.snippet.models import Prediction
 from tutor.practice.snippet.state import SnippetPractice, practice_of
 from tutor.views.progress import with_lesson_progress
 

@@ -17,15 +17,14 @@ from course.kinds.ordering import OrderingExercise
 from tutor import grading
 from tutor.actions.progress import refresh_lesson_progress
 from tutor.actions.runs import queue_run
-from tutor.exercise_lines import ExerciseLines, starting_order
 from tutor.live import actions as live
-from tutor.models import (
+from tutor.models import Run, code_digest
+from tutor.practice.ordering.lines import ExerciseLines, starting_order
+from tutor.practice.ordering.models import (
     OrderingArrangement,
     OrderingAttempt,
     OrderingHelp,
     OrderingRefused,
-    Run,
-    code_digest,
 )
 
 HELP_AFTER_WRONG_CHECKS = 3

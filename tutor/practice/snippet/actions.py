@@ -12,7 +12,8 @@ from tutor.actions.progress import refresh_lesson_progress
 from tutor.actions.runs import lock_learner, queue_run
 from tutor.grading import compare_prediction
 from tutor.live import actions as live
-from tutor.models import CodeDraft, Prediction, Run, VersionPrediction
+from tutor.models import Run
+from tutor.practice.snippet.models import CodeDraft, Prediction, VersionPrediction
 
 
 def reveal_run(*, snippet: Snippet) -> Run:
