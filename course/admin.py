@@ -1,25 +1,18 @@
 import nested_admin
-from django import forms
 from django.contrib import admin
-from django.db.models import F
 
 from course import kinds
 from course.content_files.importer import link_term
 from course.forms import (
     BlockForm,
     BlockFormSet,
-    ContentFormSet,
     CourseForm,
     GlossaryTermForm,
     KeepsLearnerWork,
     KeepsTextExactly,
     LessonForm,
-    OrderingExerciseForm,
-    OrderingLineForm,
-    OrderingLineFormSet,
-    SnippetForm,
 )
-from course.kinds.ordering import OrderingExercise, OrderingLine
+from course.kinds.ordering import OrderingExercise
 from course.kinds.snippet import Snippet
 from course.learner_work import learner_work
 from course.models import (
@@ -64,46 +57,6 @@ class CourseAdmin(ContentAdmin):
     inlines = [LessonInline]
 
 
-class OrderingLineInline(KeepsTextExactly, nested_admin.NestedTabularInline):
-    model = OrderingLine
-    form = OrderingLineForm
-    formset = OrderingLineFormSet
-    fk_name = "exercise"
-    fields = ["position", "distractor", "key", "text", "depends_on"]
-    extra = 0
-    ordering = [F("position").asc(nulls_last=True), "pk"]
-    classes = ["ordering-lines"]
-
-    def formfield_for_dbfield(self, db_field, request, **kwargs):
-        if db_field.name == "text":
-            # One line of code: a one-row monospace box, not a page-wide textarea.
-            kwargs["widget"] = forms.Textarea(attrs={"rows": 1, "class": "code-field"})
-        return super().formfield_for_dbfield(db_field, request, **kwargs)
-
-
-class SnippetInline(KeepsTextExactly, nested_admin.NestedStackedInline):
-    model = Snippet
-    form = SnippetForm
-    formset = ContentFormSet
-    fields = [
-        "caption", "language", "code", "stdin", "expected_output", "raises", "run_limits",
-        "version",
-    ]
-    readonly_fields = ["version"]
-    extra = 0
-    classes = ["kind-snippet"]
-
-
-class OrderingExerciseInline(KeepsTextExactly, nested_admin.NestedStackedInline):
-    model = OrderingExercise
-    form = OrderingExerciseForm
-    formset = ContentFormSet
-    fields = ["intro", "grading", "expected_output"]
-    extra = 0
-    classes = ["kind-ordering"]
-    inlines = [OrderingLineInline]
-
-
 class BlockInline(KeepsTextExactly, nested_admin.NestedStackedInline):
     """Every block of the lesson in page order, each with its snippet or exercise (and the
     exercise's lines) edited in place."""
@@ -114,9 +67,8 @@ class BlockInline(KeepsTextExactly, nested_admin.NestedStackedInline):
     fields = [("position", "kind", "key"), "title", "body", "items", "values"]
     extra = 0
     ordering = ["position", "pk"]
-    # The kinds declared before the registry kept their inlines here; the others declare
-    # theirs (course.kinds.BlockKind.admin_inline).
-    inlines = [SnippetInline, OrderingExerciseInline, *kinds.admin_inlines()]
+    # Each kind declares its own (course.kinds.BlockKind.admin_inline).
+    inlines = kinds.admin_inlines()
 
 
 # Registered by tutor/admin.py, which adds "Check outputs": running snippets needs the
@@ -167,7 +119,7 @@ class WritesInPlace:
 @admin.register(Snippet)
 class SnippetAdmin(WritesInPlace, ContentAdmin):
     kind = "snippet"
-    form = SnippetForm
+    form = kinds.get("snippet").admin_inline().form
     list_display = ["__str__", "caption", "version"]
     list_filter = ["block__lesson__course", "block__lesson"]
     list_select_related = ["block__lesson"]
@@ -185,13 +137,13 @@ class SnippetAdmin(WritesInPlace, ContentAdmin):
 @admin.register(OrderingExercise)
 class OrderingExerciseAdmin(WritesInPlace, nested_admin.NestedModelAdminMixin, ContentAdmin):
     kind = "ordering"
-    form = OrderingExerciseForm
+    form = kinds.get("ordering").admin_inline().form
     fields = ["block", "intro", "grading", "expected_output"]
     list_display = ["__str__", "grading"]
     list_filter = ["grading", "block__lesson__course"]
     list_select_related = ["block__lesson"]
     search_fields = ["intro", "block__key", "lines__text"]
-    inlines = [OrderingLineInline]
+    inlines = kinds.get("ordering").admin_inline().inlines
 
     class Media:
         css = {"all": ["css/admin.css"]}

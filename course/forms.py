@@ -25,14 +25,11 @@ from course.kinds.fields import (
     Choice,
     Field,
     Limits,
-    Lined,
-    LinedDict,
     Name,
     Slug,
     SlugList,
     WholeNumber,
 )
-from course.kinds.ordering import OrderingLine
 from course.learner_work import learner_work
 from course.models import GlossaryTerm
 
@@ -213,50 +210,7 @@ def _a(word: str) -> str:
     return f"{'an' if word[:1] in 'aeiou' else 'a'} {word}"
 
 
-class OrderingLineFormSet(ContentFormSet):
-    """Learners' attempts name lines by key: a line they name keeps its key."""
-
-    def clean(self):
-        super().clean()
-        renamed = {
-            form.instance.pk: form
-            for form in self.forms
-            if form.instance.pk is not None and "key" in form.changed_data
-        }
-        stored = self.model._default_manager.filter(pk__in=renamed)
-        for work in learner_work(list(stored)):
-            renamed[work.row.pk].add_error(
-                "key",
-                f"{work} names this line by its key '{work.row.key}': keep the key "
-                "(you may change the text).",
-            )
-        self.check_like_the_files()
-
-    def check_like_the_files(self) -> None:
-        """The exercise's own rules from the files (keys unique, dependencies on earlier lines
-        of the solution, no cycle); "line N" is the line's row in this table."""
-        lines, distractors = [], []
-        for row, form in enumerate(self.forms, start=1):
-            data = getattr(form, "cleaned_data", None)
-            if not data or data.get("DELETE") or not data.get("key"):
-                continue
-            item = LinedDict(key=Lined.at(data["key"], row))
-            item.line, item.lines = row, {}
-            if data.get("position") is None:
-                distractors.append(item)
-                continue
-            item["depends_on"] = [Lined.at(other.key, row) for other in data.get("depends_on", [])]
-            lines.append((data["position"], row, item))
-        problems = _Problems()
-        kinds.get("ordering").check(problems, {
-            "lines": [item for _, _, item in sorted(lines, key=lambda found: found[:2])],
-            "distractors": distractors,
-        })
-        if problems.messages:
-            raise forms.ValidationError(problems.messages)
-
-
-class _Problems:
+class Problems:
     """Collects what a kind's check reports (its Reading), to show above the table."""
 
     path = ""
@@ -344,62 +298,6 @@ class BlockForm(ChecksLikeTheFiles):
         for field, messages in check_block(kind, kind.values_from_admin(data, {}), _glossary()).items():
             for message in messages:
                 self.add_error(places.get(field, "values" if field else None), message)
-        return data
-
-
-class SnippetForm(ChecksLikeTheFiles):
-    what = "a snippet block"
-    file_names = {"output": "expected_output"}
-
-    def file_fields(self, data):
-        return kinds.get("snippet").fields
-
-
-class OrderingExerciseForm(ChecksLikeTheFiles):
-    what = "an ordering block"
-
-    def file_fields(self, data):
-        return kinds.get("ordering").fields
-
-
-class OrderingLineForm(ChecksLikeTheFiles):
-    """A line of the solution has a place; a distractor is ticked as one, and has none."""
-
-    what = "a line"
-    distractor = forms.BooleanField(
-        label="Distractor (not part of the solution)",
-        required=False,
-        help_text="A wrong line offered with the others; learners should leave it out.",
-    )
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.fields["distractor"].initial = self.instance.pk is not None and self.instance.is_distractor
-        if "position" in self.fields:
-            self.fields["position"].label = "Place in the solution"
-            self.fields["position"].help_text = ""
-        if "depends_on" in self.fields:
-            # The other lines of the same solution, by key (not every line of every exercise;
-            # never a distractor, which no line may depend on).
-            choices = self.fields["depends_on"]
-            lines = OrderingLine.objects.filter(
-                exercise_id=self.instance.exercise_id, position__isnull=False
-            )
-            choices.queryset = lines.exclude(pk=self.instance.pk).order_by("position", "pk")
-            choices.label_from_instance = lambda line: line.key
-            choices.widget = forms.CheckboxSelectMultiple(choices=choices.choices)
-
-    def file_fields(self, data):
-        return kinds.get("ordering").field("lines").fields
-
-    def clean(self):
-        data = super().clean()
-        if data.get("distractor"):
-            data["position"] = None
-        elif data.get("position") is None and not data.get("DELETE"):
-            self.add_error(
-                "position", "Give the line its place in the solution, or tick Distractor."
-            )
         return data
 
 

@@ -9,7 +9,7 @@ from django.db import models
 
 from course.content_files.errors import did_you_mean
 from course.kinds import BlockKind, common_fields, register
-from course.kinds.fields import Choice, Items, Lined, Slug, SlugList, Text
+from course.kinds.fields import Choice, Items, Lined, LinedDict, Slug, SlugList, Text
 from course.models import Block, linked_in_order, title_from_intro
 
 
@@ -246,7 +246,133 @@ def find_cycle(graph: dict[str, list[str]]) -> list[str]:
 _line_key = Slug("key", required=True, label="line key")
 _line_text = Text("text", required=True, quoted=True)
 
-register(
+def admin_inline():
+    """The exercise with its lines, edited in place on the lesson's admin page (and on its
+    own page): the lines' table keeps the exercise's rules (`check`) and the keys learners'
+    attempts name."""
+    import nested_admin
+    from django import forms
+    from django.db.models import F
+
+    from course.forms import ChecksLikeTheFiles, ContentFormSet, KeepsTextExactly, Problems
+    from course.learner_work import learner_work
+
+    class OrderingExerciseForm(ChecksLikeTheFiles):
+        what = "an ordering block"
+
+        def file_fields(self, data):
+            return ORDERING.fields
+
+    class OrderingLineForm(ChecksLikeTheFiles):
+        """A line of the solution has a place; a distractor is ticked as one, and has none."""
+
+        what = "a line"
+        distractor = forms.BooleanField(
+            label="Distractor (not part of the solution)",
+            required=False,
+            help_text="A wrong line offered with the others; learners should leave it out.",
+        )
+
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.fields["distractor"].initial = self.instance.pk is not None and self.instance.is_distractor
+            if "position" in self.fields:
+                self.fields["position"].label = "Place in the solution"
+                self.fields["position"].help_text = ""
+            if "depends_on" in self.fields:
+                # The other lines of the same solution, by key (not every line of every
+                # exercise; never a distractor, which no line may depend on).
+                choices = self.fields["depends_on"]
+                lines = OrderingLine.objects.filter(
+                    exercise_id=self.instance.exercise_id, position__isnull=False
+                )
+                choices.queryset = lines.exclude(pk=self.instance.pk).order_by("position", "pk")
+                choices.label_from_instance = lambda line: line.key
+                choices.widget = forms.CheckboxSelectMultiple(choices=choices.choices)
+
+        def file_fields(self, data):
+            return ORDERING.field("lines").fields
+
+        def clean(self):
+            data = super().clean()
+            if data.get("distractor"):
+                data["position"] = None
+            elif data.get("position") is None and not data.get("DELETE"):
+                self.add_error(
+                    "position", "Give the line its place in the solution, or tick Distractor."
+                )
+            return data
+
+    class OrderingLineFormSet(ContentFormSet):
+        """Learners' attempts name lines by key: a line they name keeps its key."""
+
+        def clean(self):
+            super().clean()
+            renamed = {
+                form.instance.pk: form
+                for form in self.forms
+                if form.instance.pk is not None and "key" in form.changed_data
+            }
+            stored = self.model._default_manager.filter(pk__in=renamed)
+            for work in learner_work(list(stored)):
+                renamed[work.row.pk].add_error(
+                    "key",
+                    f"{work} names this line by its key '{work.row.key}': keep the key "
+                    "(you may change the text).",
+                )
+            self.check_like_the_files()
+
+        def check_like_the_files(self) -> None:
+            """The exercise's own rules from the files (keys unique, dependencies on earlier lines
+            of the solution, no cycle); "line N" is the line's row in this table."""
+            lines, distractors = [], []
+            for row, form in enumerate(self.forms, start=1):
+                data = getattr(form, "cleaned_data", None)
+                if not data or data.get("DELETE") or not data.get("key"):
+                    continue
+                item = LinedDict(key=Lined.at(data["key"], row))
+                item.line, item.lines = row, {}
+                if data.get("position") is None:
+                    distractors.append(item)
+                    continue
+                item["depends_on"] = [Lined.at(other.key, row) for other in data.get("depends_on", [])]
+                lines.append((data["position"], row, item))
+            problems = Problems()
+            ORDERING.check(problems, {
+                "lines": [item for _, _, item in sorted(lines, key=lambda found: found[:2])],
+                "distractors": distractors,
+            })
+            if problems.messages:
+                raise forms.ValidationError(problems.messages)
+
+    class OrderingLineInline(KeepsTextExactly, nested_admin.NestedTabularInline):
+        model = OrderingLine
+        form = OrderingLineForm
+        formset = OrderingLineFormSet
+        fk_name = "exercise"
+        fields = ["position", "distractor", "key", "text", "depends_on"]
+        extra = 0
+        ordering = [F("position").asc(nulls_last=True), "pk"]
+        classes = ["ordering-lines"]
+
+        def formfield_for_dbfield(self, db_field, request, **kwargs):
+            if db_field.name == "text":
+                # One line of code: a one-row monospace box, not a page-wide textarea.
+                kwargs["widget"] = forms.Textarea(attrs={"rows": 1, "class": "code-field"})
+            return super().formfield_for_dbfield(db_field, request, **kwargs)
+
+    class OrderingExerciseInline(KeepsTextExactly, nested_admin.NestedStackedInline):
+        model = OrderingExercise
+        form = OrderingExerciseForm
+        formset = ContentFormSet
+        fields = ["intro", "grading", "expected_output"]
+        extra = 0
+        inlines = [OrderingLineInline]
+
+    return OrderingExerciseInline
+
+
+ORDERING = register(
     OrderingKind(
         name="ordering",
         label="Put it in order",
@@ -273,6 +399,7 @@ register(
         page_prefetch=("exercise__lines",),
         content_models=(OrderingExercise, OrderingLine),
         noun="ordering exercise",
+        admin_inline=admin_inline,
         example={
             "lines": [
                 {"key": "set", "text": "x = 1"},

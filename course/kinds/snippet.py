@@ -144,7 +144,34 @@ class SnippetKind(BlockKind):
         return [*super().reading_texts(block), block.snippet.caption]
 
 
-register(
+def admin_inline():
+    """The snippet, edited in place on the lesson's admin page (and on its own page)."""
+    import nested_admin
+
+    from course.forms import ChecksLikeTheFiles, ContentFormSet, KeepsTextExactly
+
+    class SnippetForm(ChecksLikeTheFiles):
+        what = "a snippet block"
+        file_names = {"output": "expected_output"}
+
+        def file_fields(self, data):
+            return SNIPPET.fields
+
+    class SnippetInline(KeepsTextExactly, nested_admin.NestedStackedInline):
+        model = Snippet
+        form = SnippetForm
+        formset = ContentFormSet
+        fields = [
+            "caption", "language", "code", "stdin", "expected_output", "raises", "run_limits",
+            "version",
+        ]
+        readonly_fields = ["version"]
+        extra = 0
+
+    return SnippetInline
+
+
+SNIPPET = register(
     SnippetKind(
         name="snippet",
         label="Snippet",
@@ -169,6 +196,7 @@ register(
         page_prefetch=(),
         content_models=(Snippet,),
         noun="snippet",
+        admin_inline=admin_inline,
         example={"code": "print(1)\n", "output": "1\n"},
         wrong_examples=(({"code": "   "}, "'code' must not be empty"),),
         search_lookups=("snippet__caption",),
