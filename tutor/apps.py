@@ -15,6 +15,9 @@ class TutorConfig(AppConfig):
         from tutor.practice.ordering.models import ordering_lines_in_attempts
 
         practice.discover()
+        from tutor.views import progress  # the pages draw the progress a kind's answer brings
+
+        practice.show_progress_with(progress.with_lesson_progress)
         import tutor.clusters.models  # noqa: F401  (its model is the app's: Django must see it)
         import tutor.live.models  # noqa: F401  -- the live view's rows (tutor/live/)
         post_spawn.connect(tasks.worker_started, dispatch_uid="parsnip-worker-started")

@@ -1,6 +1,13 @@
-"""The three kinds of people: students (everyone), teachers (a group), admins (staff)."""
+"""The three kinds of people: students (everyone), teachers (a group), admins (staff); and
+what a taught class is, for every teacher's page (tutor.views, assignments, live, clusters)."""
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest
+from django.shortcuts import get_object_or_404
+
+from tutor.models import Cohort
+from tutor.time_zones import use_class_zone
 
 TEACHERS_GROUP = "Teachers"
 
@@ -9,3 +16,21 @@ def is_teacher(user: AbstractBaseUser | AnonymousUser) -> bool:
     if not user.is_authenticated:
         return False
     return user.is_superuser or user.groups.filter(name=TEACHERS_GROUP).exists()
+
+
+def require_teacher(request: HttpRequest) -> None:
+    if not is_teacher(request.user):
+        raise PermissionDenied("Only teachers review classes.")
+
+
+def taught_class(request: HttpRequest, pk: int) -> Cohort:
+    """The class `pk`, if the user teaches it (or is an admin): 403 for non-teachers, else 404.
+    The page's times are then in the class's zone, unless the browser said its own."""
+    require_teacher(request)
+    cohort = get_object_or_404(Cohort.objects.visible_to(request.user).select_related("teacher"), pk=pk)
+    use_class_zone(cohort.time_zone)
+    return cohort
+
+
+def class_students(cohort: Cohort):
+    return User.objects.filter(memberships__cohort=cohort).order_by("username")

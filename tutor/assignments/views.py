@@ -25,7 +25,8 @@ from tutor.assignments.grid import members
 from tutor.assignments.models import Assignment
 from tutor.assignments.status import items_of, standings
 from tutor.models import Cohort
-from tutor.views.teaching import class_students, lessons_with_practice, taught_class
+from tutor.practice import lessons_with_practice
+from tutor.roles import class_students, taught_class
 
 TEMPLATES = "tutor/assignments/"
 

@@ -7,7 +7,7 @@ check), so a student who lands in a group later sees the comment too."""
 import weakref
 from dataclasses import dataclass, field
 
-from django.db.models import Q, QuerySet
+from django.db.models import Q
 from django.http import HttpRequest
 
 from course.models import Block, Lesson
@@ -15,6 +15,7 @@ from tutor import practice
 from tutor.clusters.groups import Distribution, Group
 from tutor.clusters.models import ClusterComment
 from tutor.models import Cohort
+from tutor.practice import item_title, practice_blocks, practice_blocks_of
 
 # The comments already loaded for a request, by scope ("lesson" or "block", its pk):
 # a lesson page loads its comments once for all its panels.
@@ -118,26 +119,6 @@ class ItemGroups:
     @property
     def dom_id(self) -> str:
         return f"groups-{self.block.pk}-reach"
-
-
-def item_title(block: Block) -> str:
-    """What teachers read for the item: its content's title (a snippet's caption, ...)."""
-    for name in block.kind_spec.page_select:
-        item = getattr(block, name, None)
-        if item is not None and getattr(item, "title", ""):
-            return item.title
-    return block.title or block.key
-
-
-def practice_blocks_of(blocks) -> "QuerySet[Block]":
-    """Blocks of a practice kind, with their content's row (for its title)."""
-    kinds = [kind for kind in practice.every()]
-    select = [name for kind in kinds for name in kind.content.page_select]
-    return blocks.filter(kind__in=[kind.name for kind in kinds]).select_related(*select)
-
-
-def practice_blocks(lesson: Lesson) -> list[Block]:
-    return list(practice_blocks_of(Block.objects.filter(lesson=lesson)).order_by("position", "pk"))
 
 
 def item_groups(cohort: Cohort, blocks: list[Block]) -> list[ItemGroups]:

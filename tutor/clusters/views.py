@@ -20,17 +20,15 @@ from tutor.clusters.comments import (
     GroupRow,
     TeacherNote,
     item_groups,
-    item_title,
     lesson_groups,
-    practice_blocks,
-    practice_blocks_of,
     teacher_name,
 )
 from tutor.clusters.forms import CommentForm
 from tutor.clusters.groups import Group
 from tutor.clusters.models import ClusterComment, ClusterCommentRead
 from tutor.models import Cohort
-from tutor.views.teaching import taught_class
+from tutor.practice import item_title, practice_blocks, practice_blocks_of
+from tutor.roles import taught_class
 
 GROUPS = "tutor/clusters/groups.html"
 PROJECTOR = "tutor/clusters/projector.html"

@@ -9,10 +9,7 @@ board, with where each student stands on the assignment.
 """
 
 from django.contrib import messages
-from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import Exists, OuterRef, Subquery
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
@@ -22,20 +19,19 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from course.htmx import login_required_htmx, refusal, vary_on_htmx, wants_partial
-from course.models import Block, Lesson
+from course.models import Lesson
 from tutor.assignments.models import Assignment
-from tutor.clusters.comments import item_title, practice_blocks
 from tutor.live import actions
 from tutor.live.board import build_board, settings_of
 from tutor.live.forms import ClearHandsForm, HandForm, LiveSettingsForm
-from tutor.live.models import LessonActivity, RaisedHand
-from tutor.models import Cohort, Membership
-from tutor.views.teaching import require_teacher
+from tutor.live.hands import hand_state
+from tutor.models import Cohort
+from tutor.practice import practice_blocks
+from tutor.roles import require_teacher
 
 TEMPLATE = "tutor/live/live.html"
 HAND_TEMPLATE = "tutor/live/hand.html"
 POLL_SECONDS = 3
-HAND_POLL_SECONDS = 10  # only while the hand is up: a cleared hand shows within this
 
 
 def taught_class(request: HttpRequest, pk: int) -> Cohort:
@@ -157,45 +153,6 @@ def live_settings(request: HttpRequest, pk: int, lesson_pk: int) -> HttpResponse
 
 
 # Learners: the hand -------------------------------------------------------------------
-
-
-def hand_state(
-    user: AbstractBaseUser | AnonymousUser, lesson: Lesson, *, items: list[Block] | None = None
-) -> dict | None:
-    """For the lesson page: whether the learner is in a class (only then is there a
-    teacher to raise a hand to), when their hand went up and about which item, and the
-    items it may be about (`items`: the lesson's practice blocks, when the page has them
-    already), the one they last worked on first. One query, and one for the items when
-    not given; none for a reader who is not logged in."""
-    if not user.is_authenticated:
-        return None
-    hand = RaisedHand.objects.filter(user=OuterRef("pk"), lesson=lesson)
-    in_class, raised_at, about, last = (
-        get_user_model()
-        .objects.filter(pk=user.pk)
-        .annotate(
-            in_class=Exists(Membership.objects.filter(student=OuterRef("pk"))),
-            raised_at=Subquery(hand.values("raised_at")[:1]),
-            about=Subquery(hand.values("block")[:1]),
-            last=Subquery(
-                LessonActivity.objects.filter(user=OuterRef("pk"), lesson=lesson).values("block")[:1]
-            ),
-        )
-        .values_list("in_class", "raised_at", "about", "last")
-        .get()
-    )
-    if items is None:
-        items = practice_blocks(lesson) if in_class else []
-    titles = [(block.pk, item_title(block)) for block in items]
-    return {
-        "in_class": in_class,
-        "raised_at": raised_at,
-        "about": dict(titles).get(about, ""),
-        "items": titles,
-        "chosen": about if raised_at else last,
-        "lesson": lesson,
-        "poll_seconds": HAND_POLL_SECONDS,
-    }
 
 
 @require_http_methods(["GET", "POST"])

@@ -34,10 +34,13 @@ from datetime import datetime
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db.models import Count as Counted
+from django.db.models import Q, QuerySet
 from django.http import HttpRequest
 from django.urls import URLPattern
 
 from course import kinds as content_kinds
+from course.models import Block, Lesson
 
 
 @dataclass(frozen=True)
@@ -297,3 +300,58 @@ def assets() -> tuple[list[str], list[str]]:
     styles += [path for kind in panels() for path in kind.styles if path not in styles]
     scripts = [path for kind in every() for path in kind.scripts]
     return styles, scripts
+
+
+# What every teacher's page asks of the practice items -------------------------------
+
+
+def item_title(block: Block) -> str:
+    """What teachers read for the item: its content's title (a snippet's caption, ...)."""
+    for name in block.kind_spec.page_select:
+        item = getattr(block, name, None)
+        if item is not None and getattr(item, "title", ""):
+            return item.title
+    return block.title or block.key
+
+
+def practice_blocks_of(blocks) -> "QuerySet[Block]":
+    """Blocks of a practice kind, with their content's row (for its title)."""
+    kinds = [kind for kind in every()]
+    select = [name for kind in kinds for name in kind.content.page_select]
+    return blocks.filter(kind__in=[kind.name for kind in kinds]).select_related(*select)
+
+
+def practice_blocks(lesson: Lesson) -> list[Block]:
+    return list(practice_blocks_of(Block.objects.filter(lesson=lesson)).order_by("position", "pk"))
+
+
+def lessons_with_practice():
+    practised = Q(blocks__kind__in=[kind.name for kind in every()])
+    return (
+        Lesson.objects.published()  # a draft is not taught yet, even to staff teachers
+        .in_order()
+        .annotate(items=Counted("blocks", filter=practised))
+        .filter(items__gt=0)
+    )
+
+
+# The lesson page's progress, after a learner's work ----------------------------------
+#
+# The badge and the assignments banner are the pages' (tutor.views.progress), above the
+# kinds: it hands its function here when the app starts (TutorConfig.ready), and a kind's
+# view that may have changed progress answers through `with_lesson_progress`.
+
+_progress_shown: list = []
+
+
+def show_progress_with(add) -> None:
+    """`add(request, response, lesson)` adds the page's progress to a kind's htmx answer."""
+    if add not in _progress_shown:
+        _progress_shown.append(add)
+
+
+def with_lesson_progress(request: HttpRequest, response, lesson):
+    """The kind's answer, with the lesson page's progress swapped in out of band."""
+    for add in _progress_shown:
+        response = add(request, response, lesson)
+    return response

@@ -20,7 +20,7 @@ from course.pages import CACHE_SECONDS, LessonContent, catalogue_courses, lesson
 from tutor import practice
 from tutor.assignments import learners
 from tutor.clusters.comments import teacher_notes
-from tutor.live.views import hand_state
+from tutor.live.hands import hand_state
 from tutor.models import LessonProgress
 
 

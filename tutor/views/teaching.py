@@ -9,7 +9,6 @@ import heapq
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
-from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Min, Q
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect
@@ -38,39 +37,15 @@ from tutor.models import (
     LessonProgress,
     Membership,
 )
-from tutor.roles import is_teacher
-from tutor.time_zones import browser_zone, use_class_zone
+from tutor.roles import class_students, is_teacher, require_teacher, taught_class
+from tutor.time_zones import browser_zone
 
 CSV_CHUNK = 2000
 TIMELINE_LIMIT = 200  # of each kind, newest first
 
 
-def require_teacher(request: HttpRequest) -> None:
-    if not is_teacher(request.user):
-        raise PermissionDenied("Only teachers review classes.")
-
-
-def taught_class(request: HttpRequest, pk: int) -> Cohort:
-    """The class `pk`, if the user teaches it (or is an admin): 403 for non-teachers, else 404.
-    The page's times are then in the class's zone, unless the browser said its own."""
-    require_teacher(request)
-    cohort = get_object_or_404(Cohort.objects.visible_to(request.user).select_related("teacher"), pk=pk)
-    use_class_zone(cohort.time_zone)
-    return cohort
-
-
 def join_url(request: HttpRequest, cohort: Cohort) -> str:
     return request.build_absolute_uri(reverse("tutor:class_join", args=[cohort.join_code]))
-
-
-def lessons_with_practice():
-    practised = Q(blocks__kind__in=[kind.name for kind in practice.every()])
-    return (
-        Lesson.objects.published()  # a draft is not taught yet, even to staff teachers
-        .in_order()
-        .annotate(items=Count("blocks", filter=practised))
-        .filter(items__gt=0)
-    )
 
 
 # Students and teachers: the list of classes, joining, leaving -------------------------
@@ -177,10 +152,6 @@ def class_leave(request: HttpRequest, pk: int) -> HttpResponse:
 # Teachers: a class ---------------------------------------------------------------------
 
 
-def class_students(cohort: Cohort):
-    return User.objects.filter(memberships__cohort=cohort).order_by("username")
-
-
 @require_GET
 @login_required_htmx  # the grid's sort links swap it with htmx
 def class_detail(request: HttpRequest, pk: int) -> TemplateResponse:
@@ -188,7 +159,7 @@ def class_detail(request: HttpRequest, pk: int) -> TemplateResponse:
     the class, the lessons, the students, and their progress rows."""
     cohort = taught_class(request, pk)
     filtered = assignment_grid.class_grid_context(cohort, request.GET.get("assignment", ""))
-    lessons = list(lessons_with_practice().values_list("pk", "title", "course__title"))
+    lessons = list(practice.lessons_with_practice().values_list("pk", "title", "course__title"))
     students = list(
         class_students(cohort).values_list("pk", "username", "first_name", "last_name")
     )
@@ -320,7 +291,7 @@ def class_csv(request: HttpRequest, pk: int) -> StreamingHttpResponse:
     if assignment := assignment_grid.chosen_assignment(cohort, request.GET.get("assignment", "")):
         # Filtered to an assignment: its due dates and submission times, one row per student.
         return assignment_csv(request, cohort, assignment)
-    lessons = list(lessons_with_practice().values_list("pk", "title"))
+    lessons = list(practice.lessons_with_practice().values_list("pk", "title"))
     memberships = (
         Membership.objects.filter(cohort=cohort)
         .order_by("student_id")

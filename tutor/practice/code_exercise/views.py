@@ -21,11 +21,11 @@ from course.kinds.code_exercise import CodeExercise
 from course.models import Lesson
 from tutor.actions.runs import RunRefused
 from tutor.assignments.closing import closed_to
+from tutor.practice import with_lesson_progress
 from tutor.practice.code_exercise import actions
 from tutor.practice.code_exercise.forms import ExerciseCodeForm
 from tutor.practice.code_exercise.models import Submission
 from tutor.practice.code_exercise.state import ExercisePractice, practice_of
-from tutor.views.progress import with_lesson_progress
 
 TEMPLATE = "tutor/code_exercise_practice.html"
 

@@ -27,6 +27,7 @@ from course.kinds.ordering import OrderingExercise
 from course.models import Lesson
 from tutor.actions.runs import RunRefused
 from tutor.assignments.closing import closed_to
+from tutor.practice import with_lesson_progress
 from tutor.practice.ordering.actions import (
     arrange_lines,
     check_order,
@@ -38,7 +39,6 @@ from tutor.practice.ordering.actions import (
 from tutor.practice.ordering.board import LineTokens, board_of, latest_attempts
 from tutor.practice.ordering.lines import DIRECTIONS, LEAVE_OUT, USE, ExerciseLines
 from tutor.practice.ordering.models import OrderingArrangement, OrderingAttempt, OrderingRefused
-from tutor.views.progress import with_lesson_progress
 
 PARTIAL = "tutor/ordering_practice.html#exercise-practice"
 # Far more than any exercise's keys need; a longer arrangement is refused before parsing.

@@ -23,6 +23,7 @@ from course.models import Lesson
 from tutor.actions.runs import RunRefused, queue_run
 from tutor.assignments.closing import closed_to
 from tutor.models import Run
+from tutor.practice import with_lesson_progress
 from tutor.practice.snippet.actions import (
     PredictionRefused,
     SelfCheckRefused,
@@ -36,7 +37,6 @@ from tutor.practice.snippet.actions import (
 from tutor.practice.snippet.forms import CodeForm, DraftForm, PredictionForm, SelfCheckForm
 from tutor.practice.snippet.models import Prediction
 from tutor.practice.snippet.state import SnippetPractice, practice_of
-from tutor.views.progress import with_lesson_progress
 
 TEMPLATE = "tutor/snippet_practice.html"
 
