@@ -6,9 +6,32 @@ from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from course.models import Lesson
+from course.models import Block, Lesson
 from tutor import practice
+from tutor.live import actions as live
 from tutor.models import LessonProgress
+
+
+def learner_worked(
+    *,
+    user: AbstractBaseUser,
+    block: Block,
+    what: str,
+    failed: bool | None = None,
+    later: bool = False,
+    counts: bool = False,
+) -> None:
+    """The one call a kind's action makes for what a learner did on a block, inside the
+    action's transaction: the teacher's live view records it (`tutor.live.actions.record`:
+    `what` in words, `failed`, `later` for a verdict the worker gave), and when it may
+    change what counts (`counts`: a verdict, a solved or passed item) the learner's
+    progress on the lesson is recounted (`refresh_lesson_progress`, the one function
+    every scoring change goes through). The page's progress badge follows from the view
+    (`tutor.practice.with_lesson_progress`); an assignment's closing is checked before, by
+    the view (`tutor.assignments.closing.closed_to`)."""
+    live.record(user=user, block=block, what=what, failed=failed, later=later)
+    if counts:
+        refresh_lesson_progress(user=user, lesson=block.lesson)
 
 
 def refresh_lesson_progress(*, user: AbstractBaseUser, lesson: Lesson) -> LessonProgress:

@@ -10,9 +10,8 @@ from django.utils import timezone
 
 from course.kinds.code_exercise import CodeExercise
 from tutor import sandbox
-from tutor.actions.progress import refresh_lesson_progress
+from tutor.actions.progress import learner_worked, refresh_lesson_progress
 from tutor.actions.runs import limits_for, queue_run
-from tutor.live import actions as live
 from tutor.models import Run
 from tutor.practice.code_exercise.models import ExerciseCheck, ExerciseDraft, Submission
 from tutor.sandbox.grading import Test, grade
@@ -36,7 +35,7 @@ def submit_code(*, user: AbstractBaseUser, exercise: CodeExercise, code: str) ->
     with transaction.atomic():
         save_draft(user=user, exercise=exercise, code=code)
         run = queue_run(code=code, user=user, purpose=Run.Purpose.GRADE)
-        live.record(user=user, block=exercise.block, what="submitted — being tested")
+        learner_worked(user=user, block=exercise.block, what="submitted — being tested")
         return Submission.objects.create(
             user=user, exercise=exercise, code=code, run=run, tests_total=exercise.tests.count()
         )
@@ -111,8 +110,8 @@ def grade_submission(*, run: Run, limits: sandbox.Limits) -> sandbox.Result:
             graded_at=timezone.now(),
         )
         if graded:
-            live.record(user=submission.user, block=exercise.block, what=submission_words(grading),
-                        failed=FAILED.get(verdict), later=True)
+            learner_worked(user=submission.user, block=exercise.block, what=submission_words(grading),
+                           failed=FAILED.get(verdict), later=True)  # fmt: skip
     if verdict == Submission.Verdict.PASSED:
         # Before the run is saved and the learner woken: the answer they get shows it.
         refresh_lesson_progress(user=submission.user, lesson=exercise.block.lesson)

@@ -15,9 +15,8 @@ from django.utils import timezone
 
 from course.kinds.ordering import OrderingExercise
 from tutor import grading
-from tutor.actions.progress import refresh_lesson_progress
+from tutor.actions.progress import learner_worked, refresh_lesson_progress
 from tutor.actions.runs import queue_run
-from tutor.live import actions as live
 from tutor.models import Run, code_digest
 from tutor.practice.ordering.lines import ExerciseLines, starting_order
 from tutor.practice.ordering.models import (
@@ -76,7 +75,7 @@ def arrange_lines(
         arrangement = _locked_arrangement(user=user, exercise=exercise, lines=lines)
         arrangement.refuse_if_solved()
         arrangement.arrange(order, unused)
-        live.record(user=user, block=exercise.block, what="moved lines")
+        learner_worked(user=user, block=exercise.block, what="moved lines")
     return arrangement
 
 
@@ -89,7 +88,7 @@ def move_line(
         arrangement = _locked_arrangement(user=user, exercise=exercise, lines=lines)
         arrangement.refuse_if_solved()
         arrangement.move(key, direction)
-        live.record(user=user, block=exercise.block, what="moved lines")
+        learner_worked(user=user, block=exercise.block, what="moved lines")
     return arrangement
 
 
@@ -138,9 +137,8 @@ def check_order(
             run=run,
         )
         arrangement.count_check(verdict, checks=1)
-        live.record(user=user, block=exercise.block, what=check_words(attempt), failed=FAILED.get(verdict))
-        if verdict == OrderingAttempt.Verdict.SOLVED:
-            refresh_lesson_progress(user=user, lesson=exercise.block.lesson)
+        learner_worked(user=user, block=exercise.block, what=check_words(attempt),
+                       failed=FAILED.get(verdict), counts=verdict == OrderingAttempt.Verdict.SOLVED)  # fmt: skip
     return attempt
 
 
@@ -207,8 +205,8 @@ def settle_check(*, attempt: OrderingAttempt) -> OrderingAttempt:
             lost = run.status == Run.Status.FAILED
             if arrangement is not None and arrangement.order == attempt.order and not lost:
                 arrangement.count_check(verdict)
-                live.record(user=attempt.user, block=attempt.exercise.block, what=check_words(attempt, verdict),
-                            failed=FAILED.get(verdict), later=True)
+                learner_worked(user=attempt.user, block=attempt.exercise.block,
+                               what=check_words(attempt, verdict), failed=FAILED.get(verdict), later=True)  # fmt: skip
             if solved:
                 refresh_lesson_progress(user=attempt.user, lesson=attempt.exercise.block.lesson)
     attempt.verdict = verdict
@@ -240,7 +238,7 @@ def help_with_order(*, user: AbstractBaseUser, exercise: OrderingExercise) -> st
             raise OrderingRefused("Help is there after three checks that were not right yet.")
         given, key = arrangement.give_help(lines)
         OrderingHelp.objects.create(user=user, exercise=exercise, given=given, line_key=key)
-        live.record(user=user, block=exercise.block, what="used Help")
+        learner_worked(user=user, block=exercise.block, what="used Help")
     text = lines.texts[key].strip()
     if given == OrderingHelp.Given.REMOVED:
         return f"Help took away “{text}”: it does not belong."
@@ -254,5 +252,5 @@ def start_again(*, user: AbstractBaseUser, exercise: OrderingExercise) -> Orderi
     with transaction.atomic():
         arrangement = _locked_arrangement(user=user, exercise=exercise, lines=lines)
         arrangement.start_over(lines)
-        live.record(user=user, block=exercise.block, what="started the order again")
+        learner_worked(user=user, block=exercise.block, what="started the order again")
     return arrangement

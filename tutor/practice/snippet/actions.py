@@ -8,10 +8,9 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from course.kinds.snippet import Snippet
-from tutor.actions.progress import refresh_lesson_progress
+from tutor.actions.progress import learner_worked, refresh_lesson_progress
 from tutor.actions.runs import lock_learner, queue_run
 from tutor.grading import compare_prediction
-from tutor.live import actions as live
 from tutor.models import Run
 from tutor.practice.snippet.models import CodeDraft, Prediction, VersionPrediction
 
@@ -75,12 +74,10 @@ def settle_predictions(*, predictions: list[Prediction], run: Run) -> list[Predi
         with transaction.atomic():
             settled = Prediction.objects.pending().filter(pk=prediction.pk).update(verdict=verdict)
             if settled:
-                refresh_lesson_progress(
-                    user=prediction.user, lesson=prediction.snippet.block.lesson
-                )
                 # the live view's "predicted" gets its verdict, while they are still there
-                live.record(user=prediction.user, block=prediction.snippet.block,
-                            what=prediction_words(verdict), failed=False, later=True)  # fmt: skip
+                learner_worked(user=prediction.user, block=prediction.snippet.block,
+                               what=prediction_words(verdict), failed=False, later=True,
+                               counts=True)  # fmt: skip
         prediction.verdict = verdict  # the same whoever gave it
         if settled:
             changed.append(prediction)
@@ -145,7 +142,7 @@ def submit_prediction(
             prediction.pk = None
             prediction.is_first = False
             prediction.save()
-        live.record(user=user, block=snippet.block, what="said it out loud" if said_out_loud else "predicted", failed=False)
+        learner_worked(user=user, block=snippet.block, what="said it out loud" if said_out_loud else "predicted", failed=False)
         settled = settle_predictions(predictions=[prediction], run=run)
         # A prediction still waiting for its output counts for nothing yet: whoever gives
         # it its verdict counts it (one write fewer in a class's reveal burst).
@@ -190,8 +187,8 @@ def record_self_check(*, prediction: Prediction, got_it: bool) -> Prediction:
             Prediction.Verdict.SELF_RIGHT if got_it else Prediction.Verdict.SELF_WRONG
         )
         prediction.save(update_fields=["verdict"])
-        live.record(user=prediction.user, block=snippet.block, what="said they got it" if got_it else "said they didn't get it")
-        refresh_lesson_progress(user=prediction.user, lesson=snippet.block.lesson)
+        learner_worked(user=prediction.user, block=snippet.block,
+                       what="said they got it" if got_it else "said they didn't get it", counts=True)  # fmt: skip
     return prediction
 
 
