@@ -194,12 +194,6 @@ class Run(models.Model):
         """stderr as a learner reads it: the frames of their own program only."""
         return learner_traceback(self.stderr)
 
-    @property
-    def queue_ms(self) -> int | None:
-        if self.started_at is None:
-            return None
-        return int((self.started_at - self.created_at).total_seconds() * 1000)
-
     def wait_until_final(self, timeout: float) -> "Run":
         """Sleep until the worker announces this run, or `timeout` seconds; then the row
         as it is, shown failed if its worker is gone (`as_seen`: a read, no write)."""

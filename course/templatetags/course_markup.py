@@ -1,13 +1,11 @@
 """Template tags for content: Markdown prose, glossary links, highlighted code."""
 
-import hashlib
 from collections.abc import Iterable
 
 from django import template
 from django.utils.safestring import SafeString, mark_safe
 
 from course import markup
-from course.kinds.ordering import OrderingLine
 from course.models import GlossaryTerm
 
 register = template.Library()
@@ -54,20 +52,3 @@ def as_lines(value: str | Iterable[str]) -> str:
     if isinstance(value, str):
         return value.rstrip("\n")
     return "\n".join(str(line) for line in value)
-
-
-@register.filter
-def scrambled(lines: Iterable[OrderingLine], salt: str = "") -> list[OrderingLine]:
-    """The lines in a stable order that is never the solution.
-
-    The interactive exercise (next issue) shuffles per learner; until then every reader
-    sees the same scramble, and the page never gives the answer away.
-    """
-    lines = list(lines)
-    lines.sort(key=lambda line: hashlib.sha256(f"{salt}:{line.key}".encode()).digest())
-    correct = [line for line in lines if line.position is not None]
-    if len(correct) > 1 and correct == sorted(correct, key=lambda line: line.position):
-        first = correct[0]
-        lines.remove(first)
-        lines.append(first)
-    return lines

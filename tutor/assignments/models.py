@@ -82,9 +82,6 @@ class Assignment(models.Model):
     def is_closed(self) -> bool:
         return self.closed_at is not None
 
-    def is_open(self, now: datetime | None = None) -> bool:
-        return self.opens_at <= (now or timezone.now())
-
 
 class Extension(models.Model):
     """A later due date for one student of the assignment's class."""
