@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from course.kinds.code_exercise import CodeExercise
 from tutor import sandbox
-from tutor.actions.progress import learner_worked, refresh_lesson_progress
+from tutor.actions.progress import learner_worked
 from tutor.actions.runs import limits_for, queue_run
 from tutor.models import Run
 from tutor.practice.code_exercise.models import ExerciseCheck, ExerciseDraft, Submission
@@ -110,11 +110,11 @@ def grade_submission(*, run: Run, limits: sandbox.Limits) -> sandbox.Result:
             graded_at=timezone.now(),
         )
         if graded:
+            # In the verdict's transaction: a request that sees the pass (its wait for the
+            # run ran out, and it read the submission) sees the progress that counts it too.
             learner_worked(user=submission.user, block=exercise.block, what=submission_words(grading),
-                           failed=FAILED.get(verdict), later=True)  # fmt: skip
-    if verdict == Submission.Verdict.PASSED:
-        # Before the run is saved and the learner woken: the answer they get shows it.
-        refresh_lesson_progress(user=submission.user, lesson=exercise.block.lesson)
+                           failed=FAILED.get(verdict), later=True,
+                           counts=verdict == Submission.Verdict.PASSED)  # fmt: skip
     return run_result(grading)
 
 
