@@ -225,7 +225,7 @@ def test_a_pass_and_the_progress_counting_it_are_stored_together(client, learner
     the badge it sends must count it. So the pass is committed with the recount, or not at
     all (a recount that fails leaves the submission to the repair sweep, never a pass the
     progress does not show)."""
-    from tutor.practice.code_exercise import actions
+    from tutor.actions import progress
 
     submit(client, exercise, SOLUTION, **HX)
     submission = Submission.objects.latest("created_at")
@@ -233,7 +233,8 @@ def test_a_pass_and_the_progress_counting_it_are_stored_together(client, learner
     def recount_fails(**kwargs):
         raise RuntimeError("the recount failed")
 
-    monkeypatch.setattr(actions, "refresh_lesson_progress", recount_fails)
+    # Every scoring change goes through it (tutor.actions.progress.learner_worked).
+    monkeypatch.setattr(progress, "refresh_lesson_progress", recount_fails)
     execute_run(run_id=submission.run_id)  # the worker: the grading itself fails, and says so
     submission.refresh_from_db()
     assert submission.verdict != Submission.Verdict.PASSED
