@@ -3,8 +3,9 @@
 A block kind's content — its content-file fields, its rows, its admin — is declared in
 `course.kinds`. A kind learners *do* something with (predict a snippet, put lines in
 order, ...) also has a learner's side, which lives here: one folder per kind
-(`tutor/practice/snippet/`, `tutor/practice/ordering/`), in the way PrairieLearn keeps one
-folder per element. Each folder's `__init__.py` registers a `PracticeKind` that declares:
+(`tutor/practice/snippet/`, `tutor/practice/ordering/`, `tutor/practice/code_exercise/`),
+in the way PrairieLearn keeps one folder per element: its learners' rows (`models.py`),
+actions, state, views, teachers' analysis and answer groups. Each folder's `__init__.py` registers a `PracticeKind` that declares:
 
 - `template`: the block on the lesson page, content and the learner's part together;
 - `states()`: one learner's state for each of its blocks on a page, in a fixed number of

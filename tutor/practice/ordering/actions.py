@@ -1,9 +1,10 @@
 """Put the lines in order: arrange them, check the order, get help, start again.
 
 Each action locks the learner's OrderingArrangement row, lets the row apply its own rules
-(tutor.models: it fits itself to edited lines, moves a line, gives help, counts a check
-with F() expressions), and records what else the step writes: the attempt, the use of
-Help, the lesson's progress. Two requests at once never lose an update.
+(tutor/practice/ordering/models.py: it fits itself to edited lines, moves a line, gives
+help, counts a check with F() expressions), and records what else the step writes: the
+attempt, the use of Help, and through `learner_worked` the live view and the lesson's
+progress. Two requests at once never lose an update.
 """
 
 from collections.abc import Sequence
