@@ -19,7 +19,7 @@ class OrderingExercise(models.Model):
         DEPENDENCIES = "dependencies", "Any order that respects the dependencies"
         OUTPUT = "output", "Run the program and compare its output"
 
-    block = models.OneToOneField(Block, on_delete=models.CASCADE, related_name="exercise")
+    block = models.OneToOneField(Block, on_delete=models.CASCADE, related_name="ordering_exercise")
     intro = models.TextField(blank=True, help_text="Markdown.")
     grading = models.CharField(max_length=20, choices=Grading.choices, default=Grading.EXACT)
     expected_output = models.TextField(blank=True, help_text="For output grading.")
@@ -87,9 +87,9 @@ class OrderingKind(BlockKind):
         check_dependencies(reading, lines, {item["key"] for item in distractors})
 
     def values_from_admin(self, block, rows) -> dict | None:
-        if not rows.get("exercise"):
+        if not rows.get("ordering_exercise"):
             return None
-        exercise = rows["exercise"][0]
+        exercise = rows["ordering_exercise"][0]
         placed = sorted(
             (line for line in exercise.get("lines", []) if line.get("position") is not None),
             key=lambda line: line["position"],
@@ -112,7 +112,7 @@ class OrderingKind(BlockKind):
         }
 
     def values_of(self, block) -> dict:
-        exercise = block.exercise
+        exercise = block.ordering_exercise
         lines, distractors = [], []
         for line in exercise.lines.all():
             if line.is_distractor:
@@ -130,7 +130,7 @@ class OrderingKind(BlockKind):
         }
 
     def content_of(self, block) -> OrderingExercise | None:
-        return getattr(block, "exercise", None)
+        return getattr(block, "ordering_exercise", None)
 
     def store(self, block, values, saving, path) -> None:
         old = self.content_of(block)
@@ -173,7 +173,7 @@ class OrderingKind(BlockKind):
             )
 
     def reading_texts(self, block) -> list[str]:
-        return [*super().reading_texts(block), block.exercise.intro]
+        return [*super().reading_texts(block), block.ordering_exercise.intro]
 
 
 def check_dependencies(reading, lines: list[dict], distractors: set[str]) -> None:
@@ -395,8 +395,8 @@ ORDERING = register(
             Text("expected_output"),
         ),
         needs_key=True,
-        page_select=("exercise",),
-        page_prefetch=("exercise__lines",),
+        page_select=("ordering_exercise",),
+        page_prefetch=("ordering_exercise__lines",),
         content_models=(OrderingExercise, OrderingLine),
         noun="ordering exercise",
         admin_inline=admin_inline,

@@ -89,7 +89,7 @@ def test_a_line_added_on_the_lesson_admin_page_is_saved(page, login_in_browser, 
     login_in_browser(make_admin())
     page.goto(f"/admin/course/lesson/{exercise.block.lesson_id}/change/")
 
-    lines = page.locator("[id$='-exercise-0-lines-group']")
+    lines = page.locator("[id$='-ordering_exercise-0-lines-group']")
     count = exercise.lines.count()
     lines.get_by_role("link", name="Add another Ordering Line").click()
     row = lines.locator(f"tr:has(input[name$='-lines-{count}-key'])")

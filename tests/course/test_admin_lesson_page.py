@@ -55,11 +55,11 @@ def test_the_lesson_page_shows_each_block_with_its_snippet_exercise_and_lines_in
     snippet = Snippet.objects.get(block__key="kv-cache-vram")
     at = keys.index("kv-cache-vram")
     assert fields[f"blocks-{at}-snippet-0-code"][0].value == snippet.code
-    assert f"blocks-{at}-exercise-0-intro" not in fields
+    assert f"blocks-{at}-ordering_exercise-0-intro" not in fields
 
     exercise = OrderingExercise.objects.get(block__key="kv-cache-vram-order")
     at = keys.index("kv-cache-vram-order")
-    prefix = f"blocks-{at}-exercise-0-lines"
+    prefix = f"blocks-{at}-ordering_exercise-0-lines"
     shown = [
         (fields[f"{prefix}-{n}-key"][0].value, fields[f"{prefix}-{n}-distractor"][0].checked)
         for n in range(exercise.lines.count())
@@ -101,30 +101,30 @@ def test_one_save_adds_a_block_with_its_snippet_and_an_exercise_with_its_lines(d
             "blocks-0-snippet-0-language": "python", "blocks-0-snippet-0-run_limits": "{}",
             "blocks-0-snippet-0-code": "print('hi')\r\n",
             "blocks-0-snippet-0-expected_output": "hi\r\n",
-            "blocks-0-exercise-TOTAL_FORMS": "0", "blocks-0-exercise-INITIAL_FORMS": "0",
+            "blocks-0-ordering_exercise-TOTAL_FORMS": "0", "blocks-0-ordering_exercise-INITIAL_FORMS": "0",
             "blocks-0-code_exercise-TOTAL_FORMS": "0", "blocks-0-code_exercise-INITIAL_FORMS": "0",
             "blocks-1-position": "2", "blocks-1-kind": "ordering", "blocks-1-key": "order-it",
             "blocks-1-items": "[]",
             "blocks-1-snippet-TOTAL_FORMS": "0", "blocks-1-snippet-INITIAL_FORMS": "0",
-            "blocks-1-exercise-TOTAL_FORMS": "1", "blocks-1-exercise-INITIAL_FORMS": "0",
+            "blocks-1-ordering_exercise-TOTAL_FORMS": "1", "blocks-1-ordering_exercise-INITIAL_FORMS": "0",
             "blocks-1-code_exercise-TOTAL_FORMS": "0", "blocks-1-code_exercise-INITIAL_FORMS": "0",
-            "blocks-1-exercise-0-grading": "exact",
-            "blocks-1-exercise-0-lines-TOTAL_FORMS": "3",
-            "blocks-1-exercise-0-lines-INITIAL_FORMS": "0",
-            "blocks-1-exercise-0-lines-0-position": "1", "blocks-1-exercise-0-lines-0-key": "def",
-            "blocks-1-exercise-0-lines-0-text": "def f():",
-            "blocks-1-exercise-0-lines-1-position": "2", "blocks-1-exercise-0-lines-1-key": "ret",
-            "blocks-1-exercise-0-lines-1-text": "    return 1",
-            "blocks-1-exercise-0-lines-2-distractor": "on", "blocks-1-exercise-0-lines-2-key": "bad",
-            "blocks-1-exercise-0-lines-2-text": "    return",
+            "blocks-1-ordering_exercise-0-grading": "exact",
+            "blocks-1-ordering_exercise-0-lines-TOTAL_FORMS": "3",
+            "blocks-1-ordering_exercise-0-lines-INITIAL_FORMS": "0",
+            "blocks-1-ordering_exercise-0-lines-0-position": "1", "blocks-1-ordering_exercise-0-lines-0-key": "def",
+            "blocks-1-ordering_exercise-0-lines-0-text": "def f():",
+            "blocks-1-ordering_exercise-0-lines-1-position": "2", "blocks-1-ordering_exercise-0-lines-1-key": "ret",
+            "blocks-1-ordering_exercise-0-lines-1-text": "    return 1",
+            "blocks-1-ordering_exercise-0-lines-2-distractor": "on", "blocks-1-ordering_exercise-0-lines-2-key": "bad",
+            "blocks-1-ordering_exercise-0-lines-2-text": "    return",
         }
     )
     for block in ("blocks-0", "blocks-1"):
-        for inline in ("snippet", "exercise"):
+        for inline in ("snippet", "ordering_exercise"):
             data.setdefault(f"{block}-{inline}-MIN_NUM_FORMS", "0")
             data.setdefault(f"{block}-{inline}-MAX_NUM_FORMS", "1")
-    data["blocks-1-exercise-0-lines-MIN_NUM_FORMS"] = "0"
-    data["blocks-1-exercise-0-lines-MAX_NUM_FORMS"] = "1000"
+    data["blocks-1-ordering_exercise-0-lines-MIN_NUM_FORMS"] = "0"
+    data["blocks-1-ordering_exercise-0-lines-MAX_NUM_FORMS"] = "1000"
     data["_save"] = "Save"
 
     response = django_app.post(change_url(lesson), data, user=admin)
@@ -148,9 +148,9 @@ def test_a_snippet_block_without_its_snippet_is_refused(django_app):
         "blocks-0-key": "alone", "blocks-0-items": "[]",
         "blocks-0-snippet-TOTAL_FORMS": "0", "blocks-0-snippet-INITIAL_FORMS": "0",
         "blocks-0-snippet-MIN_NUM_FORMS": "0", "blocks-0-snippet-MAX_NUM_FORMS": "1",
-        "blocks-0-exercise-TOTAL_FORMS": "0", "blocks-0-exercise-INITIAL_FORMS": "0",
+        "blocks-0-ordering_exercise-TOTAL_FORMS": "0", "blocks-0-ordering_exercise-INITIAL_FORMS": "0",
             "blocks-0-code_exercise-TOTAL_FORMS": "0", "blocks-0-code_exercise-INITIAL_FORMS": "0",
-        "blocks-0-exercise-MIN_NUM_FORMS": "0", "blocks-0-exercise-MAX_NUM_FORMS": "1",
+        "blocks-0-ordering_exercise-MIN_NUM_FORMS": "0", "blocks-0-ordering_exercise-MAX_NUM_FORMS": "1",
         "_save": "Save",
     })
 
@@ -166,7 +166,7 @@ def exercise_form(django_app, admin):
     lesson = exercise.block.lesson
     form = django_app.get(change_url(lesson), user=admin).forms["lesson_form"]
     at = next(n for n in range(50) if form[f"blocks-{n}-key"].value == "kv-cache-vram-order")
-    prefix = f"blocks-{at}-exercise-0-lines"
+    prefix = f"blocks-{at}-ordering_exercise-0-lines"
     rows = {form[f"{prefix}-{n}-key"].value: n for n in range(exercise.lines.count())}
     return form, prefix, rows
 
@@ -293,9 +293,9 @@ def test_a_blocks_items_follow_the_files_rules(django_app, kind, items, message)
         "blocks-0-key": "listed", "blocks-0-items": items,
         "blocks-0-snippet-TOTAL_FORMS": "0", "blocks-0-snippet-INITIAL_FORMS": "0",
         "blocks-0-snippet-MIN_NUM_FORMS": "0", "blocks-0-snippet-MAX_NUM_FORMS": "1",
-        "blocks-0-exercise-TOTAL_FORMS": "0", "blocks-0-exercise-INITIAL_FORMS": "0",
+        "blocks-0-ordering_exercise-TOTAL_FORMS": "0", "blocks-0-ordering_exercise-INITIAL_FORMS": "0",
             "blocks-0-code_exercise-TOTAL_FORMS": "0", "blocks-0-code_exercise-INITIAL_FORMS": "0",
-        "blocks-0-exercise-MIN_NUM_FORMS": "0", "blocks-0-exercise-MAX_NUM_FORMS": "1",
+        "blocks-0-ordering_exercise-MIN_NUM_FORMS": "0", "blocks-0-ordering_exercise-MAX_NUM_FORMS": "1",
         "_save": "Save",
     })
 

@@ -74,7 +74,7 @@ def dump() -> dict:
                     s = block.snippet
                     entry += [s.caption, s.language, s.code, s.stdin, s.expected_output, s.raises]
                 if block.kind == "ordering":
-                    e = block.exercise
+                    e = block.ordering_exercise
                     entry += [e.intro, e.grading, e.expected_output]
                     for line in e.lines.order_by("position", "key"):
                         depends_on = OrderingLine.depends_on.through.objects.filter(

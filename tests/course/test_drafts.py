@@ -94,7 +94,7 @@ def test_a_draft_lesson_is_never_listed_or_linked_for_learners(learner, course):
 def test_learners_cannot_practise_a_draft(client, course):
     client.force_login(make_user())
     snippet = course["draft"].blocks.get(kind="snippet").snippet
-    exercise = course["draft"].blocks.get(kind="ordering").exercise
+    exercise = course["draft"].blocks.get(kind="ordering").ordering_exercise
     assert client.post(
         reverse("tutor:prediction_create", args=[snippet.pk]), {"text": "x"}
     ).status_code == 404

@@ -36,7 +36,7 @@ def test_content_admin_pages_open_for_admins(admin_client, sample_content, model
         "course": lambda: Lesson.objects.first().course,
         "lesson": lambda: Lesson.objects.get(slug="optimising-speed-and-memory"),
         "snippet": lambda: Snippet.objects.first(),
-        "orderingexercise": lambda: Lesson.objects.first().blocks.filter(kind="ordering").first().exercise,
+        "orderingexercise": lambda: Lesson.objects.first().blocks.filter(kind="ordering").first().ordering_exercise,
         "glossaryterm": lambda: GlossaryTerm.objects.first(),
     }[model]()
     change = admin_client.get(reverse(f"admin:course_{model}_change", args=[obj.pk]))

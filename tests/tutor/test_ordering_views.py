@@ -140,8 +140,8 @@ def test_the_page_costs_the_same_queries_for_one_exercise_or_many(
     for _ in range(5):
         make_exercise(big, grading="dependencies")
     for lesson in (small, big):
-        for exercise in lesson.blocks.filter(kind="ordering"):
-            actions.check_order(user=learner, exercise=exercise.exercise)
+        for block in lesson.blocks.filter(kind="ordering"):
+            actions.check_order(user=learner, exercise=block.ordering_exercise)
 
     with django_assert_max_num_queries(100) as small_queries:
         client.get(small.get_absolute_url())

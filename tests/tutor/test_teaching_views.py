@@ -613,7 +613,7 @@ def test_item_analysis_and_timeline_name_items_by_their_titles(client, people, l
     block.title = "The loop, in order"
     block.save()
     make_prediction(student, snippet)
-    make_ordering_attempt(student, block.exercise)
+    make_ordering_attempt(student, block.ordering_exercise)
     client.force_login(people["teacher"])
     analysis = client.get(reverse("tutor:class_lesson", args=[people["cohort"].pk, lesson.pk])).text
     timeline = client.get(reverse("tutor:class_student", args=[people["cohort"].pk, student.pk])).text
@@ -637,7 +637,7 @@ def test_item_analysis_of_a_lesson_nobody_tried(client, people, lesson):
 def test_student_timeline_shows_predictions_checks_and_runs_newest_first(client, people, lesson):
     student, cohort = people["student"], people["cohort"]
     snippet = lesson.blocks.get(key="count").snippet
-    exercise = lesson.blocks.get(key="order-it").exercise
+    exercise = lesson.blocks.get(key="order-it").ordering_exercise
     now = timezone.now()
     make_prediction(student, snippet, text="1\n3", verdict="wrong", created_at=now - timedelta(hours=3))
     make_ordering_attempt(student, exercise, order=["l2", "l1"], verdict="wrong",
@@ -691,7 +691,7 @@ def test_attempts_csv_has_every_kind_in_time_order_and_keeps_formulas_out(client
     snippet = lesson.blocks.get(key="count").snippet
     snippet.caption = "Count to two."
     snippet.save()
-    exercise = lesson.blocks.get(key="order-it").exercise
+    exercise = lesson.blocks.get(key="order-it").ordering_exercise
     exercise.intro = "Put the **four** lines back in order. Then check."
     exercise.save()
     start = timezone.now() - timedelta(hours=1)

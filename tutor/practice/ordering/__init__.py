@@ -31,7 +31,7 @@ class OrderingKind(practice.PracticeKind):
     def states(
         self, blocks: list[Block], *, user: AbstractBaseUser | AnonymousUser, request: HttpRequest | None = None
     ) -> dict[int, object]:
-        exercises = [block.exercise for block in blocks if hasattr(block, "exercise")]
+        exercises = [block.ordering_exercise for block in blocks if hasattr(block, "ordering_exercise")]
         if not exercises:
             return {}
         found = boards(user, exercises, lesson_url=blocks[0].lesson.get_absolute_url())
