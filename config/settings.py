@@ -55,6 +55,9 @@ INSTALLED_APPS = [
     "axes",
     "course",
     "tutor",
+    # LMS integration (LTI 1.3): django-lti's records, and Parsnip's links on top (docs/lti.md).
+    "lti_tool",
+    "lti",
 ]
 
 MIDDLEWARE = [
@@ -306,3 +309,8 @@ RUNS_PER_MINUTE = int(os.environ.get("RUNS_PER_MINUTE", "20"))
 RUNS_PENDING_MAX = int(os.environ.get("RUNS_PENDING_MAX", "3"))
 # Per learner: predictions a minute (one per snippet is what counts; this stops floods).
 PREDICTIONS_PER_MINUTE = int(os.environ.get("PREDICTIONS_PER_MINUTE", "20"))
+
+# LTI 1.3 (docs/lti.md): how long a call to an LMS may take, and the first retry's delay
+# after a grade the LMS refused (doubling each time, at most an hour apart).
+LTI_HTTP_TIMEOUT_SECONDS = float(os.environ.get("LTI_HTTP_TIMEOUT_SECONDS", "10"))
+LTI_RETRY_SECONDS = int(os.environ.get("LTI_RETRY_SECONDS", "30"))

@@ -8,6 +8,7 @@ from django.utils import timezone
 
 from course.models import Lesson
 from tutor import practice
+from tutor.signals import progress_changed
 from tutor.models import LessonProgress
 
 
@@ -40,6 +41,11 @@ def refresh_lesson_progress(*, user: AbstractBaseUser, lesson: Lesson) -> Lesson
             progress.completed_at = now
         progress.updated_at = now
         progress.save()
+        transaction.on_commit(
+            lambda: progress_changed.send(
+                sender=LessonProgress, user_id=progress.user_id, lesson_id=progress.lesson_id
+            )
+        )
     return progress
 
 

@@ -1,0 +1,201 @@
+"""The LMS's way in (OIDC login, launch, keys), the teacher's Deep Linking picker, and the
+teacher's page of grades on their way to the LMS."""
+
+from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
+from django.contrib.admin.views.decorators import staff_member_required
+from django.core.exceptions import PermissionDenied
+from django.db.models import Count, Q
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
+from django.shortcuts import get_object_or_404, redirect
+from django.template.response import TemplateResponse
+from django.urls import reverse
+from django.views.decorators.clickjacking import xframe_options_exempt
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from lti_tool.models import Key, LtiRegistration
+from pylti1p3.deep_link_resource import DeepLinkResource
+from pylti1p3.lineitem import LineItem as AgsLineItem
+
+from course.models import Lesson
+from lti import grades, launch, roster
+from lti.models import ClassLink, ScoreSync
+from tutor.views.teaching import taught_class
+
+DEEP_LINK_SESSION_KEY = "lti-deep-link"
+
+
+def refused(request: HttpRequest, message: str, status: int = 403) -> TemplateResponse:
+    return TemplateResponse(request, "lti/refused.html", {"message": message}, status=status)
+
+
+@csrf_exempt  # the LMS posts here; the state and nonce are the launch's CSRF protection
+@xframe_options_exempt
+@require_http_methods(["GET", "POST"])
+def oidc_login(request: HttpRequest, registration_uuid) -> HttpResponse:
+    try:
+        return launch.oidc_login(request, registration_uuid)
+    except launch.LaunchRefused as error:
+        return refused(request, str(error), status=400)
+
+
+@require_GET
+def jwks(request: HttpRequest) -> JsonResponse:
+    return JsonResponse(Key.objects.as_jwks())
+
+
+@csrf_exempt  # the id token, signed by the LMS and bound to the state cookie, is the proof
+@xframe_options_exempt
+@require_POST
+def launch_view(request: HttpRequest) -> HttpResponse:
+    try:
+        lti_launch = launch.validate(request)
+    except launch.LaunchRefused as error:
+        return refused(request, f"Parsnip could not accept this launch from your LMS: {error}")
+    user, link, context = launch.sign_in_data(lti_launch)
+    login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+    if lti_launch.is_deep_link_launch:
+        if not launch.is_instructor(lti_launch):
+            return refused(request, "Only a teacher of the LMS course can add Parsnip links to it.")
+        request.session[DEEP_LINK_SESSION_KEY] = {
+            "registration": lti_launch.registration.pk,
+            "deployment_id": lti_launch.deployment.deployment_id,
+            "settings": lti_launch.get_launch_data()[
+                "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"
+            ],
+        }
+        return redirect("lti:deep_link")
+    if not lti_launch.is_resource_launch:
+        return refused(request, "Parsnip does not handle this kind of LMS message.", status=400)
+    lesson = launch.lesson_of_link(lti_launch, context)
+    if lesson is None:
+        return refused(request, "This link does not point at a Parsnip lesson. Ask your teacher to add it again.", status=404)
+    if link is not None and launch.is_instructor(lti_launch) and link.cohort.teacher_id == user.pk:
+        # The teacher's first view of a linked lesson is their class's view of it.
+        return redirect("tutor:class_lesson", pk=link.cohort.pk, lesson_pk=lesson.pk)
+    if link is not None:
+        grades.progress_changed(None, user_id=user.pk, lesson_id=lesson.pk)  # a column exists now
+    return redirect(lesson.get_absolute_url())
+
+
+def deep_link_request(request: HttpRequest) -> dict:
+    data = request.session.get(DEEP_LINK_SESSION_KEY)
+    if not data or not request.user.is_authenticated:
+        raise PermissionDenied("Open the picker from your LMS (Add a Parsnip activity).")
+    return data
+
+
+@login_required
+@xframe_options_exempt
+@require_http_methods(["GET", "POST"])
+def deep_link(request: HttpRequest) -> HttpResponse:
+    """The teacher picks a lesson; the LMS gets a link to it with a gradebook column whose
+    maximum is what Parsnip grades it out of."""
+    data = deep_link_request(request)
+    lessons = Lesson.objects.published().select_related("course").order_by("course__title", "position")
+    error = ""
+    if request.method == "POST":
+        lesson = lessons.filter(pk=request.POST.get("lesson") or 0).first() if str(
+            request.POST.get("lesson", "")).isdigit() else None
+        if lesson is None:
+            error = "Choose a lesson."
+        else:
+            registration = get_object_or_404(LtiRegistration, pk=data["registration"]).to_registration()
+            from pylti1p3.deep_link import DeepLink
+
+            resource = (
+                DeepLinkResource()
+                .set_url(request.build_absolute_uri(reverse("lti:launch")))
+                .set_title(lesson.title)
+                .set_custom_params({launch.CUSTOM_LESSON: str(lesson.pk)})
+                .set_lineitem(
+                    AgsLineItem()
+                    .set_score_maximum(grades.lesson_items(lesson))
+                    .set_label(lesson.title)
+                    .set_resource_id(f"parsnip-lesson-{lesson.pk}")
+                    .set_tag(f"parsnip-lesson-{lesson.pk}")
+                )
+            )
+            message = DeepLink(registration, data["deployment_id"], data["settings"])
+            del request.session[DEEP_LINK_SESSION_KEY]
+            return TemplateResponse(request, "lti/deep_link_return.html", {
+                "return_url": data["settings"]["deep_link_return_url"],
+                "jwt": message.get_response_jwt([resource]),
+                "lesson": lesson,
+            })
+    return TemplateResponse(request, "lti/deep_link.html", {"lessons": lessons, "error": error},
+                            status=400 if error else 200)
+
+
+@staff_member_required
+@require_GET
+def setup(request: HttpRequest) -> TemplateResponse:
+    """Every registered LMS and the values its admin pastes into it."""
+    registrations = LtiRegistration.objects.prefetch_related("deployments").order_by("name")
+    rows = [
+        (registration, launch.registration_urls(registration, request.build_absolute_uri))
+        for registration in registrations
+    ]
+    return TemplateResponse(request, "lti/setup.html", {"rows": rows, "has_key": Key.objects.active().exists()})
+
+
+@login_required
+@require_GET
+def class_grades(request: HttpRequest, pk: int) -> TemplateResponse:
+    """Each student's grade per linked lesson and LMS course: sent, pending or failed, and
+    what the LMS answered; Re-sync per student and for the class."""
+    cohort = taught_class(request, pk)
+    syncs = (
+        ScoreSync.objects.filter(line_item__context__class_link__cohort=cohort)
+        .select_related("user", "line_item__lesson", "line_item__context")
+        .order_by("line_item__lesson__title", "line_item__context__title", "user__username")
+    )
+    links = ClassLink.objects.filter(cohort=cohort).select_related("context")
+    tally = syncs.aggregate(
+        failed=Count("pk", filter=Q(status=ScoreSync.Status.FAILED)),
+        pending=Count("pk", filter=Q(status__in=[ScoreSync.Status.PENDING, ScoreSync.Status.SENDING])),
+        sent=Count("pk", filter=Q(status=ScoreSync.Status.SENT)),
+    )
+    return TemplateResponse(
+        request, "lti/class_grades.html",
+        {"cohort": cohort, "syncs": syncs, "links": links, "tally": tally},
+    )
+
+
+@login_required
+@require_POST
+def resync_class(request: HttpRequest, pk: int) -> HttpResponseRedirect:
+    cohort = taught_class(request, pk)
+    count = grades.resync(ScoreSync.objects.filter(line_item__context__class_link__cohort=cohort))
+    from django.contrib import messages
+
+    messages.success(request, f"{count} grade{'s' if count != 1 else ''} queued to be sent again.")
+    return redirect("lti:class_grades", pk=cohort.pk)
+
+
+@login_required
+@require_POST
+def resync_one(request: HttpRequest, pk: int, sync_pk: int) -> HttpResponseRedirect:
+    cohort = taught_class(request, pk)
+    sync = get_object_or_404(ScoreSync, pk=sync_pk, line_item__context__class_link__cohort=cohort)
+    grades.resync(ScoreSync.objects.filter(pk=sync.pk))
+    from django.contrib import messages
+
+    messages.success(request, f"{sync.user.get_full_name() or sync.user.username}'s grade queued to be sent again.")
+    return redirect("lti:class_grades", pk=cohort.pk)
+
+
+@login_required
+@require_POST
+def sync_roster(request: HttpRequest, pk: int) -> HttpResponseRedirect:
+    cohort = taught_class(request, pk)
+    from django.contrib import messages
+
+    links = list(ClassLink.objects.filter(cohort=cohort, context__memberships_url__gt=""))
+    if not links:
+        messages.error(request, "None of this class's LMS courses lets Parsnip read its roster.")
+    for link in links:
+        roster.enqueue_sync(link.pk)
+    if links:
+        messages.success(request, "The roster is being read from the LMS; reload in a moment.")
+    return redirect("lti:class_grades", pk=cohort.pk)
