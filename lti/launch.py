@@ -120,9 +120,11 @@ def account_for(lti_user: LtiUser) -> User:
         return lti_user.auth_user
     registration = lti_user.registration
     digest = hashlib.sha256(f"{registration.issuer}\n{lti_user.sub}".encode()).hexdigest()[:12]
+    given, _, family = (lti_user.name or "").partition(" ")
     user, _ = User.objects.get_or_create(
         username=f"lms-{digest}",
-        defaults={"first_name": (lti_user.given_name or "")[:150], "last_name": (lti_user.family_name or "")[:150]},
+        defaults={"first_name": (lti_user.given_name or given)[:150],
+                  "last_name": (lti_user.family_name or family)[:150]},
     )
     if user.has_usable_password() or not user.password:
         user.set_unusable_password()

@@ -1,0 +1,57 @@
+"""Launching Parsnip from an LMS: the OIDC login, the launch, and what it makes in Parsnip."""
+
+import pytest
+from django.contrib.auth.models import User
+
+from lti.models import ClassLink, LinkedResource
+from tests.lti.fake_lms import INSTRUCTOR, LEARNER
+from tutor.models import Membership
+from tutor.roles import is_teacher
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def course_with_link(lms, registered, lesson, person):
+    """An LMS course whose teacher added the lesson through Deep Linking."""
+    lms.contexts["c1"] = "Physics 101"
+    lms.add_person("t1", "Tess Teacher", c1=INSTRUCTOR)
+    lms.add_person("s1", "Sam Student", c1=LEARNER)
+    lms.add_person("s2", "Sue Student", c1=LEARNER)
+    done = person("t1").deep_link("c1", lesson)
+    assert "Added Caches" in done.text, done.text
+    return next(iter(lms.links))
+
+
+def test_a_teacher_deep_links_a_lesson_and_the_lms_gets_a_link_with_a_column(lms, course_with_link, lesson):
+    link = lms.links[course_with_link]
+    assert link["title"] == "Caches"
+    column = lms.line_items[link["lineitem"]]
+    assert column["scoreMaximum"] == 3  # the lesson's three snippets
+    assert ClassLink.objects.get().cohort.teacher.first_name == "Tess"
+
+
+def test_a_student_launch_signs_in_on_the_lesson_and_joins_the_class(lms, course_with_link, lesson, person):
+    response = person("s1").launch(course_with_link)
+    assert response.status_code == 200
+    assert response.url.endswith(lesson.get_absolute_url())
+    assert "Caches" in response.text
+    student = User.objects.get(lti_users__sub="s1")
+    assert student.first_name == "Sam" and not student.has_usable_password()
+    assert not is_teacher(student)
+    assert Membership.objects.filter(student=student, cohort=ClassLink.objects.get().cohort).exists()
+    assert LinkedResource.objects.get().lesson == lesson
+
+
+def test_the_teacher_launch_lands_on_their_class_view_of_the_lesson(lms, course_with_link, lesson, person):
+    response = person("t1").launch(course_with_link)
+    cohort = ClassLink.objects.get().cohort
+    assert response.status_code == 200
+    assert response.url.endswith(f"/classes/{cohort.pk}/lessons/{lesson.pk}/")
+    assert is_teacher(cohort.teacher)
+
+
+def test_launching_twice_is_the_same_account(lms, course_with_link, person):
+    person("s1").launch(course_with_link)
+    person("s1").launch(course_with_link)
+    assert User.objects.filter(lti_users__sub="s1").count() == 1
