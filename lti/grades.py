@@ -72,7 +72,9 @@ def record_scores(*, user_id: int, lesson_id: int, columns: list[tuple[int, int]
     """Store the learner's current score on each (line item, LMS user) row; returns the rows
     whose score changed (or that never reached the LMS), now pending."""
     progress = LessonProgress.objects.filter(user_id=user_id, lesson_id=lesson_id).first()
-    done, total = (progress.items_done, progress.items_total) if progress else (0, 0)
+    if progress is None:
+        return []  # opening a lesson is no score: nothing goes to the gradebook before work does
+    done, total = progress.items_done, progress.items_total
     changed = []
     now = timezone.now()
     with transaction.atomic():
@@ -133,10 +135,10 @@ def _claim(sync_id: int, now: datetime) -> ScoreSync | None:
     ).get(pk=sync_id)
 
 
-def send_score(*, sync_id: int) -> str | None:
+def send_score(*, sync_id: int, now: datetime | None = None) -> str | None:
     """Post one row's score to its LMS column; returns the row's status afterwards (None when
-    it was not due: already sent, or another worker has it)."""
-    now = timezone.now()
+    it was not due: already sent, or another worker has it). `now` is the worker's clock."""
+    now = now or timezone.now()
     sync = _claim(sync_id, now)
     if sync is None:
         return None
@@ -148,7 +150,7 @@ def send_score(*, sync_id: int) -> str | None:
         ScoreSync.objects.filter(pk=sync.pk).update(
             status=ScoreSync.Status.FAILED,
             attempts=attempts,
-            next_attempt_at=timezone.now() + retry_delay(attempts),
+            next_attempt_at=now + retry_delay(attempts),
             claimed_at=None,
             last_response=describe_failure(error),
         )
@@ -161,7 +163,7 @@ def send_score(*, sync_id: int) -> str | None:
     if ScoreSync.objects.filter(unchanged, pk=sync.pk).update(status=ScoreSync.Status.SENT, **base):
         return ScoreSync.Status.SENT
     ScoreSync.objects.filter(pk=sync.pk).update(
-        status=ScoreSync.Status.PENDING, next_attempt_at=timezone.now(), **base
+        status=ScoreSync.Status.PENDING, next_attempt_at=now, **base
     )
     enqueue_send(sync.pk)
     return ScoreSync.Status.PENDING
@@ -215,11 +217,12 @@ def post_score(sync: ScoreSync) -> str:
     return f"Accepted ({answer['body'] or 'no content'})"[:500] if answer else "Accepted"
 
 
-def send_due_scores() -> int:
+def send_due_scores(now: datetime | None = None) -> int:
     """The sweep (scheduled each minute): send every row whose retry time has come and
     every row a dead worker left claimed. Returns how many it tried."""
-    ids = list(ScoreSync.objects.due().order_by("next_attempt_at").values_list("pk", flat=True)[:500])
+    now = now or timezone.now()
+    ids = list(ScoreSync.objects.due(now).order_by("next_attempt_at").values_list("pk", flat=True)[:500])
     for pk in ids:
-        send_score(sync_id=pk)
+        send_score(sync_id=pk, now=now)
     return len(ids)
 

@@ -11,6 +11,7 @@ from lti_tool.models import Key, LtiDeployment, LtiRegistration
 
 from tests.factories import make_course, make_lesson, make_snippet
 from tests.lti import fake_lms
+from tests.lti.fake_lms import INSTRUCTOR, LEARNER
 
 
 @pytest.fixture
@@ -89,3 +90,15 @@ class Person:
 @pytest.fixture
 def person(lms):
     return lambda sub: Person(lms, sub)
+
+
+@pytest.fixture
+def course_with_link(lms, registered, lesson, person):
+    """An LMS course whose teacher added the lesson through Deep Linking."""
+    lms.contexts["c1"] = "Physics 101"
+    lms.add_person("t1", "Tess Teacher", c1=INSTRUCTOR)
+    lms.add_person("s1", "Sam Student", c1=LEARNER)
+    lms.add_person("s2", "Sue Student", c1=LEARNER)
+    done = person("t1").deep_link("c1", lesson)
+    assert "Added Caches" in done.text, done.text
+    return next(iter(lms.links))

@@ -238,8 +238,9 @@ def scores(request, item_id):
         return JsonResponse({"error": "unauthorised"}, status=401)
     if request.content_type != SCORE_TYPE:
         return JsonResponse({"error": "wrong content type"}, status=415)
-    if fake.score_delay:
+    if fake.score_delay:  # hangs, then fails: a gateway timing out (the score is not kept)
         time.sleep(fake.score_delay)
+        return JsonResponse({"error": "gateway timeout"}, status=504)
     with fake.lock:
         if fake.score_failures:
             status = fake.score_failures.pop(0)

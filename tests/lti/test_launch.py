@@ -4,23 +4,10 @@ import pytest
 from django.contrib.auth.models import User
 
 from lti.models import ClassLink, LinkedResource
-from tests.lti.fake_lms import INSTRUCTOR, LEARNER
 from tutor.models import Membership
 from tutor.roles import is_teacher
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def course_with_link(lms, registered, lesson, person):
-    """An LMS course whose teacher added the lesson through Deep Linking."""
-    lms.contexts["c1"] = "Physics 101"
-    lms.add_person("t1", "Tess Teacher", c1=INSTRUCTOR)
-    lms.add_person("s1", "Sam Student", c1=LEARNER)
-    lms.add_person("s2", "Sue Student", c1=LEARNER)
-    done = person("t1").deep_link("c1", lesson)
-    assert "Added Caches" in done.text, done.text
-    return next(iter(lms.links))
 
 
 def test_a_teacher_deep_links_a_lesson_and_the_lms_gets_a_link_with_a_column(lms, course_with_link, lesson):
