@@ -8,10 +8,11 @@ from django.contrib.auth.models import Group, User
 from django.db import transaction
 from lti_tool.models import LtiContext, LtiDeployment, LtiLaunch, LtiRegistration, LtiUser
 from lti_tool.utils import DjangoToolConfig, sync_data_from_launch
-from pylti1p3.contrib.django import DjangoCacheDataStorage, DjangoMessageLaunch, DjangoOIDCLogin
-from pylti1p3.exception import LtiException
+from pylti1p3.contrib.django import DjangoMessageLaunch, DjangoOIDCLogin
+from pylti1p3.exception import LtiException, OIDCException
 
 from course.models import Lesson
+from lti.launch_store import DatabaseLaunchStorage
 from lti.models import ClassLink, LineItem, LinkedResource
 from tutor.actions.classes import create_class
 from tutor.models import Membership
@@ -55,14 +56,14 @@ def oidc_login(request, registration_uuid):
     """The first step: the LMS sends the browser here; it goes back to the LMS with a state
     (kept in a cookie) and a nonce (kept server side), which the launch must then match."""
     tool_conf = ToolConfig(registration_uuid)
-    login = DjangoOIDCLogin(request, tool_conf, launch_data_storage=DjangoCacheDataStorage())
+    login = DjangoOIDCLogin(request, tool_conf, launch_data_storage=DatabaseLaunchStorage())
     params = request.POST if request.method == "POST" else request.GET
     target = params.get("target_link_uri")
     if not target:
         raise LaunchRefused("The LMS did not say which Parsnip page to open.")
     try:
         return login.redirect(target)
-    except LtiException as error:
+    except (LtiException, OIDCException) as error:
         raise LaunchRefused(f"This LMS is not registered with Parsnip ({error}).") from error
 
 
@@ -70,7 +71,7 @@ def validate(request) -> LtiLaunch:
     """The launch's id token, checked: signature and key id against the platform's keys,
     issuer, audience, expiry, nonce (once only), state against its cookie, deployment."""
     message_launch = DjangoMessageLaunch(
-        request, ToolConfig(), launch_data_storage=DjangoCacheDataStorage()
+        request, ToolConfig(), launch_data_storage=DatabaseLaunchStorage()
     )
     try:
         message_launch.validate()

@@ -118,3 +118,15 @@ class ScoreSync(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} {self.score_given}/{self.score_maximum} in {self.line_item}: {self.status}"
+
+
+class LaunchState(models.Model):
+    """pylti1p3's short-lived launch data (state, nonce, launch) in the database, so every
+    web process sees what another wrote (the embedded default's cache is per process)."""
+
+    key = models.CharField(max_length=255, unique=True)
+    value = models.JSONField(null=True)
+    expires_at = models.DateTimeField(db_index=True)
+
+    def __str__(self) -> str:
+        return self.key

@@ -60,6 +60,8 @@ class Person:
     def __init__(self, fake: fake_lms.FakeLms, sub: str):
         self.fake, self.sub = fake, sub
         self.session = requests.Session()
+        self.tamper = None  # a function that changes the launch form's fields before sending
+        self.last_launch = None  # the launch form's fields, as sent
 
     def open(self, url: str) -> requests.Response:
         response = self.session.get(url, timeout=30)
@@ -71,8 +73,13 @@ class Person:
                              response.text, re.S)
             if not form:
                 return response
-            fields = dict(re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)"', form.group(3)))
-            response = self.session.post(unescape(form.group(1)), data={k: unescape(v) for k, v in fields.items()}, timeout=30)
+            fields = {k: unescape(v) for k, v in
+                      re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)"', form.group(3))}
+            if form.group(2) == "lti-launch":
+                if self.tamper:
+                    self.tamper(self, fields)
+                self.last_launch = (unescape(form.group(1)), fields)
+            response = self.session.post(unescape(form.group(1)), data=fields, timeout=30)
         return response
 
     def launch(self, link: str) -> requests.Response:

@@ -55,6 +55,9 @@ class FakeLms:
     score_delay: float = 0.0
     dropped: set = field(default_factory=set)  # subs the roster no longer lists
     ags: bool = True
+    audience: str = ""  # signs launches for another tool's client id when set
+    token_lifetime: int = 300  # seconds; negative: launches arrive already expired
+    signing_key: str = ""  # another private key to sign launches with (its key id unknown to Parsnip)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
@@ -147,6 +150,19 @@ class Launch(LTIAdvantageMessageLaunchAbstract):
                 self.set_custom_parameters_claim(link["custom"])
         else:
             self.set_dl(fake.url(f"deep-link-return/{context_id}/"), title="Add an activity")
+
+    def get_launch_message(self, include_extra_claims=True):
+        message = super().get_launch_message(include_extra_claims)
+        if lms().audience:
+            message["aud"] = message["azp"] = lms().audience
+        return message
+
+    def generate_launch_request(self):
+        fake = lms()
+        self.set_id_token_expiration(fake.token_lifetime)
+        if fake.signing_key:
+            self._registration.set_platform_private_key(fake.signing_key)
+        return super().generate_launch_request()
 
     def render_launch_form(self, launch_data, **kwargs):
         return HttpResponse(
