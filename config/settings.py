@@ -72,6 +72,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
+    # After a launch, the launching LMS (only) may frame that browser's pages (lti/framing.py).
+    "lti.framing.LmsFramingMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     # Last, as django-axes asks: it turns a locked-out login into the lockout page.
     "axes.middleware.AxesMiddleware",
@@ -237,6 +239,11 @@ if not DEBUG and env_bool("HTTPS", True):
     SECURE_HSTS_PRELOAD = True
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
+    # Inside an LMS's iframe the browser sends Parsnip's cookies only if they are SameSite=None
+    # (docs/lti.md). Off by default: a site not framed by an LMS keeps Lax cookies.
+    if env_bool("LTI_IFRAME_COOKIES", False):
+        SESSION_COOKIE_SAMESITE = "None"
+        CSRF_COOKIE_SAMESITE = "None"
 
 # Learner code runs through django-q2. A failed run is never retried (it is learner
 # code, not a flaky job); the task timeout sits above the sandbox's wall limit and

@@ -18,7 +18,7 @@ from pylti1p3.deep_link_resource import DeepLinkResource
 from pylti1p3.lineitem import LineItem as AgsLineItem
 
 from course.models import Lesson
-from lti import grades, launch, roster
+from lti import framing, grades, launch, roster
 from lti.models import ClassLink, ScoreSync
 from tutor.views.teaching import taught_class
 
@@ -54,6 +54,7 @@ def launch_view(request: HttpRequest) -> HttpResponse:
         return refused(request, f"Parsnip could not accept this launch from your LMS: {error}")
     user, link, context = launch.sign_in_data(lti_launch)
     login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+    framing.allow_framing_by(request, lti_launch.registration)
     if lti_launch.is_deep_link_launch:
         if not launch.is_instructor(lti_launch):
             return refused(request, "Only a teacher of the LMS course can add Parsnip links to it.")

@@ -42,3 +42,20 @@ def test_launching_twice_is_the_same_account(lms, course_with_link, person):
     person("s1").launch(course_with_link)
     person("s1").launch(course_with_link)
     assert User.objects.filter(lti_users__sub="s1").count() == 1
+
+
+def test_after_a_launch_only_the_launching_lms_may_frame_parsnip(lms, course_with_link, lesson, person, client):
+    student = person("s1")
+    page = student.launch(course_with_link)
+    assert f"frame-ancestors 'self' {lms.base}" in page.headers["Content-Security-Policy"]
+    assert "X-Frame-Options" not in page.headers
+    # Everyone else's pages (here: a visitor who never came through an LMS) stay unframeable.
+    other = client.get(lesson.get_absolute_url())
+    assert "frame-ancestors 'none'" in other.headers["Content-Security-Policy"]
+    assert other.headers["X-Frame-Options"] == "DENY"
+    # The LMS made inactive by the admin: its launches' pages stop being frameable at once.
+    from lti_tool.models import LtiRegistration
+
+    LtiRegistration.objects.update(is_active=False)
+    again = student.session.get(page.url, timeout=30)
+    assert "frame-ancestors 'none'" in again.headers["Content-Security-Policy"]
