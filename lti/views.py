@@ -1,6 +1,9 @@
 """The LMS's way in (OIDC login, launch, keys), the teacher's Deep Linking picker, and the
 teacher's page of grades on their way to the LMS."""
 
+from urllib.parse import urlsplit
+
+from django.conf import settings
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.contrib.admin.views.decorators import staff_member_required
@@ -119,11 +122,15 @@ def deep_link(request: HttpRequest) -> HttpResponse:
             )
             message = DeepLink(registration, data["deployment_id"], data["settings"])
             del request.session[DEEP_LINK_SESSION_KEY]
-            return TemplateResponse(request, "lti/deep_link_return.html", {
-                "return_url": data["settings"]["deep_link_return_url"],
-                "jwt": message.get_response_jwt([resource]),
-                "lesson": lesson,
+            return_url = data["settings"]["deep_link_return_url"]
+            response = TemplateResponse(request, "lti/deep_link_return.html", {
+                "return_url": return_url, "jwt": message.get_response_jwt([resource]), "lesson": lesson,
             })
+            # This one form goes to the LMS: the page's policy allows posting there, nowhere else.
+            parts = urlsplit(return_url)
+            response._csp_config = {**settings.SECURE_CSP,
+                                    "form-action": ["'self'", f"{parts.scheme}://{parts.netloc}"]}
+            return response
     return TemplateResponse(request, "lti/deep_link.html", {"lessons": lessons, "error": error},
                             status=400 if error else 200)
 
