@@ -10,6 +10,7 @@ urlpatterns = [
     path("lti/jwks.json", views.jwks, name="jwks"),
     path("lti/deep-link/", views.deep_link, name="deep_link"),
     path("lti/setup/", views.setup, name="setup"),
+    path("lti/link-account/", views.link_account, name="link_account"),
     path("classes/<int:pk>/lms-grades/", views.class_grades, name="class_grades"),
     path("classes/<int:pk>/lms-grades/resync/", views.resync_class, name="resync_class"),
     path("classes/<int:pk>/lms-grades/<int:sync_pk>/resync/", views.resync_one, name="resync_one"),

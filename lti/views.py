@@ -4,7 +4,7 @@ teacher's page of grades on their way to the LMS."""
 from urllib.parse import urlsplit
 
 from django.conf import settings
-from django.contrib.auth import login
+from django.contrib.auth import authenticate, login
 from django.contrib.auth.decorators import login_required
 from django.contrib.admin.views.decorators import staff_member_required
 from django.core.exceptions import PermissionDenied
@@ -21,7 +21,7 @@ from pylti1p3.deep_link_resource import DeepLinkResource
 from pylti1p3.lineitem import LineItem as AgsLineItem
 
 from course.models import Lesson
-from lti import framing, grades, launch, roster
+from lti import accounts, framing, grades, launch, roster
 from lti.models import ClassLink, ScoreSync
 from tutor.views.teaching import taught_class
 
@@ -79,6 +79,11 @@ def launch_view(request: HttpRequest) -> HttpResponse:
         return redirect("tutor:class_lesson", pk=link.cohort.pk, lesson_pk=lesson.pk)
     if link is not None:
         grades.progress_changed(None, user_id=user.pk, lesson_id=lesson.pk)  # a column exists now
+    if accounts.is_made_by_lms(user) and not user.lesson_progress.exists():
+        from django.contrib import messages
+
+        messages.info(request, "Had a Parsnip account before? Link it (once): Link my Parsnip account, at the top of the Classes page.")
+        request.session["lti-link-next"] = lesson.get_absolute_url()
     return redirect(lesson.get_absolute_url())
 
 
@@ -207,3 +212,34 @@ def sync_roster(request: HttpRequest, pk: int) -> HttpResponseRedirect:
     if links:
         messages.success(request, "The roster is being read from the LMS; reload in a moment.")
     return redirect("lti:class_grades", pk=cohort.pk)
+
+
+@login_required
+@xframe_options_exempt
+@require_http_methods(["GET", "POST"])
+def link_account(request: HttpRequest) -> HttpResponse:
+    """Sign in once with the Parsnip account you had: your LMS identity then opens it."""
+    if not accounts.is_made_by_lms(request.user):
+        return refused(request, "Only an account your LMS made can be linked to another.", status=400)
+    error = ""
+    if request.method == "POST":
+        username, password = request.POST.get("username", "").strip(), request.POST.get("password", "")
+        existing = authenticate(request, username=username, password=password) if username and password else None
+        if existing is None:
+            error = "That username and password do not match a Parsnip account."
+        else:
+            try:
+                accounts.link_account(lms_account=request.user, existing=existing)
+            except accounts.LinkRefused as refusal:
+                error = str(refusal)
+            else:
+                next_url = request.session.pop("lti-link-next", None)
+                framed = request.session.get(framing.SESSION_KEY)
+                login(request, existing, backend="django.contrib.auth.backends.ModelBackend")
+                if framed:
+                    request.session[framing.SESSION_KEY] = framed
+                from django.contrib import messages
+
+                messages.success(request, f"Linked: your LMS now opens Parsnip as {existing.get_username()}.")
+                return redirect(next_url or "tutor:catalogue")
+    return TemplateResponse(request, "lti/link_account.html", {"error": error}, status=400 if error else 200)

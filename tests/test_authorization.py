@@ -245,6 +245,8 @@ PAGES = [
     ("lms login, unknown registration", lambda w: reverse("lti:login", args=["00000000-0000-4000-8000-000000000000"]), everyone(400)),
     # Only reached from an LMS's Deep Linking launch (its request kept in the session).
     ("lms deep-link picker", lambda w: reverse("lti:deep_link"), signed_in(403)),
+    # Only an account an LMS made links to another (tests/lti/test_link_account.py).
+    ("link my parsnip account", lambda w: reverse("lti:link_account"), signed_in(400)),
 ]
 
 
