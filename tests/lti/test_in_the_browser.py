@@ -25,7 +25,8 @@ def said_and_got(page, key):
     expect(page.locator(f"{key}-answer")).to_contain_text("You got it.")
 
 
-def test_a_class_taught_from_an_lms(browser, page, login_in_browser, lms, sample_content, inline_worker, live_server):
+@pytest.mark.usefixtures("inline_worker")
+def test_a_class_taught_from_an_lms(browser, page, login_in_browser, lms, sample_content, live_server):
     lesson = Lesson.objects.get(slug="optimising-speed-and-memory")
 
     # The admin registers the LMS and reads the values to paste into it.

@@ -8,8 +8,8 @@ from django.utils import timezone
 
 from course.models import Lesson
 from tutor import practice
-from tutor.signals import progress_changed
 from tutor.models import LessonProgress
+from tutor.signals import progress_changed
 
 
 def refresh_lesson_progress(*, user: AbstractBaseUser, lesson: Lesson) -> LessonProgress:
