@@ -54,9 +54,17 @@ def retry_delay(attempts: int) -> timedelta:
 # --- recording -------------------------------------------------------------------------
 
 
+def assignment_items(assignment) -> list[tuple[int, str]]:
+    """The assignment's items, (block pk, kind): what its column is graded out of."""
+    from tutor.assignments.status import items_of
+
+    return items_of([assignment])[assignment.pk]
+
+
 def progress_changed(sender, *, user_id: int, lesson_id: int, **kwargs) -> None:
     """tutor said a learner's progress changed: record their score in every LMS column
-    for the lesson they are in, and queue the sends. One query when there is none."""
+    for the lesson (or one of its assignments) they are in, and queue the sends. One query
+    when there is none."""
     columns = list(
         LineItem.objects.filter(lesson_id=lesson_id, context__members__auth_user_id=user_id)
         .values_list("pk", "context__members__pk")
@@ -68,17 +76,36 @@ def progress_changed(sender, *, user_id: int, lesson_id: int, **kwargs) -> None:
         enqueue_send(sync_id)
 
 
+def scores_of(*, user_id: int, lesson_id: int, line_item_ids) -> dict[int, tuple[int, int]] | None:
+    """(items done, items) in each column for the learner: the lesson's progress, or the
+    assignment's items done. None before the learner did anything on the lesson."""
+    progress = LessonProgress.objects.filter(user_id=user_id, lesson_id=lesson_id).first()
+    if progress is None:
+        return None  # opening a lesson is no score: nothing goes to the gradebook before work does
+    from tutor.assignments.status import done_times
+
+    scores = {}
+    for line_item in LineItem.objects.filter(pk__in=line_item_ids).select_related("assignment"):
+        if line_item.assignment is None:
+            scores[line_item.pk] = (progress.items_done, progress.items_total)
+        else:
+            items = assignment_items(line_item.assignment)
+            done = done_times(items, [user_id])
+            scores[line_item.pk] = (len(done), len(items))
+    return scores
+
+
 def record_scores(*, user_id: int, lesson_id: int, columns: list[tuple[int, int]]) -> list[int]:
     """Store the learner's current score on each (line item, LMS user) row; returns the rows
     whose score changed (or that never reached the LMS), now pending."""
-    progress = LessonProgress.objects.filter(user_id=user_id, lesson_id=lesson_id).first()
-    if progress is None:
-        return []  # opening a lesson is no score: nothing goes to the gradebook before work does
-    done, total = progress.items_done, progress.items_total
+    scores = scores_of(user_id=user_id, lesson_id=lesson_id, line_item_ids={pk for pk, _ in columns})
+    if scores is None:
+        return []
     changed = []
     now = timezone.now()
     with transaction.atomic():
         for line_item_id, lti_user_id in columns:
+            done, total = scores[line_item_id]
             sync, created = ScoreSync.objects.select_for_update().get_or_create(
                 line_item_id=line_item_id,
                 lti_user_id=lti_user_id,
@@ -191,7 +218,7 @@ def post_score(sync: ScoreSync) -> str:
     if not line_item.url:
         found = service.find_or_create_lineitem(
             AgsLineItem()
-            .set_label(line_item.lesson.title)
+            .set_label(str(line_item.assignment or line_item.lesson.title))
             .set_score_maximum(line_item.score_maximum)
             .set_resource_id(line_item.resource_id)
             .set_tag(line_item.resource_id),

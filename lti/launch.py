@@ -15,11 +15,13 @@ from course.models import Lesson
 from lti.launch_store import DatabaseLaunchStorage
 from lti.models import ClassLink, LineItem, LinkedResource
 from tutor.actions.classes import create_class
+from tutor.assignments.models import Assignment
 from tutor.models import Membership
 from tutor.roles import TEACHERS_GROUP
 
 INSTRUCTOR = "http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor"
 CUSTOM_LESSON = "parsnip_lesson"  # the custom parameter a Parsnip link carries: the lesson's pk
+CUSTOM_ASSIGNMENT = "parsnip_assignment"  # or an assignment's pk
 
 
 class LaunchRefused(Exception):
@@ -135,37 +137,42 @@ def account_for(lti_user: LtiUser) -> User:
     return user
 
 
-def lesson_of_link(launch: LtiLaunch, context: LtiContext | None) -> Lesson | None:
-    """The lesson a resource link opens: the one it was linked to (Deep Linking puts the
-    lesson in a custom parameter); the link remembers it, with its gradebook column."""
+def lesson_of_link(launch: LtiLaunch, context: LtiContext | None) -> tuple[Lesson | None, Assignment | None]:
+    """The lesson (and assignment) a resource link opens: the one it was linked to (Deep
+    Linking puts it in a custom parameter); the link remembers it, with its gradebook column."""
     custom = launch.get_claim("https://purl.imsglobal.org/spec/lti/claim/custom") or {}
     resource_link = launch.resource_link
-    known = LinkedResource.objects.select_related("lesson").filter(resource_link=resource_link).first()
-    lesson = None
-    if str(custom.get(CUSTOM_LESSON, "")).isdigit():
+    known = LinkedResource.objects.select_related("lesson", "assignment").filter(resource_link=resource_link).first()
+    lesson = assignment = None
+    if str(custom.get(CUSTOM_ASSIGNMENT, "")).isdigit():
+        assignment = Assignment.objects.select_related("lesson").filter(pk=int(custom[CUSTOM_ASSIGNMENT])).first()
+        lesson = assignment.lesson if assignment else None
+    elif str(custom.get(CUSTOM_LESSON, "")).isdigit():
         lesson = Lesson.objects.published().filter(pk=int(custom[CUSTOM_LESSON])).first()
     if lesson is None and known is not None:
-        lesson = known.lesson
+        lesson, assignment = known.lesson, known.assignment
     if lesson is None:
-        return None
+        return None, None
     line_item = None
     if context is not None:
-        line_item = column_for(context, lesson, url=(launch.ags_claim or {}).get("lineitem", ""))
+        line_item = column_for(context, lesson, assignment, url=(launch.ags_claim or {}).get("lineitem", ""))
     LinkedResource.objects.update_or_create(
-        resource_link=resource_link, defaults={"lesson": lesson, "line_item": line_item}
+        resource_link=resource_link, defaults={"lesson": lesson, "assignment": assignment, "line_item": line_item}
     )
-    return lesson
+    return lesson, assignment
 
 
-def column_for(context: LtiContext, lesson: Lesson, *, url: str = "") -> LineItem | None:
-    """The LMS course's one gradebook column for the lesson (None when the LMS gives
-    Parsnip no grade service there)."""
-    from lti.grades import lesson_items
+def column_for(context: LtiContext, lesson: Lesson, assignment: Assignment | None = None, *,
+               url: str = "") -> LineItem | None:
+    """The LMS course's one gradebook column for the lesson or assignment (None when the LMS
+    gives Parsnip no grade service there)."""
+    from lti.grades import assignment_items, lesson_items
 
     if not (context.lineitems_url or url):
         return None
+    maximum = len(assignment_items(assignment)) if assignment else lesson_items(lesson)
     line_item, _ = LineItem.objects.get_or_create(
-        context=context, lesson=lesson, defaults={"url": url, "score_maximum": lesson_items(lesson)}
+        context=context, lesson=lesson, assignment=assignment, defaults={"url": url, "score_maximum": maximum}
     )
     if url and not line_item.url:
         LineItem.objects.filter(pk=line_item.pk).update(url=url)

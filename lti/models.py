@@ -10,6 +10,7 @@ from django.utils import timezone
 from lti_tool.models import LtiContext, LtiResourceLink, LtiUser
 
 from course.models import Lesson
+from tutor.assignments.models import Assignment
 from tutor.models import Cohort
 
 
@@ -32,35 +33,51 @@ class ClassLink(models.Model):
 
 
 class LineItem(models.Model):
-    """One gradebook column in one LMS course: one per course and lesson, however many links
-    (copied, re-linked) point at the lesson, so a copy never makes a second column."""
+    """One gradebook column in one LMS course: one per course and lesson (or assignment),
+    however many links (copied, re-linked) point at it, so a copy never makes a second column."""
 
     context = models.ForeignKey(LtiContext, on_delete=models.CASCADE, related_name="parsnip_columns")
     lesson = models.ForeignKey(Lesson, on_delete=models.PROTECT, related_name="lms_line_items")
+    assignment = models.ForeignKey(
+        Assignment, null=True, blank=True, on_delete=models.CASCADE, related_name="lms_line_items",
+        help_text="Graded on the assignment's items only; empty: the whole lesson.",
+    )
     url = models.URLField(max_length=1000, blank=True, help_text="The column's URL on the LMS.")
     score_maximum = models.PositiveIntegerField()
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["context", "lesson"], name="one_column_per_lms_course_and_lesson")
+            models.UniqueConstraint(
+                fields=["context", "lesson"], condition=models.Q(assignment__isnull=True),
+                name="one_column_per_lms_course_and_lesson",
+            ),
+            models.UniqueConstraint(
+                fields=["context", "assignment"], condition=models.Q(assignment__isnull=False),
+                name="one_column_per_lms_course_and_assignment",
+            ),
         ]
 
     def __str__(self) -> str:
-        return f"{self.lesson} in {self.context}"
+        return f"{self.assignment or self.lesson} in {self.context}"
 
     @property
     def resource_id(self) -> str:
         """How Parsnip finds its own column again on the LMS (AGS `resourceId`)."""
+        if self.assignment_id:
+            return f"parsnip-assignment-{self.assignment_id}"
         return f"parsnip-lesson-{self.lesson_id}"
 
 
 class LinkedResource(models.Model):
-    """What a link placed in an LMS course opens: a lesson."""
+    """What a link placed in an LMS course opens: a lesson, or an assignment (of a lesson)."""
 
     resource_link = models.OneToOneField(
         LtiResourceLink, on_delete=models.CASCADE, related_name="parsnip_target"
     )
     lesson = models.ForeignKey(Lesson, on_delete=models.PROTECT, related_name="lms_links")
+    assignment = models.ForeignKey(
+        Assignment, null=True, blank=True, on_delete=models.SET_NULL, related_name="lms_links"
+    )
     line_item = models.ForeignKey(
         LineItem, null=True, blank=True, on_delete=models.SET_NULL, related_name="links"
     )

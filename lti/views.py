@@ -23,6 +23,8 @@ from pylti1p3.lineitem import LineItem as AgsLineItem
 from course.models import Lesson
 from lti import accounts, framing, grades, launch, roster
 from lti.models import ClassLink, ScoreSync
+from tutor.assignments.models import Assignment
+from tutor.models import Cohort
 from tutor.views.teaching import taught_class
 
 DEEP_LINK_SESSION_KEY = "lti-deep-link"
@@ -71,7 +73,7 @@ def launch_view(request: HttpRequest) -> HttpResponse:
         return redirect("lti:deep_link")
     if not lti_launch.is_resource_launch:
         return refused(request, "Parsnip does not handle this kind of LMS message.", status=400)
-    lesson = launch.lesson_of_link(lti_launch, context)
+    lesson, _assignment = launch.lesson_of_link(lti_launch, context)
     if lesson is None:
         return refused(request, "This link does not point at a Parsnip lesson. Ask your teacher to add it again.", status=404)
     if link is not None and launch.is_instructor(lti_launch) and link.cohort.teacher_id == user.pk:
@@ -102,42 +104,75 @@ def deep_link(request: HttpRequest) -> HttpResponse:
     maximum is what Parsnip grades it out of."""
     data = deep_link_request(request)
     lessons = Lesson.objects.published().select_related("course").order_by("course__title", "position")
+    assignments = (
+        Assignment.objects.filter(cohort__in=Cohort.objects.visible_to(request.user))
+        .select_related("lesson", "cohort").order_by("cohort__name", "due_at")
+    )
     error = ""
     if request.method == "POST":
-        lesson = lessons.filter(pk=request.POST.get("lesson") or 0).first() if str(
-            request.POST.get("lesson", "")).isdigit() else None
-        if lesson is None:
-            error = "Choose a lesson."
+        kind, _, pk = request.POST.get("target", "").partition(":")
+        chosen = None
+        if pk.isdigit() and kind == "lesson":
+            chosen = lessons.filter(pk=int(pk)).first()
+        elif pk.isdigit() and kind == "assignment":
+            chosen = assignments.filter(pk=int(pk)).first()
+        if chosen is None:
+            error = "Choose a lesson or an assignment."
         else:
-            registration = get_object_or_404(LtiRegistration, pk=data["registration"]).to_registration()
-            from pylti1p3.deep_link import DeepLink
-
-            resource = (
-                DeepLinkResource()
-                .set_url(request.build_absolute_uri(reverse("lti:launch")))
-                .set_title(lesson.title)
-                .set_custom_params({launch.CUSTOM_LESSON: str(lesson.pk)})
-                .set_lineitem(
-                    AgsLineItem()
-                    .set_score_maximum(grades.lesson_items(lesson))
-                    .set_label(lesson.title)
-                    .set_resource_id(f"parsnip-lesson-{lesson.pk}")
-                    .set_tag(f"parsnip-lesson-{lesson.pk}")
-                )
-            )
-            message = DeepLink(registration, data["deployment_id"], data["settings"])
-            del request.session[DEEP_LINK_SESSION_KEY]
-            return_url = data["settings"]["deep_link_return_url"]
-            response = TemplateResponse(request, "lti/deep_link_return.html", {
-                "return_url": return_url, "jwt": message.get_response_jwt([resource]), "lesson": lesson,
-            })
-            # This one form goes to the LMS: the page's policy allows posting there, nowhere else.
-            parts = urlsplit(return_url)
-            response._csp_config = {**settings.SECURE_CSP,
-                                    "form-action": ["'self'", f"{parts.scheme}://{parts.netloc}"]}
-            return response
-    return TemplateResponse(request, "lti/deep_link.html", {"lessons": lessons, "error": error},
+            return deep_link_answer(request, data, chosen)
+    return TemplateResponse(request, "lti/deep_link.html",
+                            {"lessons": lessons, "assignments": assignments, "error": error},
                             status=400 if error else 200)
+
+
+class LinkWithDueDate(DeepLinkResource):
+    """pylti1p3's content item, with the Deep Linking `submission.endDateTime` (the due
+    date the LMS shows) that it cannot express."""
+
+    def __init__(self, due_at=None):
+        super().__init__()
+        self.due_at = due_at
+
+    def to_dict(self):
+        item = super().to_dict()
+        if self.due_at is not None:
+            item["submission"] = {"endDateTime": self.due_at.isoformat()}
+        return item
+
+
+def deep_link_answer(request: HttpRequest, data: dict, chosen: Lesson | Assignment) -> TemplateResponse:
+    """The signed answer to the LMS: a link to the lesson or assignment, with a gradebook
+    column graded out of what Parsnip grades it on."""
+    from pylti1p3.deep_link import DeepLink
+
+    if isinstance(chosen, Assignment):
+        title = f"{chosen.lesson.title} ({chosen.cohort.name})"
+        maximum, custom = len(grades.assignment_items(chosen)), {launch.CUSTOM_ASSIGNMENT: str(chosen.pk)}
+        resource_id = f"parsnip-assignment-{chosen.pk}"
+    else:
+        title = chosen.title
+        maximum, custom = grades.lesson_items(chosen), {launch.CUSTOM_LESSON: str(chosen.pk)}
+        resource_id = f"parsnip-lesson-{chosen.pk}"
+    column = (AgsLineItem().set_score_maximum(maximum).set_label(title)
+              .set_resource_id(resource_id).set_tag(resource_id))
+    resource = (
+        LinkWithDueDate(chosen.due_at if isinstance(chosen, Assignment) else None)
+        .set_url(request.build_absolute_uri(reverse("lti:launch")))
+        .set_title(title)
+        .set_custom_params(custom)
+        .set_lineitem(column)
+    )
+    registration = get_object_or_404(LtiRegistration, pk=data["registration"]).to_registration()
+    message = DeepLink(registration, data["deployment_id"], data["settings"])
+    del request.session[DEEP_LINK_SESSION_KEY]
+    return_url = data["settings"]["deep_link_return_url"]
+    response = TemplateResponse(request, "lti/deep_link_return.html", {
+        "return_url": return_url, "jwt": message.get_response_jwt([resource]), "title": title,
+    })
+    # This one form goes to the LMS: the page's policy allows posting there, nowhere else.
+    parts = urlsplit(return_url)
+    response._csp_config = {**settings.SECURE_CSP, "form-action": ["'self'", f"{parts.scheme}://{parts.netloc}"]}
+    return response
 
 
 @staff_member_required

@@ -85,11 +85,12 @@ class Person:
     def launch(self, link: str) -> requests.Response:
         return self.open(self.fake.start_url(self.sub, link=link))
 
-    def deep_link(self, context: str, lesson) -> requests.Response:
+    def deep_link(self, context: str, lesson=None, *, assignment=None) -> requests.Response:
+        target = f"assignment:{assignment.pk}" if assignment else f"lesson:{lesson.pk}"
         picker = self.open(self.fake.start_url(self.sub, deep_link_in=context))
         assert picker.status_code == 200, picker.text
         token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', picker.text).group(1)
-        response = self.session.post(picker.url, data={"csrfmiddlewaretoken": token, "lesson": lesson.pk},
+        response = self.session.post(picker.url, data={"csrfmiddlewaretoken": token, "target": target},
                                      headers={"Referer": picker.url}, timeout=30)
         return self.submit_forms(response)
 

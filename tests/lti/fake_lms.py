@@ -224,7 +224,8 @@ def deep_link_return(request, context_id):
                                           **item["lineItem"]}
             fake.scores[line_item] = {}
         fake.links[link_id] = {"context": context_id, "title": item.get("title", ""),
-                               "custom": item.get("custom", {}), "lineitem": line_item}
+                               "custom": item.get("custom", {}), "lineitem": line_item,
+                               "due": item.get("submission", {}).get("endDateTime")}
         made.append(link_id)
     return HttpResponse("".join(f'<p class="made-link" data-link="{escape(m)}">Added {escape(fake.links[m]["title"])}</p>' for m in made))
 

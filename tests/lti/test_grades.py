@@ -182,3 +182,25 @@ def test_the_teacher_sees_each_students_state_and_resyncs(lms, launched, lesson,
     assert "2 sent · 0 waiting · 0 failed" in client.get(reverse("lti:class_grades", args=[cohort.pk])).content.decode()
     response = client.post(reverse("lti:resync_class", args=[cohort.pk]))
     assert ScoreSync.objects.filter(status=ScoreSync.Status.PENDING).count() == 2
+
+
+def test_an_assignment_deep_linked_is_graded_on_its_own_exercises(lms, launched, lesson, person):
+    """The teacher sets two of the lesson's three snippets for the class and links that
+    assignment: its column is out of 2, and counts only those two."""
+    from tutor.assignments.models import Assignment
+
+    cohort = ClassLink.objects.get().cohort
+    now = timezone.now()
+    assignment = Assignment.objects.create(cohort=cohort, lesson=lesson, whole_lesson=False,
+                                           opens_at=now - timedelta(days=1), due_at=now + timedelta(days=2))
+    assignment.blocks.set([s.block for s in lesson.snippets_for_test[1:]])
+    person("t1").deep_link("c1", assignment=assignment)
+    link_id = [k for k, v in lms.links.items() if v["custom"].get("parsnip_assignment")][0]
+    column = lms.line_items[lms.links[link_id]["lineitem"]]
+    assert column["scoreMaximum"] == 2
+    assert lms.links[link_id]["due"] == assignment.due_at.isoformat()  # the LMS shows the due date
+    person("s1").launch(link_id)
+    solve("s1", lesson, 2)  # the first snippet (not assigned) and the second (assigned)
+    grades.send_due_scores()
+    scores = {item: s["s1"]["scoreGiven"] for item, s in lms.scores.items() if "s1" in s}
+    assert scores == {lms.links[launched]["lineitem"]: 2, lms.links[link_id]["lineitem"]: 1}
