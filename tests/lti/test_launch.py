@@ -4,6 +4,7 @@ import pytest
 from django.contrib.auth.models import User
 
 from lti.models import ClassLink, LinkedResource
+from tests.lti.fake_lms import INSTRUCTOR, LEARNER
 from tutor.models import Membership
 from tutor.roles import is_teacher
 
@@ -59,3 +60,17 @@ def test_after_a_launch_only_the_launching_lms_may_frame_parsnip(lms, course_wit
     LtiRegistration.objects.update(is_active=False)
     again = student.session.get(page.url, timeout=30)
     assert "frame-ancestors 'none'" in again.headers["Content-Security-Policy"]
+
+
+def test_students_who_launch_before_any_teacher_join_the_class_when_it_is_made(lms, registered, lesson, person):
+    lms.contexts["c9"] = "Chemistry"
+    lms.add_person("t9", "Tia Teacher", c9=INSTRUCTOR)
+    lms.add_person("s9", "Stu Early", c9=LEARNER)
+    lms.links["l9"] = {"context": "c9", "title": "Caches", "custom": {"parsnip_lesson": str(lesson.pk)}, "lineitem": None}
+    early = person("s9").launch("l9")
+    assert early.url.endswith(lesson.get_absolute_url())  # the lesson opens; there is no class yet
+    assert not ClassLink.objects.exists()
+    person("t9").launch("l9")
+    cohort = ClassLink.objects.get().cohort
+    assert cohort.name == "Chemistry"
+    assert list(cohort.students.values_list("first_name", flat=True)) == ["Stu"]
