@@ -5,7 +5,7 @@ course as teacher or student, the LMS course as a Parsnip class, the link's less
 import hashlib
 
 from django.contrib.auth.models import Group, User
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from lti_tool.models import LtiContext, LtiDeployment, LtiLaunch, LtiRegistration, LtiUser
 from lti_tool.utils import DjangoToolConfig, sync_data_from_launch
 from pylti1p3.contrib.django import DjangoMessageLaunch, DjangoOIDCLogin
@@ -103,8 +103,12 @@ def sign_in_data(launch: LtiLaunch) -> tuple[User, ClassLink | None, LtiContext 
     if context is not None:
         link = ClassLink.objects.select_related("cohort").filter(context=context).first()
         if link is None and teacher:
-            cohort = create_class(teacher=user, name=(context.title or context.label or "LMS course")[:100])
-            link = ClassLink.objects.create(context=context, cohort=cohort)
+            try:
+                with transaction.atomic():
+                    cohort = create_class(teacher=user, name=(context.title or context.label or "LMS course")[:100])
+                    link = ClassLink.objects.create(context=context, cohort=cohort)
+            except IntegrityError:  # two teachers' first launches at once: the other made it
+                link = ClassLink.objects.select_related("cohort").get(context=context)
             # Learners who launched before any teacher join the class now.
             for learner in User.objects.filter(
                 lti_users__memberships__context=context, lti_users__memberships__is_learner=True

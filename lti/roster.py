@@ -5,8 +5,10 @@ the LMS no longer lists leave the class (their work stays: it belongs to the lea
 from django.db import transaction
 from django.utils import timezone
 from lti_tool.models import LtiMembership, LtiUser
-from lti_tool.services.nrps import fetch_member_data
+from pylti1p3.names_roles import NamesRolesProvisioningService
+from pylti1p3.service_connector import ServiceConnector
 
+from lti.grades import TimeoutSession
 from lti.launch import account_for
 from lti.models import ClassLink
 from tutor.models import Membership
@@ -17,6 +19,17 @@ SYNC_ROSTER = "lti.tasks.sync_roster"
 
 def enqueue_sync(class_link_id: int) -> None:
     enqueue_task_on_commit(SYNC_ROSTER, class_link_id, task_name=f"lti-roster-{class_link_id}")
+
+
+def fetch_member_data(context) -> list[dict]:
+    """django-lti's NRPS read, with a timeout on each call (pylti1p3 sets none)."""
+    if not context.memberships_url:
+        return []
+    service = NamesRolesProvisioningService(
+        ServiceConnector(context.deployment.registration.to_registration(), requests_session=TimeoutSession()),
+        {"context_memberships_url": context.memberships_url},
+    )
+    return list(service.get_members())
 
 
 def sync_roster(*, class_link_id: int) -> dict[str, int]:
