@@ -4,6 +4,7 @@ teacher's page of grades on their way to the LMS."""
 from urllib.parse import urlsplit
 
 from django.conf import settings
+from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.contrib.auth import authenticate, login
 from django.contrib.auth.decorators import login_required
@@ -57,12 +58,12 @@ def launch_view(request: HttpRequest) -> HttpResponse:
         lti_launch = launch.validate(request)
     except launch.LaunchRefused as error:
         return refused(request, f"Parsnip could not accept this launch from your LMS: {error}")
+    if lti_launch.is_deep_link_launch and not launch.is_instructor(lti_launch):
+        return refused(request, "Only a teacher of the LMS course can add Parsnip links to it.")
     user, link, context = launch.sign_in_data(lti_launch)
     login(request, user, backend="django.contrib.auth.backends.ModelBackend")
     framing.allow_framing_by(request, lti_launch.registration)
     if lti_launch.is_deep_link_launch:
-        if not launch.is_instructor(lti_launch):
-            return refused(request, "Only a teacher of the LMS course can add Parsnip links to it.")
         request.session[DEEP_LINK_SESSION_KEY] = {
             "registration": lti_launch.registration.pk,
             "deployment_id": lti_launch.deployment.deployment_id,
@@ -82,8 +83,6 @@ def launch_view(request: HttpRequest) -> HttpResponse:
     if link is not None:
         grades.progress_changed(None, user_id=user.pk, lesson_id=lesson.pk)  # a column exists now
     if accounts.is_made_by_lms(user) and not user.lesson_progress.exists():
-        from django.contrib import messages
-
         messages.info(request, "Had a Parsnip account before? Link it (once): Link my Parsnip account, at the top of the Classes page.")
         request.session["lti-link-next"] = lesson.get_absolute_url()
     return redirect(lesson.get_absolute_url())
@@ -215,8 +214,6 @@ def class_grades(request: HttpRequest, pk: int) -> TemplateResponse:
 def resync_class(request: HttpRequest, pk: int) -> HttpResponseRedirect:
     cohort = taught_class(request, pk)
     count = grades.resync(ScoreSync.objects.filter(line_item__context__class_link__cohort=cohort))
-    from django.contrib import messages
-
     messages.success(request, f"{count} grade{'s' if count != 1 else ''} queued to be sent again.")
     return redirect("lti:class_grades", pk=cohort.pk)
 
@@ -227,8 +224,6 @@ def resync_one(request: HttpRequest, pk: int, sync_pk: int) -> HttpResponseRedir
     cohort = taught_class(request, pk)
     sync = get_object_or_404(ScoreSync, pk=sync_pk, line_item__context__class_link__cohort=cohort)
     grades.resync(ScoreSync.objects.filter(pk=sync.pk))
-    from django.contrib import messages
-
     messages.success(request, f"{sync.user.get_full_name() or sync.user.username}'s grade queued to be sent again.")
     return redirect("lti:class_grades", pk=cohort.pk)
 
@@ -237,8 +232,6 @@ def resync_one(request: HttpRequest, pk: int, sync_pk: int) -> HttpResponseRedir
 @require_POST
 def sync_roster(request: HttpRequest, pk: int) -> HttpResponseRedirect:
     cohort = taught_class(request, pk)
-    from django.contrib import messages
-
     links = list(ClassLink.objects.filter(cohort=cohort, context__memberships_url__gt=""))
     if not links:
         messages.error(request, "None of this class's LMS courses lets Parsnip read its roster.")
@@ -273,8 +266,6 @@ def link_account(request: HttpRequest) -> HttpResponse:
                 login(request, existing, backend="django.contrib.auth.backends.ModelBackend")
                 if framed:
                     request.session[framing.SESSION_KEY] = framed
-                from django.contrib import messages
-
                 messages.success(request, f"Linked: your LMS now opens Parsnip as {existing.get_username()}.")
                 return redirect(next_url or "tutor:catalogue")
     return TemplateResponse(request, "lti/link_account.html", {"error": error}, status=400 if error else 200)

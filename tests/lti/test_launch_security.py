@@ -134,3 +134,10 @@ def test_an_instructor_elsewhere_is_still_a_learner_here(lms, course, person, le
     for url in (reverse("lti:class_grades", args=[c1_class.pk]), reverse("tutor:class_detail", args=[c1_class.pk])):
         assert sam.session.get(lms.base + url, timeout=30).status_code == 404
     assert sam.session.get(lms.base + reverse("lti:class_grades", args=[c2_class.pk]), timeout=30).status_code == 200
+
+
+def test_a_learner_cannot_open_the_deep_linking_picker(lms, course, person):
+    lms.add_person("s5", "Lee Learner", c1=LEARNER)
+    before = rows()
+    response = person("s5").open(lms.start_url("s5", deep_link_in="c1"))
+    assert_refused(response, before, "Only a teacher of the LMS course can add Parsnip links")
