@@ -106,7 +106,6 @@ class ScoreSync(models.Model):
         SENDING = "sending", "Sending"
         SENT = "sent", "Sent"
         FAILED = "failed", "Failed, will retry"
-        GAVE_UP = "gave_up", "Failed"
 
     CLAIM_TIMEOUT = timedelta(minutes=2)
 
