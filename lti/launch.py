@@ -126,8 +126,11 @@ def account_for(lti_user: LtiUser) -> User:
     if lti_user.auth_user_id:
         return lti_user.auth_user
     registration = lti_user.registration
-    digest = hashlib.sha256(f"{registration.issuer}\n{lti_user.sub}".encode()).hexdigest()[:12]
+    # Per registration, not per issuer: two schools on one hosted LMS share its issuer.
+    digest = hashlib.sha256(f"{registration.uuid}\n{lti_user.sub}".encode()).hexdigest()[:16]
     given, _, family = (lti_user.name or "").partition(" ")
+    if LtiUser.objects.filter(auth_user__username=f"lms-{digest}").exclude(pk=lti_user.pk).exists():
+        raise LaunchRefused("This LMS account's Parsnip name is taken; ask Parsnip's administrator.")
     user, _ = User.objects.get_or_create(
         username=f"lms-{digest}",
         defaults={"first_name": (lti_user.given_name or given)[:150],

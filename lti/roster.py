@@ -9,7 +9,7 @@ from pylti1p3.names_roles import NamesRolesProvisioningService
 from pylti1p3.service_connector import ServiceConnector
 
 from lti.grades import TimeoutSession
-from lti.launch import account_for
+from lti.launch import LaunchRefused, account_for
 from lti.models import ClassLink
 from tutor.models import Membership
 from tutor.queueing import enqueue_task_on_commit
@@ -46,7 +46,10 @@ def sync_roster(*, class_link_id: int) -> dict[str, int]:
             if any(role.endswith("#Learner") or role == "Learner" for role in m.get("roles", []))
         }
         for lti_user in LtiUser.objects.filter(registration=context.deployment.registration, sub__in=active & learners):
-            user = account_for(lti_user)
+            try:
+                user = account_for(lti_user)
+            except LaunchRefused:
+                continue  # a name clash the admin must look at; the rest of the roster still comes in
             _, created = Membership.objects.get_or_create(cohort=link.cohort, student=user)
             joined += created
         gone = LtiMembership.objects.filter(context=context).exclude(user__sub__in=active)

@@ -60,7 +60,10 @@ def launch_view(request: HttpRequest) -> HttpResponse:
         return refused(request, f"Parsnip could not accept this launch from your LMS: {error}")
     if lti_launch.is_deep_link_launch and not launch.is_instructor(lti_launch):
         return refused(request, "Only a teacher of the LMS course can add Parsnip links to it.")
-    user, link, context = launch.sign_in_data(lti_launch)
+    try:
+        user, link, context = launch.sign_in_data(lti_launch)
+    except launch.LaunchRefused as error:
+        return refused(request, str(error))
     login(request, user, backend="django.contrib.auth.backends.ModelBackend")
     framing.allow_framing_by(request, lti_launch.registration)
     if lti_launch.is_deep_link_launch:

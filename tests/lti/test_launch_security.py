@@ -141,3 +141,27 @@ def test_a_learner_cannot_open_the_deep_linking_picker(lms, course, person):
     before = rows()
     response = person("s5").open(lms.start_url("s5", deep_link_in="c1"))
     assert_refused(response, before, "Only a teacher of the LMS course can add Parsnip links")
+
+
+def test_the_same_course_and_person_ids_on_another_platform_are_other_people_and_classes(lms, course, person, lesson):
+    """Two registrations (two LMSs) that happen to use the same ids: nothing is shared."""
+    from django.urls import reverse
+    from lti_tool.models import LtiRegistration
+
+    from tests.lti.conftest import register
+
+    lms.people["t1"] = {"name": "Tess Teacher", "roles": {"c1": INSTRUCTOR}}
+    person("t1").launch(course)
+    first_class = ClassLink.objects.get().cohort
+
+    lms.client_id = "second-client"  # the other LMS, as Parsnip sees it: another registration
+    LtiRegistration.objects.filter(client_id="second-client").delete()
+    second = register(lms)
+    assert second.client_id == "second-client"
+    other = person("t1")
+    other.launch(course)
+    second_class = ClassLink.objects.exclude(cohort=first_class).get().cohort
+    assert second_class.teacher != first_class.teacher
+    assert User.objects.filter(lti_users__sub="t1").count() == 2
+    response = other.session.get(lms.base + reverse("lti:class_grades", args=[first_class.pk]), timeout=30)
+    assert response.status_code == 404
