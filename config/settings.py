@@ -55,6 +55,9 @@ INSTALLED_APPS = [
     "axes",
     "course",
     "tutor",
+    # LMS integration (LTI 1.3): django-lti's records, and Parsnip's links on top (docs/lti.md).
+    "lti_tool",
+    "lti",
 ]
 
 MIDDLEWARE = [
@@ -69,6 +72,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
+    # After a launch, the launching LMS (only) may frame that browser's pages (lti/framing.py).
+    "lti.framing.LmsFramingMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     # Last, as django-axes asks: it turns a locked-out login into the lockout page.
     "axes.middleware.AxesMiddleware",
@@ -244,6 +249,11 @@ if not DEBUG and env_bool("HTTPS", True):
     SECURE_HSTS_PRELOAD = True
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
+    # Inside an LMS's iframe the browser sends Parsnip's cookies only if they are SameSite=None
+    # (docs/lti.md). Off by default: a site not framed by an LMS keeps Lax cookies.
+    if env_bool("LTI_IFRAME_COOKIES", False):
+        SESSION_COOKIE_SAMESITE = "None"
+        CSRF_COOKIE_SAMESITE = "None"
 
 # Learner code runs through django-q2. A failed run is never retried (it is learner
 # code, not a flaky job); the task timeout sits above the sandbox's wall limit and
@@ -316,3 +326,8 @@ RUNS_PER_MINUTE = int(os.environ.get("RUNS_PER_MINUTE", "20"))
 RUNS_PENDING_MAX = int(os.environ.get("RUNS_PENDING_MAX", "3"))
 # Per learner: predictions a minute (one per snippet is what counts; this stops floods).
 PREDICTIONS_PER_MINUTE = int(os.environ.get("PREDICTIONS_PER_MINUTE", "20"))
+
+# LTI 1.3 (docs/lti.md): how long a call to an LMS may take, and the first retry's delay
+# after a grade the LMS refused (doubling each time, at most an hour apart).
+LTI_HTTP_TIMEOUT_SECONDS = float(os.environ.get("LTI_HTTP_TIMEOUT_SECONDS", "10"))
+LTI_RETRY_SECONDS = int(os.environ.get("LTI_RETRY_SECONDS", "30"))

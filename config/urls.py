@@ -1,3 +1,4 @@
+from django.apps import apps
 from django.contrib import admin
 from django.urls import include, path
 
@@ -12,3 +13,6 @@ urlpatterns = [
     path("", include("tutor.urls")),
     path("", include("course.urls")),
 ]
+
+if apps.is_installed("lti"):  # LMS integration (LTI 1.3): Parsnip works without it
+    urlpatterns.append(path("", include("lti.urls")))

@@ -180,3 +180,27 @@ def line_keys_by_token() -> dict[str, str]:
         for exercise in OrderingExercise.objects.all()
         for key, token in line_tokens(user, exercise).items()
     }
+
+
+def make_score_sync(cohort, student: User, lesson: Lesson, **fields):
+    """A grade on its way to an LMS: the class linked from an LMS course, with a column for
+    the lesson (the LMS side's rows, as a launch would have made them)."""
+    from lti_tool.models import LtiContext, LtiDeployment, LtiRegistration, LtiUser
+
+    from lti.models import ClassLink, LineItem, ScoreSync
+
+    n = next(_seq)
+    registration = LtiRegistration.objects.create(
+        name=f"LMS {n}", issuer=f"https://lms{n}.example", client_id=f"client-{n}",
+        auth_url=f"https://lms{n}.example/auth", token_url=f"https://lms{n}.example/token",
+        keyset_url=f"https://lms{n}.example/jwks",
+    )
+    deployment = LtiDeployment.objects.create(registration=registration, deployment_id="1", is_active=True)
+    context = LtiContext.objects.create(deployment=deployment, id_on_platform=f"course-{n}", title=f"LMS course {n}")
+    ClassLink.objects.create(context=context, cohort=cohort)
+    line_item = LineItem.objects.create(context=context, lesson=lesson, score_maximum=3,
+                                        url=f"https://lms{n}.example/lineitems/1")
+    lti_user = LtiUser.objects.create(registration=registration, sub=f"sub-{n}", auth_user=student)
+    fields.setdefault("score_given", 1)
+    fields.setdefault("score_maximum", 3)
+    return ScoreSync.objects.create(line_item=line_item, lti_user=lti_user, user=student, **fields)

@@ -21,6 +21,7 @@ from tests.factories import (
     make_learner_run,
     make_prediction,
     make_run,
+    make_score_sync,
     make_teacher,
     make_user,
 )
@@ -63,6 +64,7 @@ def world(sample_content):
     )
     Extension.objects.create(assignment=assignment, student=student, due_at=now + timedelta(days=2))
     stepping = make_stepping(student, snippet)
+    score_sync = make_score_sync(cohort, student, lesson)
     return {
         "users": {
             "anonymous": None,
@@ -80,6 +82,7 @@ def world(sample_content):
         "run": run,
         "assignment": assignment,
         "stepping": stepping,
+        "score_sync": score_sync,
         "student": student,
         "term": GlossaryTerm.objects.get(slug="kv-cache"),
         "group": (other.block_id, group.key),
@@ -237,6 +240,16 @@ PAGES = [
         {**owner_only(), "student": 302},
     ),
     ("admin", lambda w: reverse("admin:index"), {**everyone(302), "admin": 200}),
+    # LMS integration (lti/): the LMS's own ways in take no Parsnip login.
+    ("lms grades", lambda w: reverse("lti:class_grades", args=[w["cohort"].pk]), class_page()),
+    ("lms set-up values", lambda w: reverse("lti:setup"), {**everyone(302), "admin": 200}),
+    ("lms keyset", lambda w: reverse("lti:jwks"), everyone(200)),
+    ("lms launch (GET)", lambda w: reverse("lti:launch"), everyone(405)),
+    ("lms login, unknown registration", lambda w: reverse("lti:login", args=["00000000-0000-4000-8000-000000000000"]), everyone(400)),
+    # Only reached from an LMS's Deep Linking launch (its request kept in the session).
+    ("lms deep-link picker", lambda w: reverse("lti:deep_link"), signed_in(403)),
+    # Only an account an LMS made links to another (tests/lti/test_link_account.py).
+    ("link my parsnip account", lambda w: reverse("lti:link_account"), signed_in(400)),
 ]
 
 
@@ -363,6 +376,24 @@ ACTIONS = [
         "set the class's time zone",
         lambda w: reverse("tutor:class_time_zone", args=[w["cohort"].pk]),
         {"time_zone": "Europe/Berlin"},
+        {**class_page(), "teacher": 302, "admin": 302},
+    ),
+    (
+        "re-sync a class's LMS grades",
+        lambda w: reverse("lti:resync_class", args=[w["cohort"].pk]),
+        {},
+        {**class_page(), "teacher": 302, "admin": 302},
+    ),
+    (
+        "re-sync one student's LMS grade",
+        lambda w: reverse("lti:resync_one", args=[w["cohort"].pk, w["score_sync"].pk]),
+        {},
+        {**class_page(), "teacher": 302, "admin": 302},
+    ),
+    (
+        "read the LMS roster",
+        lambda w: reverse("lti:sync_roster", args=[w["cohort"].pk]),
+        {},
         {**class_page(), "teacher": 302, "admin": 302},
     ),
     (

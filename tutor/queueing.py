@@ -18,3 +18,9 @@ def enqueue_run(run_id: int) -> None:
 def enqueue_run_on_commit(run_id: int) -> None:
     """Hand the run to the worker once the transaction that stored it has committed."""
     transaction.on_commit(lambda: enqueue_run(run_id))
+
+
+def enqueue_task_on_commit(func: str, *args, task_name: str) -> None:
+    """Hand any task (by dotted name) to the worker once the current transaction commits:
+    apps built on tutor (lti) queue their work through here too."""
+    transaction.on_commit(lambda: async_task(func, *args, task_name=task_name, save=False))

@@ -10,6 +10,7 @@ from course.models import Block, Lesson
 from tutor import practice
 from tutor.live import actions as live
 from tutor.models import LessonProgress
+from tutor.signals import progress_changed
 
 
 def learner_worked(
@@ -63,6 +64,11 @@ def refresh_lesson_progress(*, user: AbstractBaseUser, lesson: Lesson) -> Lesson
             progress.completed_at = now
         progress.updated_at = now
         progress.save()
+        transaction.on_commit(
+            lambda: progress_changed.send(
+                sender=LessonProgress, user_id=progress.user_id, lesson_id=progress.lesson_id
+            )
+        )
     return progress
 
 

@@ -1,0 +1,296 @@
+"""A real LTI 1.3 platform for the tests, built on the platform-side library lti1p3platform
+and served by the test server beside Parsnip (under /fake-lms/). It signs launches with its
+own key, fetches Parsnip's keys to check what Parsnip signs, issues access tokens, keeps a
+gradebook (line items and the scores posted to them) and a roster. Faults are injected by
+setting `score_failures`, `token_failures` and `score_delay`.
+
+Its pages render no templates (the test server's CSP applies): a launch is a form with a
+button, which a browser test clicks and a requests-driven test submits itself.
+"""
+
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from html import escape
+from urllib.parse import urlencode
+
+from django.http import HttpResponse, HttpResponseRedirect, JsonResponse
+from django.urls import path
+from django.views.decorators.csrf import csrf_exempt
+from jwcrypto.jwk import JWK
+from lti1p3platform.ltiplatform import LTI1P3PlatformConfAbstract
+from lti1p3platform.message_launch import LTIAdvantageMessageLaunchAbstract
+from lti1p3platform.oidc_login import OIDCLoginAbstract
+from lti1p3platform.registration import Registration
+from lti1p3platform.request import Request
+
+INSTRUCTOR = "http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor"
+LEARNER = "http://purl.imsglobal.org/vocab/lis/v2/membership#Learner"
+CLIENT_ID = "parsnip-client"
+DEPLOYMENT_ID = "deployment-1"
+SCORE_TYPE = "application/vnd.ims.lis.v1.score+json"
+
+_KEY = JWK.generate(kty="RSA", size=2048)  # the platform's key, once per test process
+PLATFORM_PRIVATE = _KEY.export_to_pem(private_key=True, password=None).decode()
+PLATFORM_PUBLIC = _KEY.export_to_pem().decode()
+
+
+@dataclass
+class FakeLms:
+    base: str  # the test server's URL
+    tool_login_url: str = ""  # Parsnip's OIDC login initiation URL (from its set-up page)
+    tool_launch_url: str = ""
+    tool_jwks_url: str = ""
+    deployment_id: str = DEPLOYMENT_ID
+    client_id: str = CLIENT_ID
+    people: dict = field(default_factory=dict)  # sub -> {"name":..., "roles": {context: role}}
+    contexts: dict = field(default_factory=dict)  # id -> title
+    links: dict = field(default_factory=dict)  # resource link id -> {"context", "title", "custom", "lineitem"}
+    line_items: dict = field(default_factory=dict)  # id -> {"context", "label", "scoreMaximum", "resourceId", "tag"}
+    scores: dict = field(default_factory=dict)  # line item id -> {sub: score dict}
+    score_posts: list = field(default_factory=list)  # every accepted POST, in order
+    score_failures: list = field(default_factory=list)  # statuses to answer the next posts with
+    token_failures: int = 0
+    score_delay: float = 0.0
+    dropped: set = field(default_factory=set)  # subs the roster no longer lists
+    ags: bool = True
+    audience: str = ""  # signs launches for another tool's client id when set
+    token_lifetime: int = 300  # seconds; negative: launches arrive already expired
+    signing_key: str = ""  # another private key to sign launches with (its key id unknown to Parsnip)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def issuer(self) -> str:
+        return f"{self.base}/fake-lms"
+
+    def url(self, tail: str) -> str:
+        return f"{self.base}/fake-lms/{tail}"
+
+    def registration(self, deployment_id: str | None = None) -> Registration:
+        return (
+            Registration()
+            .set_iss(self.issuer)
+            .set_client_id(self.client_id)
+            .set_deployment_id(deployment_id or self.deployment_id)
+            .set_oidc_login_url(self.tool_login_url)
+            .set_launch_url(self.tool_launch_url)
+            .set_deeplink_launch_url(self.tool_launch_url)
+            .set_platform_public_key(PLATFORM_PUBLIC)
+            .set_platform_private_key(PLATFORM_PRIVATE)
+            .set_tool_key_set_url(self.tool_jwks_url)
+        )
+
+    # What a person in the LMS does ------------------------------------------------------
+
+    def add_person(self, sub: str, name: str, **roles: str) -> None:
+        self.people[sub] = {"name": name, "roles": roles}
+
+    def start_url(self, sub: str, *, link: str | None = None, deep_link_in: str | None = None) -> str:
+        """The LMS's page for clicking a link (or "add an activity" in a course)."""
+        hint = f"link:{link}" if link else f"deep:{deep_link_in}"
+        return self.url("start/?" + urlencode({"user": sub, "hint": hint}))
+
+
+CURRENT: dict = {}  # the FakeLms the test server answers for (one per test)
+
+
+def lms() -> FakeLms:
+    return CURRENT["lms"]
+
+
+class PlatformConfig(LTI1P3PlatformConfAbstract):
+    def init_platform_config(self, **kwargs):
+        self._deployment_id = kwargs.get("deployment_id")
+
+    def get_registration_by_params(self, **kwargs):
+        return lms().registration(self._deployment_id)
+
+
+class DjangoRequestData(Request):
+    def build_metadata(self, request):
+        return {
+            "method": request.method, "form_data": request.POST.dict(), "get_data": request.GET.dict(),
+            "headers": request.headers, "content_type": request.content_type, "path": request.path, "json": None,
+        }
+
+
+class Login(OIDCLoginAbstract):
+    def set_lti_message_hint(self, **kwargs):
+        self._lti_message_hint = kwargs["hint"]
+
+    def get_redirect(self, url):
+        return HttpResponseRedirect(url)
+
+
+class Launch(LTIAdvantageMessageLaunchAbstract):
+    def prepare_launch(self, preflight_response):
+        fake = lms()
+        sub = preflight_response["login_hint"]
+        kind, _, target = preflight_response["lti_message_hint"].partition(":")
+        person = fake.people[sub]
+        context_id = fake.links[target]["context"] if kind == "link" else target
+        role = person["roles"].get(context_id, LEARNER)
+        self.set_user_data(sub, [role], full_name=person["name"])
+        self.set_launch_context_claim(
+            context_id, context_types=["http://purl.imsglobal.org/vocab/lis/v2/course#CourseOffering"],
+            context_title=fake.contexts[context_id], context_label=context_id,
+        )
+        if fake.ags:
+            link = fake.links.get(target, {}) if kind == "link" else {}
+            self.set_ags(
+                fake.url(f"contexts/{context_id}/lineitems"),
+                fake.url(f"lineitems/{link['lineitem']}") if link.get("lineitem") else None,
+            )
+        self.set_nrps(fake.url(f"contexts/{context_id}/memberships"))
+        if kind == "link":
+            link = fake.links[target]
+            self.set_resource_link_claim(target, title=link["title"])
+            if link.get("custom"):
+                self.set_custom_parameters_claim(link["custom"])
+        else:
+            self.set_dl(fake.url(f"deep-link-return/{context_id}/"), title="Add an activity")
+
+    def get_launch_message(self, include_extra_claims=True):
+        message = super().get_launch_message(include_extra_claims)
+        if lms().audience:
+            message["aud"] = message["azp"] = lms().audience
+        return message
+
+    def generate_launch_request(self):
+        fake = lms()
+        self.set_id_token_expiration(fake.token_lifetime)
+        if fake.signing_key:
+            self._registration.set_platform_private_key(fake.signing_key)
+        return super().generate_launch_request()
+
+    def render_launch_form(self, launch_data, **kwargs):
+        return HttpResponse(
+            f'<form method="post" action="{escape(launch_data["launch_url"])}" id="lti-launch">'
+            f'<input type="hidden" name="state" value="{escape(launch_data["state"])}">'
+            f'<input type="hidden" name="id_token" value="{escape(launch_data["id_token"])}">'
+            '<button type="submit">Open in Parsnip</button></form>'
+        )
+
+
+def start(request):
+    login = Login(request, PlatformConfig())
+    login.set_lti_message_hint(hint=request.GET["hint"])
+    if request.GET["hint"].startswith("deep:"):
+        login.set_deeplinking_launch_url()
+    return login.initiate_login(request.GET["user"])
+
+
+def authorize(request):
+    return Launch(DjangoRequestData(request), PlatformConfig()).lti_launch()
+
+
+def jwks(request):
+    return JsonResponse({"keys": lms().registration().get_jwks()})
+
+
+@csrf_exempt
+def token(request):
+    fake = lms()
+    with fake.lock:
+        if fake.token_failures:
+            fake.token_failures -= 1
+            return JsonResponse({"error": "temporarily_unavailable"}, status=503)
+    return JsonResponse(PlatformConfig().get_registration() and _platform().get_access_token(request.POST.dict()))
+
+
+def _platform():
+    config = PlatformConfig()
+    config.get_registration()
+    return config
+
+
+def _authorised(request, scope: str) -> bool:
+    header = request.headers.get("Authorization", "")
+    return header.startswith("Bearer ") and _platform().validate_token(header[7:], allowed_scopes=[scope])
+
+
+@csrf_exempt
+def deep_link_return(request, context_id):
+    fake = lms()
+    items = _platform().validate_deeplinking_resp(request.POST.dict())
+    made = []
+    for item in items:
+        link_id = f"link-{len(fake.links) + 1}"
+        line_item = None
+        if "lineItem" in item:
+            line_item = str(len(fake.line_items) + 1)
+            fake.line_items[line_item] = {"context": context_id, "label": item["lineItem"].get("label", item.get("title")),
+                                          **item["lineItem"]}
+            fake.scores[line_item] = {}
+        fake.links[link_id] = {"context": context_id, "title": item.get("title", ""),
+                               "custom": item.get("custom", {}), "lineitem": line_item,
+                               "due": item.get("submission", {}).get("endDateTime")}
+        made.append(link_id)
+    return HttpResponse("".join(f'<p class="made-link" data-link="{escape(m)}">Added {escape(fake.links[m]["title"])}</p>' for m in made))
+
+
+@csrf_exempt
+def lineitems(request, context_id):
+    fake = lms()
+    if not _authorised(request, "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem"):
+        return JsonResponse({"error": "unauthorised"}, status=401)
+    if request.method == "POST":
+        data = json.loads(request.body)
+        with fake.lock:
+            item_id = str(len(fake.line_items) + 1)
+            fake.line_items[item_id] = {"context": context_id, **data}
+            fake.scores[item_id] = {}
+        return JsonResponse({"id": fake.url(f"lineitems/{item_id}"), **data}, status=201)
+    return JsonResponse(
+        [{"id": fake.url(f"lineitems/{pk}"), **{k: v for k, v in item.items() if k != "context"}}
+         for pk, item in fake.line_items.items() if item["context"] == context_id], safe=False
+    )
+
+
+@csrf_exempt
+def scores(request, item_id):
+    fake = lms()
+    if not _authorised(request, "https://purl.imsglobal.org/spec/lti-ags/scope/score"):
+        return JsonResponse({"error": "unauthorised"}, status=401)
+    if request.content_type != SCORE_TYPE:
+        return JsonResponse({"error": "wrong content type"}, status=415)
+    if fake.score_delay:  # hangs, then fails: a gateway timing out (the score is not kept)
+        time.sleep(fake.score_delay)
+        return JsonResponse({"error": "gateway timeout"}, status=504)
+    with fake.lock:
+        if fake.score_failures:
+            status = fake.score_failures.pop(0)
+            return JsonResponse({"error": f"refused ({status})"}, status=status)
+        score = json.loads(request.body)
+        previous = fake.scores[item_id].get(score["userId"])
+        # AGS: a score older than the one held is ignored.
+        if previous is None or score["timestamp"] >= previous["timestamp"]:
+            fake.scores[item_id][score["userId"]] = score
+        fake.score_posts.append((item_id, score))
+    return HttpResponse(status=204)
+
+
+def memberships(request, context_id):
+    fake = lms()
+    if not _authorised(request, "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly"):
+        return JsonResponse({"error": "unauthorised"}, status=401)
+    members = [
+        {"user_id": sub, "name": person["name"], "status": "Active",
+         "roles": [person["roles"].get(context_id, LEARNER)]}
+        for sub, person in fake.people.items()
+        if sub not in fake.dropped and context_id in person["roles"]
+    ]
+    return JsonResponse({"id": request.build_absolute_uri(), "context": {"id": context_id}, "members": members})
+
+
+urlpatterns = [
+    path("fake-lms/start/", start),
+    path("fake-lms/authorize/", authorize),
+    path("fake-lms/jwks/", jwks),
+    path("fake-lms/token/", token),
+    path("fake-lms/deep-link-return/<str:context_id>/", deep_link_return),
+    path("fake-lms/contexts/<str:context_id>/lineitems", lineitems),
+    path("fake-lms/lineitems/<str:item_id>/scores", scores),
+    path("fake-lms/contexts/<str:context_id>/memberships", memberships),
+]
