@@ -17,6 +17,7 @@ class TutorConfig(AppConfig):
         practice.discover()
         import tutor.clusters.models  # noqa: F401  (its model is the app's: Django must see it)
         import tutor.live.models  # noqa: F401  -- the live view's rows (tutor/live/)
+        import tutor.trail.models  # noqa: F401  -- the editors' trails (tutor/trail/)
         post_spawn.connect(tasks.worker_started, dispatch_uid="parsnip-worker-started")
 
         # The sandbox module knows nothing of Django: hand it the configured backend here.

@@ -34,6 +34,7 @@ from tutor.assignments.closing import closed_to
 from tutor.models import Prediction, Run
 from tutor.practice.snippet.forms import CodeForm, DraftForm, PredictionForm, SelfCheckForm
 from tutor.practice.snippet.state import SnippetPractice, practice_of
+from tutor.trail import actions as trail
 from tutor.views.progress import with_lesson_progress
 
 TEMPLATE = "tutor/snippet_practice.html"
@@ -238,6 +239,7 @@ def run_create(request: HttpRequest, snippet_id: int) -> HttpResponse:
             return refuse(request, snippet, str(refusal), status=429)
         messages.warning(request, str(refusal))
         return redirect(snippet_url(snippet))
+    trail.record_moment(user=request.user, block=snippet.block, what=trail.RUN, code=code)
     wait_for(run)
     if not wants_partial(request):
         return redirect(snippet_url(snippet, run=run.pk))
