@@ -26,6 +26,7 @@ from tutor.assignments.models import Assignment, Extension
 from tutor.clusters.models import ClusterComment
 from tutor.models import Prediction, Run
 from tutor.practice.snippet.clusters import clusters
+from tutor.trail.actions import RUN, record_moment
 
 pytestmark = pytest.mark.django_db
 
@@ -60,6 +61,7 @@ def world(sample_content):
     )
     Extension.objects.create(assignment=assignment, student=student, due_at=now + timedelta(days=2))
     stepping = make_stepping(student, snippet)
+    record_moment(user=student, block=snippet.block, what=RUN, code="print('mine')\n")
     return {
         "users": {
             "anonymous": None,
@@ -233,8 +235,17 @@ PAGES = [
         lambda w: reverse("tutor:step_goto", args=[w["stepping"].pk]) + "?step=3",
         {**owner_only(), "student": 302},
     ),
+    # How the work was made (tutor/trail/): the learner's own replay; their teacher's.
+    ("my trail", lambda w: reverse("tutor:my_trail", args=[w["snippet"].block_id]), owner_only()),
+    ("class trail", lambda w: trail_url(w, "class_trail"), class_page()),
+    ("class trail step", lambda w: trail_url(w, "class_trail") + "?step=1", class_page()),
+    ("watch live", lambda w: trail_url(w, "trail_watch"), class_page()),
     ("admin", lambda w: reverse("admin:index"), {**everyone(302), "admin": 200}),
 ]
+
+
+def trail_url(world, name: str) -> str:
+    return reverse(f"tutor:{name}", args=[world["cohort"].pk, world["student"].pk, world["snippet"].block_id])
 
 
 @pytest.mark.parametrize("name,url,expected", PAGES, ids=[page[0] for page in PAGES])
@@ -361,6 +372,13 @@ ACTIONS = [
         lambda w: reverse("tutor:class_time_zone", args=[w["cohort"].pk]),
         {"time_zone": "Europe/Berlin"},
         {**class_page(), "teacher": 302, "admin": 302},
+    ),
+    (
+        # Each learner records their own trail; nobody can write to another's.
+        "record edits",
+        lambda w: reverse("tutor:trail_record", args=[w["snippet"].block_id]),
+        {"edits": "[]", "code": "print('x')\n"},
+        signed_in(204),
     ),
     (
         # Only a student of the class the comment is for: it is theirs to have read.

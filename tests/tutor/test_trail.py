@@ -287,3 +287,16 @@ def test_watching_a_student_with_no_trail_says_so(client, recorded):
         "tutor:trail_watch", args=[recorded["cohort"].pk, recorded["student"].pk, other.block_id]
     )
     assert "They have not changed this code yet." in client.get(url).content.decode()
+
+
+def test_the_timeline_and_my_progress_show_the_figures_and_link_the_replay(client, recorded):
+    w = recorded
+    client.force_login(w["teacher"])
+    page = client.get(reverse("tutor:class_student", args=[w["cohort"].pk, w["student"].pk])).content.decode()
+    assert "How the code was made" in page
+    assert f"{len(w['pasted'])} characters" in page
+    assert class_trail_url(w) in page
+    client.force_login(w["student"])
+    page = client.get(reverse("tutor:my_progress")).content.decode()
+    assert reverse("tutor:my_trail", args=[w["snippet"].block_id]) in page
+    assert f"{len(w['pasted'])} characters" in page

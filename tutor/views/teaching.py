@@ -40,6 +40,7 @@ from tutor.models import (
 )
 from tutor.roles import is_teacher
 from tutor.time_zones import browser_zone, use_class_zone
+from tutor.trail.teaching import trails_of
 
 CSV_CHUNK = 2000
 TIMELINE_LIMIT = 200  # of each kind, newest first
@@ -296,6 +297,7 @@ def class_student(request: HttpRequest, pk: int, student_pk: int) -> TemplateRes
         "events": events,
         "limit": TIMELINE_LIMIT,
         "progress": [(p, teaching.progress_cell(p.items_done, p.items_total, p.is_complete)) for p in progress],
+        "trails": trails_of(student),
     }
     return TemplateResponse(request, "tutor/teaching/class_student.html", context)
 
