@@ -300,3 +300,13 @@ def test_the_timeline_and_my_progress_show_the_figures_and_link_the_replay(clien
     page = client.get(reverse("tutor:my_progress")).content.decode()
     assert reverse("tutor:my_trail", args=[w["snippet"].block_id]) in page
     assert f"{len(w['pasted'])} characters" in page
+
+
+def test_the_live_view_links_to_watching_a_student_on_a_code_block(client, recorded):
+    from tutor.live.actions import record
+
+    w = recorded
+    record(user=w["student"], block=w["snippet"].block, what="ran their code")
+    client.force_login(w["teacher"])
+    page = client.get(reverse("tutor:live_view", args=[w["cohort"].pk, w["snippet"].block.lesson_id])).content.decode()
+    assert f'href="{class_trail_url(w, "trail_watch")}"' in page
