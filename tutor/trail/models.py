@@ -49,12 +49,16 @@ class TrailChunk(models.Model):
     first_step = models.PositiveIntegerField(help_text="Steps before this chunk.")
     at = models.DateTimeField(help_text="When its first step happened.")
     data = models.TextField(help_text="Its steps (tutor.trail.encoding).")
-    checkpoint = models.TextField(null=True, blank=True, help_text="The text before its steps.")
+    # None: no checkpoint here ("" is a checkpoint: the code was empty).
+    checkpoint = models.TextField(null=True, blank=True, help_text="The text before its steps.")  # noqa: DJ001
 
     class Meta:
         app_label = "tutor"
         constraints = [models.UniqueConstraint(fields=["trail", "seq"], name="one_chunk_per_place")]
         indexes = [models.Index(fields=["trail", "first_step"])]
+
+    def __str__(self) -> str:
+        return f"Chunk {self.seq} of {self.trail}"
 
     def steps(self) -> list[encoding.Step]:
         return encoding.decode(self.data)
