@@ -310,3 +310,25 @@ def test_the_live_view_links_to_watching_a_student_on_a_code_block(client, recor
     client.force_login(w["teacher"])
     page = client.get(reverse("tutor:live_view", args=[w["cohort"].pk, w["snippet"].block.lesson_id])).content.decode()
     assert f'href="{class_trail_url(w, "trail_watch")}"' in page
+
+
+def test_the_purge_command_and_the_daily_task_keep_the_recent_trails(settings):
+    from datetime import timedelta
+
+    from django.core.management import call_command
+    from django.utils import timezone
+    from django_q.models import Schedule
+
+    from tutor import tasks
+
+    user = make_user()
+    old, older, recent = make_snippet(), make_snippet(), make_snippet()
+    for snippet in (old, older, recent):
+        actions.record_moment(user=user, block=snippet.block, what=actions.RUN, code="x")
+    Trail.objects.filter(block=old.block).update(updated_at=timezone.now() - timedelta(days=10))
+    Trail.objects.filter(block=older.block).update(updated_at=timezone.now() - timedelta(days=100))
+    settings.TRAIL_RETENTION_DAYS = 30
+    assert tasks.purge_old_trails() == 1
+    call_command("purge_trails", "--days", "5")
+    assert list(Trail.objects.values_list("block", flat=True)) == [recent.block_id]
+    assert Schedule.objects.get(func="tutor.tasks.purge_old_trails").schedule_type == Schedule.DAILY
