@@ -93,8 +93,31 @@
       }
     }
 
-    // Before a run or a submission, so the moment lands after the edits that led to it.
-    form.addEventListener("submit", send, true);
+    // A run or a submission carries the edits not sent yet, so the server records them
+    // before the moment, in the same write (htmx reads the fields after this listener).
+    function carry(name, value) {
+      var input = form.querySelector("input[name=" + name + "]");
+      if (!input) {
+        input = document.createElement("input");
+        input.type = "hidden";
+        input.name = name;
+        form.appendChild(input);
+      }
+      input.value = value;
+    }
+    form.addEventListener("submit", function () {
+      if (sending || !queue.length) return;
+      var data = batch(queue.length);
+      carry("trail_edits", data.get("edits"));
+      carry("trail_base", base === null ? "" : base);
+      carry("trail_has_base", base === null ? "" : "1");
+      queue.length = 0;
+      base = null;
+      setTimeout(function () {
+        carry("trail_edits", "");
+        carry("trail_has_base", "");
+      }, 0);
+    }, true);
     setInterval(send, SEND_EVERY_MS);
     recorders.push(sendOnLeaving);
   }

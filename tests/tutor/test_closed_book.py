@@ -191,11 +191,14 @@ def test_every_asset_of_the_exam_lesson_is_same_origin(exam, client):
     assert Block.objects.filter(lesson=exam["lesson"]).exists()
     page = client.get(exam["lesson"].get_absolute_url())
     html = page.content.decode()
-    sources = re.findall(r'<(?:script|link|img|iframe|source)\b[^>]*?\b(?:src|href)="([^"]*)"', html)
+    sources = re.findall(
+        r'<(?:script|link|img|iframe|source)\b[^>]*?\b(?:src|href)="([^"]*)"', html
+    )
     assert sources
     # Served by the site itself, or inline data (the favicon).
     assert all(
-        (source.startswith("/") and not source.startswith("//")) or source.startswith("data:") for source in sources
+        (source.startswith("/") and not source.startswith("//")) or source.startswith("data:")
+        for source in sources
     ), sources
     policy = page["Content-Security-Policy"]
     assert "default-src 'self'" in policy

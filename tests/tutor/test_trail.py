@@ -9,7 +9,14 @@ from django.urls import reverse
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.factories import make_cohort, make_lesson, make_snippet, make_teacher, make_user
+from tests.factories import (
+    make_cohort,
+    make_lesson,
+    make_prediction,
+    make_snippet,
+    make_teacher,
+    make_user,
+)
 from tutor.trail import actions, encoding, replay
 from tutor.trail.models import CHECKPOINT_EVERY, Trail, TrailChunk
 
@@ -292,7 +299,9 @@ def test_watching_a_student_with_no_trail_says_so(client, recorded):
 def test_the_timeline_and_my_progress_show_the_figures_and_link_the_replay(client, recorded):
     w = recorded
     client.force_login(w["teacher"])
-    page = client.get(reverse("tutor:class_student", args=[w["cohort"].pk, w["student"].pk])).content.decode()
+    page = client.get(
+        reverse("tutor:class_student", args=[w["cohort"].pk, w["student"].pk])
+    ).content.decode()
     assert "How the code was made" in page
     assert f"{len(w['pasted'])} characters" in page
     assert class_trail_url(w) in page
@@ -308,7 +317,9 @@ def test_the_live_view_links_to_watching_a_student_on_a_code_block(client, recor
     w = recorded
     record(user=w["student"], block=w["snippet"].block, what="ran their code")
     client.force_login(w["teacher"])
-    page = client.get(reverse("tutor:live_view", args=[w["cohort"].pk, w["snippet"].block.lesson_id])).content.decode()
+    page = client.get(
+        reverse("tutor:live_view", args=[w["cohort"].pk, w["snippet"].block.lesson_id])
+    ).content.decode()
     assert f'href="{class_trail_url(w, "trail_watch")}"' in page
 
 
@@ -332,3 +343,38 @@ def test_the_purge_command_and_the_daily_task_keep_the_recent_trails(settings):
     call_command("purge_trails", "--days", "5")
     assert list(Trail.objects.values_list("block", flat=True)) == [recent.block_id]
     assert Schedule.objects.get(func="tutor.tasks.purge_old_trails").schedule_type == Schedule.DAILY
+
+
+def test_a_run_carries_the_edits_not_sent_yet_and_records_them_before_it(client):
+    """trail.js puts the edits it has not sent into the run's form: one write, in order."""
+    user = make_user()
+    snippet = make_snippet(code="print(1)\n")
+    make_prediction(user, snippet)  # revealed: the code is theirs to change
+    client.force_login(user)
+    pasted = "for i in range(2):\n    print(i)\n"
+    response = client.post(
+        reverse("tutor:run_create", args=[snippet.pk]),
+        {
+            "code": "print(1)\n" + pasted,
+            "trail_edits": json.dumps([[900, "p", 9, 0, pasted]]),
+            "trail_base": "print(1)\n",
+            "trail_has_base": "1",
+        },
+    )
+    assert response.status_code == 302
+    trail = Trail.objects.get(user=user)
+    kinds = [step.kind for step in trail.chunk_rows.get().steps()]
+    assert kinds == [encoding.PASTE, encoding.RUN]
+    assert trail.largest_paste == len(pasted) and trail.runs == 1
+
+
+def test_a_run_whose_carried_edits_are_unreadable_still_records_its_code(client):
+    user = make_user()
+    snippet = make_snippet(code="print(1)\n")
+    make_prediction(user, snippet)  # revealed: the code is theirs to change
+    client.force_login(user)
+    client.post(
+        reverse("tutor:run_create", args=[snippet.pk]),
+        {"code": "print(3)\n", "trail_edits": "{nope"},
+    )
+    assert Trail.objects.get(user=user).text == "print(3)\n"

@@ -108,40 +108,56 @@ def record_edits(
     now = now or timezone.now()
     with transaction.atomic():
         trail = trail_for_update(user=user, block=block)
-        # Times only go forward: a step never lands before the trail's last one.
-        floor = (
-            trail.updated_at if trail.steps else now - timedelta(milliseconds=encoding.MAX_AGO_MS)
-        )
-        text, timed = trail.text, []
-        if base is not None and (sync := _sync(text, base)):
-            first = now - timedelta(milliseconds=edits[0][0]) if edits else now
-            timed.append((max(first, floor), sync))
-            text = base
-        for ago, kind, pos, delete, insert in edits:
-            step = Step(0, kind, pos, delete, insert)
-            try:
-                text = step.apply(text)
-            except encoding.BadSteps:
-                break
-            timed.append((max(now - timedelta(milliseconds=ago), floor), step))
-            floor = timed[-1][0]
-        if sync := _sync(text, code):
-            timed.append((now, sync))
-        _append(trail, timed)
+        _append(trail, _edits(trail, edits, code=code, base=base, now=now))
         return trail
 
 
-def record_moment(*, user: AbstractBaseUser, block: Block, what: str, code: str) -> None:
+def _edits(trail: Trail, edits: list, *, code: str, base: str | None, now: datetime) -> list:
+    """The batch's steps with their times, ending at `code`."""
+    # Times only go forward: a step never lands before the trail's last one.
+    floor = trail.updated_at if trail.steps else now - timedelta(milliseconds=encoding.MAX_AGO_MS)
+    text, timed = trail.text, []
+    if base is not None and (sync := _sync(text, base)):
+        first = now - timedelta(milliseconds=edits[0][0]) if edits else now
+        timed.append((max(first, floor), sync))
+        text = base
+    for ago, kind, pos, delete, insert in edits:
+        step = Step(0, kind, pos, delete, insert)
+        try:
+            text = step.apply(text)
+        except encoding.BadSteps:
+            break
+        timed.append((max(now - timedelta(milliseconds=ago), floor), step))
+        floor = timed[-1][0]
+    if sync := _sync(text, code):
+        timed.append((now, sync))
+    return timed
+
+
+def record_moment(
+    *, user: AbstractBaseUser, block: Block, what: str, code: str, carried: dict | None = None
+) -> None:
     """A run, check or submission of `code` (recorded by the view that took it; without
-    JavaScript these are the whole trail)."""
+    JavaScript these are the whole trail), after the editor's edits it `carried` (the form's
+    fields: see `carried_edits`), in one write."""
     now = timezone.now()
+    edits, base = carried_edits(carried or {})
     with transaction.atomic():
         trail = trail_for_update(user=user, block=block)
-        timed = []
-        if sync := _sync(trail.text, code):
-            timed.append((now, sync))
+        timed = _edits(trail, edits, code=code, base=base, now=now)
         timed.append((now, Step(0, what)))
         _append(trail, timed)
+
+
+def carried_edits(fields) -> tuple[list, str | None]:
+    """The edits a run's or submission's form carried (trail.js), if readable: else none
+    (the code itself is still recorded)."""
+    try:
+        edits = encoding.parse_batch(fields.get("trail_edits") or "[]")
+    except encoding.BadSteps:
+        return [], None
+    base = fields.get("trail_base", "") if fields.get("trail_has_base") else None
+    return edits, base
 
 
 def purge_older_than(*, days: int, now: datetime | None = None) -> int:

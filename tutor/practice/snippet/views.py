@@ -239,7 +239,7 @@ def run_create(request: HttpRequest, snippet_id: int) -> HttpResponse:
             return refuse(request, snippet, str(refusal), status=429)
         messages.warning(request, str(refusal))
         return redirect(snippet_url(snippet))
-    trail.record_moment(user=request.user, block=snippet.block, what=trail.RUN, code=code)
+    trail.record_moment(user=request.user, block=snippet.block, what=trail.RUN, code=code, carried=request.POST)
     wait_for(run)
     if not wants_partial(request):
         return redirect(snippet_url(snippet, run=run.pk))
