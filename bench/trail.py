@@ -146,7 +146,9 @@ def main() -> None:
                     url = f"{base}?step={step}"
                     queries = []
                     with connection.execute_wrapper(
-                        lambda execute, sql, *rest: queries.append(sql) or execute(sql, *rest)
+                        lambda execute, sql, *rest, queries=queries: (
+                            queries.append(sql) or execute(sql, *rest)
+                        )
                     ):
                         client.get(url, headers=headers)
                     ms = median_ms(client, url, args.iterations, headers)
