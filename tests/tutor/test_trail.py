@@ -378,3 +378,13 @@ def test_a_run_whose_carried_edits_are_unreadable_still_records_its_code(client)
         {"code": "print(3)\n", "trail_edits": "{nope"},
     )
     assert Trail.objects.get(user=user).text == "print(3)\n"
+
+
+def test_the_lessons_page_of_the_class_shows_each_students_figures_per_item(client, recorded):
+    w = recorded
+    client.force_login(w["teacher"])
+    lesson = w["snippet"].block.lesson
+    page = client.get(reverse("tutor:class_lesson", args=[w["cohort"].pk, lesson.pk])).content.decode()
+    assert "How the code was made" in page
+    assert f"<strong>{len(w['pasted'])} characters</strong>" in page
+    assert class_trail_url(w) in page

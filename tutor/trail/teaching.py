@@ -14,3 +14,17 @@ def trails_of(user: AbstractBaseUser) -> list[Trail]:
         .select_related("block__lesson")
         .order_by("block__lesson__course__position", "block__lesson__position", "block__position")
     )
+
+
+def class_trails(cohort, lesson) -> list[dict]:
+    """The lesson's code items, each with its students' figures (one query): for the
+    lesson's page of the class."""
+    rows = (
+        Trail.objects.filter(user__memberships__cohort=cohort, block__lesson=lesson)
+        .select_related("block", "user")
+        .order_by("block__position", "block__pk", "user__username")
+    )
+    items: dict[int, dict] = {}
+    for trail in rows:
+        items.setdefault(trail.block_id, {"block": trail.block, "trails": []})["trails"].append(trail)
+    return list(items.values())

@@ -40,7 +40,7 @@ from tutor.models import (
 )
 from tutor.roles import is_teacher
 from tutor.time_zones import browser_zone, use_class_zone
-from tutor.trail.teaching import trails_of
+from tutor.trail.teaching import class_trails, trails_of
 
 CSV_CHUNK = 2000
 TIMELINE_LIMIT = 200  # of each kind, newest first
@@ -272,6 +272,7 @@ def class_lesson(request: HttpRequest, pk: int, lesson_pk: int) -> TemplateRespo
         "analyses": analyses,
         "over_time": teaching.completion_over_time(completed, students),
         "groups": lesson_groups(cohort, lesson),  # wrong answers grouped, and comments on them
+        "class_trails": class_trails(cohort, lesson),  # how each student's code was made
     }
     return TemplateResponse(request, "tutor/teaching/class_lesson.html", context)
 
