@@ -38,6 +38,8 @@ import threading
 import time
 
 import requests
+from requests.adapters import HTTPAdapter
+from urllib3.util.retry import Retry
 
 from harness import p95
 from bench.served import Site
@@ -47,6 +49,13 @@ FIRST_SNIPPET = "backend-latency"
 EXERCISE = "write-kv-cache-vram"
 PASSWORD = "bench-class-password-1"
 POLL = re.compile(r'hx-get="([^"]+)"\s+data-poll')
+# gunicorn's threaded worker can close an idle keep-alive connection at the moment a request
+# is sent on it (a reset: benoitc/gunicorn#1698). A browser sends such a request again on a
+# new connection; so does this client, for GETs only (never a POST twice), and counts it.
+AGAIN = Retry(total=1, connect=1, read=1, status=0, other=0,
+              allowed_methods=frozenset({"GET"}), raise_on_status=False)
+retried = 0
+retried_lock = threading.Lock()
 
 
 class Learner:
@@ -54,20 +63,30 @@ class Learner:
         self.base = base
         self.username = username
         self.http = requests.Session()
+        self.polls = 0  # long polls the last click needed before its answer was final
+        self.http.mount("http://", HTTPAdapter(max_retries=AGAIN))
+
+    def get(self, url: str, **options) -> requests.Response:
+        global retried
+        response = self.http.get(url, **options)
+        if response.raw.retries is not None and response.raw.retries.history:
+            with retried_lock:
+                retried += 1
+        return response
 
     def log_in(self) -> None:
-        self.http.get(self.base + "/accounts/login/", timeout=30)
+        self.get(self.base + "/accounts/login/", timeout=30)
         response = self.http.post(
             self.base + "/accounts/login/",
             data={"username": self.username, "password": PASSWORD,
                   "csrfmiddlewaretoken": self.http.cookies["csrftoken"]},
-            timeout=60,
+            timeout=120,  # a class at once waits for n password hashes (about 0.4 s each)
         )
         if "sessionid" not in self.http.cookies:
             raise RuntimeError(f"{self.username} could not log in: {response.status_code}")
 
     def open_lesson(self) -> None:
-        response = self.http.get(self.base + SEED, timeout=60)
+        response = self.get(self.base + SEED, timeout=60)
         response.raise_for_status()
 
     def click(self, path: str, data: dict[str, str]) -> None:
@@ -81,9 +100,27 @@ class Learner:
             polls += 1
             if polls > 200:
                 raise RuntimeError("still waiting after 200 polls")
-            response = self.http.get(self.base + match.group(1).replace("&amp;", "&"),
-                                     headers={"HX-Request": "true"}, timeout=60)
+            response = self.get(self.base + match.group(1).replace("&amp;", "&"),
+                                headers={"HX-Request": "true"}, timeout=60)
             response.raise_for_status()
+        self.polls = polls
+
+
+def where_it_went(name: str, purpose: str, since, learners: list[Learner]) -> None:
+    """Where a phase's clicks spent their time, from the Run rows the phase made: waiting in
+    the queue (stored -> a worker took it), in the worker (taken -> result saved), and the
+    rest of the click (the request around it: logins, the row, the pool, rendering, waking)."""
+    from tutor.models import Run
+
+    rows = Run.objects.filter(purpose=purpose, created_at__gte=since,
+                              started_at__isnull=False, finished_at__isnull=False)
+    queued = sorted((r.started_at - r.created_at).total_seconds() * 1000 for r in rows)
+    working = sorted((r.finished_at - r.started_at).total_seconds() * 1000 for r in rows)
+    polled = sum(1 for learner in learners if learner.polls)
+    if queued:
+        print(f"{'':8} in queue p50 {statistics.median(queued):5.0f} p95 {p95(queued):5.0f} ms;"
+              f" in worker p50 {statistics.median(working):5.0f} p95 {p95(working):5.0f} ms"
+              f" ({len(queued)} runs); clicks that long-polled {polled}")
 
 
 def at_once(learners: list[Learner], action) -> tuple[list[float], list[str]]:
@@ -176,12 +213,18 @@ def main() -> None:
     n = args.n
 
     with Site(pg=args.pg) as site:
+        from django.utils import timezone
+
         from course.models import Snippet
         from tutor.models import Prediction, Run
 
         snippet = Snippet.objects.get(block__key=FIRST_SNIPPET)
         learners = [Learner(site.url, name) for name in create_learners(n)]
-        _, errors = at_once(learners, Learner.log_in)
+        where = "PostgreSQL + Redis" if args.pg else "SQLite + ORM broker (make run)"
+        print(f"class of {n} on {where}, {os.cpu_count()} cores, server as `make run` starts it"
+              + (", editing recorded (--trail)" if args.trail else ""))
+        login_times, errors = at_once(learners, Learner.log_in)
+        report("log in", n, login_times, errors)
         if errors:
             raise SystemExit(f"log-in failed for {len(errors)}: {errors[:3]}")
 
@@ -228,17 +271,16 @@ def main() -> None:
             carried = typed(exercise.starter, f"\n# {learner.username}\n", sent=False) if args.trail else {}
             learner.click(f"/code-exercises/{exercise.pk}/submit/", {"code": code, **carried})
 
-        where = "PostgreSQL + Redis" if args.pg else "SQLite + ORM broker (make run)"
-        print(f"class of {n} on {where}, {os.cpu_count()} cores, server as `make run` starts it"
-              + (", editing recorded (--trail)" if args.trail else ""))
         report("open", n, *at_once(learners, Learner.open_lesson))
-        report("reveal", n, *at_once(learners, reveal))
-        if args.trail:
-            report("edit", n, *at_once(learners, edit_snippet))
-        report("run", n, *at_once(learners, run))
-        if args.trail:
-            report("edit", n, *at_once(learners, edit_exercise))
-        report("submit", n, *at_once(learners, submit))
+        edits = {"run": edit_snippet, "submit": edit_exercise}  # --trail: the typing before each
+        for name, action, purpose in (("reveal", reveal, Run.Purpose.REVEAL),
+                                      ("run", run, Run.Purpose.RUN),
+                                      ("submit", submit, Run.Purpose.GRADE)):
+            if args.trail and name in edits:
+                report("edit", n, *at_once(learners, edits[name]))
+            since = timezone.now()
+            report(name, n, *at_once(learners, action))
+            where_it_went(name, purpose, since, learners)
 
         deadline = time.monotonic() + 30
         while Run.objects.pending().exists() and time.monotonic() < deadline:
@@ -251,6 +293,7 @@ def main() -> None:
             f"unfinished {Run.objects.pending().count()}, "
             f"failed {Run.objects.filter(status=Run.Status.FAILED).count()}"
         )
+        print(f"retried  {retried} GET(s) sent again on a new connection after a reset")
         if args.trail:
             from tutor.trail.models import Trail, TrailChunk
 

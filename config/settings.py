@@ -147,6 +147,16 @@ elif DATABASES["default"]["ENGINE"].startswith("django.db.backends.postgresql"):
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# Django's hashers, the first (the default, PBKDF2) giving its pooled database connection
+# back while it hashes: a class logging in at once must not queue for the pool.
+PASSWORD_HASHERS = [
+    "tutor.passwords.PBKDF2ReleasingPasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2SHA1PasswordHasher",
+    "django.contrib.auth.hashers.Argon2PasswordHasher",
+    "django.contrib.auth.hashers.BCryptSHA256PasswordHasher",
+    "django.contrib.auth.hashers.ScryptPasswordHasher",
+]
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},

@@ -29,6 +29,8 @@ from pathlib import Path
 from django.conf import settings
 from django.db import connection
 
+from tutor.connections import release_connection
+
 logger = logging.getLogger(__name__)
 
 # How long a new listener may take to be ready before waiters fall back on their time-out.
@@ -58,20 +60,11 @@ def wait(run_id: int, is_final: Callable[[], bool], timeout: float) -> bool:
     try:
         if is_final():
             return True
-        _release_connection()
+        release_connection()
         event.wait(timeout)
     finally:
         listener.unregister(run_id, event)
     return is_final()
-
-
-def _release_connection() -> None:
-    """Give a pooled database connection back while sleeping: a hundred waiting learners
-    must not hold a hundred PostgreSQL connections. (SQLite has no such limit.)"""
-    if connection.in_atomic_block:
-        return
-    if connection.settings_dict.get("OPTIONS", {}).get("pool"):
-        connection.close()
 
 
 # One listener per process ------------------------------------------------------------

@@ -217,3 +217,24 @@ def test_a_refusal_is_said_in_the_exercise_message_line(client, learner, exercis
     assert response.status_code == 400
     assert response["HX-Retarget"] == "#exercise-write-kv-cache-vram-message"
     assert '<span class="refusal">There is no code to submit' in response.content.decode()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_pass_and_the_progress_counting_it_are_stored_together(client, learner, exercise, monkeypatch):
+    """A request whose wait for the grading ran out reads the submission: if it reads a pass,
+    the badge it sends must count it. So the pass is committed with the recount, or not at
+    all (a recount that fails leaves the submission to the repair sweep, never a pass the
+    progress does not show)."""
+    from tutor.practice.code_exercise import actions
+
+    submit(client, exercise, SOLUTION, **HX)
+    submission = Submission.objects.latest("created_at")
+
+    def recount_fails(**kwargs):
+        raise RuntimeError("the recount failed")
+
+    monkeypatch.setattr(actions, "refresh_lesson_progress", recount_fails)
+    execute_run(run_id=submission.run_id)  # the worker: the grading itself fails, and says so
+    submission.refresh_from_db()
+    assert submission.verdict != Submission.Verdict.PASSED
+    assert not LessonProgress.objects.filter(user=learner, items_done__gt=0).exists()

@@ -113,9 +113,10 @@ def grade_submission(*, run: Run, limits: sandbox.Limits) -> sandbox.Result:
         if graded:
             live.record(user=submission.user, block=exercise.block, what=submission_words(grading),
                         failed=FAILED.get(verdict), later=True)
-    if verdict == Submission.Verdict.PASSED:
-        # Before the run is saved and the learner woken: the answer they get shows it.
-        refresh_lesson_progress(user=submission.user, lesson=exercise.block.lesson)
+        if graded and verdict == Submission.Verdict.PASSED:
+            # In the verdict's transaction: a request that sees the pass (its wait for the
+            # run ran out, and it read the submission) sees the progress that counts it too.
+            refresh_lesson_progress(user=submission.user, lesson=exercise.block.lesson)
     return run_result(grading)
 
 

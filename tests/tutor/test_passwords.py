@@ -1,0 +1,77 @@
+"""Logging in gives the pooled database connection back while the password is hashed."""
+
+import pytest
+from django.contrib.auth.hashers import (
+    PBKDF2PasswordHasher,
+    check_password,
+    get_hasher,
+    make_password,
+)
+from django.db import connection
+from django.urls import reverse
+
+from config import settings as project_settings
+from tests.factories import make_user
+from tutor.passwords import PBKDF2ReleasingPasswordHasher
+
+HASHER = "tests.tutor.test_passwords.Watching"
+
+
+class Watching(PBKDF2ReleasingPasswordHasher):
+    """The project's hasher, with few iterations, noting whether a database connection was
+    held when each hash started."""
+
+    iterations = 1000
+    held: list[bool] = []
+
+    def encode(self, password, salt, iterations=None):
+        result = super().encode(password, salt, iterations)
+        # super() released the connection first; note whether it is open during the hash.
+        Watching.held.append(connection.connection is not None)
+        return result
+
+
+def pooled() -> bool:
+    return bool(connection.settings_dict.get("OPTIONS", {}).get("pool"))
+
+
+@pytest.fixture
+def watching(settings):
+    settings.PASSWORD_HASHERS = [HASHER]
+    Watching.held = []
+    return Watching.held
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_log_in_holds_no_pooled_connection_while_the_password_is_hashed(client, watching):
+    make_user("cleo")
+    watching.clear()
+    response = client.post(reverse("login"), {"username": "cleo", "password": "pw-cleo"})
+    assert response.status_code == 302
+    assert watching, "the password was never hashed"
+    # On PostgreSQL the connection is pooled and goes back; SQLite has no pool and keeps it.
+    assert watching == [not pooled()] * len(watching)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_wrong_password_and_an_unknown_name_are_refused_the_same_way(client, watching):
+    make_user("cleo")
+    for username, password in (("cleo", "wrong"), ("nobody", "pw-cleo")):
+        response = client.post(reverse("login"), {"username": username, "password": password})
+        assert response.status_code == 200
+        assert "_auth_user_id" not in client.session
+    assert len(watching) >= 3  # the account's, and the unknown name's too (hashed anyway)
+
+
+@pytest.mark.django_db
+def test_inside_a_transaction_the_connection_is_kept(watching):
+    make_password("a-long-passphrase-42")
+    assert watching == [True]
+
+
+def test_passwords_stored_by_django_s_default_hasher_still_verify(settings):
+    settings.PASSWORD_HASHERS = project_settings.PASSWORD_HASHERS
+    assert isinstance(get_hasher(), PBKDF2ReleasingPasswordHasher)
+    stored = PBKDF2PasswordHasher().encode("a-long-passphrase-42", "somesalt", iterations=1000)
+    assert check_password("a-long-passphrase-42", stored)
+    assert not check_password("another-passphrase", stored)
