@@ -202,3 +202,55 @@ def test_every_asset_of_the_exam_lesson_is_same_origin(exam, client):
     ), sources
     policy = page["Content-Security-Policy"]
     assert "default-src 'self'" in policy
+
+
+def assignment_form(exam, **more) -> dict:
+    now = timezone.localtime()
+    return {
+        "lesson": exam["lesson"].pk,
+        "opens_at": now.strftime("%Y-%m-%dT%H:%M"),
+        "due_at": (now + timedelta(days=1)).strftime("%Y-%m-%dT%H:%M"),
+        **more,
+    }
+
+
+def test_the_teacher_sets_a_closed_book_assignment_with_the_rooms_addresses(exam):
+    teacher = signed_in(exam["teacher"])
+    url = reverse("tutor:assignment_create", args=[exam["cohort"].pk])
+    assert "Closed-book" in teacher.get(url).content.decode()
+    response = teacher.post(
+        url,
+        assignment_form(exam, closed_book="on", allowed_addresses="192.0.2.0/24\n 2001:db8::1 \n"),
+    )
+    assert response.status_code == 302
+    made = Assignment.objects.exclude(pk=exam["assignment"].pk).get()
+    assert made.closed_book and made.allowed_addresses == "192.0.2.0/24\n2001:db8::1"
+    edit = teacher.get(
+        reverse("tutor:assignment_edit", args=[exam["cohort"].pk, made.pk])
+    ).content.decode()
+    assert "checked" in edit and "192.0.2.0/24" in edit
+
+
+def test_an_address_that_is_not_one_is_refused_in_words(exam):
+    teacher = signed_in(exam["teacher"])
+    url = reverse("tutor:assignment_create", args=[exam["cohort"].pk])
+    response = teacher.post(
+        url, assignment_form(exam, closed_book="on", allowed_addresses="the lab")
+    )
+    assert response.status_code == 200
+    assert "“the lab” is not an address or a network" in response.content.decode()
+    assert Assignment.objects.count() == 1
+
+
+def test_the_exams_own_practice_endpoints_are_not_refused(exam):
+    from tests.factories import make_prediction
+
+    client = signed_in(exam["student"])
+    prediction = make_prediction(exam["student"], exam["snippet"])
+    for url in (
+        reverse("tutor:prediction_detail", args=[prediction.pk]),
+        reverse("tutor:my_trail", args=[exam["snippet"].block_id]),
+        reverse("tutor:hand", args=[exam["lesson"].pk]),
+    ):
+        response = client.get(url)
+        assert "Closed-book assignment" not in response.content.decode(), url
