@@ -237,7 +237,7 @@ def test_an_address_that_is_not_one_is_refused_in_words(exam):
     response = teacher.post(
         url, assignment_form(exam, closed_book="on", allowed_addresses="the lab")
     )
-    assert response.status_code == 200
+    assert response.status_code == 400
     assert "“the lab” is not an address or a network" in response.content.decode()
     assert Assignment.objects.count() == 1
 
