@@ -14,13 +14,13 @@ from django.apps import apps
 from django.contrib.auth import logout
 from django.contrib.sessions.backends.base import SessionBase
 from django.contrib.sessions.models import Session
-from django.db.models import F
+from django.db.models import F, OuterRef, Subquery
 from django.db.models.functions import Coalesce
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.utils import timezone
 
-from tutor.assignments.models import Assignment, ClosedBookSeat
+from tutor.assignments.models import Assignment, ClosedBookSeat, Extension
 
 SESSION_KEY = "closed_book"
 RECHECK_SECONDS = 60
@@ -60,14 +60,18 @@ def lesson_of(url_name: str, kwargs: dict) -> int | None:
 
 
 def windows_of(user) -> list[dict]:
-    """The closed-book assignments of the user's classes not yet due (one query)."""
+    """The closed-book assignments of the user's classes not yet due for them (one query): a
+    student's extension is their due date."""
+    extended = Extension.objects.filter(assignment=OuterRef("pk"), student=user.pk).values("due_at")
     rows = (
         Assignment.objects.for_student(user)
-        .filter(closed_book=True, due_at__gt=timezone.now())
+        .filter(closed_book=True)
+        .annotate(due=Coalesce(Subquery(extended[:1]), F("due_at")))
+        .filter(due__gt=timezone.now())
         .values_list(
             "pk",
             "opens_at",
-            "due_at",
+            "due",
             "lesson_id",
             "lesson__slug",
             "lesson__course__slug",
