@@ -27,7 +27,7 @@
     var base = last; // sent with the first batch: where these edits start from
     var queue = []; // [time, kind, pos, delete, insert]
     var pasting = false;
-    var sending = false;
+    var sending = 0; // edits of the queue on their way to the server
 
     form.addEventListener("paste", function () {
       pasting = true;
@@ -56,40 +56,42 @@
       queue.push([time, kind, splice[0], splice[1], splice[2]]);
     });
 
-    function batch(count) {
+    // The fields of a batch of queue[from..]: each edit's age, the code the editor has now,
+    // and where the edits start from when the server may not have it.
+    function batch(from) {
       var now = Date.now();
       var data = new FormData();
       data.append("csrfmiddlewaretoken", form.querySelector("[name=csrfmiddlewaretoken]").value);
-      data.append("edits", JSON.stringify(queue.slice(0, count).map(function (step) {
+      data.append("edits", JSON.stringify(queue.slice(from).map(function (step) {
         return [Math.max(0, now - step[0]), step[1], step[2], step[3], step[4]];
       })));
-      data.append("code", count === queue.length ? last : "");
-      if (base !== null) data.append("base", base);
+      data.append("code", last);
+      if (base !== null && from === 0) data.append("base", base);
       return data;
     }
 
     function send() {
       if (sending || !queue.length) return;
-      sending = true;
-      var count = queue.length;
+      sending = queue.length;
       var code = last;
-      fetch(url, { method: "POST", body: batch(count), credentials: "same-origin" })
+      fetch(url, { method: "POST", body: batch(0), credentials: "same-origin" })
         .then(function (response) {
           // Sent, or refused as unreadable: either way the code it ended with is the server's
           // now. Kept for the next try only when it never arrived.
           if (response.ok || (response.status >= 400 && response.status < 500)) {
-            queue.splice(0, count);
+            queue.splice(0, sending);
             base = response.ok ? null : code;
           }
         })
         .catch(function () {})
-        .then(function () { sending = false; });
+        .then(function () { sending = 0; });
     }
 
+    // Leaving: a beacon with what is not already on its way.
     function sendOnLeaving() {
-      if (queue.length && navigator.sendBeacon(url, batch(queue.length))) {
-        queue.length = 0;
-        base = null;
+      if (queue.length > sending && navigator.sendBeacon(url, batch(sending))) {
+        queue.length = sending;
+        if (!sending) base = null;
       }
     }
 
@@ -106,13 +108,13 @@
       input.value = value;
     }
     form.addEventListener("submit", function () {
-      if (sending || !queue.length) return;
-      var data = batch(queue.length);
+      if (queue.length <= sending) return;
+      var data = batch(sending);
       carry("trail_edits", data.get("edits"));
-      carry("trail_base", base === null ? "" : base);
-      carry("trail_has_base", base === null ? "" : "1");
-      queue.length = 0;
-      base = null;
+      carry("trail_base", data.has("base") ? base : "");
+      carry("trail_has_base", data.has("base") ? "1" : "");
+      queue.length = sending;
+      if (!sending) base = null;
       setTimeout(function () {
         carry("trail_edits", "");
         carry("trail_has_base", "");
@@ -171,6 +173,18 @@
       stop(element);
     });
   }
+
+  // ←/→ step back and on, as the step-through's pages do (not while typing in a field).
+  document.addEventListener("keydown", function (event) {
+    var region = document.getElementById("replay-step");
+    if (!region || event.altKey || event.ctrlKey || event.metaKey || /INPUT|TEXTAREA|SELECT/.test(event.target.tagName)) return;
+    var which = { ArrowLeft: "[data-prev]", ArrowRight: "[data-next]" }[event.key];
+    var link = which && region.querySelector(which);
+    if (link) {
+      event.preventDefault();
+      link.click();
+    }
+  });
 
   htmx.onLoad(function (root) {
     var forms = root.matches && root.matches("form[data-trail]") ? [root] : root.querySelectorAll("form[data-trail]");
