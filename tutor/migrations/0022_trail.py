@@ -29,9 +29,12 @@ class Migration(migrations.Migration):
                 ('submissions', models.PositiveIntegerField(default=0)),
                 ('largest_paste', models.PositiveIntegerField(default=0, help_text='Characters.')),
                 ('marks', models.JSONField(blank=True, default=list)),
-                ('block', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='trails', to='course.block')),
+                ('block', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='trails', to='course.block')),
                 ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='trails', to=settings.AUTH_USER_MODEL)),
             ],
+            options={
+                'verbose_name': 'editing trail',
+            },
         ),
         migrations.CreateModel(
             name='TrailChunk',

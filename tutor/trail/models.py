@@ -16,7 +16,8 @@ class Trail(models.Model):
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="trails"
     )
-    block = models.ForeignKey(Block, on_delete=models.CASCADE, related_name="trails")
+    # PROTECT, as every row of learner work: a content edit never deletes a trail.
+    block = models.ForeignKey(Block, on_delete=models.PROTECT, related_name="trails")
     text = models.TextField(help_text="The code as it is now (after every step).")
     steps = models.PositiveIntegerField(default=0)
     chunks = models.PositiveIntegerField(default=0)
@@ -31,6 +32,7 @@ class Trail(models.Model):
 
     class Meta:
         app_label = "tutor"
+        verbose_name = "editing trail"
         constraints = [
             models.UniqueConstraint(fields=["user", "block"], name="one_trail_per_block")
         ]
