@@ -388,3 +388,19 @@ def test_the_lessons_page_of_the_class_shows_each_students_figures_per_item(clie
     assert "How the code was made" in page
     assert f"<strong>{len(w['pasted'])} characters</strong>" in page
     assert class_trail_url(w) in page
+
+
+def test_without_javascript_each_submission_is_recorded_with_its_code(client, sample_content):
+    """A plain form post carries no edits: the trail is the code of each submission."""
+    from course.kinds.code_exercise import CodeExercise
+
+    exercise = CodeExercise.objects.get(block__key="write-kv-cache-vram")
+    client.force_login(make_user())
+    url = reverse("tutor:submission_create", args=[exercise.pk])
+    for code in (exercise.starter + "# first try\n", exercise.solution):
+        assert client.post(url, {"code": code}).status_code == 302
+    trail = Trail.objects.get(block=exercise.block)
+    assert trail.submissions == 2 and trail.text == exercise.solution
+    kinds = [step.kind for chunk in trail.chunk_rows.order_by("seq") for step in chunk.steps()]
+    assert kinds == [encoding.SYNC, encoding.SUBMIT, encoding.SYNC, encoding.SUBMIT]
+    assert replay.step_of(trail, 1).text == exercise.starter + "# first try\n"
