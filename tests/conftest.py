@@ -10,6 +10,9 @@ from hypothesis import settings as hypothesis_settings
 hypothesis_settings.register_profile("parsnip", deadline=None)
 hypothesis_settings.load_profile("parsnip")
 
+# How long a browser action or expectation waits (see `browser` below).
+ACTION_TIMEOUT_MS = 20_000
+
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -30,6 +33,12 @@ def browser():
     # Playwright's sync API runs an event loop in this thread; Django's ORM calls made
     # by the test itself (factories, assertions) are still synchronous and safe.
     os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    from playwright.sync_api import expect
+
+    # An expectation waits until the page shows what it should; on a busy machine a run and
+    # its rendering can take longer than Playwright's 5 s default, so wait as long as the
+    # actions do (a passing test returns as soon as the page is right, whatever the limit).
+    expect.set_options(timeout=ACTION_TIMEOUT_MS)
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
             executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
@@ -41,7 +50,7 @@ def browser():
 @pytest.fixture
 def page(browser, live_server):
     context = browser.new_context(base_url=live_server.url, viewport={"width": 1280, "height": 900})
-    context.set_default_timeout(10_000)
+    context.set_default_timeout(ACTION_TIMEOUT_MS)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))

@@ -104,7 +104,7 @@ def test_one_comment_reaches_everyone_with_the_same_wrong_prediction(
     cohort.memberships.create(student=late)
     ola, _ = logged_in(browser, live_server, "ola")
     predict(ola, "16.00 GB")
-    expect(board).to_contain_text("4 answers", timeout=12_000)
+    expect(board).to_contain_text("4 answers")
     expect(right).to_be_visible()
     if SHOTS:
         tess.screenshot(path=os.path.join(SHOTS, "projector-1280.png"), full_page=True)

@@ -65,11 +65,11 @@ def test_a_stuck_student_with_a_raised_hand_shows_up_live_and_the_teacher_clears
 
     # The teacher's page polls (every 3 s): it shows without a reload; 15 s leaves a busy
     # machine a few polls, and "without a reload" is checked by window.stillThisPage.
-    expect(sam).to_contain_text("Stuck", timeout=15_000)
+    expect(sam).to_contain_text("Stuck")
     expect(sam).to_contain_text("3 failed in a row")
     expect(sam).to_contain_text("checked the order — wrong")
     queue = board.locator(".hand-queue")
-    expect(queue).to_contain_text("sam", timeout=15_000)
+    expect(queue).to_contain_text("sam")
     expect(queue).to_contain_text("waiting")
     assert teacher_page.evaluate("window.stillThisPage") is True
     # Stuck students come first.
@@ -80,7 +80,7 @@ def test_a_stuck_student_with_a_raised_hand_shows_up_live_and_the_teacher_clears
     assert not RaisedHand.objects.exists()
     assert teacher_page.evaluate("window.stillThisPage") is True
     # The student's raised hand asks again every 10 s: it goes down by itself.
-    expect(student_page.get_by_role("button", name="Raise hand")).to_be_visible(timeout=12_000)
+    expect(student_page.get_by_role("button", name="Raise hand")).to_be_visible()
     assert teacher_page.errors == [] and student_page.errors == []
     teacher_page.context.close()
     student_page.context.close()

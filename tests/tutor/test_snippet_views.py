@@ -821,3 +821,77 @@ def test_a_plain_get_never_waits(client, settings):
     assert response.status_code == 302
     html = client.get(response["Location"]).content.decode()
     assert "See the result" in html
+
+
+# The output is known before the worker gives the verdicts: the badge counts it anyway -----
+
+
+def badge_of(html: str) -> str:
+    return html.split('<div id="lesson-progress" class="lesson-progress" hx-swap-oob="true">')[1]
+
+
+def test_a_reveal_finished_during_the_click_counts_before_the_worker_gives_verdicts(
+    client, learner, snippet, monkeypatch
+):
+    """The worker saves the output, wakes the waiting clicks, and only then gives every
+    waiting prediction its verdict. A click woken in between gives its own, so the badge
+    it brings counts it (it said "Not started" beside the answer, under load)."""
+    make_snippet(snippet.block.lesson)  # a second snippet: one of two is half done
+    from tutor import run_notices
+
+    def the_worker_saves_the_output_meanwhile(run_id, is_final, timeout):
+        Run.objects.filter(pk=run_id).update(
+            status=Run.Status.OK, exit_code=0, stdout=OUTPUT, finished_at=timezone.now()
+        )
+        return is_final()  # and announces; the verdicts are not given yet
+
+    monkeypatch.setattr(run_notices, "wait", the_worker_saves_the_output_meanwhile)
+    html = predict(client, snippet, **HX).content.decode()
+    assert "Spot on" in html
+    assert "50% done" in badge_of(html)
+    assert Prediction.objects.get().verdict == Prediction.Verdict.RIGHT
+
+
+def test_a_poll_woken_by_the_output_waits_for_the_verdict_and_brings_the_badge(
+    client, learner, snippet, settings, monkeypatch
+):
+    settings.RUN_LONG_POLL_SECONDS = 5
+    make_snippet(snippet.block.lesson)
+    run = make_run(snippet, purpose=Run.Purpose.REVEAL, stdout=OUTPUT)
+    prediction = make_prediction(learner, snippet, text=OUTPUT, verdict=Prediction.Verdict.PENDING)
+    from tutor import run_notices
+    from tutor.actions.predictions import settle_predictions_for_run
+
+    waited_for = []
+
+    def the_worker_gives_the_verdicts_meanwhile(run_id, is_final, timeout):
+        waited_for.append(run_id)
+        settle_predictions_for_run(run=Run.objects.get(pk=run_id))  # then announces again
+        return is_final()
+
+    monkeypatch.setattr(run_notices, "wait", the_worker_gives_the_verdicts_meanwhile)
+    html = client.get(reverse("tutor:prediction_detail", args=[prediction.pk]), **HX).content.decode()
+    assert waited_for == [run.pk]
+    assert "Spot on" in html
+    assert "50% done" in badge_of(html)
+
+
+def test_the_worker_announces_again_once_the_verdicts_are_given(learner, snippet, monkeypatch):
+    prediction, run = actions_submit(learner, snippet)
+    from tutor import run_notices
+
+    pending_when_announced = []
+    monkeypatch.setattr(
+        run_notices, "announce",
+        lambda run_id: pending_when_announced.append(
+            Prediction.objects.pending().filter(pk=prediction.pk).exists()
+        ),
+    )
+    execute_run(run_id=run.pk)
+    assert pending_when_announced == [True, False]  # the output, then the verdicts
+
+
+def actions_submit(user, snippet):
+    from tutor.actions.predictions import submit_prediction
+
+    return submit_prediction(user=user, snippet=snippet, text=OUTPUT, said_out_loud=False)

@@ -158,4 +158,7 @@ def execute_run(*, run_id: int) -> Run | None:
     run_notices.announce(run.pk)
     for kind in practice.every():
         kind.settle(run)
+    # Again, for whoever waits for a verdict rather than the output (a poll that woke on
+    # the first notice and found its prediction still waiting for the loop above).
+    run_notices.announce(run.pk)
     return run

@@ -19,6 +19,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from course.htmx import login_required_htmx, refusal, wants_partial
 from course.models import Lesson, Snippet
+from tutor import run_notices
 from tutor.actions.predictions import (
     PredictionRefused,
     SelfCheckRefused,
@@ -27,6 +28,7 @@ from tutor.actions.predictions import (
     retry_reveal,
     run_own_version,
     save_draft,
+    settle_predictions,
     submit_prediction,
 )
 from tutor.actions.runs import RunRefused, queue_run
@@ -132,7 +134,11 @@ def prediction_create(request: HttpRequest, snippet_id: int) -> HttpResponse:
             return refuse(request, snippet, str(refusal), status=429)
         messages.warning(request, str(refusal))
         return redirect(snippet_url(snippet))
-    wait_for(run)
+    run = wait_for(run)
+    if run.is_final:
+        # Given by the learner's own request (the worker gives the others'), so the badge
+        # this answer brings already counts it.
+        settle_predictions(predictions=[prediction], run=run)
     # Sent from a page that was out of date (another tab, or Back after a reveal): say
     # so, rather than show the first prediction as if it answered this one.
     notice = "" if prediction.is_first else ALREADY_PREDICTED
@@ -153,6 +159,14 @@ def own_prediction_or_404(request: HttpRequest, prediction_id: int) -> Predictio
     )
 
 
+def verdict_pending(prediction: Prediction | None, *, fresh: bool = False) -> bool:
+    if prediction is None:
+        return False
+    if fresh:
+        return Prediction.objects.pending().filter(pk=prediction.pk).exists()
+    return prediction.verdict == Prediction.Verdict.PENDING
+
+
 def answer_response(request: HttpRequest, prediction: Prediction) -> HttpResponse:
     snippet = prediction.snippet
     if not wants_partial(request):
@@ -160,7 +174,16 @@ def answer_response(request: HttpRequest, prediction: Prediction) -> HttpRespons
     practice = practice_of(request.user, snippet)
     reveal = practice.reveal
     if practice.waiting and reveal and wait_for(reveal, seconds=long_poll_seconds(request)).is_final:
-        practice = practice_of(request.user, snippet)  # with the verdict the worker gave
+        practice = practice_of(request.user, snippet)
+    if practice.answer_known and verdict_pending(practice.prediction):
+        # The worker announces the output, then gives the verdicts, then announces again:
+        # wait for that, so the badge this answer brings counts the prediction.
+        run_notices.wait(
+            practice.reveal.pk,
+            lambda: not verdict_pending(practice.prediction, fresh=True),
+            long_poll_seconds(request),
+        )
+        practice = practice_of(request.user, snippet)
     response = render_partial(request, "snippet-answer", practice)
     return with_lesson_progress(request, response, snippet.block.lesson)
 
