@@ -86,6 +86,8 @@ def test_a_teacher_replays_a_students_session_at_10x_with_the_paste_marked(
     )
     replay.get_by_role("button", name="10×").click()
     expect(replay.locator("#replay-step")).to_contain_text("Submitted the code.")
+    # The last step's swap has settled (its record is made just after it is shown).
+    replay.wait_for_function("last => window.seen.some(([step]) => step === last)", arg=trail.steps)
     seen = replay.evaluate("window.seen")
     assert [step for step, _ in seen] == list(range(1, trail.steps + 1))  # every step, in order
     assert [marked for step, marked in seen if step == paste_step] == [True]
