@@ -14,6 +14,11 @@ released at one instant (a barrier) from N threads:
 - submit: every learner presses Test it on the seed's code exercise (N gradings, each
           every test of the exercise in one sandbox run).
 
+With --trail, every learner also edits as trail.js records it (tutor/trail/): an `edit`
+phase before each of run and submit sends one batch of edits each (the few seconds of
+typing before the click), and the run and the submission carry the last edits, as the
+editor sends them. Compare its figures with a run without it.
+
 Each click is followed as the page follows it (htmx headers; a panel that waits is
 polled through its own `hx-get`) until its output is final, and timed from the click to
 that final answer. Prints per phase done/N, p50, p95, max and HTTP errors, then the rows
@@ -25,6 +30,7 @@ the same for gradings).
 import harness  # noqa: F401, I001  -- first: it fixes sys.path (see bench/harness.py)
 
 import argparse
+import json
 import os
 import re
 import statistics
@@ -202,6 +208,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("n", type=int, help="learners in the class")
     parser.add_argument("--pg", action="store_true", help="PostgreSQL + Redis (scale-out)")
+    parser.add_argument("--trail", action="store_true", help="editing recorded as trail.js does")
     args = parser.parse_args()
     n = args.n
 
@@ -215,7 +222,8 @@ def main() -> None:
         snippet = Snippet.objects.get(block__key=FIRST_SNIPPET)
         learners = [Learner(site.url, name) for name in create_learners(n)]
         where = "PostgreSQL + Redis" if args.pg else "SQLite + ORM broker (make run)"
-        print(f"class of {n} on {where}, {os.cpu_count()} cores, server as `make run` starts it")
+        print(f"class of {n} on {where}, {os.cpu_count()} cores, server as `make run` starts it"
+              + (", editing recorded (--trail)" if args.trail else ""))
         login_times, errors = at_once(learners, Learner.log_in)
         report("log in", n, login_times, errors)
         if errors:
@@ -225,22 +233,52 @@ def main() -> None:
             learner.click(f"/snippets/{snippet.pk}/predict/",
                           {"text": "I think it prints the timings", "mode": "typed"})
 
+        def typed(before: str, added: str, *, sent: bool) -> dict[str, str]:
+            """The edits trail.js sends for typing `added` at the end, a second a step: a
+            batch's fields, or those a run or submission carries."""
+            quarter = max(1, len(added) // 4)
+            pieces = [added[i : i + quarter] for i in range(0, len(added), quarter)]
+            edits, text = [], before
+            for n, piece in enumerate(pieces):
+                edits.append([1000 * (len(pieces) - 1 - n), "e", len(text), 0, piece])
+                text += piece
+            if sent:
+                return {"edits": json.dumps(edits), "code": text, "base": before}
+            return {"trail_edits": json.dumps(edits), "trail_base": before, "trail_has_base": "1"}
+
+        def edit_snippet(learner: Learner) -> None:
+            data = typed(snippet.code, f"# {learner.username} typing\n", sent=True)
+            headers = {"X-CSRFToken": learner.http.cookies["csrftoken"], "Referer": site.url + SEED}
+            learner.http.post(f"{site.url}/trail/{snippet.block_id}/record/", data=data, headers=headers,
+                              timeout=60).raise_for_status()
+
         def run(learner: Learner) -> None:
             code = snippet.code + f'\nprint("{learner.username} changed it")\n'
-            learner.click(f"/snippets/{snippet.pk}/runs/", {"code": code})
+            carried = typed(snippet.code, f'\nprint("{learner.username} changed it")\n', sent=False) if args.trail else {}
+            learner.click(f"/snippets/{snippet.pk}/runs/", {"code": code, **carried})
 
         from course.kinds.code_exercise import CodeExercise
 
         exercise = CodeExercise.objects.get(block__key=EXERCISE)
 
+        def edit_exercise(learner: Learner) -> None:
+            data = typed(exercise.starter, f"# {learner.username} typing\n", sent=True)
+            headers = {"X-CSRFToken": learner.http.cookies["csrftoken"], "Referer": site.url + SEED}
+            learner.http.post(f"{site.url}/trail/{exercise.block_id}/record/", data=data, headers=headers,
+                              timeout=60).raise_for_status()
+
         def submit(learner: Learner) -> None:
             code = exercise.solution + f'\n# {learner.username}\n'
-            learner.click(f"/code-exercises/{exercise.pk}/submit/", {"code": code})
+            carried = typed(exercise.starter, f"\n# {learner.username}\n", sent=False) if args.trail else {}
+            learner.click(f"/code-exercises/{exercise.pk}/submit/", {"code": code, **carried})
 
         report("open", n, *at_once(learners, Learner.open_lesson))
+        edits = {"run": edit_snippet, "submit": edit_exercise}  # --trail: the typing before each
         for name, action, purpose in (("reveal", reveal, Run.Purpose.REVEAL),
                                       ("run", run, Run.Purpose.RUN),
                                       ("submit", submit, Run.Purpose.GRADE)):
+            if args.trail and name in edits:
+                report("edit", n, *at_once(learners, edits[name]))
             since = timezone.now()
             report(name, n, *at_once(learners, action))
             where_it_went(name, purpose, since, learners)
@@ -257,6 +295,11 @@ def main() -> None:
             f"failed {Run.objects.filter(status=Run.Status.FAILED).count()}"
         )
         print(f"retried  {retried} GET(s) sent again on a new connection after a reset")
+        if args.trail:
+            from tutor.trail.models import Trail, TrailChunk
+
+            print(f"trail    trails {Trail.objects.count()} (expected {2 * n}), "
+                  f"writes {TrailChunk.objects.count()} (expected {4 * n}: a batch and a moment each)")
         one, floor = sandbox_floor(n, snippet.code)
         one_grading, grading_floor = grading_floor_of(n, exercise)
     print(f"floor    one sandbox run {one * 1000:.1f} ms; {n} runs / {os.cpu_count()} cores = "

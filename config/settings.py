@@ -75,6 +75,8 @@ MIDDLEWARE = [
     # After a launch, the launching LMS (only) may frame that browser's pages (lti/framing.py).
     "lti.framing.LmsFramingMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Closed-book assignments: only the assignment's items while it runs (tutor/assignments/).
+    "tutor.assignments.closed_book.ClosedBookMiddleware",
     # Last, as django-axes asks: it turns a locked-out login into the lockout page.
     "axes.middleware.AxesMiddleware",
 ]
@@ -323,6 +325,8 @@ RUN_LONG_POLL_SECONDS = float(os.environ.get("RUN_LONG_POLL_SECONDS", "10"))
 
 # Per learner: runs a minute, and runs waiting for a worker at once.
 RUNS_PER_MINUTE = int(os.environ.get("RUNS_PER_MINUTE", "20"))
+# Editing trails (tutor/trail/) nobody added to for this many days are deleted, every night.
+TRAIL_RETENTION_DAYS = int(os.environ.get("TRAIL_RETENTION_DAYS", "180"))
 RUNS_PENDING_MAX = int(os.environ.get("RUNS_PENDING_MAX", "3"))
 # Per learner: predictions a minute (one per snippet is what counts; this stops floods).
 PREDICTIONS_PER_MINUTE = int(os.environ.get("PREDICTIONS_PER_MINUTE", "20"))

@@ -30,6 +30,7 @@ from tutor.clusters.models import ClusterComment
 from tutor.models import Run
 from tutor.practice.snippet.clusters import clusters
 from tutor.practice.snippet.models import Prediction
+from tutor.trail.actions import RUN, record_moment
 
 pytestmark = pytest.mark.django_db
 
@@ -65,6 +66,7 @@ def world(sample_content):
     Extension.objects.create(assignment=assignment, student=student, due_at=now + timedelta(days=2))
     stepping = make_stepping(student, snippet)
     score_sync = make_score_sync(cohort, student, lesson)
+    record_moment(user=student, block=snippet.block, what=RUN, code="print('mine')\n")
     return {
         "users": {
             "anonymous": None,
@@ -239,6 +241,11 @@ PAGES = [
         lambda w: reverse("tutor:step_goto", args=[w["stepping"].pk]) + "?step=3",
         {**owner_only(), "student": 302},
     ),
+    # How the work was made (tutor/trail/): the learner's own replay; their teacher's.
+    ("my trail", lambda w: reverse("tutor:my_trail", args=[w["snippet"].block_id]), owner_only()),
+    ("class trail", lambda w: trail_url(w, "class_trail"), class_page()),
+    ("class trail step", lambda w: trail_url(w, "class_trail") + "?step=1", class_page()),
+    ("watch live", lambda w: trail_url(w, "trail_watch"), class_page()),
     ("admin", lambda w: reverse("admin:index"), {**everyone(302), "admin": 200}),
     # LMS integration (lti/): the LMS's own ways in take no Parsnip login.
     ("lms grades", lambda w: reverse("lti:class_grades", args=[w["cohort"].pk]), class_page()),
@@ -251,6 +258,10 @@ PAGES = [
     # Only an account an LMS made links to another (tests/lti/test_link_account.py).
     ("link my parsnip account", lambda w: reverse("lti:link_account"), signed_in(400)),
 ]
+
+
+def trail_url(world, name: str) -> str:
+    return reverse(f"tutor:{name}", args=[world["cohort"].pk, world["student"].pk, world["snippet"].block_id])
 
 
 @pytest.mark.parametrize("name,url,expected", PAGES, ids=[page[0] for page in PAGES])
@@ -395,6 +406,13 @@ ACTIONS = [
         lambda w: reverse("lti:sync_roster", args=[w["cohort"].pk]),
         {},
         {**class_page(), "teacher": 302, "admin": 302},
+    ),
+    (
+        # Each learner records their own trail; nobody can write to another's.
+        "record edits",
+        lambda w: reverse("tutor:trail_record", args=[w["snippet"].block_id]),
+        {"edits": "[]", "code": "print('x')\n"},
+        signed_in(204),
     ),
     (
         # Only a student of the class the comment is for: it is theirs to have read.

@@ -20,7 +20,14 @@ class TutorConfig(AppConfig):
         practice.show_progress_with(progress.with_lesson_progress)
         import tutor.clusters.models  # noqa: F401  (its model is the app's: Django must see it)
         import tutor.live.models  # noqa: F401  -- the live view's rows (tutor/live/)
+        import tutor.trail.models  # noqa: F401  -- the editors' trails (tutor/trail/)
         post_spawn.connect(tasks.worker_started, dispatch_uid="parsnip-worker-started")
+        # A sign-in reads the student's closed-book windows and moves their seat to it.
+        from django.contrib.auth.signals import user_logged_in
+
+        from tutor.assignments import closed_book
+
+        user_logged_in.connect(closed_book.signed_in, dispatch_uid="parsnip-closed-book")
 
         # The sandbox module knows nothing of Django: hand it the configured backend here.
         sandbox.configure(backend=settings.SANDBOX_BACKEND)

@@ -21,6 +21,15 @@ def fail_stale_runs() -> int:
     return failed
 
 
+def purge_old_trails() -> int:
+    """Scheduled every day: editing trails older than TRAIL_RETENTION_DAYS are deleted."""
+    from django.conf import settings
+
+    from tutor.trail.actions import purge_older_than
+
+    return purge_older_than(days=settings.TRAIL_RETENTION_DAYS)
+
+
 def worker_started(**kwargs) -> None:
     """A worker process (re)started (django-q2's post_spawn): runs that a dead worker on
     this machine held are failed at once, and every queued run is handed to the queue

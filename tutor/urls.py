@@ -4,6 +4,7 @@ from tutor import practice
 from tutor.assignments.urls import urlpatterns as assignment_urls
 from tutor.clusters import views as cluster_views
 from tutor.live import views as live
+from tutor.trail.urls import urlpatterns as trail_urls
 from tutor.views import accounts, lessons, progress, teaching
 
 app_name = "tutor"
@@ -75,6 +76,9 @@ urlpatterns += [
 # Assignments: a teacher sets lessons for a class, with due dates (tutor/assignments/).
 urlpatterns += assignment_urls
 
+
+# How the work was made: trails, their replay, a student's code live (tutor/trail/).
+urlpatterns += trail_urls
 
 # Each practice kind's (and panel's) own endpoints, declared in its folder (tutor/practice/<kind>/).
 urlpatterns += [pattern for kind in practice.every_with_panels() for pattern in kind.urls]

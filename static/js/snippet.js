@@ -48,6 +48,7 @@
     }
 
     function saveSoon() {
+      form.dispatchEvent(new CustomEvent("parsnip:edited")); // for the trail (trail.js)
       cancelSave();
       say(form, "Not saved yet…");
       timer = setTimeout(saveNow, AUTOSAVE_DELAY_MS);

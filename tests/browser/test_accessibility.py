@@ -66,3 +66,38 @@ def test_a_learners_lesson_page_has_no_serious_accessibility_violations(
             found[url] = serious
     context.close()
     assert not found, json.dumps(found, indent=1)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_replay_and_watching_pages_have_no_serious_accessibility_violations(
+    browser, live_server, sample_content, client, scheme
+):
+    from course.models import Block
+    from tests.factories import make_cohort, make_teacher
+    from tutor.trail import actions
+
+    teacher, student = make_teacher("tess"), make_user("ally")
+    cohort = make_cohort(teacher, students=[student])
+    block = Block.objects.get(key="write-kv-cache-vram")
+    pasted = "def helper():\n    return 42\n"
+    actions.record_edits(
+        user=student,
+        block=block,
+        edits=[(1000, "p", 0, 0, pasted)],
+        code=pasted + block.code_exercise.starter,
+    )
+    client.force_login(teacher)
+    context = browser.new_context(base_url=live_server.url, color_scheme=scheme, bypass_csp=True)
+    context.add_cookies(
+        [{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server.url}]
+    )
+    page = context.new_page()
+    found = {}
+    base = f"/classes/{cohort.pk}/students/{student.pk}/trail/{block.pk}/"
+    for url in [base + "?step=1", base + "live/"]:
+        page.goto(url)
+        serious = [v for v in violations(page) if v["impact"] in {"serious", "critical"}]
+        if serious:
+            found[url] = serious
+    context.close()
+    assert not found, json.dumps(found, indent=1)

@@ -860,9 +860,8 @@ def test_a_poll_woken_by_the_output_waits_for_the_verdict_and_brings_the_badge(
     make_snippet(snippet.block.lesson)
     run = make_run(snippet, purpose=Run.Purpose.REVEAL, stdout=OUTPUT)
     prediction = make_prediction(learner, snippet, text=OUTPUT, verdict=Prediction.Verdict.PENDING)
-    from tutor.practice.snippet.actions import settle_predictions_for_run
-
     from tutor import run_notices
+    from tutor.practice.snippet.actions import settle_predictions_for_run
 
     waited_for = []
 

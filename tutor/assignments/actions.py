@@ -30,13 +30,26 @@ def _check_blocks(lesson: Lesson, blocks: list[Block]) -> None:
 
 @transaction.atomic
 def create_assignment(
-    *, cohort: Cohort, lesson: Lesson, blocks: list[Block], opens_at: datetime, due_at: datetime
+    *,
+    cohort: Cohort,
+    lesson: Lesson,
+    blocks: list[Block],
+    opens_at: datetime,
+    due_at: datetime,
+    closed_book: bool = False,
+    allowed_addresses: str = "",
 ) -> Assignment:
     """Set `lesson` for the class: all its exercises when `blocks` is empty, else those."""
     _check_dates(opens_at, due_at)
     _check_blocks(lesson, blocks)
     assignment = Assignment.objects.create(
-        cohort=cohort, lesson=lesson, whole_lesson=not blocks, opens_at=opens_at, due_at=due_at
+        cohort=cohort,
+        lesson=lesson,
+        whole_lesson=not blocks,
+        opens_at=opens_at,
+        due_at=due_at,
+        closed_book=closed_book,
+        allowed_addresses=allowed_addresses,
     )
     assignment.blocks.set(blocks)
     return assignment
@@ -50,13 +63,25 @@ def update_assignment(
     blocks: list[Block],
     opens_at: datetime,
     due_at: datetime,
+    closed_book: bool = False,
+    allowed_addresses: str = "",
 ) -> Assignment:
     _check_dates(opens_at, due_at)
     _check_blocks(lesson, blocks)
     assignment.lesson = lesson
     assignment.whole_lesson = not blocks
     assignment.opens_at, assignment.due_at = opens_at, due_at
-    assignment.save(update_fields=["lesson", "whole_lesson", "opens_at", "due_at"])
+    assignment.closed_book, assignment.allowed_addresses = closed_book, allowed_addresses
+    assignment.save(
+        update_fields=[
+            "lesson",
+            "whole_lesson",
+            "opens_at",
+            "due_at",
+            "closed_book",
+            "allowed_addresses",
+        ]
+    )
     assignment.blocks.set(blocks)
     return assignment
 

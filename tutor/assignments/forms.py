@@ -1,6 +1,7 @@
 """The teacher's forms: setting or changing an assignment, and granting an extension.
 Times are typed in the site's time zone (a `datetime-local` field) and kept in UTC."""
 
+import ipaddress
 from datetime import timedelta
 
 from django import forms
@@ -59,6 +60,33 @@ class AssignmentForm(forms.Form):
     )
     opens_at = minute_field("Opening date", "Students see the assignment from then on.")
     due_at = minute_field("Due date", "Work done after it is accepted and marked late.")
+    closed_book = forms.BooleanField(
+        required=False,
+        label="Closed-book",
+        help_text="From opening to due, its students reach only this assignment's items, in one "
+        "session each (signing in elsewhere ends the other).",
+    )
+    allowed_addresses = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        label="Allowed addresses (closed-book)",
+        help_text="Optional: the room's addresses or networks, one a line (192.0.2.0/24); empty: anywhere.",
+    )
+
+    def clean_allowed_addresses(self) -> str:
+        lines = [
+            line.strip()
+            for line in self.cleaned_data["allowed_addresses"].splitlines()
+            if line.strip()
+        ]
+        for line in lines:
+            try:
+                ipaddress.ip_network(line, strict=False)
+            except ValueError:
+                raise forms.ValidationError(
+                    f"“{line}” is not an address or a network (like 192.0.2.0/24)."
+                ) from None
+        return "\n".join(lines)
 
     def __init__(self, *args, lessons, **kwargs):
         super().__init__(*args, **kwargs)

@@ -58,6 +58,13 @@ class Assignment(models.Model):
         null=True, blank=True, help_text="Closed by the teacher: no more work accepted."
     )
     created_at = models.DateTimeField(default=timezone.now)
+    # Closed-book (tutor/assignments/closed_book.py): from opening to due, its students reach
+    # only its items, in one session each, from the allowed addresses if any are listed.
+    closed_book = models.BooleanField(default=False)
+    allowed_addresses = models.TextField(
+        blank=True,
+        help_text="Closed-book only: addresses or networks (CIDR), one a line; empty: any.",
+    )
 
     objects = AssignmentQuerySet.as_manager()
 
@@ -103,3 +110,28 @@ class Extension(models.Model):
 
     def __str__(self) -> str:
         return f"{self.student} on {self.assignment}: due {self.due_at:%Y-%m-%d %H:%M}"
+
+
+class ClosedBookSeat(models.Model):
+    """A student in a closed-book assignment: the one session it is open in, and what was
+    refused to them while it ran (the teacher sees both)."""
+
+    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="seats")
+    student = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="closed_book_seats"
+    )
+    session_key = models.CharField(max_length=40)
+    address = models.GenericIPAddressField(null=True, blank=True)
+    seated_at = models.DateTimeField(default=timezone.now)
+    refusals = models.PositiveIntegerField(default=0)
+    last_refused = models.CharField(max_length=200, blank=True, help_text="The address asked for.")
+    refused_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        app_label = "tutor"
+        constraints = [
+            models.UniqueConstraint(fields=["assignment", "student"], name="one_seat_per_student")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.student} in {self.assignment}"

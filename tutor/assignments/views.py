@@ -125,6 +125,8 @@ def assignment_edit(request: HttpRequest, pk: int, assignment_pk: int) -> HttpRe
                     "blocks": list(assignment.blocks.values_list("pk", flat=True)),
                     "opens_at": timezone.localtime(assignment.opens_at),
                     "due_at": timezone.localtime(assignment.due_at),
+                    "closed_book": assignment.closed_book,
+                    "allowed_addresses": assignment.allowed_addresses,
                 },
             )
         return form_response(request, cohort, form, assignment=assignment)
@@ -158,6 +160,10 @@ def detail_context(cohort: Cohort, assignment: Assignment, **extra) -> dict:
         # The form's student list, from the rows already read (not a query per option).
         "student_choices": [(str(row.pk), row.name) for row in rows],
         "chosen_student": str(form["student"].value() or ""),
+        # Closed-book: who is in it (their session's address) and what was refused to them.
+        "seats": list(assignment.seats.select_related("student").order_by("student__username"))
+        if assignment.closed_book
+        else [],
         **extra,
     }
 

@@ -37,11 +37,16 @@ def block_label(key: str | None, title: str | None, kind: str | None) -> str:
     return f"{label} ({spec.label.lower()})" if spec else label
 
 
+CODE_KINDS = ("snippet", "code_exercise")  # the blocks with a code editor (tutor/trail/)
+
+
 @dataclass
 class Student:
     pk: int
     name: str
     block: str = ""
+    block_pk: int | None = None
+    watchable: bool = False  # their block has a code editor: its code can be watched live
     what: str = ""
     acted_at: datetime | None = None
     ago: str = ""
@@ -118,14 +123,17 @@ def build_board(
             "act__block__key",
             "act__block__title",
             "act__block__kind",
+            "act__block_id",
         )
     )
     students = {}
-    for pk, username, first, last, what, acted_at, failures, since, done, key, title, kind in rows:
+    for pk, username, first, last, what, acted_at, failures, since, done, key, title, kind, block_pk in rows:
         students[pk] = Student(
             pk=pk,
             name=student_name(username, first, last),
             block=block_label(key, title, kind),
+            block_pk=block_pk,
+            watchable=kind in CODE_KINDS,
             what=what or "",
             acted_at=acted_at,
             ago=ago(acted_at, now),

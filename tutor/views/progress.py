@@ -15,6 +15,7 @@ from tutor import practice
 from tutor.assignments import learners
 from tutor.clusters.comments import teacher_notes
 from tutor.models import LessonProgress
+from tutor.trail.teaching import trails_of
 
 ACCURACY_AFTER = 5  # first predictions before My progress says how many were right
 
@@ -113,5 +114,6 @@ def my_progress(request: HttpRequest) -> TemplateResponse:
         "continue_with": continue_with,
         "continue_label": continue_label,
         "teacher_notes": teacher_notes(request.user),
+        "trails": trails_of(request.user),  # how their code was made: theirs to see too
     } | learners.context(request.user)
     return TemplateResponse(request, "tutor/my_progress.html", context)

@@ -39,6 +39,7 @@ from tutor.models import (
 )
 from tutor.roles import class_students, is_teacher, require_teacher, taught_class
 from tutor.time_zones import browser_zone
+from tutor.trail.teaching import class_trails, trails_of
 
 CSV_CHUNK = 2000
 TIMELINE_LIMIT = 200  # of each kind, newest first
@@ -242,6 +243,7 @@ def class_lesson(request: HttpRequest, pk: int, lesson_pk: int) -> TemplateRespo
         "analyses": analyses,
         "over_time": teaching.completion_over_time(completed, students),
         "groups": lesson_groups(cohort, lesson),  # wrong answers grouped, and comments on them
+        "class_trails": class_trails(cohort, lesson),  # how each student's code was made
     }
     return TemplateResponse(request, "tutor/teaching/class_lesson.html", context)
 
@@ -267,6 +269,7 @@ def class_student(request: HttpRequest, pk: int, student_pk: int) -> TemplateRes
         "events": events,
         "limit": TIMELINE_LIMIT,
         "progress": [(p, teaching.progress_cell(p.items_done, p.items_total, p.is_complete)) for p in progress],
+        "trails": trails_of(student),
     }
     return TemplateResponse(request, "tutor/teaching/class_student.html", context)
 

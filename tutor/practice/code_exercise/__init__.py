@@ -29,7 +29,7 @@ class CodeExerciseKind(practice.PracticeKind):
     template = "tutor/practice/code_exercise.html"
     analysis_template = "tutor/teaching/kinds/code_exercise_analysis.html"
     styles = ("css/snippet.css", "css/code_exercise.css")
-    scripts = ("vendor/editor.bundle.js", "js/snippet.js")
+    scripts = ("vendor/editor.bundle.js", "js/snippet.js", "js/trail.js")
     run_purpose = Run.Purpose.GRADE
 
     def states(

@@ -26,6 +26,7 @@ from tutor.practice.code_exercise import actions
 from tutor.practice.code_exercise.forms import ExerciseCodeForm
 from tutor.practice.code_exercise.models import Submission
 from tutor.practice.code_exercise.state import ExercisePractice, practice_of
+from tutor.trail import actions as trail
 
 TEMPLATE = "tutor/code_exercise_practice.html"
 
@@ -88,6 +89,7 @@ def submission_create(request: HttpRequest, exercise_id: int) -> HttpResponse:
     except RunRefused as refusal:
         actions.save_draft(user=request.user, exercise=exercise, code=code)  # never lost
         return refuse(request, exercise, str(refusal), status=429)
+    trail.record_moment(user=request.user, block=exercise.block, what=trail.SUBMIT, code=code, carried=request.POST)
     wait_for(submission, seconds=settings.RUN_WAIT_SECONDS)
     if not wants_partial(request):
         return redirect(exercise_url(exercise, submission=submission.pk))

@@ -27,7 +27,7 @@ class SnippetKind(practice.PracticeKind):
     template = "tutor/practice/snippet.html"
     analysis_template = "tutor/teaching/kinds/snippet_analysis.html"
     styles = ("css/snippet.css",)
-    scripts = ("vendor/editor.bundle.js", "js/snippet.js")
+    scripts = ("vendor/editor.bundle.js", "js/snippet.js", "js/trail.js")
 
     def states(
         self, blocks: list[Block], *, user: AbstractBaseUser | AnonymousUser, request: HttpRequest | None = None

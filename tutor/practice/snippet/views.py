@@ -39,6 +39,7 @@ from tutor.practice.snippet.actions import (
 from tutor.practice.snippet.forms import CodeForm, DraftForm, PredictionForm, SelfCheckForm
 from tutor.practice.snippet.models import Prediction
 from tutor.practice.snippet.state import SnippetPractice, practice_of
+from tutor.trail import actions as trail
 
 TEMPLATE = "tutor/snippet_practice.html"
 
@@ -263,6 +264,7 @@ def run_create(request: HttpRequest, snippet_id: int) -> HttpResponse:
             return refuse(request, snippet, str(refusal), status=429)
         messages.warning(request, str(refusal))
         return redirect(snippet_url(snippet))
+    trail.record_moment(user=request.user, block=snippet.block, what=trail.RUN, code=code, carried=request.POST)
     wait_for(run)
     if not wants_partial(request):
         return redirect(snippet_url(snippet, run=run.pk))

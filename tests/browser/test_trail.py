@@ -1,0 +1,157 @@
+"""How the work was made, in the system Chromium: a student types, pastes and submits; the
+teacher replays it at 10× and the paste is marked; the teacher watches a second student's
+code change live; a closed-book assignment refuses another lesson and a second session.
+Submissions run through the real sandbox (the `inline_worker` fixture)."""
+
+from datetime import timedelta
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+from django.utils import timezone
+from playwright.sync_api import expect
+
+from course.models import Block, Lesson
+from tests.factories import make_cohort, make_lesson, make_teacher, make_user
+from tutor.assignments.models import Assignment
+from tutor.trail import encoding
+from tutor.trail.models import Trail
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+SEED = "/learn/local-models/optimising-speed-and-memory/"
+PANEL = "#exercise-write-kv-cache-vram"
+PASTED = "def helper():\n    return 42\n"
+
+
+def page_of(browser, live_server, user):
+    """A browser tab logged in as `user` (a session cookie from the test client)."""
+    client = Client()
+    client.force_login(user)
+    context = browser.new_context(base_url=live_server.url, viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(15_000)
+    context.add_cookies(
+        [{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server.url}]
+    )
+    page = context.new_page()
+    page.errors = []
+    page.on("pageerror", lambda exc: page.errors.append(str(exc)))
+    page.on("console", lambda msg: page.errors.append(msg.text) if msg.type == "error" else None)
+    return page
+
+
+def paste(page, text: str) -> None:
+    """A paste into the editor, as the browser delivers one (a paste event with its data)."""
+    page.locator(f"{PANEL} .cm-content").evaluate(
+        """(editor, text) => {
+            const data = new DataTransfer();
+            data.setData("text/plain", text);
+            editor.dispatchEvent(new ClipboardEvent("paste", {clipboardData: data, bubbles: true, cancelable: true}));
+        }""",
+        text,
+    )
+
+
+def test_a_teacher_replays_a_students_session_at_10x_with_the_paste_marked(
+    browser, live_server, sample_content, inline_worker
+):
+    teacher, student = make_teacher("tess"), make_user("sam")
+    cohort = make_cohort(teacher, students=[student])
+    block = Block.objects.get(key="write-kv-cache-vram")
+
+    page = page_of(browser, live_server, student)
+    page.goto(SEED + PANEL)
+    page.locator(f"{PANEL} .cm-content").click()
+    page.keyboard.press("ControlOrMeta+End")
+    page.keyboard.type("\n# my own line\n")
+    paste(page, PASTED)
+    page.locator(PANEL).get_by_role("button", name="Test it").click()
+    expect(page.locator(f"{PANEL}-results")).to_contain_text("tests pass")
+
+    trail = Trail.objects.get(user=student, block=block)
+    assert trail.submissions == 1 and trail.largest_paste == len(PASTED)
+    paste_step = next(step for step, kind, _ in trail.marks if kind == encoding.PASTE)
+    assert page.errors == []
+
+    replay = page_of(browser, live_server, teacher)
+    replay.goto(reverse("tutor:class_trail", args=[cohort.pk, student.pk, block.pk]))
+    expect(replay.locator("#replay-step")).to_contain_text(f"Step 0 of {trail.steps}")
+    # Each step the player shows, and whether a paste is marked in it.
+    replay.evaluate(
+        """() => { window.seen = [];
+           document.body.addEventListener("htmx:afterSettle", () => {
+             const step = document.getElementById("replay-step");
+             window.seen.push([Number(step.dataset.step), !!step.querySelector("mark.trail-paste")]);
+           }); }"""
+    )
+    replay.get_by_role("button", name="10×").click()
+    expect(replay.locator("#replay-step")).to_contain_text("Submitted the code.")
+    # The last step's swap has settled (its record is made just after it is shown).
+    replay.wait_for_function("last => window.seen.some(([step]) => step === last)", arg=trail.steps)
+    seen = replay.evaluate("window.seen")
+    assert [step for step, _ in seen] == list(range(1, trail.steps + 1))  # every step, in order
+    assert [marked for step, marked in seen if step == paste_step] == [True]
+    # Jumping to the paste: marked in words too, for a screen reader.
+    replay.get_by_role(
+        "link", name=f"Paste of {len(PASTED)} characters (step {paste_step})"
+    ).click()
+    expect(replay.locator("mark.trail-paste").first).to_contain_text("def helper():")
+    expect(replay.locator("#replay-step .trail-words")).to_contain_text("Paste.")
+    replay.keyboard.press("ArrowRight")  # and on from there by keyboard
+    expect(replay.locator("#replay-step h2")).to_contain_text(f"Step {paste_step + 1} of {trail.steps}")
+    assert replay.errors == []
+
+
+def test_the_teacher_watches_a_second_students_code_change_live(
+    browser, live_server, sample_content
+):
+    teacher, first, second = make_teacher("tess"), make_user("sam"), make_user("ada")
+    cohort = make_cohort(teacher, students=[first, second])
+    block = Block.objects.get(key="write-kv-cache-vram")
+
+    watch = page_of(browser, live_server, teacher)
+    watch.goto(reverse("tutor:trail_watch", args=[cohort.pk, second.pk, block.pk]))
+    expect(watch.locator("#watched-code")).to_contain_text("They have not changed this code yet.")
+    watch.evaluate("window.stillThisPage = true")
+
+    student = page_of(browser, live_server, second)
+    student.goto(SEED + PANEL)
+    student.locator(f"{PANEL} .cm-content").click()
+    student.keyboard.press("ControlOrMeta+End")
+    student.keyboard.type("\nprint('watched live')\n")
+    # The student's next batch, then the watch page's next poll: no reload.
+    expect(watch.locator("#watched-code")).to_contain_text("print('watched live')", timeout=20_000)
+    assert watch.evaluate("window.stillThisPage") is True
+    assert watch.errors == [] and student.errors == []
+
+
+def test_a_closed_book_assignment_refuses_another_lesson_and_a_second_session(
+    browser, live_server, sample_content
+):
+    teacher, student = make_teacher("tess"), make_user("sam")
+    cohort = make_cohort(teacher, students=[student])
+    lesson = Lesson.objects.get(slug="optimising-speed-and-memory")
+    other = make_lesson(title="Not in the exam")
+    now = timezone.now()
+    Assignment.objects.create(
+        cohort=cohort,
+        lesson=lesson,
+        opens_at=now - timedelta(minutes=1),
+        due_at=now + timedelta(hours=1),
+        closed_book=True,
+    )
+
+    first = page_of(browser, live_server, student)
+    first.goto(SEED)
+    expect(first.locator("h1").first).to_contain_text(lesson.title)
+    response = first.goto(other.get_absolute_url())
+    assert response.status == 403
+    expect(first.get_by_role("alert")).to_contain_text("only “" + lesson.title + "” is open")
+    first.get_by_role("link", name=lesson.title).click()  # the way back to the exam
+    expect(first.locator("h1").first).to_contain_text(lesson.title)
+
+    second = page_of(browser, live_server, student)  # signing in again, elsewhere
+    second.goto(SEED)
+    expect(second.locator("h1").first).to_contain_text(lesson.title)
+    first.goto(reverse("tutor:my_progress"))
+    assert "/login/" in first.url  # the first session has ended: signed out

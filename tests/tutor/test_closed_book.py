@@ -1,0 +1,266 @@
+"""Closed-book assignments: while one runs, its students reach only its items, in one session."""
+
+from datetime import timedelta
+
+import pytest
+from django.test import Client
+from django.urls import get_resolver, reverse
+from django.utils import timezone
+
+from tests.factories import (
+    make_cohort,
+    make_exercise,
+    make_lesson,
+    make_snippet,
+    make_teacher,
+    make_user,
+)
+from tutor.assignments.models import Assignment, ClosedBookSeat
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def exam():
+    teacher, student, outsider = make_teacher("tea"), make_user("stu"), make_user("out")
+    cohort = make_cohort(teacher, students=[student])
+    lesson = make_lesson(title="The exam")
+    snippet = make_snippet(lesson, code="print(1)\n")
+    other_lesson = make_lesson(title="Another lesson")
+    other_snippet = make_snippet(other_lesson)
+    now = timezone.now()
+    assignment = Assignment.objects.create(
+        cohort=cohort,
+        lesson=lesson,
+        opens_at=now - timedelta(minutes=5),
+        due_at=now + timedelta(hours=1),
+        closed_book=True,
+    )
+    return {
+        "teacher": teacher,
+        "student": student,
+        "outsider": outsider,
+        "cohort": cohort,
+        "lesson": lesson,
+        "snippet": snippet,
+        "other_lesson": other_lesson,
+        "other_snippet": other_snippet,
+        "assignment": assignment,
+    }
+
+
+def signed_in(user) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def test_the_assignments_lesson_and_its_items_stay_open(exam):
+    client = signed_in(exam["student"])
+    assert client.get(exam["lesson"].get_absolute_url()).status_code == 200
+    response = client.post(
+        reverse("tutor:trail_record", args=[exam["snippet"].block_id]),
+        {"edits": "[]", "code": "print(2)\n"},
+    )
+    assert response.status_code == 204
+
+
+def test_another_lesson_the_glossary_and_search_are_refused_and_the_teacher_sees_it(exam):
+    client = signed_in(exam["student"])
+    for url in (
+        exam["other_lesson"].get_absolute_url(),
+        reverse("course:glossary"),
+        reverse("course:search") + "?q=x",
+        reverse("tutor:my_progress"),
+        reverse("tutor:draft_save", args=[exam["other_snippet"].pk]),
+    ):
+        response = client.get(url) if "draft" not in url else client.post(url, {"code": "x"})
+        assert response.status_code == 403, url
+        assert "only “The exam” is open" in response.content.decode()
+    seat = ClosedBookSeat.objects.get(student=exam["student"])
+    assert seat.refusals == 5
+    teacher = signed_in(exam["teacher"])
+    page = teacher.get(
+        reverse("tutor:assignment_detail", args=[exam["cohort"].pk, exam["assignment"].pk])
+    )
+    assert "Closed-book: who is in it" in page.content.decode()
+    assert "5 times" in page.content.decode()
+
+
+def test_others_are_not_held_and_the_window_ends_at_the_due_date(exam):
+    for user in (exam["outsider"], exam["teacher"]):
+        assert signed_in(user).get(reverse("course:glossary")).status_code == 200
+    Assignment.objects.filter(pk=exam["assignment"].pk).update(
+        due_at=timezone.now() - timedelta(seconds=1)
+    )
+    assert signed_in(exam["student"]).get(reverse("course:glossary")).status_code == 200
+
+
+def test_a_new_sign_in_ends_the_old_session(exam):
+    first = signed_in(exam["student"])
+    assert first.get(exam["lesson"].get_absolute_url()).status_code == 200
+    second = signed_in(exam["student"])
+    assert second.get(exam["lesson"].get_absolute_url()).status_code == 200
+    response = first.get(reverse("tutor:my_progress"))
+    assert response.status_code == 302 and "/login/" in response["Location"]
+
+
+def test_a_session_from_before_the_window_finds_the_seat_taken(exam, monkeypatch):
+    from tutor.assignments import closed_book
+
+    monkeypatch.setattr(closed_book, "RECHECK_SECONDS", 0)  # the windows are read again at once
+    Assignment.objects.filter(pk=exam["assignment"].pk).update(
+        opens_at=timezone.now() + timedelta(minutes=1)
+    )
+    early, other = signed_in(exam["student"]), signed_in(exam["student"])
+    Assignment.objects.filter(pk=exam["assignment"].pk).update(
+        opens_at=timezone.now() - timedelta(minutes=1)
+    )
+    assert early.get(exam["lesson"].get_absolute_url()).status_code == 200
+    refused = other.get(exam["lesson"].get_absolute_url())
+    assert refused.status_code == 403
+    assert "open in another session" in refused.content.decode()
+
+
+def test_only_the_allowed_addresses_reach_it(exam):
+    Assignment.objects.filter(pk=exam["assignment"].pk).update(allowed_addresses="192.0.2.0/24")
+    client = signed_in(exam["student"])
+    assert client.get(exam["lesson"].get_absolute_url(), REMOTE_ADDR="192.0.2.7").status_code == 200
+    assert (
+        client.get(exam["lesson"].get_absolute_url(), REMOTE_ADDR="198.51.100.1").status_code == 403
+    )
+
+
+def url_names():
+    resolver = get_resolver()
+    names = []
+    for namespace in ("tutor", "course"):
+        _, sub = resolver.namespace_dict[namespace]
+        names += [f"{namespace}:{name}" for name in sub.reverse_dict if isinstance(name, str)]
+    return sorted(set(names))
+
+
+# Every URL name of the site's own pages, with arguments naming something outside the exam.
+def arguments(name: str, w) -> list:
+    other_block = w["other_snippet"].block
+    exercise = make_exercise(w["other_lesson"])
+    by_kwarg = {
+        "course_slug": w["other_lesson"].course.slug,
+        "lesson_slug": w["other_lesson"].slug,
+        "slug": "anything",
+        "pk": w["cohort"].pk,
+        "lesson_pk": w["other_lesson"].pk,
+        "student_pk": w["student"].pk,
+        "block_pk": other_block.pk,
+        "snippet_id": w["other_snippet"].pk,
+        "exercise_id": exercise.pk,
+        "code": "abc",
+        "key": "k",
+        "assignment_pk": w["assignment"].pk,
+        "comment_pk": 1,
+        "prediction_id": 1,
+        "run_id": 1,
+        "submission_id": 1,
+        "stepping_id": 1,
+        "number": 1,
+    }
+    _, sub = get_resolver().namespace_dict[name.split(":")[0]]
+    possibilities = sub.reverse_dict.getlist(name.split(":")[1])
+    params = possibilities[-1][0][0][1]
+    return [by_kwarg[p] for p in params]
+
+
+@pytest.mark.parametrize("name", url_names())
+def test_every_page_but_the_exams_answers_a_plain_refusal(exam, name):
+    """Every URL name of the site, asked by a student in a running closed-book assignment
+    about something outside it (another lesson, their classes, the glossary...): refused."""
+    client = signed_in(exam["student"])
+    url = reverse(name, args=arguments(name, exam))
+    for response in (client.get(url), client.post(url, {})):
+        assert response.status_code == 403, (name, response.status_code)
+        assert "Closed-book assignment" in response.content.decode()
+
+
+def test_every_asset_of_the_exam_lesson_is_same_origin(exam, client):
+    """No outside asset (fonts, CDNs, images) is needed: the room can be cut off the internet."""
+    import re
+
+    from course.models import Block
+
+    client.force_login(exam["student"])
+    assert Block.objects.filter(lesson=exam["lesson"]).exists()
+    page = client.get(exam["lesson"].get_absolute_url())
+    html = page.content.decode()
+    sources = re.findall(
+        r'<(?:script|link|img|iframe|source)\b[^>]*?\b(?:src|href)="([^"]*)"', html
+    )
+    assert sources
+    # Served by the site itself, or inline data (the favicon).
+    assert all(
+        (source.startswith("/") and not source.startswith("//")) or source.startswith("data:")
+        for source in sources
+    ), sources
+    policy = page["Content-Security-Policy"]
+    assert "default-src 'self'" in policy
+
+
+def assignment_form(exam, **more) -> dict:
+    now = timezone.localtime()
+    return {
+        "lesson": exam["lesson"].pk,
+        "opens_at": now.strftime("%Y-%m-%dT%H:%M"),
+        "due_at": (now + timedelta(days=1)).strftime("%Y-%m-%dT%H:%M"),
+        **more,
+    }
+
+
+def test_the_teacher_sets_a_closed_book_assignment_with_the_rooms_addresses(exam):
+    teacher = signed_in(exam["teacher"])
+    url = reverse("tutor:assignment_create", args=[exam["cohort"].pk])
+    assert "Closed-book" in teacher.get(url).content.decode()
+    response = teacher.post(
+        url,
+        assignment_form(exam, closed_book="on", allowed_addresses="192.0.2.0/24\n 2001:db8::1 \n"),
+    )
+    assert response.status_code == 302
+    made = Assignment.objects.exclude(pk=exam["assignment"].pk).get()
+    assert made.closed_book and made.allowed_addresses == "192.0.2.0/24\n2001:db8::1"
+    edit = teacher.get(
+        reverse("tutor:assignment_edit", args=[exam["cohort"].pk, made.pk])
+    ).content.decode()
+    assert "checked" in edit and "192.0.2.0/24" in edit
+
+
+def test_an_address_that_is_not_one_is_refused_in_words(exam):
+    teacher = signed_in(exam["teacher"])
+    url = reverse("tutor:assignment_create", args=[exam["cohort"].pk])
+    response = teacher.post(
+        url, assignment_form(exam, closed_book="on", allowed_addresses="the lab")
+    )
+    assert response.status_code == 400
+    assert "“the lab” is not an address or a network" in response.content.decode()
+    assert Assignment.objects.count() == 1
+
+
+def test_the_exams_own_practice_endpoints_are_not_refused(exam):
+    from tests.factories import make_prediction
+
+    client = signed_in(exam["student"])
+    prediction = make_prediction(exam["student"], exam["snippet"])
+    for url in (
+        reverse("tutor:prediction_detail", args=[prediction.pk]),
+        reverse("tutor:my_trail", args=[exam["snippet"].block_id]),
+        reverse("tutor:hand", args=[exam["lesson"].pk]),
+    ):
+        response = client.get(url)
+        assert "Closed-book assignment" not in response.content.decode(), url
+
+
+def test_a_students_extension_keeps_the_assignment_closed_book_for_them_until_it(exam):
+    from tutor.assignments.models import Extension
+
+    Assignment.objects.filter(pk=exam["assignment"].pk).update(due_at=timezone.now() - timedelta(seconds=1))
+    Extension.objects.create(
+        assignment=exam["assignment"], student=exam["student"], due_at=timezone.now() + timedelta(hours=1)
+    )
+    assert signed_in(exam["student"]).get(reverse("course:glossary")).status_code == 403

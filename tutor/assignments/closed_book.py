@@ -1,0 +1,222 @@
+"""Closed-book assignments: from opening to due, a student of the class reaches only the
+assignment's own lesson and its items (every other page answers a plain refusal), in one
+session (a new sign-in ends the old one), from the allowed addresses if the teacher listed any.
+
+The windows a student is in are kept in their session (read at sign-in, again each
+RECHECK_SECONDS), so a page costs no query for it; a refusal and taking the seat do.
+"""
+
+import ipaddress
+import time
+from datetime import datetime
+
+from django.apps import apps
+from django.contrib.auth import logout
+from django.contrib.sessions.backends.base import SessionBase
+from django.contrib.sessions.models import Session
+from django.db.models import F, OuterRef, Subquery
+from django.db.models.functions import Coalesce
+from django.http import HttpRequest, HttpResponse
+from django.template.response import TemplateResponse
+from django.utils import timezone
+
+from tutor.assignments.models import Assignment, ClosedBookSeat, Extension
+
+SESSION_KEY = "closed_book"
+RECHECK_SECONDS = 60
+# Pages anyone signed in may still reach: signing out and in.
+ALWAYS_OPEN = {"login", "logout"}
+
+
+# The lesson an item's URL acts in, by the name of its argument (the model is looked up by
+# name, so this stays true when a kind's models move).
+LESSON_OF_ARGUMENT = {
+    "snippet_id": ("course", "Snippet", "block__lesson_id"),
+    "prediction_id": ("tutor", "Prediction", "snippet__block__lesson_id"),
+    "run_id": ("tutor", "Run", "snippet__block__lesson_id"),
+    "submission_id": ("tutor", "Submission", "exercise__block__lesson_id"),
+    "block_pk": ("course", "Block", "lesson_id"),
+}
+
+
+def lesson_of(url_name: str, kwargs: dict) -> int | None:
+    """The lesson the URL's item belongs to; None when the URL names no item of a lesson."""
+    if "lesson_pk" in kwargs and not url_name.startswith(("class_", "live_")):
+        return kwargs["lesson_pk"]
+    if "stepping_id" in kwargs:
+        stepping = apps.get_model("tutor", "Stepping").objects.filter(pk=kwargs["stepping_id"])
+        return stepping.values_list(
+            Coalesce(F("snippet__block__lesson_id"), F("exercise__block__lesson_id")), flat=True
+        ).first()
+    if "exercise_id" in kwargs:
+        model = "OrderingExercise" if url_name.startswith("ordering") else "CodeExercise"
+        found = apps.get_model("course", model).objects.filter(pk=kwargs["exercise_id"])
+        return found.values_list("block__lesson_id", flat=True).first()
+    for argument, (app, model, path) in LESSON_OF_ARGUMENT.items():
+        if argument in kwargs:
+            found = apps.get_model(app, model).objects.filter(pk=kwargs[argument])
+            return found.values_list(path, flat=True).first()
+    return None
+
+
+def windows_of(user) -> list[dict]:
+    """The closed-book assignments of the user's classes not yet due for them (one query): a
+    student's extension is their due date."""
+    extended = Extension.objects.filter(assignment=OuterRef("pk"), student=user.pk).values("due_at")
+    rows = (
+        Assignment.objects.for_student(user)
+        .filter(closed_book=True)
+        .annotate(due=Coalesce(Subquery(extended[:1]), F("due_at")))
+        .filter(due__gt=timezone.now())
+        .values_list(
+            "pk",
+            "opens_at",
+            "due",
+            "lesson_id",
+            "lesson__slug",
+            "lesson__course__slug",
+            "lesson__title",
+            "allowed_addresses",
+        )
+    )
+    return [
+        {
+            "pk": pk,
+            "opens": opens.timestamp(),
+            "due": due.timestamp(),
+            "lesson": lesson,
+            "slug": slug,
+            "course": course,
+            "title": title,
+            "allowed": allowed,
+        }
+        for pk, opens, due, lesson, slug, course, title, allowed in rows
+    ]
+
+
+def remember_windows(session: SessionBase, user) -> list[dict]:
+    session[SESSION_KEY] = {"checked": time.time(), "windows": windows_of(user)}
+    return session[SESSION_KEY]["windows"]
+
+
+def running_window(request: HttpRequest) -> dict | None:
+    kept = request.session.get(SESSION_KEY)
+    if kept is None or time.time() - kept["checked"] > RECHECK_SECONDS:
+        windows = remember_windows(request.session, request.user)
+    else:
+        windows = kept["windows"]
+    now = time.time()
+    return next((w for w in windows if w["opens"] <= now < w["due"]), None)
+
+
+def address_allowed(window: dict, address: str | None) -> bool:
+    networks = [line.strip() for line in window["allowed"].splitlines() if line.strip()]
+    if not networks:
+        return True
+    try:
+        ip = ipaddress.ip_address(address or "")
+    except ValueError:
+        return False
+    return any(ip in ipaddress.ip_network(network, strict=False) for network in networks)
+
+
+def take_seat(request: HttpRequest, window: dict, *, user=None, signing_in: bool = False) -> bool:
+    """This session holds the student's seat: signing in takes it (and ends the session
+    that had it); a session that finds it held by another live session is refused."""
+    key = request.session.session_key
+    seat, made = ClosedBookSeat.objects.get_or_create(
+        assignment_id=window["pk"],
+        student=user or request.user,
+        defaults={"session_key": key or "", "address": request.META.get("REMOTE_ADDR")},
+    )
+    if not made and seat.session_key != key:
+        if (
+            not signing_in
+            and Session.objects.filter(
+                session_key=seat.session_key, expire_date__gt=timezone.now()
+            ).exists()
+        ):
+            return False
+        if seat.session_key:
+            Session.objects.filter(session_key=seat.session_key).delete()  # the old one ends
+        seat.session_key, seat.address = key, request.META.get("REMOTE_ADDR")
+        seat.save(update_fields=["session_key", "address"])
+    request.session[f"{SESSION_KEY}_seat"] = window["pk"]
+    return True
+
+
+def signed_in(sender, request: HttpRequest, user, **kwargs) -> None:
+    """user_logged_in: read the student's windows; one running now moves their seat here."""
+    if request is None or not hasattr(request, "session"):
+        return
+    windows = remember_windows(request.session, user)
+    now = time.time()
+    for window in windows:
+        if window["opens"] <= now < window["due"]:
+            if request.session.session_key is None:
+                request.session.save()
+            take_seat(request, window, user=user, signing_in=True)
+
+
+def refuse(request: HttpRequest, window: dict, why: str, *, user=None) -> HttpResponse:
+    ClosedBookSeat.objects.filter(assignment_id=window["pk"], student=user or request.user).update(
+        refusals=F("refusals") + 1,
+        last_refused=request.get_full_path()[:200],
+        refused_at=timezone.now(),
+    )
+    context = {
+        "why": why,
+        "title": window["title"],
+        "lesson_url": f"/learn/{window['course']}/{window['slug']}/",
+        "due": datetime.fromtimestamp(window["due"], tz=timezone.get_current_timezone()),
+    }
+    return TemplateResponse(
+        request, "tutor/assignments/closed_book_refusal.html", context, status=403
+    )
+
+
+class ClosedBookMiddleware:
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_view(self, request: HttpRequest, view_func, view_args, view_kwargs):
+        user = getattr(request, "user", None)
+        if user is None or not user.is_authenticated or request.resolver_match is None:
+            return None
+        window = running_window(request)
+        if window is None:
+            return None
+        match = request.resolver_match
+        name = match.url_name or ""
+        if name in ALWAYS_OPEN:
+            return None
+        if not address_allowed(window, request.META.get("REMOTE_ADDR")):
+            return refuse(
+                request,
+                window,
+                "This closed-book assignment is open only from the room's computers.",
+            )
+        if request.session.get(f"{SESSION_KEY}_seat") != window["pk"] and not take_seat(
+            request, window
+        ):
+            logout(request)  # this session is not the one the assignment is open in
+            return refuse(
+                request,
+                window,
+                "This closed-book assignment is open in another session: sign in again here to move it.",
+                user=user,
+            )
+        if match.namespace == "tutor" and name == "lesson_detail":
+            if (view_kwargs.get("course_slug"), view_kwargs.get("lesson_slug")) == (
+                window["course"],
+                window["slug"],
+            ):
+                return None
+        elif match.namespace == "tutor" and lesson_of(name, view_kwargs) == window["lesson"]:
+            return None
+        return refuse(
+            request, window, f"During this closed-book assignment only “{window['title']}” is open."
+        )

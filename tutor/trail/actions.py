@@ -1,0 +1,167 @@
+"""The trail's writes: a batch of edits from the editor, a moment (run, check, submission)
+from a view, and the retention purge. Each is one transaction on the learner's trail row."""
+
+from datetime import datetime, timedelta
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from course.models import Block
+from tutor.trail import encoding
+from tutor.trail.encoding import CHECK, RUN, SUBMIT, Step  # noqa: F401 (the moments views name)
+from tutor.trail.models import CHECKPOINT_EVERY, Trail, TrailChunk
+
+ACTIVE_GAP = timedelta(seconds=60)  # a longer pause is not counted as time at work
+
+
+def original_code(block: Block) -> str:
+    """The code the editor opens with before any draft: a snippet's, an exercise's starter."""
+    snippet = getattr(block, "snippet", None)
+    if snippet is not None:
+        return snippet.code
+    exercise = getattr(block, "code_exercise", None)
+    return exercise.starter if exercise is not None else ""
+
+
+def trail_for_update(*, user: AbstractBaseUser, block: Block) -> Trail:
+    """The learner's trail on the block, locked for this transaction (made if need be)."""
+    found = Trail.objects.select_for_update().filter(user=user, block=block).first()
+    if found is not None:
+        return found
+    try:
+        with transaction.atomic():
+            return Trail.objects.create(user=user, block=block, text=original_code(block))
+    except IntegrityError:  # made by a request at the same moment
+        return Trail.objects.select_for_update().get(user=user, block=block)
+
+
+def _append(trail: Trail, timed: list[tuple[datetime, Step]]) -> None:
+    """Keep the steps (each with its time) as one chunk and bring the trail's figures on."""
+    if not timed:
+        return
+    start = timed[0][0]
+    last = trail.updated_at if trail.steps else None
+    if not trail.steps:
+        trail.started_at = start
+    steps = []
+    for at, step in timed:
+        steps.append(
+            Step(
+                int((at - start).total_seconds() * 1000),
+                step.kind,
+                step.pos,
+                step.delete,
+                step.insert,
+            )
+        )
+        if last is not None:
+            trail.active_seconds += int(
+                min(max(at - last, timedelta(0)), ACTIVE_GAP).total_seconds()
+            )
+        last = at
+        trail.steps += 1
+        if step.kind == encoding.RUN:
+            trail.runs += 1
+        elif step.kind in (encoding.SUBMIT, encoding.CHECK):
+            trail.submissions += 1
+        if step.is_paste:
+            trail.largest_paste = max(trail.largest_paste, len(step.insert))
+        if step.kind in encoding.MOMENTS or step.is_paste:
+            trail.marks.append([trail.steps, step.kind, len(step.insert)])
+    TrailChunk.objects.create(
+        trail=trail,
+        seq=trail.chunks,
+        first_step=trail.steps - len(steps),
+        at=start,
+        data=encoding.encode(steps),
+        checkpoint=trail.text if trail.chunks % CHECKPOINT_EVERY == 0 else None,
+    )
+    trail.chunks += 1
+    trail.updated_at = last
+    for _, step in timed:
+        trail.text = step.apply(trail.text)
+    trail.save()
+
+
+def _sync(text: str, code: str) -> Step | None:
+    if text == code:
+        return None
+    pos, delete, insert = encoding.splice_between(text, code)
+    return Step(0, encoding.SYNC, pos, delete, insert)
+
+
+def record_edits(
+    *,
+    user: AbstractBaseUser,
+    block: Block,
+    edits: list[tuple[int, str, int, int, str]],
+    code: str,
+    base: str | None = None,
+    now: datetime | None = None,
+) -> Trail:
+    """The editor's batch: its edits (ms ago, kind, pos, delete, insert; oldest first), the
+    code it ended with and, from a page's first batch, the `base` its edits start from. An
+    edit that does not fit the text as the trail has it (an edit lost on the way, another
+    tab) stops the batch there; a correction then brings the trail to `code`, so the trail
+    always ends where the learner's editor did."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        trail = trail_for_update(user=user, block=block)
+        _append(trail, _edits(trail, edits, code=code, base=base, now=now))
+        return trail
+
+
+def _edits(trail: Trail, edits: list, *, code: str, base: str | None, now: datetime) -> list:
+    """The batch's steps with their times, ending at `code`."""
+    # Times only go forward: a step never lands before the trail's last one.
+    floor = trail.updated_at if trail.steps else now - timedelta(milliseconds=encoding.MAX_AGO_MS)
+    text, timed = trail.text, []
+    if base is not None and (sync := _sync(text, base)):
+        first = now - timedelta(milliseconds=edits[0][0]) if edits else now
+        timed.append((max(first, floor), sync))
+        text = base
+    for ago, kind, pos, delete, insert in edits:
+        step = Step(0, kind, pos, delete, insert)
+        try:
+            text = step.apply(text)
+        except encoding.BadSteps:
+            break
+        timed.append((max(now - timedelta(milliseconds=ago), floor), step))
+        floor = timed[-1][0]
+    if sync := _sync(text, code):
+        timed.append((now, sync))
+    return timed
+
+
+def record_moment(
+    *, user: AbstractBaseUser, block: Block, what: str, code: str, carried: dict | None = None
+) -> None:
+    """A run, check or submission of `code` (recorded by the view that took it; without
+    JavaScript these are the whole trail), after the editor's edits it `carried` (the form's
+    fields: see `carried_edits`), in one write."""
+    now = timezone.now()
+    edits, base = carried_edits(carried or {})
+    with transaction.atomic():
+        trail = trail_for_update(user=user, block=block)
+        timed = _edits(trail, edits, code=code, base=base, now=now)
+        timed.append((now, Step(0, what)))
+        _append(trail, timed)
+
+
+def carried_edits(fields) -> tuple[list, str | None]:
+    """The edits a run's or submission's form carried (trail.js), if readable: else none
+    (the code itself is still recorded)."""
+    try:
+        edits = encoding.parse_batch(fields.get("trail_edits") or "[]")
+    except encoding.BadSteps:
+        return [], None
+    base = fields.get("trail_base", "") if fields.get("trail_has_base") else None
+    return edits, base
+
+
+def purge_older_than(*, days: int, now: datetime | None = None) -> int:
+    """Delete the trails nobody has added to for `days` days; how many went."""
+    cutoff = (now or timezone.now()) - timedelta(days=days)
+    deleted, by_model = Trail.objects.filter(updated_at__lt=cutoff).delete()
+    return by_model.get("tutor.Trail", 0)

@@ -1,0 +1,66 @@
+"""A learner's trail on one code block, kept in chunks (one per batch the editor sends or
+moment recorded), with the whole text every few chunks so a replay seeks without going
+back to the start."""
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+from course.models import Block
+from tutor.trail import encoding
+
+CHECKPOINT_EVERY = 16  # chunks: a step is rebuilt from at most this many chunks
+
+
+class Trail(models.Model):
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="trails"
+    )
+    # PROTECT, as every row of learner work: a content edit never deletes a trail.
+    block = models.ForeignKey(Block, on_delete=models.PROTECT, related_name="trails")
+    text = models.TextField(help_text="The code as it is now (after every step).")
+    steps = models.PositiveIntegerField(default=0)
+    chunks = models.PositiveIntegerField(default=0)
+    started_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(default=timezone.now, db_index=True)
+    active_seconds = models.PositiveIntegerField(default=0)
+    runs = models.PositiveIntegerField(default=0)
+    submissions = models.PositiveIntegerField(default=0)
+    largest_paste = models.PositiveIntegerField(default=0, help_text="Characters.")
+    # The steps to jump to: [[step, kind, characters]] for runs, checks, submissions, pastes.
+    marks = models.JSONField(default=list, blank=True)
+
+    class Meta:
+        app_label = "tutor"
+        verbose_name = "editing trail"
+        constraints = [
+            models.UniqueConstraint(fields=["user", "block"], name="one_trail_per_block")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user}'s trail on {self.block}"
+
+    @property
+    def active_minutes(self) -> int:
+        return round(self.active_seconds / 60)
+
+
+class TrailChunk(models.Model):
+    trail = models.ForeignKey(Trail, on_delete=models.CASCADE, related_name="chunk_rows")
+    seq = models.PositiveIntegerField()
+    first_step = models.PositiveIntegerField(help_text="Steps before this chunk.")
+    at = models.DateTimeField(help_text="When its first step happened.")
+    data = models.TextField(help_text="Its steps (tutor.trail.encoding).")
+    # None: no checkpoint here ("" is a checkpoint: the code was empty).
+    checkpoint = models.TextField(null=True, blank=True, help_text="The text before its steps.")  # noqa: DJ001
+
+    class Meta:
+        app_label = "tutor"
+        constraints = [models.UniqueConstraint(fields=["trail", "seq"], name="one_chunk_per_place")]
+        indexes = [models.Index(fields=["trail", "first_step"])]
+
+    def __str__(self) -> str:
+        return f"Chunk {self.seq} of {self.trail}"
+
+    def steps(self) -> list[encoding.Step]:
+        return encoding.decode(self.data)
