@@ -9,7 +9,8 @@ from lti import roster
 from lti.models import ClassLink
 from tests.factories import make_prediction
 from tests.lti.fake_lms import LEARNER
-from tutor.models import Membership, Prediction
+from tutor.models import Membership
+from tutor.practice.snippet.models import Prediction
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
