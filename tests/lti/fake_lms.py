@@ -2,7 +2,7 @@
 and served by the test server beside Parsnip (under /fake-lms/). It signs launches with its
 own key, fetches Parsnip's keys to check what Parsnip signs, issues access tokens, keeps a
 gradebook (line items and the scores posted to them) and a roster. Faults are injected by
-setting `score_failures`, `token_failures` and `score_delay`.
+setting `score_failures`, `token_failures` and `score_hangs`.
 
 Its pages render no templates (the test server's CSP applies): a launch is a form with a
 button, which a browser test clicks and a requests-driven test submits itself.
@@ -10,7 +10,6 @@ button, which a browser test clicks and a requests-driven test submits itself.
 
 import json
 import threading
-import time
 from dataclasses import dataclass, field
 from html import escape
 from urllib.parse import urlencode
@@ -52,7 +51,9 @@ class FakeLms:
     score_posts: list = field(default_factory=list)  # every accepted POST, in order
     score_failures: list = field(default_factory=list)  # statuses to answer the next posts with
     token_failures: int = 0
-    score_delay: float = 0.0
+    # While set, a score post hangs until `release` is set (or 60 s): an LMS that never answers.
+    score_hangs: bool = False
+    release: threading.Event = field(default_factory=threading.Event)
     dropped: set = field(default_factory=set)  # subs the roster no longer lists
     ags: bool = True
     audience: str = ""  # signs launches for another tool's client id when set
@@ -255,8 +256,8 @@ def scores(request, item_id):
         return JsonResponse({"error": "unauthorised"}, status=401)
     if request.content_type != SCORE_TYPE:
         return JsonResponse({"error": "wrong content type"}, status=415)
-    if fake.score_delay:  # hangs, then fails: a gateway timing out (the score is not kept)
-        time.sleep(fake.score_delay)
+    if fake.score_hangs:  # hangs, then fails: a gateway timing out (the score is not kept)
+        fake.release.wait(60)
         return JsonResponse({"error": "gateway timeout"}, status=504)
     with fake.lock:
         if fake.score_failures:
