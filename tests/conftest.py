@@ -74,7 +74,13 @@ def login_in_browser(page, client):
         client.force_login(user)
         cookie = client.cookies["sessionid"]
         page.context.add_cookies(
-            [{"name": "sessionid", "value": cookie.value, "url": page.context._impl_obj._options.get("baseURL", "")}]
+            [
+                {
+                    "name": "sessionid",
+                    "value": cookie.value,
+                    "url": page.context._impl_obj._options.get("baseURL", ""),
+                }
+            ]
         )
         return page
 

@@ -75,7 +75,9 @@ def make_exercise(
     block = make_block(lesson, "ordering", **({"key": key} if key else {}))
     exercise = OrderingExercise.objects.create(block=block, **fields)
     for position, text in enumerate(lines, start=1):
-        OrderingLine.objects.create(exercise=exercise, key=f"l{position}", text=text, position=position)
+        OrderingLine.objects.create(
+            exercise=exercise, key=f"l{position}", text=text, position=position
+        )
     for n, text in enumerate(distractors, start=1):
         OrderingLine.objects.create(exercise=exercise, key=f"d{n}", text=text, position=None)
     return exercise
@@ -120,7 +122,9 @@ def make_ordering_attempt(user: User, exercise: OrderingExercise, **fields):
 
     if "order" not in fields:
         fields["order"] = list(
-            exercise.lines.filter(position__isnull=False).order_by("position").values_list("key", flat=True)
+            exercise.lines.filter(position__isnull=False)
+            .order_by("position")
+            .values_list("key", flat=True)
         )
     fields.setdefault("verdict", OrderingAttempt.Verdict.SOLVED)
     return OrderingAttempt.objects.create(user=user, exercise=exercise, **fields)
@@ -145,11 +149,18 @@ def make_lesson_progress(user: User, lesson: Lesson, **fields):
     # What a recount would keep: the totals and each kind's numbers.
     fields.setdefault("items_total", fields["snippets_total"] + fields["exercises_total"])
     fields.setdefault("items_done", fields["snippets_predicted"] + fields["exercises_solved"])
-    fields.setdefault("counts", {
-        "snippet": {"total": fields["snippets_total"], "done": fields["snippets_predicted"],
-                    "right": fields.get("predictions_right", 0), "runs": fields.get("runs", 0)},
-        "ordering": {"total": fields["exercises_total"], "done": fields["exercises_solved"]},
-    })
+    fields.setdefault(
+        "counts",
+        {
+            "snippet": {
+                "total": fields["snippets_total"],
+                "done": fields["snippets_predicted"],
+                "right": fields.get("predictions_right", 0),
+                "runs": fields.get("runs", 0),
+            },
+            "ordering": {"total": fields["exercises_total"], "done": fields["exercises_solved"]},
+        },
+    )
     return LessonProgress.objects.create(user=user, lesson=lesson, **fields)
 
 
@@ -191,15 +202,23 @@ def make_score_sync(cohort, student: User, lesson: Lesson, **fields):
 
     n = next(_seq)
     registration = LtiRegistration.objects.create(
-        name=f"LMS {n}", issuer=f"https://lms{n}.example", client_id=f"client-{n}",
-        auth_url=f"https://lms{n}.example/auth", token_url=f"https://lms{n}.example/token",
+        name=f"LMS {n}",
+        issuer=f"https://lms{n}.example",
+        client_id=f"client-{n}",
+        auth_url=f"https://lms{n}.example/auth",
+        token_url=f"https://lms{n}.example/token",
         keyset_url=f"https://lms{n}.example/jwks",
     )
-    deployment = LtiDeployment.objects.create(registration=registration, deployment_id="1", is_active=True)
-    context = LtiContext.objects.create(deployment=deployment, id_on_platform=f"course-{n}", title=f"LMS course {n}")
+    deployment = LtiDeployment.objects.create(
+        registration=registration, deployment_id="1", is_active=True
+    )
+    context = LtiContext.objects.create(
+        deployment=deployment, id_on_platform=f"course-{n}", title=f"LMS course {n}"
+    )
     ClassLink.objects.create(context=context, cohort=cohort)
-    line_item = LineItem.objects.create(context=context, lesson=lesson, score_maximum=3,
-                                        url=f"https://lms{n}.example/lineitems/1")
+    line_item = LineItem.objects.create(
+        context=context, lesson=lesson, score_maximum=3, url=f"https://lms{n}.example/lineitems/1"
+    )
     lti_user = LtiUser.objects.create(registration=registration, sub=f"sub-{n}", auth_user=student)
     fields.setdefault("score_given", 1)
     fields.setdefault("score_maximum", 3)

@@ -55,13 +55,23 @@ def world(sample_content):
     other = Snippet.objects.get(block__key="kv-cache-vram")
     make_run(other, purpose=Run.Purpose.REVEAL, stdout=other.expected_output, stdin=other.stdin)
     make_prediction(student, other, text="16\n8\n", verdict=Prediction.Verdict.WRONG)
-    group = clusters(in_class=Q(user__memberships__cohort=cohort), blocks=[other.block])[other.block_id].groups[0]
+    group = clusters(in_class=Q(user__memberships__cohort=cohort), blocks=[other.block])[
+        other.block_id
+    ].groups[0]
     comment = ClusterComment.objects.create(
-        cohort=cohort, author=teacher, block=other.block, key=group.key, summary="s", text="Look again."
+        cohort=cohort,
+        author=teacher,
+        block=other.block,
+        key=group.key,
+        summary="s",
+        text="Look again.",
     )
     now = timezone.now()
     assignment = Assignment.objects.create(
-        cohort=cohort, lesson=lesson, opens_at=now - timedelta(days=1), due_at=now + timedelta(days=1)
+        cohort=cohort,
+        lesson=lesson,
+        opens_at=now - timedelta(days=1),
+        due_at=now + timedelta(days=1),
     )
     Extension.objects.create(assignment=assignment, student=student, due_at=now + timedelta(days=2))
     stepping = make_stepping(student, snippet)
@@ -102,7 +112,9 @@ def make_stepping(student, snippet):
     trace = Trace(code=snippet.code, run=run)
     trace.keep(data)
     trace.save()
-    return Stepping.objects.create(user=student, trace=trace, origin=Stepping.Origin.SNIPPET, snippet=snippet)
+    return Stepping.objects.create(
+        user=student, trace=trace, origin=Stepping.Origin.SNIPPET, snippet=snippet
+    )
 
 
 def statuses(client, world, method: str, url: str, data=None) -> dict[str, int]:
@@ -198,18 +210,31 @@ PAGES = [
         class_page(),
     ),
     # Assignments: the class's teacher's pages.
-    ("assignments", lambda w: reverse("tutor:assignment_list", args=[w["cohort"].pk]), class_page()),
-    ("new assignment", lambda w: reverse("tutor:assignment_create", args=[w["cohort"].pk]), class_page()),
+    (
+        "assignments",
+        lambda w: reverse("tutor:assignment_list", args=[w["cohort"].pk]),
+        class_page(),
+    ),
+    (
+        "new assignment",
+        lambda w: reverse("tutor:assignment_create", args=[w["cohort"].pk]),
+        class_page(),
+    ),
     ("assignment", lambda w: assignment_url(w, "assignment_detail"), class_page()),
     ("assignment edit", lambda w: assignment_url(w, "assignment_edit"), class_page()),
     (
         "class grid by assignment",
-        lambda w: reverse("tutor:class_detail", args=[w["cohort"].pk]) + f"?assignment={w['assignment'].pk}",
+        lambda w: (
+            reverse("tutor:class_detail", args=[w["cohort"].pk])
+            + f"?assignment={w['assignment'].pk}"
+        ),
         class_page(),
     ),
     (
         "class csv by assignment",
-        lambda w: reverse("tutor:class_csv", args=[w["cohort"].pk]) + f"?assignment={w['assignment'].pk}",
+        lambda w: (
+            reverse("tutor:class_csv", args=[w["cohort"].pk]) + f"?assignment={w['assignment'].pk}"
+        ),
         class_page(),
     ),
     # Regions of the lesson page: without htmx, the owner is sent to their place on the page.
@@ -252,7 +277,11 @@ PAGES = [
     ("lms set-up values", lambda w: reverse("lti:setup"), {**everyone(302), "admin": 200}),
     ("lms keyset", lambda w: reverse("lti:jwks"), everyone(200)),
     ("lms launch (GET)", lambda w: reverse("lti:launch"), everyone(405)),
-    ("lms login, unknown registration", lambda w: reverse("lti:login", args=["00000000-0000-4000-8000-000000000000"]), everyone(400)),
+    (
+        "lms login, unknown registration",
+        lambda w: reverse("lti:login", args=["00000000-0000-4000-8000-000000000000"]),
+        everyone(400),
+    ),
     # Only reached from an LMS's Deep Linking launch (its request kept in the session).
     ("lms deep-link picker", lambda w: reverse("lti:deep_link"), signed_in(403)),
     # Only an account an LMS made links to another (tests/lti/test_link_account.py).
@@ -261,7 +290,9 @@ PAGES = [
 
 
 def trail_url(world, name: str) -> str:
-    return reverse(f"tutor:{name}", args=[world["cohort"].pk, world["student"].pk, world["snippet"].block_id])
+    return reverse(
+        f"tutor:{name}", args=[world["cohort"].pk, world["student"].pk, world["snippet"].block_id]
+    )
 
 
 @pytest.mark.parametrize("name,url,expected", PAGES, ids=[page[0] for page in PAGES])
@@ -419,7 +450,14 @@ ACTIONS = [
         "mark a teacher's comment read",
         lambda w: reverse("tutor:comment_read", args=[w["comment"].pk]),
         {},
-        {"anonymous": LOGIN, "student": 302, "other_student": 404, "teacher": 404, "other_teacher": 404, "admin": 404},
+        {
+            "anonymous": LOGIN,
+            "student": 302,
+            "other_student": 404,
+            "teacher": 404,
+            "other_teacher": 404,
+            "admin": 404,
+        },
     ),
 ]
 

@@ -49,7 +49,11 @@ def world():
         cohort=cohort, lesson=lesson, opens_at=now, due_at=now + timedelta(days=1)
     )
     return {
-        "lesson": lesson, "snippet": snippet, "prediction": prediction, "run": run, "cohort": cohort,
+        "lesson": lesson,
+        "snippet": snippet,
+        "prediction": prediction,
+        "run": run,
+        "cohort": cohort,
         "assignment": assignment,
     }
 
@@ -72,7 +76,11 @@ PANEL_VIEWS = [
     ("post", "assignment_close", lambda w: [w["cohort"].pk, w["assignment"].pk]),
     ("post", "assignment_delete", lambda w: [w["cohort"].pk, w["assignment"].pk]),
     ("post", "extension_grant", lambda w: [w["cohort"].pk, w["assignment"].pk]),
-    ("post", "extension_withdraw", lambda w: [w["cohort"].pk, w["assignment"].pk, w["cohort"].teacher_id]),
+    (
+        "post",
+        "extension_withdraw",
+        lambda w: [w["cohort"].pk, w["assignment"].pk, w["cohort"].teacher_id],
+    ),
     ("get", "live_view", lambda w: [w["cohort"].pk, w["lesson"].pk]),
     ("post", "live_hands_clear", lambda w: [w["cohort"].pk, w["lesson"].pk]),
     ("get", "hand", lambda w: [w["lesson"].pk]),
@@ -81,7 +89,9 @@ PANEL_VIEWS = [
 
 
 @pytest.mark.parametrize(("method", "name", "args"), PANEL_VIEWS)
-def test_an_expired_session_sends_the_whole_page_to_log_in_and_back(client, world, method, name, args):
+def test_an_expired_session_sends_the_whole_page_to_log_in_and_back(
+    client, world, method, name, args
+):
     page = world["lesson"].get_absolute_url()
     counts = (Prediction.objects.count(), Run.objects.count(), CodeDraft.objects.count())
 
@@ -109,7 +119,9 @@ def test_after_logging_in_the_learner_is_back_on_the_lesson(client, world):
     assert login == f"{LOGIN}?next={page}%3Frun%3D3%23snippet-two-lines"
 
     assert 'name="next"' in client.get(login).text
-    response = client.post(login, {"username": "ada", "password": "pw-ada", "next": f"{page}?run=3#snippet-two-lines"})
+    response = client.post(
+        login, {"username": "ada", "password": "pw-ada", "next": f"{page}?run=3#snippet-two-lines"}
+    )
     assert response.status_code == 302
     assert response["Location"] == f"{page}?run=3#snippet-two-lines"
 
@@ -169,11 +181,15 @@ def test_snippet_and_ordering_refusals_have_the_same_shape(client, world, settin
     response = client.post(
         reverse("tutor:prediction_create", args=[snippet.pk]), {"text": " "}, headers=htmx_headers()
     )
-    assert_refusal(response, status=400, into="snippet-two-lines-message", message="Type what you think")
+    assert_refusal(
+        response, status=400, into="snippet-two-lines-message", message="Type what you think"
+    )
 
     settings.RUNS_PENDING_MAX = 0
     response = client.post(
-        reverse("tutor:run_create", args=[snippet.pk]), {"code": "print(1)\n"}, headers=htmx_headers()
+        reverse("tutor:run_create", args=[snippet.pk]),
+        {"code": "print(1)\n"},
+        headers=htmx_headers(),
     )
     assert_refusal(response, status=429, into="snippet-two-lines-message", message="runs waiting")
 
@@ -186,9 +202,15 @@ def test_snippet_and_ordering_refusals_have_the_same_shape(client, world, settin
     assert not OrderingArrangement.objects.exclude(checks=0).exists()
 
     settings.RUNS_PENDING_MAX, settings.RUNS_PER_MINUTE = 3, 0  # a check runs the program
-    graded = make_exercise(world["lesson"], lines=['print("a")', 'print("b")'], grading="output", key="out")
-    response = client.post(reverse("tutor:ordering_check", args=[graded.pk]), headers=htmx_headers())
-    assert_refusal(response, status=429, into="exercise-out-message", message="runs in the last minute")
+    graded = make_exercise(
+        world["lesson"], lines=['print("a")', 'print("b")'], grading="output", key="out"
+    )
+    response = client.post(
+        reverse("tutor:ordering_check", args=[graded.pk]), headers=htmx_headers()
+    )
+    assert_refusal(
+        response, status=429, into="exercise-out-message", message="runs in the last minute"
+    )
 
 
 def test_the_lesson_page_has_the_message_line_each_refusal_names(client, world):

@@ -21,7 +21,10 @@ def manage(*args: str, **env: str) -> subprocess.CompletedProcess:
     clean = {k: v for k, v in os.environ.items() if k not in drop}
     return subprocess.run(
         [sys.executable, str(BASE_DIR / "manage.py"), *args],
-        env={**clean, **env}, cwd=BASE_DIR, capture_output=True, text=True,
+        env={**clean, **env},
+        cwd=BASE_DIR,
+        capture_output=True,
+        text=True,
     )
 
 

@@ -79,15 +79,22 @@ class WorkerCluster:
         subprocess.run([*manage, "migrate", "-v", "0"], env=env, check=True, cwd=BASE_DIR)
         self.start_worker()
         self.client = subprocess.Popen(
-            [sys.executable, "-c", CLIENT], env=env, cwd=BASE_DIR, text=True,
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            [sys.executable, "-c", CLIENT],
+            env=env,
+            cwd=BASE_DIR,
+            text=True,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
         )
         return self
 
     def start_worker(self) -> None:
         self.cluster = subprocess.Popen(
-            [sys.executable, str(BASE_DIR / "manage.py"), "qcluster"], env=self._env(),
-            cwd=BASE_DIR, start_new_session=True, stdout=subprocess.DEVNULL,
+            [sys.executable, str(BASE_DIR / "manage.py"), "qcluster"],
+            env=self._env(),
+            cwd=BASE_DIR,
+            start_new_session=True,
+            stdout=subprocess.DEVNULL,
             stderr=open(Path(self.tmp.name) / "qcluster.log", "a"),
         )
 

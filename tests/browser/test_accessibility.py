@@ -36,7 +36,9 @@ def violations(page) -> list[dict]:
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_main_pages_have_no_serious_accessibility_violations(browser, live_server, sample_content, scheme):
+def test_main_pages_have_no_serious_accessibility_violations(
+    browser, live_server, sample_content, scheme
+):
     # axe is injected as a script the page's Content-Security-Policy would refuse.
     context = browser.new_context(base_url=live_server.url, color_scheme=scheme, bypass_csp=True)
     page = context.new_page()
@@ -56,7 +58,9 @@ def test_a_learners_lesson_page_has_no_serious_accessibility_violations(
     user = make_user("ally")
     client.force_login(user)
     context = browser.new_context(base_url=live_server.url, bypass_csp=True)
-    context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server.url}])
+    context.add_cookies(
+        [{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server.url}]
+    )
     page = context.new_page()
     found = {}
     for url in ["/learn/local-models/optimising-speed-and-memory/", "/progress/", "/classes/"]:

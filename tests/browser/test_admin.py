@@ -60,11 +60,15 @@ def test_the_lesson_admin_page_edits_blocks_in_place_with_monospace_code(
     assert "monospace" in font
     line = page.locator("textarea.code-field").first
     assert "monospace" in line.evaluate("element => getComputedStyle(element).fontFamily")
-    exercise = page.locator(".djn-inline-form:has(select[name$='-kind'] option[value='ordering']:checked)")
+    exercise = page.locator(
+        ".djn-inline-form:has(select[name$='-kind'] option[value='ordering']:checked)"
+    )
     expect(exercise.get_by_text("Distractor (not part of the solution)").first).to_be_visible()
     expect(exercise.locator("input[name$='-distractor']:checked").first).to_be_visible()
     # A prose block shows no empty snippet or exercise to fill in; a snippet block its snippet.
-    prose = page.locator(".djn-inline-form:has(select[name$='-kind'] option[value='try_it']:checked)").first
+    prose = page.locator(
+        ".djn-inline-form:has(select[name$='-kind'] option[value='try_it']:checked)"
+    ).first
     expect(prose.locator(".kind-snippet")).to_be_hidden()
     expect(prose.locator(".kind-code_exercise")).to_be_hidden()
     # Changing a block's kind shows that kind's inline, and only that one.

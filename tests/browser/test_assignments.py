@@ -158,12 +158,16 @@ def test_a_due_date_is_shown_in_the_browsers_time_zone_with_the_time_left(
     cohort.save()
     lesson = Lesson.objects.get(slug="optimising-speed-and-memory")
     due = timezone.now().replace(microsecond=0) + timedelta(days=3, hours=2)
-    Assignment.objects.create(cohort=cohort, lesson=lesson, opens_at=timezone.now() - timedelta(days=1), due_at=due)
+    Assignment.objects.create(
+        cohort=cohort, lesson=lesson, opens_at=timezone.now() - timedelta(days=1), due_at=due
+    )
     client.force_login(student)
     context = browser.new_context(
         base_url=live_server.url, timezone_id="Asia/Tokyo", viewport={"width": width, "height": 900}
     )
-    context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server.url}])
+    context.add_cookies(
+        [{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server.url}]
+    )
     page = context.new_page()
     page.goto("/")
     assigned = page.locator("section.assigned")

@@ -239,7 +239,9 @@ def test_groups_the_projector_and_a_comment_have_no_serious_accessibility_violat
     assert not found, json.dumps(found, indent=1)
 
 
-def test_a_comment_is_new_on_the_home_page_until_the_student_has_seen_it(browser, live_server, sample_content):
+def test_a_comment_is_new_on_the_home_page_until_the_student_has_seen_it(
+    browser, live_server, sample_content
+):
     """Found from the home page, it leads to the answer; seen beside the answer on the
     lesson page (scrolled into view), it is no longer new."""
     from django.db.models import Q
@@ -254,10 +256,16 @@ def test_a_comment_is_new_on_the_home_page_until_the_student_has_seen_it(browser
     students = [make_user("sam"), make_user("sue")]
     cohort = make_cohort(teacher, students=students)
     snippet = Snippet.objects.get(block__key="kv-cache-vram")
-    make_run(snippet, purpose=Run.Purpose.REVEAL, stdout=snippet.expected_output, stdin=snippet.stdin)
+    make_run(
+        snippet, purpose=Run.Purpose.REVEAL, stdout=snippet.expected_output, stdin=snippet.stdin
+    )
     for student in students:
-        make_prediction(student, snippet, text=WITHOUT_THE_EMPTY_LINE, verdict=Prediction.Verdict.WRONG)
-    group = clusters(in_class=Q(user=students[0].pk), blocks=[snippet.block])[snippet.block_id].groups[0]
+        make_prediction(
+            student, snippet, text=WITHOUT_THE_EMPTY_LINE, verdict=Prediction.Verdict.WRONG
+        )
+    group = clusters(in_class=Q(user=students[0].pk), blocks=[snippet.block])[
+        snippet.block_id
+    ].groups[0]
     ClusterComment.objects.create(
         cohort=cohort, author=teacher, block=snippet.block, key=group.key, summary="s", text=COMMENT
     )

@@ -15,15 +15,17 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 SEED = "/learn/local-models/optimising-speed-and-memory/"
 PANEL = "#exercise-write-kv-cache-vram"
-ONE_DECIMAL = '''def kv_cache_vram(bits, capacity):
+ONE_DECIMAL = """def kv_cache_vram(bits, capacity):
     return bits * capacity / 1000
 
 
 print("KV cache VRAM usage:")
 for bits in (16, 8, 4):
     print("%d-bit, 1000 units: %.1f GB" % (bits, kv_cache_vram(bits, 1000)))
-'''
-HARD_CODED = ONE_DECIMAL.replace("return bits * capacity / 1000", "return {16: 16, 8: 8, 4: 4}[bits]").replace("%.1f", "%.2f")
+"""
+HARD_CODED = ONE_DECIMAL.replace(
+    "return bits * capacity / 1000", "return {16: 16, 8: 8, 4: 4}[bits]"
+).replace("%.1f", "%.2f")
 
 
 @pytest.fixture
@@ -78,7 +80,9 @@ def test_a_failing_hidden_test_shows_only_its_name(learner_page):
     expect(hidden.locator("table, dl")).to_have_count(0)  # no expected / got values
 
 
-def test_without_javascript_the_form_submits_and_the_page_shows_the_result(browser, live_server, sample_content, inline_worker):
+def test_without_javascript_the_form_submits_and_the_page_shows_the_result(
+    browser, live_server, sample_content, inline_worker
+):
     context = browser.new_context(base_url=live_server.url, java_script_enabled=False)
     page = context.new_page()
     make_user("bo")
@@ -126,7 +130,9 @@ def test_code_typed_then_left_at_once_is_there_on_return(learner_page):
     page.keyboard.press("ControlOrMeta+End")
     page.keyboard.type("# mine")
     page.goto("/glossary/")  # away at once, long before the autosave would have fired
-    deadline = time.monotonic() + 15  # the beacon travels beside the navigation (busy machine: room)
+    deadline = (
+        time.monotonic() + 15
+    )  # the beacon travels beside the navigation (busy machine: room)
     while not ExerciseDraft.objects.exists() and time.monotonic() < deadline:
         time.sleep(0.05)
     page.goto(SEED + PANEL)
@@ -165,4 +171,7 @@ def test_back_after_leaving_shows_the_code_and_the_latest_result_and_two_tabs_ke
     expect(other.locator(f"{PANEL}-results")).to_contain_text("Every test passes")
     page.reload()
     expect(page.locator(f"{PANEL}-results")).to_contain_text("Every test passes")
-    assert list(Submission.objects.order_by("pk").values_list("verdict", flat=True)) == ["failed", "passed"]
+    assert list(Submission.objects.order_by("pk").values_list("verdict", flat=True)) == [
+        "failed",
+        "passed",
+    ]

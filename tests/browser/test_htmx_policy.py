@@ -32,7 +32,9 @@ def test_a_refused_reveal_or_run_says_why_in_the_snippets_message_line(learner_p
     expect(message).to_be_hidden()
 
     practice.get_by_role("button", name="Reveal").click()  # nothing typed: 400
-    expect(message).to_have_text("Type what you think it prints first, or choose “I said it out loud”.")
+    expect(message).to_have_text(
+        "Type what you think it prints first, or choose “I said it out loud”."
+    )
     expect(message).to_have_attribute("role", "status")
     expect(practice.get_by_label("What will it print?")).to_be_visible()  # the form stays
 
@@ -123,7 +125,9 @@ def log_in_again(page, username: str):
     page.get_by_role("button", name="Log in").click()
 
 
-def test_an_expired_session_leads_to_log_in_and_back_to_the_snippet(page, login_in_browser, sample_content):
+def test_an_expired_session_leads_to_log_in_and_back_to_the_snippet(
+    page, login_in_browser, sample_content
+):
     login_in_browser(make_user("ada"))
     page.goto(SEED + FIRST)
     practice = page.locator(f"{FIRST}-practice")
@@ -153,10 +157,14 @@ def test_an_expired_session_leads_to_log_in_and_back_to_the_exercise(page, login
 
     log_in_again(page, "ada")
     expect(page).to_have_url(re.compile(re.escape(lesson) + "#exercise-abc$"))
-    expect(page.locator("#exercise-abc-practice").get_by_role("button", name="Check")).to_be_visible()
+    expect(
+        page.locator("#exercise-abc-practice").get_by_role("button", name="Check")
+    ).to_be_visible()
 
 
-def test_sorting_the_class_grid_leaves_one_working_copy_link_button(page, login_in_browser, sample_content):
+def test_sorting_the_class_grid_leaves_one_working_copy_link_button(
+    page, login_in_browser, sample_content
+):
     teacher = make_teacher("tess")
     cohort = make_cohort(teacher, students=[make_user("sam")])
     login_in_browser(teacher)

@@ -39,7 +39,9 @@ def test_a_live_class_assignment_a_stuck_student_and_one_comment_for_a_group(
     tess.get_by_role("link", name="Assignments").click()
     tess.get_by_role("link", name="New assignment").click()
     tess.get_by_label("Lesson", exact=True).select_option(str(lesson.pk))
-    due = (timezone.localtime() + timedelta(days=2)).replace(hour=17, minute=0, second=0, microsecond=0)
+    due = (timezone.localtime() + timedelta(days=2)).replace(
+        hour=17, minute=0, second=0, microsecond=0
+    )
     tess.get_by_label("Due date").fill(due.strftime("%Y-%m-%dT%H:%M"))
     tess.get_by_role("button", name="Set it").click()
     expect(tess.get_by_role("heading", level=1)).to_have_text(lesson.title)
@@ -97,7 +99,10 @@ def test_a_live_class_assignment_a_stuck_student_and_one_comment_for_a_group(
     expect(answer.locator(".teacher-comment")).to_contain_text(COMMENT)
 
     # The grid filtered to the assignment: nobody has finished, and it is not due yet.
-    tess.goto(reverse("tutor:class_detail", args=[cohort.pk]) + f"?assignment={Assignment.objects.get().pk}")
+    tess.goto(
+        reverse("tutor:class_detail", args=[cohort.pk])
+        + f"?assignment={Assignment.objects.get().pk}"
+    )
     for name in ("sam", "sue", "sid"):
         expect(tess.get_by_role("row").filter(has_text=name)).to_contain_text("Not yet done")
     assert tess_errors == []

@@ -52,7 +52,9 @@ def shown(region, area="order") -> list[str]:
 
 
 def line(region, key):
-    tokens = region.locator(".ordering-line").evaluate_all("lines => lines.map(line => line.dataset.line)")
+    tokens = region.locator(".ordering-line").evaluate_all(
+        "lines => lines.map(line => line.dataset.line)"
+    )
     keys = line_keys_by_token()
     [token] = [token for token in tokens if keys[token] == key]
     return region.locator(f'.ordering-line[data-line="{token}"]')
@@ -140,10 +142,14 @@ def test_solve_by_dragging_lines(page, learner, exercise):
 
     for target, key in enumerate(CORRECT):
         if shown(region).index(key) != target:
-            drag(page, line(region, key), region.locator('[data-area="order"] > .ordering-line').nth(target))
-            expect(region.locator('[data-area="order"] > .ordering-line').nth(target)).to_have_attribute(
-                "data-line", line_tokens(learner, exercise)[key]
+            drag(
+                page,
+                line(region, key),
+                region.locator('[data-area="order"] > .ordering-line').nth(target),
             )
+            expect(
+                region.locator('[data-area="order"] > .ordering-line').nth(target)
+            ).to_have_attribute("data-line", line_tokens(learner, exercise)[key])
     assert shown(region) == CORRECT
     expect(page.locator("#exercise-abc-announce")).to_contain_text("moved to position")
     eventually_saved(learner, exercise, CORRECT)

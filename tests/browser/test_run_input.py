@@ -12,7 +12,9 @@ DEPLOYING = "/learn/local-models/deploying-a-private-model-safely/"
 SNIPPET = "#snippet-refused-request"
 
 
-def test_type_an_input_run_and_read_what_went_wrong(page, login_in_browser, sample_content, inline_worker):
+def test_type_an_input_run_and_read_what_went_wrong(
+    page, login_in_browser, sample_content, inline_worker
+):
     login_in_browser(make_user("grace"))
     page.goto(DEPLOYING + SNIPPET)
     practice = page.locator(f"{SNIPPET}-practice")

@@ -53,7 +53,9 @@ def test_predict_and_reveal_the_first_snippet_shows_the_missing_empty_line(learn
     expect(answer.locator(".real-output")).to_contain_text("vllm on CPU: 3.00s")
     expect(answer.locator(".real-output .empty-line").first).to_have_text("↵ (empty line)")
     expect(answer.locator(".verdict")).to_have_text("Not quite: 5 of 6 lines right, 1 missing.")
-    expect(answer).to_contain_text("The output starts with an empty line — the first print() prints one.")
+    expect(answer).to_contain_text(
+        "The output starts with an empty line — the first print() prints one."
+    )
     missing = answer.locator("tr.line-missing")
     expect(missing).to_have_count(1)
     expect(missing.locator(".line-expected")).to_have_text("↵ (empty line)")
@@ -199,7 +201,9 @@ def test_the_prediction_counter_counts_and_says_when_the_limit_is_reached(learne
     practice.get_by_label("What will it print?").fill("hello\nworld")
     expect(counter).to_have_text("11 of 5,000 characters")
     practice.get_by_label("What will it print?").fill("x" * 6000)  # a paste cut at the limit
-    expect(counter).to_have_text("5,000 of 5,000 characters: that is the limit, anything longer is cut.")
+    expect(counter).to_have_text(
+        "5,000 of 5,000 characters: that is the limit, anything longer is cut."
+    )
     expect(practice.locator("[data-count-alert]")).to_have_text(
         "Your prediction is at the 5,000 character limit."
     )
@@ -223,7 +227,9 @@ def test_an_edit_made_just_before_leaving_the_page_is_kept(learner_page):
     while not CodeDraft.objects.exists() and time.monotonic() < deadline:
         time.sleep(0.05)
     page.goto(SEED + FIRST)
-    expect(page.locator(f"{FIRST}-practice .cm-content")).to_contain_text('print("typed just before leaving")')
+    expect(page.locator(f"{FIRST}-practice .cm-content")).to_contain_text(
+        'print("typed just before leaving")'
+    )
     expect(page.locator(f"{FIRST}-saved")).to_have_text("Your changes are saved.")
 
 
@@ -249,7 +255,9 @@ def test_back_shows_the_answer_revealed_since_not_an_empty_form(
     ada = make_user("ada")
     client.force_login(ada)
     context = browser_with_history_cache.new_context(base_url=live_server.url)
-    context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server.url}])
+    context.add_cookies(
+        [{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server.url}]
+    )
     tab_a, tab_b = context.new_page(), context.new_page()
     tab_a.goto(SEED + FIRST)
     expect(tab_a.locator(f"{FIRST}-practice").get_by_label("What will it print?")).to_be_visible()
@@ -281,7 +289,9 @@ def test_a_prediction_from_a_second_tab_says_it_does_not_count(learner_page):
     tab_b.locator(f"{FIRST}-practice").get_by_label("What will it print?").fill("guess in tab B")
     tab_b.locator(f"{FIRST}-practice").get_by_role("button", name="Reveal").click()
     answer_b = tab_b.locator(f"{FIRST}-answer")
-    expect(answer_b.locator(".practice-notice")).to_contain_text("You had already predicted this snippet")
+    expect(answer_b.locator(".practice-notice")).to_contain_text(
+        "You had already predicted this snippet"
+    )
     expect(answer_b.locator(".practice-notice")).to_contain_text("does not count")
     expect(answer_b.locator(".prediction-said")).to_have_text("guess in tab A")
 

@@ -60,7 +60,9 @@ def solve_the_ordering_by_clicks(page):
     exercise = OrderingExercise.objects.get(block__key="kv-cache-vram-order")
     region = page.locator("#exercise-kv-cache-vram-order-practice")
     correct = list(
-        exercise.lines.filter(position__isnull=False).order_by("position").values_list("key", flat=True)
+        exercise.lines.filter(position__isnull=False)
+        .order_by("position")
+        .values_list("key", flat=True)
     )
 
     keys = line_keys_by_token()  # the page names lines by the learner's tokens
@@ -76,19 +78,23 @@ def solve_the_ordering_by_clicks(page):
 
     for key in [key for key in shown() if key not in correct]:
         region.locator(f'.ordering-line[data-line="{token_of[key]}"] .tool-leave-out').click()
-        expect(region.locator(f'[data-area="unused"] .ordering-line[data-line="{token_of[key]}"]')).to_have_count(1)
+        expect(
+            region.locator(f'[data-area="unused"] .ordering-line[data-line="{token_of[key]}"]')
+        ).to_have_count(1)
     for target, key in enumerate(correct):
         while shown().index(key) > target:
             before = shown().index(key)
             region.locator(f'.ordering-line[data-line="{token_of[key]}"] .line-button').click()
-            expect(region.locator('[data-area="order"] > .ordering-line').nth(before - 1)).to_have_attribute(
-                "data-line", token_of[key]
-            )
+            expect(
+                region.locator('[data-area="order"] > .ordering-line').nth(before - 1)
+            ).to_have_attribute("data-line", token_of[key])
     region.get_by_role("button", name="Check").click()
     expect(region.locator(".ordering-feedback")).to_contain_text("Solved")
 
 
-def test_teacher_sees_a_student_complete_the_seed_lesson(browser, live_server, sample_content, inline_worker):
+def test_teacher_sees_a_student_complete_the_seed_lesson(
+    browser, live_server, sample_content, inline_worker
+):
     make_teacher("tess")
     student = make_user("sam")
 
@@ -111,7 +117,9 @@ def test_teacher_sees_a_student_complete_the_seed_lesson(browser, live_server, s
     solve_the_code_exercise(learner)
     learner.reload()
     expect(learner.locator(".lesson-progress")).to_contain_text("Complete")
-    assert LessonProgress.objects.get(user=student, lesson__slug="optimising-speed-and-memory").is_complete
+    assert LessonProgress.objects.get(
+        user=student, lesson__slug="optimising-speed-and-memory"
+    ).is_complete
 
     teacher.reload()
     grid = teacher.locator("table").first

@@ -98,7 +98,9 @@ def test_a_teacher_replays_a_students_session_at_10x_with_the_paste_marked(
     expect(replay.locator("mark.trail-paste").first).to_contain_text("def helper():")
     expect(replay.locator("#replay-step .trail-words")).to_contain_text("Paste.")
     replay.keyboard.press("ArrowRight")  # and on from there by keyboard
-    expect(replay.locator("#replay-step h2")).to_contain_text(f"Step {paste_step + 1} of {trail.steps}")
+    expect(replay.locator("#replay-step h2")).to_contain_text(
+        f"Step {paste_step + 1} of {trail.steps}"
+    )
     assert replay.errors == []
 
 

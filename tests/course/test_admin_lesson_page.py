@@ -85,7 +85,10 @@ def test_the_lesson_page_links_to_each_of_its_blocks_in_order(django_app, sample
         block = page.html.select_one(href)
         assert block.select_one(f'input[name="{href[1:]}-key"]')["value"] == key
     at = keys.index("kv-cache-vram-order")
-    assert links[at][1] == f"{lesson.blocks.get(key='kv-cache-vram-order').title or 'kv-cache-vram-order'} (ordering)"
+    assert (
+        links[at][1]
+        == f"{lesson.blocks.get(key='kv-cache-vram-order').title or 'kv-cache-vram-order'} (ordering)"
+    )
 
 
 def test_one_save_adds_a_block_with_its_snippet_and_an_exercise_with_its_lines(django_app):
@@ -95,27 +98,41 @@ def test_one_save_adds_a_block_with_its_snippet_and_an_exercise_with_its_lines(d
     data.update(
         {
             "blocks-TOTAL_FORMS": "2",
-            "blocks-0-position": "1", "blocks-0-kind": "snippet", "blocks-0-key": "hello",
+            "blocks-0-position": "1",
+            "blocks-0-kind": "snippet",
+            "blocks-0-key": "hello",
             "blocks-0-items": "[]",
-            "blocks-0-snippet-TOTAL_FORMS": "1", "blocks-0-snippet-INITIAL_FORMS": "0",
-            "blocks-0-snippet-0-language": "python", "blocks-0-snippet-0-run_limits": "{}",
+            "blocks-0-snippet-TOTAL_FORMS": "1",
+            "blocks-0-snippet-INITIAL_FORMS": "0",
+            "blocks-0-snippet-0-language": "python",
+            "blocks-0-snippet-0-run_limits": "{}",
             "blocks-0-snippet-0-code": "print('hi')\r\n",
             "blocks-0-snippet-0-expected_output": "hi\r\n",
-            "blocks-0-ordering_exercise-TOTAL_FORMS": "0", "blocks-0-ordering_exercise-INITIAL_FORMS": "0",
-            "blocks-0-code_exercise-TOTAL_FORMS": "0", "blocks-0-code_exercise-INITIAL_FORMS": "0",
-            "blocks-1-position": "2", "blocks-1-kind": "ordering", "blocks-1-key": "order-it",
+            "blocks-0-ordering_exercise-TOTAL_FORMS": "0",
+            "blocks-0-ordering_exercise-INITIAL_FORMS": "0",
+            "blocks-0-code_exercise-TOTAL_FORMS": "0",
+            "blocks-0-code_exercise-INITIAL_FORMS": "0",
+            "blocks-1-position": "2",
+            "blocks-1-kind": "ordering",
+            "blocks-1-key": "order-it",
             "blocks-1-items": "[]",
-            "blocks-1-snippet-TOTAL_FORMS": "0", "blocks-1-snippet-INITIAL_FORMS": "0",
-            "blocks-1-ordering_exercise-TOTAL_FORMS": "1", "blocks-1-ordering_exercise-INITIAL_FORMS": "0",
-            "blocks-1-code_exercise-TOTAL_FORMS": "0", "blocks-1-code_exercise-INITIAL_FORMS": "0",
+            "blocks-1-snippet-TOTAL_FORMS": "0",
+            "blocks-1-snippet-INITIAL_FORMS": "0",
+            "blocks-1-ordering_exercise-TOTAL_FORMS": "1",
+            "blocks-1-ordering_exercise-INITIAL_FORMS": "0",
+            "blocks-1-code_exercise-TOTAL_FORMS": "0",
+            "blocks-1-code_exercise-INITIAL_FORMS": "0",
             "blocks-1-ordering_exercise-0-grading": "exact",
             "blocks-1-ordering_exercise-0-lines-TOTAL_FORMS": "3",
             "blocks-1-ordering_exercise-0-lines-INITIAL_FORMS": "0",
-            "blocks-1-ordering_exercise-0-lines-0-position": "1", "blocks-1-ordering_exercise-0-lines-0-key": "def",
+            "blocks-1-ordering_exercise-0-lines-0-position": "1",
+            "blocks-1-ordering_exercise-0-lines-0-key": "def",
             "blocks-1-ordering_exercise-0-lines-0-text": "def f():",
-            "blocks-1-ordering_exercise-0-lines-1-position": "2", "blocks-1-ordering_exercise-0-lines-1-key": "ret",
+            "blocks-1-ordering_exercise-0-lines-1-position": "2",
+            "blocks-1-ordering_exercise-0-lines-1-key": "ret",
             "blocks-1-ordering_exercise-0-lines-1-text": "    return 1",
-            "blocks-1-ordering_exercise-0-lines-2-distractor": "on", "blocks-1-ordering_exercise-0-lines-2-key": "bad",
+            "blocks-1-ordering_exercise-0-lines-2-distractor": "on",
+            "blocks-1-ordering_exercise-0-lines-2-key": "bad",
             "blocks-1-ordering_exercise-0-lines-2-text": "    return",
         }
     )
@@ -129,13 +146,20 @@ def test_one_save_adds_a_block_with_its_snippet_and_an_exercise_with_its_lines(d
 
     response = django_app.post(change_url(lesson), data, user=admin)
 
-    assert response.status_code == 302, re.findall(r"errorlist[^>]*>(.*?)</ul>", response.text, re.S)
-    assert list(lesson.blocks.values_list("key", "kind")) == [("hello", "snippet"), ("order-it", "ordering")]
+    assert response.status_code == 302, re.findall(
+        r"errorlist[^>]*>(.*?)</ul>", response.text, re.S
+    )
+    assert list(lesson.blocks.values_list("key", "kind")) == [
+        ("hello", "snippet"),
+        ("order-it", "ordering"),
+    ]
     snippet = Snippet.objects.get(block__key="hello")
     assert (snippet.code, snippet.expected_output) == ("print('hi')\n", "hi\n")
     exercise = OrderingExercise.objects.get(block__key="order-it")
     assert [(line.key, line.text, line.position) for line in exercise.lines.all()] == [
-        ("def", "def f():", 1), ("ret", "    return 1", 2), ("bad", "    return", None),
+        ("def", "def f():", 1),
+        ("ret", "    return 1", 2),
+        ("bad", "    return", None),
     ]
 
 
@@ -143,16 +167,26 @@ def test_a_snippet_block_without_its_snippet_is_refused(django_app):
     admin = make_admin()
     lesson = make_lesson()
     data = shown_fields(django_app, change_url(lesson), admin)
-    data.update({
-        "blocks-TOTAL_FORMS": "1", "blocks-0-position": "1", "blocks-0-kind": "snippet",
-        "blocks-0-key": "alone", "blocks-0-items": "[]",
-        "blocks-0-snippet-TOTAL_FORMS": "0", "blocks-0-snippet-INITIAL_FORMS": "0",
-        "blocks-0-snippet-MIN_NUM_FORMS": "0", "blocks-0-snippet-MAX_NUM_FORMS": "1",
-        "blocks-0-ordering_exercise-TOTAL_FORMS": "0", "blocks-0-ordering_exercise-INITIAL_FORMS": "0",
-            "blocks-0-code_exercise-TOTAL_FORMS": "0", "blocks-0-code_exercise-INITIAL_FORMS": "0",
-        "blocks-0-ordering_exercise-MIN_NUM_FORMS": "0", "blocks-0-ordering_exercise-MAX_NUM_FORMS": "1",
-        "_save": "Save",
-    })
+    data.update(
+        {
+            "blocks-TOTAL_FORMS": "1",
+            "blocks-0-position": "1",
+            "blocks-0-kind": "snippet",
+            "blocks-0-key": "alone",
+            "blocks-0-items": "[]",
+            "blocks-0-snippet-TOTAL_FORMS": "0",
+            "blocks-0-snippet-INITIAL_FORMS": "0",
+            "blocks-0-snippet-MIN_NUM_FORMS": "0",
+            "blocks-0-snippet-MAX_NUM_FORMS": "1",
+            "blocks-0-ordering_exercise-TOTAL_FORMS": "0",
+            "blocks-0-ordering_exercise-INITIAL_FORMS": "0",
+            "blocks-0-code_exercise-TOTAL_FORMS": "0",
+            "blocks-0-code_exercise-INITIAL_FORMS": "0",
+            "blocks-0-ordering_exercise-MIN_NUM_FORMS": "0",
+            "blocks-0-ordering_exercise-MAX_NUM_FORMS": "1",
+            "_save": "Save",
+        }
+    )
 
     page = django_app.post(change_url(lesson), data, user=admin)
 
@@ -174,7 +208,9 @@ def exercise_form(django_app, admin):
 def test_a_line_is_made_a_distractor_with_its_checkbox(django_app, sample_content):
     admin = make_admin()
     form, prefix, rows = exercise_form(django_app, admin)
-    distractor = OrderingLine.objects.filter(exercise__block__key="kv-cache-vram-order", position=None).first()
+    distractor = OrderingLine.objects.filter(
+        exercise__block__key="kv-cache-vram-order", position=None
+    ).first()
     form[f"{prefix}-{rows[distractor.key]}-distractor"] = False
 
     page = form.submit("_save", user=admin)
@@ -188,7 +224,9 @@ def test_a_line_is_made_a_distractor_with_its_checkbox(django_app, sample_conten
     assert distractor.is_distractor
 
 
-def test_a_line_depending_on_a_later_line_is_refused_as_the_files_refuse_it(django_app, sample_content):
+def test_a_line_depending_on_a_later_line_is_refused_as_the_files_refuse_it(
+    django_app, sample_content
+):
     admin = make_admin()
     form, prefix, rows = exercise_form(django_app, admin)
     first, later = OrderingLine.objects.filter(
@@ -198,10 +236,13 @@ def test_a_line_depending_on_a_later_line_is_refused_as_the_files_refuse_it(djan
 
     page = form.submit("_save", user=admin)
 
-    assert html.escape(
-        f"line '{first.key}' depends on '{later.key}', which comes after it: "
-        "list the lines in an order that works"
-    ) in page.text
+    assert (
+        html.escape(
+            f"line '{first.key}' depends on '{later.key}', which comes after it: "
+            "list the lines in an order that works"
+        )
+        in page.text
+    )
     assert not first.depends_on.exists()
 
 
@@ -218,7 +259,9 @@ def files_message(tmp_path: Path, old: str, new: str) -> str:
     return error.message
 
 
-def test_a_misspelt_term_link_is_refused_with_the_files_message(django_app, sample_content, tmp_path):
+def test_a_misspelt_term_link_is_refused_with_the_files_message(
+    django_app, sample_content, tmp_path
+):
     block = Block.objects.filter(lesson__slug=SEED, kind="data_flow").exclude(body="").first()
     phrase = block.body.splitlines()[0]
     expected = files_message(tmp_path, phrase, phrase + " [[kv-cahce]]")
@@ -250,13 +293,18 @@ def test_misspelt_term_links_are_refused_in_every_markdown_field(django_app, sam
     form = django_app.get(url, user=admin).forms["glossaryterm_form"]
     form["definition"] = "Like [[vrma]]."
     page = form.submit("_save", user=admin)
-    assert "glossary link &#x27;[[vrma]]&#x27; points at no term (did you mean &#x27;vram&#x27;?)" in page.text
+    assert (
+        "glossary link &#x27;[[vrma]]&#x27; points at no term (did you mean &#x27;vram&#x27;?)"
+        in page.text
+    )
 
 
 def test_a_term_made_in_the_admin_points_at_the_terms_it_links(django_app, client):
     vram, cache = make_term("VRAM", slug="vram"), make_term("KV cache", slug="kv-cache")
     admin = make_admin()
-    form = django_app.get(reverse("admin:course_glossaryterm_add"), user=admin).forms["glossaryterm_form"]
+    form = django_app.get(reverse("admin:course_glossaryterm_add"), user=admin).forms[
+        "glossaryterm_form"
+    ]
     form["term"] = "Offloading"
     form["slug"] = "offloading"
     form["definition"] = "Moving the [[kv-cache]] out of [[vram|video memory]]."
@@ -268,7 +316,7 @@ def test_a_term_made_in_the_admin_points_at_the_terms_it_links(django_app, clien
     # As the files give it: the terms the definition links to, first, in its order.
     assert linked_in_order(term.see_also) == [cache, vram]
     page = client.get(term.get_absolute_url()).content.decode()
-    points_at = page[page.index('id="points-at"'):]
+    points_at = page[page.index('id="points-at"') :]
     assert re.search(r"KV cache.*VRAM", points_at, re.S)
 
 
@@ -288,16 +336,26 @@ def test_a_blocks_items_follow_the_files_rules(django_app, kind, items, message)
     admin = make_admin()
     lesson = make_lesson()
     data = shown_fields(django_app, change_url(lesson), admin)
-    data.update({
-        "blocks-TOTAL_FORMS": "1", "blocks-0-position": "1", "blocks-0-kind": kind,
-        "blocks-0-key": "listed", "blocks-0-items": items,
-        "blocks-0-snippet-TOTAL_FORMS": "0", "blocks-0-snippet-INITIAL_FORMS": "0",
-        "blocks-0-snippet-MIN_NUM_FORMS": "0", "blocks-0-snippet-MAX_NUM_FORMS": "1",
-        "blocks-0-ordering_exercise-TOTAL_FORMS": "0", "blocks-0-ordering_exercise-INITIAL_FORMS": "0",
-            "blocks-0-code_exercise-TOTAL_FORMS": "0", "blocks-0-code_exercise-INITIAL_FORMS": "0",
-        "blocks-0-ordering_exercise-MIN_NUM_FORMS": "0", "blocks-0-ordering_exercise-MAX_NUM_FORMS": "1",
-        "_save": "Save",
-    })
+    data.update(
+        {
+            "blocks-TOTAL_FORMS": "1",
+            "blocks-0-position": "1",
+            "blocks-0-kind": kind,
+            "blocks-0-key": "listed",
+            "blocks-0-items": items,
+            "blocks-0-snippet-TOTAL_FORMS": "0",
+            "blocks-0-snippet-INITIAL_FORMS": "0",
+            "blocks-0-snippet-MIN_NUM_FORMS": "0",
+            "blocks-0-snippet-MAX_NUM_FORMS": "1",
+            "blocks-0-ordering_exercise-TOTAL_FORMS": "0",
+            "blocks-0-ordering_exercise-INITIAL_FORMS": "0",
+            "blocks-0-code_exercise-TOTAL_FORMS": "0",
+            "blocks-0-code_exercise-INITIAL_FORMS": "0",
+            "blocks-0-ordering_exercise-MIN_NUM_FORMS": "0",
+            "blocks-0-ordering_exercise-MAX_NUM_FORMS": "1",
+            "_save": "Save",
+        }
+    )
 
     page = django_app.post(change_url(lesson), data, user=admin)
 

@@ -35,13 +35,24 @@ LINE_BREAK = re.compile(r"\r\n|\r|\n")
 def content_rows() -> dict:
     """Every content row and many-to-many link, and the learners' work on it."""
     models = [
-        Course, Lesson, Block, Snippet, OrderingExercise, OrderingLine, GlossaryTerm,
-        Lesson.terms.through, OrderingLine.depends_on.through, GlossaryTerm.see_also.through,
-        Prediction, OrderingAttempt, OrderingArrangement, CodeExercise, CodeTest, Submission,
+        Course,
+        Lesson,
+        Block,
+        Snippet,
+        OrderingExercise,
+        OrderingLine,
+        GlossaryTerm,
+        Lesson.terms.through,
+        OrderingLine.depends_on.through,
+        GlossaryTerm.see_also.through,
+        Prediction,
+        OrderingAttempt,
+        OrderingArrangement,
+        CodeExercise,
+        CodeTest,
+        Submission,
     ]
-    return {
-        model._meta.label: list(model.objects.order_by("pk").values()) for model in models
-    }
+    return {model._meta.label: list(model.objects.order_by("pk").values()) for model in models}
 
 
 @pytest.fixture
@@ -82,7 +93,10 @@ def change_url(model: str, pk: int) -> str:
         ("snippet", lambda: Snippet.objects.get(block__key="kv-cache-vram")),
         ("snippet", lambda: Snippet.objects.get(block__key="backend-latency")),
         ("snippet", lambda: Snippet.objects.get(block__key="refused-request")),  # input, raises
-        ("orderingexercise", lambda: OrderingExercise.objects.get(block__key="kv-cache-vram-order")),
+        (
+            "orderingexercise",
+            lambda: OrderingExercise.objects.get(block__key="kv-cache-vram-order"),
+        ),
         ("glossaryterm", lambda: GlossaryTerm.objects.get(slug="kv-cache")),
         ("course", lambda: Course.objects.get()),
     ],
@@ -161,4 +175,8 @@ def test_the_admin_keeps_a_snippets_input_and_refuses_a_raises_that_names_no_exc
     form["stdin"] = "\r\n  change-me-7f3a  \r\n"
     assert form.submit("_save", user=admin).status_code == 302
     snippet.refresh_from_db()
-    assert (snippet.stdin, snippet.raises, snippet.version) == ("\n  change-me-7f3a  \n", "PermissionError", 2)
+    assert (snippet.stdin, snippet.raises, snippet.version) == (
+        "\n  change-me-7f3a  \n",
+        "PermissionError",
+        2,
+    )

@@ -323,9 +323,7 @@ def test_export_writes_files_like_the_shipped_ones(sample_content, tmp_path):
     written = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*.yaml"))
     assert written == sorted(p.relative_to(SHIPPED) for p in SHIPPED.rglob("*.yaml"))
     for path in written:
-        assert read_yaml((tmp_path / path).read_text()) == read_yaml(
-            (SHIPPED / path).read_text()
-        )
+        assert read_yaml((tmp_path / path).read_text()) == read_yaml((SHIPPED / path).read_text())
     seed = (tmp_path / SEED).read_text()
     # Output that starts with an empty line stays a plain literal block.
     assert "    output: |\n\n      Optimising speed and memory\n" in seed
@@ -618,7 +616,11 @@ def test_a_broken_glossary_is_reported_once(content):
 
 
 def test_run_limits_of_a_course_and_a_snippet_are_imported_and_exported(content, tmp_path):
-    edit(content / "local-models/course.yaml", "order: 1\n", "order: 1\nlimits:\n  wall_seconds: 20\n")
+    edit(
+        content / "local-models/course.yaml",
+        "order: 1\n",
+        "order: 1\nlimits:\n  wall_seconds: 20\n",
+    )
     edit(
         content / SEED,
         "    key: backend-latency\n",
@@ -635,7 +637,9 @@ def test_run_limits_of_a_course_and_a_snippet_are_imported_and_exported(content,
         "memory_mb": 512,
         "cpu_seconds": 2,
     }
-    assert "limits:\n  wall_seconds: 20\n" in (tmp_path / "out/local-models/course.yaml").read_text()
+    assert (
+        "limits:\n  wall_seconds: 20\n" in (tmp_path / "out/local-models/course.yaml").read_text()
+    )
 
 
 def test_a_snippet_reads_its_input_and_declared_exception_from_the_files(content):
@@ -644,7 +648,11 @@ def test_a_snippet_reads_its_input_and_declared_exception_from_the_files(content
     assert (snippet.stdin, snippet.raises) == ("change-me-7f3b\n", "PermissionError")
     assert snippet.expected_output.endswith("with the key from the input...\n")
 
-    edit(content / DEPLOYING, "    stdin: |\n      change-me-7f3b\n", "    stdin: |\n      change-me-7f3a\n")
+    edit(
+        content / DEPLOYING,
+        "    stdin: |\n      change-me-7f3b\n",
+        "    stdin: |\n      change-me-7f3a\n",
+    )
     import_content(content)
     snippet.refresh_from_db()
     assert snippet.version == 2  # the learner predicts from the input too

@@ -73,7 +73,9 @@ characters = st.characters(
 line = st.one_of(
     st.text(characters, max_size=30),
     st.sampled_from(YAML_LOOKALIKES),
-    st.sampled_from(["", " ", "  ", "\t", "\tindented", "    indented", "trailing  ", "\r", "a\rb"]),
+    st.sampled_from(
+        ["", " ", "  ", "\t", "\tindented", "    indented", "trailing  ", "\r", "a\rb"]
+    ),
     st.text(characters, min_size=1, max_size=3).map(lambda s: s * 400),  # a very long line
 )
 any_text = st.builds(
@@ -192,8 +194,10 @@ def write_folder(root: Path, course: dict, lesson: dict, blocks: list, terms: li
     (root / "course-a" / "course.yaml").write_text(dump(course_file), encoding="utf-8")
     document = written(LESSON_FIELDS, {**lesson, "terms": slugs[:1]})
     document["blocks"] = Spaced(
-        [{"kind": name, "key": f"block-{n}", **written(kinds.get(name).fields, values)}
-         for n, (name, values) in enumerate(blocks)]
+        [
+            {"kind": name, "key": f"block-{n}", **written(kinds.get(name).fields, values)}
+            for n, (name, values) in enumerate(blocks)
+        ]
     )
     (root / "course-a" / "lesson-a.yaml").write_text(dump(document), encoding="utf-8")
 
@@ -203,10 +207,19 @@ def database() -> dict:
     lessons = {}
     for lesson in Lesson.objects.select_related("course"):
         lessons[lesson.slug] = {
-            "course": [lesson.course.title, lesson.course.summary, lesson.course.position,
-                       lesson.course.run_limits],
-            "lesson": [lesson.title, lesson.level, lesson.summary, lesson.what_you_will_see,
-                       [term.slug for term in linked_in_order(lesson.terms)]],
+            "course": [
+                lesson.course.title,
+                lesson.course.summary,
+                lesson.course.position,
+                lesson.course.run_limits,
+            ],
+            "lesson": [
+                lesson.title,
+                lesson.level,
+                lesson.summary,
+                lesson.what_you_will_see,
+                [term.slug for term in linked_in_order(lesson.terms)],
+            ],
             "blocks": [
                 (block.key, block.kind, block.kind_spec.values_of(block))
                 for block in lesson.blocks.order_by("position")
@@ -247,9 +260,14 @@ def test_any_content_survives_import_export_import(tmp_path_factory, course, les
     import_content(read_content(first))
     imported = database()
     # The database holds exactly what the files said, field by field.
-    assert [(name, values) for _, name, values in imported["lessons"]["lesson-a"]["blocks"]] == blocks
+    assert [
+        (name, values) for _, name, values in imported["lessons"]["lesson-a"]["blocks"]
+    ] == blocks
     assert imported["lessons"]["lesson-a"]["lesson"][:4] == [
-        lesson["title"], lesson["level"], lesson["summary"], lesson["what_you_will_see"]
+        lesson["title"],
+        lesson["level"],
+        lesson["summary"],
+        lesson["what_you_will_see"],
     ]
     assert [term[1:3] for term in imported["terms"]] == [
         (values["term"], values["definition"]) for values in terms

@@ -33,7 +33,9 @@ def course():
     """A published course: a published lesson, a draft between it and another published one."""
     course = make_course(title="Widgets", slug="widgets")
     first = make_lesson(course, title="Widgets one", slug="one", position=1)
-    draft = make_lesson(course, title="Half-built widgets", slug="half", position=2, status=Status.DRAFT)
+    draft = make_lesson(
+        course, title="Half-built widgets", slug="half", position=2, status=Status.DRAFT
+    )
     last = make_lesson(course, title="Widgets three", slug="three", position=3)
     term = make_term("Sprocket", slug="sprocket")
     for lesson in (first, draft, last):
@@ -95,9 +97,12 @@ def test_learners_cannot_practise_a_draft(client, course):
     client.force_login(make_user())
     snippet = course["draft"].blocks.get(kind="snippet").snippet
     exercise = course["draft"].blocks.get(kind="ordering").ordering_exercise
-    assert client.post(
-        reverse("tutor:prediction_create", args=[snippet.pk]), {"text": "x"}
-    ).status_code == 404
+    assert (
+        client.post(
+            reverse("tutor:prediction_create", args=[snippet.pk]), {"text": "x"}
+        ).status_code
+        == 404
+    )
     assert client.post(reverse("tutor:ordering_check", args=[exercise.pk])).status_code == 404
 
 
@@ -140,7 +145,10 @@ def test_a_draft_course_and_its_lessons_are_not_found_by_learners(learner, cours
 def test_staff_see_drafts_marked_as_drafts(client, course):
     client.force_login(make_admin())
     html = client.get(course["draft"].get_absolute_url()).text
-    assert '<p class="draft-banner" role="note"><strong>Draft.</strong> Only staff see this lesson;' in html
+    assert (
+        '<p class="draft-banner" role="note"><strong>Draft.</strong> Only staff see this lesson;'
+        in html
+    )
     assert "Draft.</strong>" not in client.get(course["first"].get_absolute_url()).text
     catalogue = client.get(reverse("tutor:catalogue")).text
     assert "Half-built widgets" in catalogue
@@ -167,9 +175,10 @@ def test_my_progress_and_teachers_pages_leave_drafts_out(client, course):
         html = client.get(url).text
         assert "Widgets one" in html
         assert "Half-built widgets" not in html
-    assert client.get(
-        reverse("tutor:class_lesson", args=[cohort.pk, course["draft"].pk])
-    ).status_code == 404
+    assert (
+        client.get(reverse("tutor:class_lesson", args=[cohort.pk, course["draft"].pk])).status_code
+        == 404
+    )
     csv = b"".join(client.get(reverse("tutor:class_csv", args=[cohort.pk])).streaming_content)
     assert b"Half-built widgets" not in csv
 
@@ -183,13 +192,20 @@ def test_status_in_the_content_files(tmp_path):
 
     lesson_file = content / "local-models" / "deploying-a-private-model-safely.yaml"
     text = lesson_file.read_text()
-    lesson_file.write_text(text.replace("title: Deploying a private model safely\n",
-                                        "title: Deploying a private model safely\nstatus: draft\n", 1))
+    lesson_file.write_text(
+        text.replace(
+            "title: Deploying a private model safely\n",
+            "title: Deploying a private model safely\nstatus: draft\n",
+            1,
+        )
+    )
     call_command("import_content", str(content), verbosity=0)
     assert Lesson.objects.get(slug="deploying-a-private-model-safely").status == Status.DRAFT
 
     call_command("export_content", str(tmp_path / "out"), verbosity=0)
-    exported = (tmp_path / "out" / "local-models" / "deploying-a-private-model-safely.yaml").read_text()
+    exported = (
+        tmp_path / "out" / "local-models" / "deploying-a-private-model-safely.yaml"
+    ).read_text()
     assert exported.startswith("title: Deploying a private model safely\nstatus: draft\n")
     published = (tmp_path / "out" / "local-models" / "optimising-speed-and-memory.yaml").read_text()
     assert "status:" not in published  # the default is not written
@@ -198,8 +214,12 @@ def test_status_in_the_content_files(tmp_path):
 def test_a_misspelt_status_is_refused_with_a_suggestion(tmp_path):
     content = Path(shutil.copytree(Path(settings.BASE_DIR) / "content", tmp_path / "content"))
     course_file = content / "local-models" / "course.yaml"
-    course_file.write_text(course_file.read_text().replace("order: 1\n", "order: 1\nstatus: drafts\n"))
-    with pytest.raises(CommandError, match=r"course.yaml:5: unknown status 'drafts' \(did you mean 'draft'\?\)"):
+    course_file.write_text(
+        course_file.read_text().replace("order: 1\n", "order: 1\nstatus: drafts\n")
+    )
+    with pytest.raises(
+        CommandError, match=r"course.yaml:5: unknown status 'drafts' \(did you mean 'draft'\?\)"
+    ):
         call_command("import_content", str(content), verbosity=0)
     assert not Course.objects.exists()
 

@@ -36,7 +36,9 @@ def write_content(root: Path, kind: str, values: dict) -> Path:
     with open(root / "course-one" / "course.yaml", "w") as out:
         yaml.dump({"title": "One", "lessons": ["lesson-one"]}, out)
     with open(root / "course-one" / "lesson-one.yaml", "w") as out:
-        yaml.dump({"title": "Lesson", "blocks": [{"kind": kind, "key": "the-block", **values}]}, out)
+        yaml.dump(
+            {"title": "Lesson", "blocks": [{"kind": kind, "key": "the-block", **values}]}, out
+        )
     return root
 
 
@@ -49,7 +51,9 @@ def test_every_kind_declares_a_right_example_and_a_wrong_one_of_its_own_or_is_pl
     for kind in kinds.every():
         own = {field.name for field in kind.fields} - {"title", "body"}
         assert kind.example, f"{kind.name} declares no example"
-        assert kind.wrong_examples or not own, f"{kind.name} has fields of its own but no wrong example"
+        assert kind.wrong_examples or not own, (
+            f"{kind.name} has fields of its own but no wrong example"
+        )
 
 
 @pytest.mark.parametrize("name", EVERY_KIND)
@@ -78,9 +82,13 @@ def test_what_the_files_refuse_the_admin_refuses_with_the_same_words(tmp_path, d
     block_data = content.courses[0].lessons[0].blocks[0]
     for field, value in wrong.items():
         # A kind's own rows need every field of an item; Block.items keeps what it is given.
-        block_data.values[field] = value if not kind.content_models or not isinstance(value, list) else [
-            {**{f.name: f.default for f in kind.field(field).fields}, **item} for item in value
-        ]
+        block_data.values[field] = (
+            value
+            if not kind.content_models or not isinstance(value, list)
+            else [
+                {**{f.name: f.default for f in kind.field(field).fields}, **item} for item in value
+            ]
+        )
     import_content(content)
     lesson = Lesson.objects.get(slug="lesson-one")
     stored = kind.values_of(Block.objects.get(key="the-block"))
@@ -113,15 +121,21 @@ def quiz_kind():
         template="course/blocks/prose.html",
         fields=(
             *kinds.common_fields(),
-            Items("options", required=True, item="option",
-                  fields=(Text("text", required=True), Boolean("right"))),
+            Items(
+                "options",
+                required=True,
+                item="option",
+                fields=(Text("text", required=True), Boolean("right")),
+            ),
             Boolean("shuffle", fallback=True),
             Choice("layout", options=("list", "grid")),
         ),
         example={"options": [{"text": "Yes", "right": True}, {"text": "No"}], "layout": "grid"},
         wrong_examples=(
-            ({"options": [{"text": "Yes", "right": True}, {"text": "No", "right": True}]},
-             "exactly one option must be right, not 2"),
+            (
+                {"options": [{"text": "Yes", "right": True}, {"text": "No", "right": True}]},
+                "exactly one option must be right, not 2",
+            ),
             ({"layout": "table"}, "unknown layout 'table' (one of: list, grid)"),
             ({"shuffle": "yes"}, "'shuffle' must be true or false, not text"),
         ),

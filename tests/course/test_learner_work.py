@@ -71,8 +71,19 @@ def remove_lesson_file(content: Path) -> None:
 
 
 def rows() -> dict:
-    models = [Course, Lesson, Block, Snippet, OrderingExercise, OrderingLine, Prediction,
-              CodeDraft, OrderingAttempt, OrderingArrangement, LessonProgress]
+    models = [
+        Course,
+        Lesson,
+        Block,
+        Snippet,
+        OrderingExercise,
+        OrderingLine,
+        Prediction,
+        CodeDraft,
+        OrderingAttempt,
+        OrderingArrangement,
+        LessonProgress,
+    ]
     return {model.__name__: list(model.objects.order_by("pk").values()) for model in models}
 
 
@@ -103,7 +114,11 @@ def test_removing_an_ordering_line_that_learners_attempts_name_is_refused(conten
     exercise = OrderingExercise.objects.get(block__key="kv-cache-vram-order")
     make_ordering_attempt(make_user(), exercise)  # names every line of the solution by key
     before = rows()
-    edit(content / SEED, "      - key: return\n        text: '    return bits * capacity / 1000  # GB'\n", "")
+    edit(
+        content / SEED,
+        "      - key: return\n        text: '    return bits * capacity / 1000  # GB'\n",
+        "",
+    )
 
     message = refusal(content)
 
@@ -129,7 +144,11 @@ def test_a_line_only_in_learners_arrangements_may_go_and_their_arrangements_foll
     exercise = OrderingExercise.objects.get(block__key="kv-cache-vram-order")
     learner = make_user()
     arrange_lines(user=learner, exercise=exercise, order=["return", "def"], unused=["wrong-return"])
-    edit(content / SEED, "      - key: wrong-return\n        text: '    return bits / capacity  # GB'\n", "")
+    edit(
+        content / SEED,
+        "      - key: wrong-return\n        text: '    return bits / capacity  # GB'\n",
+        "",
+    )
 
     import_content(content)
 
@@ -173,10 +192,14 @@ def test_removing_a_lesson_learners_made_progress_in_is_refused(content):
 def test_a_snippet_turned_into_prose_keeps_its_learners_work(content):
     import_content(content)
     make_prediction(make_user(), Snippet.objects.get(block__key="api-key-check"))
-    edit(content / DEPLOYING, "  - kind: snippet\n    key: api-key-check\n", "  - kind: prose\n    key: api-key-check\n")
+    edit(
+        content / DEPLOYING,
+        "  - kind: snippet\n    key: api-key-check\n",
+        "  - kind: prose\n    key: api-key-check\n",
+    )
     text = (content / DEPLOYING).read_text()
     start = text.index("    caption: Check an API key")
-    (content / DEPLOYING).write_text(text[:start] + text[text.index("  - kind: snippet", start):])
+    (content / DEPLOYING).write_text(text[:start] + text[text.index("  - kind: snippet", start) :])
 
     assert (
         "snippet 'api-key-check' is now a prose block, but 1 learner's work (predictions) "
@@ -236,7 +259,9 @@ def seed_with_work(sample_content):
         ("course", lambda snippet: snippet.block.lesson.course),
     ],
 )
-def test_the_admins_delete_page_names_the_work_and_refuses(admin_client, seed_with_work, model, find):
+def test_the_admins_delete_page_names_the_work_and_refuses(
+    admin_client, seed_with_work, model, find
+):
     target = find(seed_with_work)
     url = reverse(f"admin:course_{model}_delete", args=[target.pk])
     before = rows()
@@ -245,7 +270,10 @@ def test_the_admins_delete_page_names_the_work_and_refuses(admin_client, seed_wi
     confirmed = admin_client.post(url, {"post": "yes"})
 
     assert "cannot be deleted: deleting it would lose what learners did" in page
-    assert "snippet &#x27;kv-cache-vram&#x27;: 3 learners&#x27; work (predictions) points at it." in page
+    assert (
+        "snippet &#x27;kv-cache-vram&#x27;: 3 learners&#x27; work (predictions) points at it."
+        in page
+    )
     assert "Yes, I’m sure" not in page
     assert confirmed.status_code == 200
     assert rows() == before
@@ -281,9 +309,9 @@ def inline_index(form, prefix: str, field: str, value: str) -> int:
 def test_deleting_a_block_in_the_lesson_form_is_refused(django_app, seed_with_work):
     admin = make_admin()
     lesson = seed_with_work.block.lesson
-    form = django_app.get(reverse("admin:course_lesson_change", args=[lesson.pk]), user=admin).forms[
-        "lesson_form"
-    ]
+    form = django_app.get(
+        reverse("admin:course_lesson_change", args=[lesson.pk]), user=admin
+    ).forms["lesson_form"]
     form[f"blocks-{inline_index(form, 'blocks', 'key', 'kv-cache-vram')}-DELETE"] = True
     before = rows()
 
@@ -300,10 +328,12 @@ def test_deleting_a_block_in_the_lesson_form_is_refused(django_app, seed_with_wo
 def test_deleting_a_lesson_in_the_course_form_is_refused(django_app, seed_with_work):
     admin = make_admin()
     course = seed_with_work.block.lesson.course
-    form = django_app.get(reverse("admin:course_course_change", args=[course.pk]), user=admin).forms[
-        "course_form"
-    ]
-    form[f"lessons-{inline_index(form, 'lessons', 'slug', 'optimising-speed-and-memory')}-DELETE"] = True
+    form = django_app.get(
+        reverse("admin:course_course_change", args=[course.pk]), user=admin
+    ).forms["course_form"]
+    form[
+        f"lessons-{inline_index(form, 'lessons', 'slug', 'optimising-speed-and-memory')}-DELETE"
+    ] = True
 
     page = form.submit("_save", user=admin)
 
@@ -360,19 +390,23 @@ def test_no_learner_row_goes_with_content_by_cascade():
         (model.__name__, field.name, field.remote_field.on_delete)
         for model in apps.get_app_config("tutor").get_models()
         for field in model._meta.get_fields()
-        if field.many_to_one and field.concrete
+        if field.many_to_one
+        and field.concrete
         and field.related_model._meta.app_label == "course"
         # An admin's check of an exercise is nobody's work: it goes with the exercise. The
         # live view's rows are not work either: a learner's activity in a lesson is
         # worked out from their actions (whose rows protect the content), and a raised
         # hand asks for help in a lesson that would be gone. A teacher's comment on a group
         # of wrong answers is about learners' answers, which protect the item themselves.
-        and model.__name__ not in {"ExerciseCheck", "LessonActivity", "RaisedHand", "ClusterComment"}
+        and model.__name__
+        not in {"ExerciseCheck", "LessonActivity", "RaisedHand", "ClusterComment"}
     ]
     assert links, "tutor's rows point at content"
     for model, name, on_delete in links:
         assert on_delete in (models.PROTECT, models.SET_NULL), f"{model}.{name}"
-    assert [(m, n) for m, n, on_delete in links if on_delete is models.SET_NULL] == [("Run", "snippet")]
+    assert [(m, n) for m, n, on_delete in links if on_delete is models.SET_NULL] == [
+        ("Run", "snippet")
+    ]
 
 
 def test_removing_a_code_exercise_learners_submitted_to_is_refused(content):

@@ -122,7 +122,7 @@ def test_lesson_page_shows_reading_time_and_what_you_will_see(client):
     html = client.get(lesson_url(lesson)).content.decode()
 
     assert "About 1 min of reading" in html
-    assert "<pre class=\"output\">Line one\nLine two</pre>" in html
+    assert '<pre class="output">Line one\nLine two</pre>' in html
 
 
 def test_lesson_page_never_shows_a_snippets_output(client):
@@ -137,7 +137,9 @@ def test_lesson_page_never_shows_a_snippets_output(client):
 
 def test_ordering_lines_are_listed_but_not_in_the_solved_order(client):
     lesson = make_lesson()
-    exercise = make_exercise(lesson, lines=["alpha", "bravo", "charlie", "delta"], distractors=["echo"])
+    exercise = make_exercise(
+        lesson, lines=["alpha", "bravo", "charlie", "delta"], distractors=["echo"]
+    )
 
     html = client.get(lesson_url(lesson)).content.decode()
 
@@ -201,8 +203,14 @@ def test_unknown_lesson_is_404(client):
     lesson = make_lesson()
     other = make_course()
 
-    assert client.get(reverse("tutor:lesson_detail", args=[lesson.course.slug, "nope"])).status_code == 404
-    assert client.get(reverse("tutor:lesson_detail", args=[other.slug, lesson.slug])).status_code == 404
+    assert (
+        client.get(reverse("tutor:lesson_detail", args=[lesson.course.slug, "nope"])).status_code
+        == 404
+    )
+    assert (
+        client.get(reverse("tutor:lesson_detail", args=[other.slug, lesson.slug])).status_code
+        == 404
+    )
 
 
 def test_lesson_page_costs_the_same_queries_whatever_it_holds(client, django_assert_num_queries):
@@ -263,7 +271,9 @@ def test_term_preview_is_a_partial_for_htmx(client):
     make_term("VRAM", slug="vram")
     make_term("KV cache", slug="kv-cache", definition="Keys and values, kept in [[vram]].")
 
-    response = client.get(reverse("course:term_preview", args=["kv-cache"]), headers={"HX-Request": "true"})
+    response = client.get(
+        reverse("course:term_preview", args=["kv-cache"]), headers={"HX-Request": "true"}
+    )
 
     assert response.status_code == 200
     html = response.content.decode()
@@ -317,7 +327,9 @@ def test_search_without_a_query_asks_for_one(client):
 def test_live_search_answers_htmx_with_just_the_results(client):
     make_term("throughput", slug="throughput")
 
-    response = client.get(reverse("course:search"), {"q": "through"}, headers={"HX-Request": "true"})
+    response = client.get(
+        reverse("course:search"), {"q": "through"}, headers={"HX-Request": "true"}
+    )
 
     html = response.content.decode()
     assert html.lstrip().startswith('<div id="search-results"')
@@ -381,7 +393,9 @@ def test_seed_lesson_keeps_the_first_snippets_output_hidden(seed_html):
     # folded, saying whose answer it is; the first one's must wait for the reveal.
     for line in ["llama.cpp on NVIDIA: 2.00s", "vllm on NVIDIA: 1.00s", "vllm on CPU: 3.00s"]:
         assert line not in seed_html
-    folded = seed_html.split('<details class="what-you-will-see is-answer">')[1].split("</details>")[0]
+    folded = seed_html.split('<details class="what-you-will-see is-answer">')[1].split(
+        "</details>"
+    )[0]
     assert "This is what “Show how lower KV cache precision frees VRAM.” prints" in folded
     assert "16-bit, 1000 units: 16.00 GB" in folded
 
@@ -451,8 +465,13 @@ def test_an_edit_shows_at_once_on_a_cached_lesson_page(client, where):
         term.save()
 
     html = client.get(lesson_url(lesson)).content.decode()
-    expected = {"lesson": "The new summary.", "block": "The new prose.", "snippet": "new code",
-                "exercise line": "new_line", "term": "Newterm"}[where]
+    expected = {
+        "lesson": "The new summary.",
+        "block": "The new prose.",
+        "snippet": "new code",
+        "exercise line": "new_line",
+        "term": "Newterm",
+    }[where]
     assert expected in html
 
 
@@ -467,7 +486,9 @@ def test_a_re_import_shows_at_once_on_a_cached_lesson_page(client, tmp_path, sam
     content = tmp_path / "content"
     shutil.copytree(settings.BASE_DIR / "content", content)
     seed = content / "local-models" / "optimising-speed-and-memory.yaml"
-    seed.write_text(seed.read_text().replace("Optimising speed and memory", "Speed and memory, tuned"))
+    seed.write_text(
+        seed.read_text().replace("Optimising speed and memory", "Speed and memory, tuned")
+    )
     call_command("import_content", str(content), verbosity=0)
     assert "Speed and memory, tuned" in client.get(url).content.decode()
 

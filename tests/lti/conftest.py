@@ -29,10 +29,16 @@ def lms(live_server, settings):
 def register(fake: fake_lms.FakeLms, *, deployment_active: bool = True) -> LtiRegistration:
     """The admin's registration of the fake LMS, and the tool URLs the LMS is given."""
     registration = LtiRegistration.objects.create(
-        name="Fake LMS", issuer=fake.issuer, client_id=fake.client_id,
-        auth_url=fake.url("authorize/"), token_url=fake.url("token/"), keyset_url=fake.url("jwks/"),
+        name="Fake LMS",
+        issuer=fake.issuer,
+        client_id=fake.client_id,
+        auth_url=fake.url("authorize/"),
+        token_url=fake.url("token/"),
+        keyset_url=fake.url("jwks/"),
     )
-    LtiDeployment.objects.create(registration=registration, deployment_id=fake.deployment_id, is_active=deployment_active)
+    LtiDeployment.objects.create(
+        registration=registration, deployment_id=fake.deployment_id, is_active=deployment_active
+    )
     fake.tool_login_url = fake.base + reverse("lti:login", args=[registration.uuid])
     fake.tool_launch_url = fake.base + reverse("lti:launch")
     fake.tool_jwks_url = fake.base + reverse("lti:jwks")
@@ -48,7 +54,9 @@ def registered(lms):
 def lesson(db):
     course = make_course(status="published")
     lesson = make_lesson(course, status="published", title="Caches")
-    snippets = [make_snippet(lesson, expected_output=f"{n}\n", code=f"print({n})\n") for n in range(3)]
+    snippets = [
+        make_snippet(lesson, expected_output=f"{n}\n", code=f"print({n})\n") for n in range(3)
+    ]
     lesson.snippets_for_test = snippets
     return lesson
 
@@ -69,12 +77,19 @@ class Person:
 
     def submit_forms(self, response: requests.Response) -> requests.Response:
         for _ in range(4):
-            form = re.search(r'<form method="post" action="([^"]+)" id="(lti-launch|lti-return-form)"[^>]*>(.*?)</form>',
-                             response.text, re.S)
+            form = re.search(
+                r'<form method="post" action="([^"]+)" id="(lti-launch|lti-return-form)"[^>]*>(.*?)</form>',
+                response.text,
+                re.S,
+            )
             if not form:
                 return response
-            fields = {k: unescape(v) for k, v in
-                      re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)"', form.group(3))}
+            fields = {
+                k: unescape(v)
+                for k, v in re.findall(
+                    r'<input type="hidden" name="([^"]+)" value="([^"]*)"', form.group(3)
+                )
+            }
             if form.group(2) == "lti-launch":
                 if self.tamper:
                     self.tamper(self, fields)
@@ -90,8 +105,12 @@ class Person:
         picker = self.open(self.fake.start_url(self.sub, deep_link_in=context))
         assert picker.status_code == 200, picker.text
         token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', picker.text).group(1)
-        response = self.session.post(picker.url, data={"csrfmiddlewaretoken": token, "target": target},
-                                     headers={"Referer": picker.url}, timeout=30)
+        response = self.session.post(
+            picker.url,
+            data={"csrfmiddlewaretoken": token, "target": target},
+            headers={"Referer": picker.url},
+            timeout=30,
+        )
         return self.submit_forms(response)
 
 

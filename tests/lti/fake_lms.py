@@ -45,8 +45,12 @@ class FakeLms:
     client_id: str = CLIENT_ID
     people: dict = field(default_factory=dict)  # sub -> {"name":..., "roles": {context: role}}
     contexts: dict = field(default_factory=dict)  # id -> title
-    links: dict = field(default_factory=dict)  # resource link id -> {"context", "title", "custom", "lineitem"}
-    line_items: dict = field(default_factory=dict)  # id -> {"context", "label", "scoreMaximum", "resourceId", "tag"}
+    links: dict = field(
+        default_factory=dict
+    )  # resource link id -> {"context", "title", "custom", "lineitem"}
+    line_items: dict = field(
+        default_factory=dict
+    )  # id -> {"context", "label", "scoreMaximum", "resourceId", "tag"}
     scores: dict = field(default_factory=dict)  # line item id -> {sub: score dict}
     score_posts: list = field(default_factory=list)  # every accepted POST, in order
     score_failures: list = field(default_factory=list)  # statuses to answer the next posts with
@@ -58,7 +62,9 @@ class FakeLms:
     ags: bool = True
     audience: str = ""  # signs launches for another tool's client id when set
     token_lifetime: int = 300  # seconds; negative: launches arrive already expired
-    signing_key: str = ""  # another private key to sign launches with (its key id unknown to Parsnip)
+    signing_key: str = (
+        ""  # another private key to sign launches with (its key id unknown to Parsnip)
+    )
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
@@ -87,7 +93,9 @@ class FakeLms:
     def add_person(self, sub: str, name: str, **roles: str) -> None:
         self.people[sub] = {"name": name, "roles": roles}
 
-    def start_url(self, sub: str, *, link: str | None = None, deep_link_in: str | None = None) -> str:
+    def start_url(
+        self, sub: str, *, link: str | None = None, deep_link_in: str | None = None
+    ) -> str:
         """The LMS's page for clicking a link (or "add an activity" in a course)."""
         hint = f"link:{link}" if link else f"deep:{deep_link_in}"
         return self.url("start/?" + urlencode({"user": sub, "hint": hint}))
@@ -111,8 +119,13 @@ class PlatformConfig(LTI1P3PlatformConfAbstract):
 class DjangoRequestData(Request):
     def build_metadata(self, request):
         return {
-            "method": request.method, "form_data": request.POST.dict(), "get_data": request.GET.dict(),
-            "headers": request.headers, "content_type": request.content_type, "path": request.path, "json": None,
+            "method": request.method,
+            "form_data": request.POST.dict(),
+            "get_data": request.GET.dict(),
+            "headers": request.headers,
+            "content_type": request.content_type,
+            "path": request.path,
+            "json": None,
         }
 
 
@@ -134,8 +147,10 @@ class Launch(LTIAdvantageMessageLaunchAbstract):
         role = person["roles"].get(context_id, LEARNER)
         self.set_user_data(sub, [role], full_name=person["name"])
         self.set_launch_context_claim(
-            context_id, context_types=["http://purl.imsglobal.org/vocab/lis/v2/course#CourseOffering"],
-            context_title=fake.contexts[context_id], context_label=context_id,
+            context_id,
+            context_types=["http://purl.imsglobal.org/vocab/lis/v2/course#CourseOffering"],
+            context_title=fake.contexts[context_id],
+            context_label=context_id,
         )
         if fake.ags:
             link = fake.links.get(target, {}) if kind == "link" else {}
@@ -197,7 +212,9 @@ def token(request):
         if fake.token_failures:
             fake.token_failures -= 1
             return JsonResponse({"error": "temporarily_unavailable"}, status=503)
-    return JsonResponse(PlatformConfig().get_registration() and _platform().get_access_token(request.POST.dict()))
+    return JsonResponse(
+        PlatformConfig().get_registration() and _platform().get_access_token(request.POST.dict())
+    )
 
 
 def _platform():
@@ -208,7 +225,9 @@ def _platform():
 
 def _authorised(request, scope: str) -> bool:
     header = request.headers.get("Authorization", "")
-    return header.startswith("Bearer ") and _platform().validate_token(header[7:], allowed_scopes=[scope])
+    return header.startswith("Bearer ") and _platform().validate_token(
+        header[7:], allowed_scopes=[scope]
+    )
 
 
 @csrf_exempt
@@ -221,14 +240,26 @@ def deep_link_return(request, context_id):
         line_item = None
         if "lineItem" in item:
             line_item = str(len(fake.line_items) + 1)
-            fake.line_items[line_item] = {"context": context_id, "label": item["lineItem"].get("label", item.get("title")),
-                                          **item["lineItem"]}
+            fake.line_items[line_item] = {
+                "context": context_id,
+                "label": item["lineItem"].get("label", item.get("title")),
+                **item["lineItem"],
+            }
             fake.scores[line_item] = {}
-        fake.links[link_id] = {"context": context_id, "title": item.get("title", ""),
-                               "custom": item.get("custom", {}), "lineitem": line_item,
-                               "due": item.get("submission", {}).get("endDateTime")}
+        fake.links[link_id] = {
+            "context": context_id,
+            "title": item.get("title", ""),
+            "custom": item.get("custom", {}),
+            "lineitem": line_item,
+            "due": item.get("submission", {}).get("endDateTime"),
+        }
         made.append(link_id)
-    return HttpResponse("".join(f'<p class="made-link" data-link="{escape(m)}">Added {escape(fake.links[m]["title"])}</p>' for m in made))
+    return HttpResponse(
+        "".join(
+            f'<p class="made-link" data-link="{escape(m)}">Added {escape(fake.links[m]["title"])}</p>'
+            for m in made
+        )
+    )
 
 
 @csrf_exempt
@@ -244,8 +275,12 @@ def lineitems(request, context_id):
             fake.scores[item_id] = {}
         return JsonResponse({"id": fake.url(f"lineitems/{item_id}"), **data}, status=201)
     return JsonResponse(
-        [{"id": fake.url(f"lineitems/{pk}"), **{k: v for k, v in item.items() if k != "context"}}
-         for pk, item in fake.line_items.items() if item["context"] == context_id], safe=False
+        [
+            {"id": fake.url(f"lineitems/{pk}"), **{k: v for k, v in item.items() if k != "context"}}
+            for pk, item in fake.line_items.items()
+            if item["context"] == context_id
+        ],
+        safe=False,
     )
 
 
@@ -274,15 +309,23 @@ def scores(request, item_id):
 
 def memberships(request, context_id):
     fake = lms()
-    if not _authorised(request, "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly"):
+    if not _authorised(
+        request, "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly"
+    ):
         return JsonResponse({"error": "unauthorised"}, status=401)
     members = [
-        {"user_id": sub, "name": person["name"], "status": "Active",
-         "roles": [person["roles"].get(context_id, LEARNER)]}
+        {
+            "user_id": sub,
+            "name": person["name"],
+            "status": "Active",
+            "roles": [person["roles"].get(context_id, LEARNER)],
+        }
         for sub, person in fake.people.items()
         if sub not in fake.dropped and context_id in person["roles"]
     ]
-    return JsonResponse({"id": request.build_absolute_uri(), "context": {"id": context_id}, "members": members})
+    return JsonResponse(
+        {"id": request.build_absolute_uri(), "context": {"id": context_id}, "members": members}
+    )
 
 
 urlpatterns = [

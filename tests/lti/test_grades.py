@@ -44,7 +44,9 @@ def launched(lms, course_with_link, person):
 def test_a_changed_score_is_queued_then_posted_by_the_worker(lms, launched, lesson):
     solve("s1", lesson, 2)
     sync = ScoreSync.objects.get(user__lti_users__sub="s1")
-    assert sync.status == ScoreSync.Status.PENDING and gradebook(lms, "s1") is None  # not in the request
+    assert (
+        sync.status == ScoreSync.Status.PENDING and gradebook(lms, "s1") is None
+    )  # not in the request
     tasks.send_score(sync.pk)
     assert gradebook(lms, "s1") == (2, 3)
     sync.refresh_from_db()
@@ -138,7 +140,9 @@ def test_a_score_that_changes_while_sending_is_sent_again(lms, launched, lesson,
     assert gradebook(lms, "s1") == (2, 3)
 
 
-def test_relaunching_a_link_or_a_copy_of_it_never_makes_a_second_column(lms, launched, lesson, person):
+def test_relaunching_a_link_or_a_copy_of_it_never_makes_a_second_column(
+    lms, launched, lesson, person
+):
     lms.links["copy"] = {**lms.links[launched], "lineitem": None}  # a link copied in the LMS
     person("s1").launch("copy")
     person("s1").launch(launched)
@@ -154,12 +158,17 @@ def test_one_class_linked_from_two_lms_courses_posts_to_both(lms, launched, less
     lms.people["s1"]["roles"]["c2"] = lms.people["s1"]["roles"]["c1"]
     person("t1").deep_link("c2", lesson)
     second = ClassLink.objects.get(context__id_on_platform="c2")
-    ClassLink.objects.filter(pk=second.pk).update(cohort=ClassLink.objects.get(context__id_on_platform="c1").cohort)
+    ClassLink.objects.filter(pk=second.pk).update(
+        cohort=ClassLink.objects.get(context__id_on_platform="c1").cohort
+    )
     link_in_c2 = [k for k, v in lms.links.items() if v["context"] == "c2"][0]
     person("s1").launch(link_in_c2)
     solve("s1", lesson, 3)
     grades.send_due_scores()
-    assert {item: scores["s1"]["scoreGiven"] for item, scores in lms.scores.items()} == {"1": 3, "2": 3}
+    assert {item: scores["s1"]["scoreGiven"] for item, scores in lms.scores.items()} == {
+        "1": 3,
+        "2": 3,
+    }
 
 
 def test_the_teacher_sees_each_students_state_and_resyncs(lms, launched, lesson, client):
@@ -180,7 +189,10 @@ def test_the_teacher_sees_each_students_state_and_resyncs(lms, launched, lesson,
     failed.refresh_from_db()
     assert failed.status == ScoreSync.Status.PENDING
     grades.send_due_scores()
-    assert "2 sent · 0 waiting · 0 failed" in client.get(reverse("lti:class_grades", args=[cohort.pk])).content.decode()
+    assert (
+        "2 sent · 0 waiting · 0 failed"
+        in client.get(reverse("lti:class_grades", args=[cohort.pk])).content.decode()
+    )
     response = client.post(reverse("lti:resync_class", args=[cohort.pk]))
     assert ScoreSync.objects.filter(status=ScoreSync.Status.PENDING).count() == 2
 
@@ -192,8 +204,13 @@ def test_an_assignment_deep_linked_is_graded_on_its_own_exercises(lms, launched,
 
     cohort = ClassLink.objects.get().cohort
     now = timezone.now()
-    assignment = Assignment.objects.create(cohort=cohort, lesson=lesson, whole_lesson=False,
-                                           opens_at=now - timedelta(days=1), due_at=now + timedelta(days=2))
+    assignment = Assignment.objects.create(
+        cohort=cohort,
+        lesson=lesson,
+        whole_lesson=False,
+        opens_at=now - timedelta(days=1),
+        due_at=now + timedelta(days=2),
+    )
     assignment.blocks.set([s.block for s in lesson.snippets_for_test[1:]])
     person("t1").deep_link("c1", assignment=assignment)
     link_id = [k for k, v in lms.links.items() if v["custom"].get("parsnip_assignment")][0]

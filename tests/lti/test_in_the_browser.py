@@ -26,7 +26,9 @@ def said_and_got(page, key):
 
 
 @pytest.mark.usefixtures("inline_worker")
-def test_a_class_taught_from_an_lms(browser, page, login_in_browser, lms, sample_content, live_server):
+def test_a_class_taught_from_an_lms(
+    browser, page, login_in_browser, lms, sample_content, live_server
+):
     lesson = Lesson.objects.get(slug="optimising-speed-and-memory")
 
     # The admin registers the LMS and reads the values to paste into it.
@@ -42,8 +44,13 @@ def test_a_class_taught_from_an_lms(browser, page, login_in_browser, lms, sample
     admin.locator("#id_deployments-0-is_active").check()
     admin.get_by_role("button", name="Save and continue editing").click()
     expect(admin.locator(".lti-values")).to_be_visible()
-    values = dict(zip(admin.locator(".lti-values dt").all_inner_texts(),
-                      admin.locator(".lti-values dd").all_inner_texts(), strict=True))
+    values = dict(
+        zip(
+            admin.locator(".lti-values dt").all_inner_texts(),
+            admin.locator(".lti-values dd").all_inner_texts(),
+            strict=True,
+        )
+    )
     lms.tool_login_url = values["Login initiation URL (OpenID Connect)"]
     lms.tool_launch_url = values["Redirect URI / launch URL"]
     lms.tool_jwks_url = values["Public keyset URL (JWKS)"]
@@ -88,15 +95,24 @@ def test_a_class_taught_from_an_lms(browser, page, login_in_browser, lms, sample
     # The teacher sees who is sent and who failed, and re-syncs the failed one.
     teacher.goto(lms.start_url("t1", link=link_id))
     teacher.get_by_role("button", name="Open in Parsnip").click()
-    teacher.get_by_role("navigation", name="Breadcrumbs").get_by_role("link", name="Local models, autumn").click()
+    teacher.get_by_role("navigation", name="Breadcrumbs").get_by_role(
+        "link", name="Local models, autumn"
+    ).click()
     teacher.get_by_role("link", name="Grades in the LMS").click()
-    expect(teacher.locator("#sync-tally")).to_have_text("1 sent · 0 waiting · 1 failed (retried automatically)")
+    expect(teacher.locator("#sync-tally")).to_have_text(
+        "1 sent · 0 waiting · 1 failed (retried automatically)"
+    )
     failed = teacher.locator("tr[data-status=failed]")
     expect(failed).to_contain_text("HTTP 500")
     failed.get_by_role("button", name="Re-sync").click()
     expect(teacher.locator("tr[data-status=pending]")).to_have_count(1)
     grades.send_due_scores()
     teacher.reload()
-    expect(teacher.locator("#sync-tally")).to_have_text("2 sent · 0 waiting · 0 failed (retried automatically)")
-    gradebook = {sub: (score["scoreGiven"], score["scoreMaximum"]) for sub, score in lms.scores[item_id].items()}
+    expect(teacher.locator("#sync-tally")).to_have_text(
+        "2 sent · 0 waiting · 0 failed (retried automatically)"
+    )
+    gradebook = {
+        sub: (score["scoreGiven"], score["scoreMaximum"])
+        for sub, score in lms.scores[item_id].items()
+    }
     assert gradebook == {"s1": (1, 4), "s2": (2, 4)}

@@ -11,7 +11,9 @@ from tutor.roles import is_teacher
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def test_a_teacher_deep_links_a_lesson_and_the_lms_gets_a_link_with_a_column(lms, course_with_link, lesson):
+def test_a_teacher_deep_links_a_lesson_and_the_lms_gets_a_link_with_a_column(
+    lms, course_with_link, lesson
+):
     link = lms.links[course_with_link]
     assert link["title"] == "Caches"
     column = lms.line_items[link["lineitem"]]
@@ -19,7 +21,9 @@ def test_a_teacher_deep_links_a_lesson_and_the_lms_gets_a_link_with_a_column(lms
     assert ClassLink.objects.get().cohort.teacher.first_name == "Tess"
 
 
-def test_a_student_launch_signs_in_on_the_lesson_and_joins_the_class(lms, course_with_link, lesson, person):
+def test_a_student_launch_signs_in_on_the_lesson_and_joins_the_class(
+    lms, course_with_link, lesson, person
+):
     response = person("s1").launch(course_with_link)
     assert response.status_code == 200
     assert response.url.endswith(lesson.get_absolute_url())
@@ -27,11 +31,15 @@ def test_a_student_launch_signs_in_on_the_lesson_and_joins_the_class(lms, course
     student = User.objects.get(lti_users__sub="s1")
     assert student.first_name == "Sam" and not student.has_usable_password()
     assert not is_teacher(student)
-    assert Membership.objects.filter(student=student, cohort=ClassLink.objects.get().cohort).exists()
+    assert Membership.objects.filter(
+        student=student, cohort=ClassLink.objects.get().cohort
+    ).exists()
     assert LinkedResource.objects.get().lesson == lesson
 
 
-def test_the_teacher_launch_lands_on_their_class_view_of_the_lesson(lms, course_with_link, lesson, person):
+def test_the_teacher_launch_lands_on_their_class_view_of_the_lesson(
+    lms, course_with_link, lesson, person
+):
     response = person("t1").launch(course_with_link)
     cohort = ClassLink.objects.get().cohort
     assert response.status_code == 200
@@ -45,7 +53,9 @@ def test_launching_twice_is_the_same_account(lms, course_with_link, person):
     assert User.objects.filter(lti_users__sub="s1").count() == 1
 
 
-def test_after_a_launch_only_the_launching_lms_may_frame_parsnip(lms, course_with_link, lesson, person, client):
+def test_after_a_launch_only_the_launching_lms_may_frame_parsnip(
+    lms, course_with_link, lesson, person, client
+):
     student = person("s1")
     page = student.launch(course_with_link)
     assert f"frame-ancestors 'self' {lms.base}" in page.headers["Content-Security-Policy"]
@@ -62,11 +72,18 @@ def test_after_a_launch_only_the_launching_lms_may_frame_parsnip(lms, course_wit
     assert "frame-ancestors 'none'" in again.headers["Content-Security-Policy"]
 
 
-def test_students_who_launch_before_any_teacher_join_the_class_when_it_is_made(lms, registered, lesson, person):
+def test_students_who_launch_before_any_teacher_join_the_class_when_it_is_made(
+    lms, registered, lesson, person
+):
     lms.contexts["c9"] = "Chemistry"
     lms.add_person("t9", "Tia Teacher", c9=INSTRUCTOR)
     lms.add_person("s9", "Stu Early", c9=LEARNER)
-    lms.links["l9"] = {"context": "c9", "title": "Caches", "custom": {"parsnip_lesson": str(lesson.pk)}, "lineitem": None}
+    lms.links["l9"] = {
+        "context": "c9",
+        "title": "Caches",
+        "custom": {"parsnip_lesson": str(lesson.pk)},
+        "lineitem": None,
+    }
     early = person("s9").launch("l9")
     assert early.url.endswith(lesson.get_absolute_url())  # the lesson opens; there is no class yet
     assert not ClassLink.objects.exists()

@@ -18,15 +18,31 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def rows() -> dict[str, int]:
-    return {model.__name__: model.objects.count()
-            for model in (User, LtiUser, LtiContext, LtiDeployment, ClassLink, Cohort, Membership, ScoreSync)}
+    return {
+        model.__name__: model.objects.count()
+        for model in (
+            User,
+            LtiUser,
+            LtiContext,
+            LtiDeployment,
+            ClassLink,
+            Cohort,
+            Membership,
+            ScoreSync,
+        )
+    }
 
 
 @pytest.fixture
 def course(lms, registered, lesson):
     lms.contexts["c1"] = "Physics 101"
     lms.add_person("s1", "Sam Student", c1=LEARNER)
-    lms.links["l1"] = {"context": "c1", "title": "Caches", "custom": {"parsnip_lesson": str(lesson.pk)}, "lineitem": None}
+    lms.links["l1"] = {
+        "context": "c1",
+        "title": "Caches",
+        "custom": {"parsnip_lesson": str(lesson.pk)},
+        "lineitem": None,
+    }
     return "l1"
 
 
@@ -59,7 +75,9 @@ def test_a_launch_whose_signature_does_not_match_is_refused(lms, course, person)
 
 
 def test_a_launch_signed_with_a_key_the_lms_never_published_is_refused(lms, course, person):
-    lms.signing_key = JWK.generate(kty="RSA", size=2048).export_to_pem(private_key=True, password=None).decode()
+    lms.signing_key = (
+        JWK.generate(kty="RSA", size=2048).export_to_pem(private_key=True, password=None).decode()
+    )
     before = rows()
     assert_refused(person("s1").launch(course), before, "Unable to find public key")
 
@@ -123,7 +141,12 @@ def test_an_instructor_elsewhere_is_still_a_learner_here(lms, course, person, le
     person("t1").launch(course)
     lms.contexts["c2"] = "Sam's own course"
     lms.people["s1"]["roles"]["c2"] = INSTRUCTOR
-    lms.links["l2"] = {"context": "c2", "title": "Caches", "custom": {"parsnip_lesson": str(lesson.pk)}, "lineitem": None}
+    lms.links["l2"] = {
+        "context": "c2",
+        "title": "Caches",
+        "custom": {"parsnip_lesson": str(lesson.pk)},
+        "lineitem": None,
+    }
     sam = person("s1")
     sam.launch("l2")
     sam.launch(course)
@@ -131,9 +154,17 @@ def test_an_instructor_elsewhere_is_still_a_learner_here(lms, course, person, le
     c2_class = ClassLink.objects.get(context__id_on_platform="c2").cohort
     assert c1_class.teacher.first_name == "Tess" and c2_class.teacher.first_name == "Sam"
     assert Membership.objects.filter(cohort=c1_class, student__first_name="Sam").exists()
-    for url in (reverse("lti:class_grades", args=[c1_class.pk]), reverse("tutor:class_detail", args=[c1_class.pk])):
+    for url in (
+        reverse("lti:class_grades", args=[c1_class.pk]),
+        reverse("tutor:class_detail", args=[c1_class.pk]),
+    ):
         assert sam.session.get(lms.base + url, timeout=30).status_code == 404
-    assert sam.session.get(lms.base + reverse("lti:class_grades", args=[c2_class.pk]), timeout=30).status_code == 200
+    assert (
+        sam.session.get(
+            lms.base + reverse("lti:class_grades", args=[c2_class.pk]), timeout=30
+        ).status_code
+        == 200
+    )
 
 
 def test_a_learner_cannot_open_the_deep_linking_picker(lms, course, person):
@@ -143,7 +174,9 @@ def test_a_learner_cannot_open_the_deep_linking_picker(lms, course, person):
     assert_refused(response, before, "Only a teacher of the LMS course can add Parsnip links")
 
 
-def test_the_same_course_and_person_ids_on_another_platform_are_other_people_and_classes(lms, course, person, lesson):
+def test_the_same_course_and_person_ids_on_another_platform_are_other_people_and_classes(
+    lms, course, person, lesson
+):
     """Two registrations (two LMSs) that happen to use the same ids: nothing is shared."""
     from django.urls import reverse
     from lti_tool.models import LtiRegistration
@@ -163,5 +196,7 @@ def test_the_same_course_and_person_ids_on_another_platform_are_other_people_and
     second_class = ClassLink.objects.exclude(cohort=first_class).get().cohort
     assert second_class.teacher != first_class.teacher
     assert User.objects.filter(lti_users__sub="t1").count() == 2
-    response = other.session.get(lms.base + reverse("lti:class_grades", args=[first_class.pk]), timeout=30)
+    response = other.session.get(
+        lms.base + reverse("lti:class_grades", args=[first_class.pk]), timeout=30
+    )
     assert response.status_code == 404

@@ -20,16 +20,22 @@ def link(person, lms, username, password):
     return person.session.post(
         lms.base + reverse("lti:link_account"),
         data={"csrfmiddlewaretoken": token, "username": username, "password": password},
-        headers={"Referer": form.url}, timeout=30,
+        headers={"Referer": form.url},
+        timeout=30,
     )
 
 
-def test_a_learner_links_their_old_account_once_and_the_lms_opens_it(lms, course_with_link, person, lesson):
+def test_a_learner_links_their_old_account_once_and_the_lms_opens_it(
+    lms, course_with_link, person, lesson
+):
     grace = make_user("grace")
     sam = person("s1")
     first = sam.launch(course_with_link)
     assert "Had a Parsnip account before?" in first.text
-    assert "Link my Parsnip account" in sam.session.get(lms.base + reverse("tutor:class_list"), timeout=30).text
+    assert (
+        "Link my Parsnip account"
+        in sam.session.get(lms.base + reverse("tutor:class_list"), timeout=30).text
+    )
 
     wrong = link(sam, lms, "grace", "not-her-password")
     assert wrong.status_code == 400 and "do not match" in wrong.text

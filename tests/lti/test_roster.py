@@ -16,7 +16,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def class_members(cohort) -> set[str]:
-    return set(Membership.objects.filter(cohort=cohort).values_list("student__first_name", flat=True))
+    return set(
+        Membership.objects.filter(cohort=cohort).values_list("student__first_name", flat=True)
+    )
 
 
 def test_a_roster_sync_brings_in_members_who_never_launched_and_lets_dropped_ones_go(
@@ -39,7 +41,9 @@ def test_a_roster_sync_brings_in_members_who_never_launched_and_lets_dropped_one
     assert User.objects.filter(first_name="Tom").count() == 1
 
 
-def test_the_teacher_asks_for_a_roster_sync_from_the_grades_page(lms, course_with_link, person, client):
+def test_the_teacher_asks_for_a_roster_sync_from_the_grades_page(
+    lms, course_with_link, person, client
+):
     person("t1").launch(course_with_link)
     cohort = ClassLink.objects.get().cohort
     client.force_login(cohort.teacher)

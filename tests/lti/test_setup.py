@@ -14,7 +14,9 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def registration(db):
     return LtiRegistration.objects.create(
-        name="Moodle", issuer="https://moodle.school.example", client_id="abc123",
+        name="Moodle",
+        issuer="https://moodle.school.example",
+        client_id="abc123",
         auth_url="https://moodle.school.example/mod/lti/auth.php",
         token_url="https://moodle.school.example/mod/lti/token.php",
         keyset_url="https://moodle.school.example/mod/lti/certs.php",
@@ -45,6 +47,8 @@ def test_the_set_up_page_lists_the_values_for_each_lms(client, registration):
 
 def test_the_registration_admin_page_shows_the_values_to_paste(client, registration):
     client.force_login(make_admin())
-    page = client.get(reverse("admin:lti_tool_ltiregistration_change", args=[registration.pk])).content.decode()
+    page = client.get(
+        reverse("admin:lti_tool_ltiregistration_change", args=[registration.pk])
+    ).content.decode()
     assert "Values for the LMS" in page
     assert f"http://testserver/lti/login/{registration.uuid}/" in page

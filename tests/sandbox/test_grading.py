@@ -343,7 +343,11 @@ def test_sys_exit_zero_inside_a_check_passes_nothing():
 
 
 def test_raising_base_exceptions_passes_nothing():
-    for raising in ("KeyboardInterrupt()", "GeneratorExit()", "type('Escape', (BaseException,), {})()"):
+    for raising in (
+        "KeyboardInterrupt()",
+        "GeneratorExit()",
+        "type('Escape', (BaseException,), {})()",
+    ):
         assert_never_passes(f"def square(x):\n    raise {raising}\n")
 
 
@@ -514,7 +518,9 @@ def test_new_processes_are_not_allowed():
     result = failed("import os\nos.fork()\n", Test("forks", stdout=""), "not_allowed")
     assert result.line == 2
     assert result.exception == "NotAllowedWhileGrading: grading does not allow this (os.fork)"
-    failed("import subprocess\nsubprocess.run(['true'])\n", Test("spawns", stdout=""), "not_allowed")
+    failed(
+        "import subprocess\nsubprocess.run(['true'])\n", Test("spawns", stdout=""), "not_allowed"
+    )
     failed("import _posixsubprocess\n_posixsubprocess.fork_exec()\n", Test("forks and execs", stdout=""),
            "not_allowed")  # fmt: skip
     failed("import sys\ndel sys.modules['_posixsubprocess']\nimport _posixsubprocess\n",
@@ -558,7 +564,8 @@ def test_writing_to_every_descriptor_passes_nothing():
 
 
 def test_sleeping_past_the_budget_and_swallowing_the_timeout_passes_nothing():
-    assert_never_passes("""\
+    assert_never_passes(
+        """\
     import time
     def square(x):
         while True:
@@ -566,7 +573,9 @@ def test_sleeping_past_the_budget_and_swallowing_the_timeout_passes_nothing():
                 time.sleep(10)
             except BaseException:
                 pass
-    """, per_test_seconds=FAST)
+    """,
+        per_test_seconds=FAST,
+    )
 
 
 def test_killing_the_grader_passes_nothing():
@@ -607,7 +616,9 @@ def test_flushing_output_cannot_read_a_failed_tests_token():
 
 
 # --- tests that share a process: a child runs consecutive tests while they pass -----------------
-FOUR = "def square(x):\n    return 4\n"  # right for 2 only: the first test passes, keeping the process
+FOUR = (
+    "def square(x):\n    return 4\n"  # right for 2 only: the first test passes, keeping the process
+)
 
 
 def test_what_a_passing_test_patches_passes_no_later_test():
@@ -664,8 +675,12 @@ def test_a_test_that_runs_out_of_time_takes_no_later_test_with_it():
         pass
     print(n * n)
     """
-    tests = [Test("first", stdin="2\n", stdout="4\n"), Test("loops", stdin="1\n", stdout="1\n"),
-             Test("after", stdin="3\n", stdout="9\n"), Test("after that", stdin="4\n", stdout="16\n")]
+    tests = [
+        Test("first", stdin="2\n", stdout="4\n"),
+        Test("loops", stdin="1\n", stdout="1\n"),
+        Test("after", stdin="3\n", stdout="9\n"),
+        Test("after that", stdin="4\n", stdout="16\n"),
+    ]
     grading = graded(code, tests, per_test_seconds=FAST)
     assert [r.passed for r in grading.results] == [True, False, True, True], grading
     assert grading.results[1].kind == "too_slow"
@@ -783,11 +798,15 @@ def test_only_the_test_itself_is_in_its_process():
     grading = graded(code, tests)
     visible = grading.results[0]
     assert visible.passed
-    assert not any(word in visible.stdout for word in ("hidden-9c1", "hidden-arg-5e", "hidden-stdin-77"))
+    assert not any(
+        word in visible.stdout for word in ("hidden-9c1", "hidden-arg-5e", "hidden-stdin-77")
+    )
 
 
 # --- the report carries whatever the learner printed, exactly -----------------------------------
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(printed=st.text(max_size=300), on_stderr=st.text(max_size=50))
 def test_whatever_the_learner_prints_comes_back_exactly(printed, on_stderr):
     code = (
@@ -945,7 +964,8 @@ def test_no_expected_value_of_a_check_is_anywhere_the_learners_code_can_reach():
 def test_an_exceptions_message_finds_nothing_to_forge_a_pass_with():
     # what the failure describer ran of the learner's (__str__) once held the driver's and
     # the checks' code objects in its frame: any bytes reachable then are written back
-    assert_never_passes(reaching("""\
+    assert_never_passes(
+        reaching("""\
     import os
     class Loud(Exception):
         def __str__(self):
@@ -960,7 +980,8 @@ def test_an_exceptions_message_finds_nothing_to_forge_a_pass_with():
             return "loud"
     def square(x):
         raise Loud()
-    """))
+    """)
+    )
 
 
 def test_an_attribute_hook_run_during_a_comparison_changes_no_expected_value():
@@ -1016,7 +1037,8 @@ def test_a_learner_cannot_rebind_the_built_ins_a_check_uses():
 
 
 def test_code_run_inside_a_comparison_cannot_drop_an_earlier_failed_assert():
-    grading = assert_never_passes(reaching("""\
+    grading = assert_never_passes(
+        reaching("""\
     class Box:
         def __eq__(self, other):
             for value in reachable():
@@ -1024,7 +1046,9 @@ def test_code_run_inside_a_comparison_cannot_drop_an_earlier_failed_assert():
                     value.clear()
             return True
         __hash__ = object.__hash__
-    """), [Test("two asserts", check="assert square(7) == 49\nassert Box() == Box()")])
+    """),
+        [Test("two asserts", check="assert square(7) == 49\nassert Box() == Box()")],
+    )
     result = grading.results[0]
     assert (result.kind, result.check_line_number, result.got, result.expected) == \
         ("wrong_value", 1, "8", "49")  # fmt: skip
@@ -1113,29 +1137,40 @@ def test_inspect_stack_works_and_what_it_reaches_passes_nothing():
         return x + 1
     """)
     assert {r.kind for r in grading.results} <= {"wrong_value", "wrong_output", "too_slow"}
-    assert graded("""\
+    assert graded(
+        """\
     import inspect
     def square(x):
         return x * x if inspect.stack()[1].function == "check" else 0
-    """, [HIDDEN]).passed
+    """,
+        [HIDDEN],
+    ).passed
 
 
 def test_starting_a_process_stays_refused_once_subprocess_imports():
-    result = failed("""\
+    result = failed(
+        """\
     import subprocess
     def square(x):
         return int(subprocess.run(["echo", "49"], capture_output=True).stdout)
-    """, Test("runs echo", check="assert square(7) == 49"), "not_allowed")
+    """,
+        Test("runs echo", check="assert square(7) == 49"),
+        "not_allowed",
+    )
     assert result.got is None
 
 
 def test_runaway_recursion_is_recursion_whatever_limit_was_set():
-    result = failed("""\
+    result = failed(
+        """\
     import sys
     sys.setrecursionlimit(10 ** 7)
     def square(x):
         return square(x + 1)
-    """, Test("recurses", check="assert square(7) == 49"), "recursion")
+    """,
+        Test("recurses", check="assert square(7) == 49"),
+        "recursion",
+    )
     assert "Too deep" in result.message
 
 

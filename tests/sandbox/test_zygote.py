@@ -69,7 +69,11 @@ def test_concurrent_runs_cannot_see_signal_or_talk_to_each_other():
     # Each one looked for the other while the other was there (the clock is the host's):
     # they did run at the same time, however long each took to start.
     (a_from, a_until), (b_from, b_until) = (
-        [float(line.split()[1]) for line in r.stdout.splitlines() if line.split()[0] in ("from", "until")]
+        [
+            float(line.split()[1])
+            for line in r.stdout.splitlines()
+            if line.split()[0] in ("from", "until")
+        ]
         for r in results
     )
     assert a_from < b_until and b_from < a_until, results

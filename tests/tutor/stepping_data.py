@@ -121,7 +121,11 @@ def nesting_trace() -> dict:
     heap = {
         "1": {"type": "list", "name": "list", "items": [{"ref": "2"}, {"ref": "3"}]},
         "2": {"type": "list", "name": "list", "items": [_int(1), _int(2)]},
-        "3": {"type": "dict", "name": "dict", "entries": [[{"type": "str", "repr": "'a'"}, {"ref": "2"}]]},  # noqa: E501
+        "3": {
+            "type": "dict",
+            "name": "dict",
+            "entries": [[{"type": "str", "repr": "'a'"}, {"ref": "2"}]],
+        },  # noqa: E501
         "4": {"type": "instance", "name": "Node", "attrs": [["next", {"ref": "4"}]]},
     }
     step = {

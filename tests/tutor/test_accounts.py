@@ -38,7 +38,11 @@ def test_signup_creates_a_student_logs_in_and_goes_back_to_next(client):
 def test_signup_refuses_mismatched_passwords_and_keeps_the_username(client):
     response = client.post(
         reverse("tutor:signup"),
-        {"username": "ada", "password1": "a-long-passphrase-42", "password2": "other-passphrase-42"},
+        {
+            "username": "ada",
+            "password1": "a-long-passphrase-42",
+            "password2": "other-passphrase-42",
+        },
     )
     assert response.status_code == 200
     assert not User.objects.filter(username="ada").exists()
@@ -87,7 +91,11 @@ def test_password_change(client):
     client.force_login(user)
     response = client.post(
         reverse("password_change"),
-        {"old_password": "pw-dan", "new_password1": "new-passphrase-77", "new_password2": "new-passphrase-77"},
+        {
+            "old_password": "pw-dan",
+            "new_password1": "new-passphrase-77",
+            "new_password2": "new-passphrase-77",
+        },
     )
     assert response.status_code == 302
     user.refresh_from_db()
@@ -172,7 +180,9 @@ def test_a_username_that_looks_like_a_taken_one_is_refused(client, look_alike):
     assert response.status_code == 200
     assert User.objects.count() == 1
     errors = response.context["form"].errors["username"]
-    assert any("already exists" in e or "looks just like the username “student”" in e for e in errors)
+    assert any(
+        "already exists" in e or "looks just like the username “student”" in e for e in errors
+    )
 
 
 def test_usernames_are_stored_nfkc_normalised(client):
@@ -294,15 +304,24 @@ def test_the_admin_keeps_the_same_rules_for_accounts(client):
     client.force_login(make_admin())
     response = client.post(
         reverse("admin:auth_user_add"),
-        {"username": "stud\u0435nt", "password1": "a-long-passphrase-42",
-         "password2": "a-long-passphrase-42", "usable_password": "true"},
+        {
+            "username": "stud\u0435nt",
+            "password1": "a-long-passphrase-42",
+            "password2": "a-long-passphrase-42",
+            "usable_password": "true",
+        },
     )
     assert response.status_code == 200
     assert "looks just like the username" in response.text
     response = client.post(
         reverse("admin:auth_user_change", args=[other.pk]),
-        {"username": "other", "email": "STU@example.com", "is_active": "on",
-         "date_joined_0": "2026-01-01", "date_joined_1": "00:00:00"},
+        {
+            "username": "other",
+            "email": "STU@example.com",
+            "is_active": "on",
+            "date_joined_0": "2026-01-01",
+            "date_joined_1": "00:00:00",
+        },
     )
     assert response.status_code == 200
     assert "An account already uses this e-mail address" in response.text

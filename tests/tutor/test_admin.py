@@ -36,7 +36,9 @@ def test_content_admin_pages_open_for_admins(admin_client, sample_content, model
         "course": lambda: Lesson.objects.first().course,
         "lesson": lambda: Lesson.objects.get(slug="optimising-speed-and-memory"),
         "snippet": lambda: Snippet.objects.first(),
-        "orderingexercise": lambda: Lesson.objects.first().blocks.filter(kind="ordering").first().ordering_exercise,
+        "orderingexercise": lambda: (
+            Lesson.objects.first().blocks.filter(kind="ordering").first().ordering_exercise
+        ),
         "glossaryterm": lambda: GlossaryTerm.objects.first(),
     }[model]()
     change = admin_client.get(reverse(f"admin:course_{model}_change", args=[obj.pk]))
@@ -157,7 +159,13 @@ def test_view_only_staff_cannot_check_outputs(client, view_only_staff, sample_co
 
 def test_the_results_page_shows_only_content_checks_it_is_given(admin_client, sample_content):
     learner_run = make_learner_run(make_user(), Snippet.objects.first())
-    for query in (f"?runs={learner_run.pk}", "?runs=", "?runs=1,x", "?runs=" + ",".join(["1"] * 1001), ""):
+    for query in (
+        f"?runs={learner_run.pk}",
+        "?runs=",
+        "?runs=1,x",
+        "?runs=" + ",".join(["1"] * 1001),
+        "",
+    ):
         page = admin_client.get("/admin/course/lesson/check-outputs/" + query)
         assert page.status_code == 200
         assert "No checks to show." in page.text
@@ -185,8 +193,12 @@ def test_editing_a_snippet_keeps_predictions_on_the_version_they_saw(admin_clien
     snippet = Snippet.objects.get(block__key="backend-latency")
     learner = make_user()
     Prediction.objects.create(
-        user=learner, snippet=snippet, snippet_version=snippet.version, text="x",
-        verdict=Prediction.Verdict.WRONG, is_first=True,
+        user=learner,
+        snippet=snippet,
+        snippet_version=snippet.version,
+        text="x",
+        verdict=Prediction.Verdict.WRONG,
+        is_first=True,
     )
     old_version = snippet.version
     response = admin_client.post(
@@ -243,8 +255,13 @@ def test_view_only_staff_cannot_resubmit_worker_tasks(client):
     from django_q.models import Failure
 
     failure = Failure.objects.create(
-        id="a" * 32, name="run-1", func="tutor.tasks.execute_run", args=(1,),
-        started=timezone.now(), stopped=timezone.now(), success=False,
+        id="a" * 32,
+        name="run-1",
+        func="tutor.tasks.execute_run",
+        args=(1,),
+        started=timezone.now(),
+        stopped=timezone.now(),
+        success=False,
     )
     user = make_user(is_staff=True)
     user.user_permissions.add(Permission.objects.get(codename="view_failure"))
@@ -260,7 +277,9 @@ def test_view_only_staff_cannot_clean_up_login_attempts(client):
     from axes.models import AccessAttempt
 
     attempt = AccessAttempt.objects.create(
-        username="cleo", ip_address="10.0.0.1", failures_since_start=5,
+        username="cleo",
+        ip_address="10.0.0.1",
+        failures_since_start=5,
         attempt_time=timezone.now() - timedelta(days=1),  # expired: what the action removes
     )
     user = make_user(is_staff=True)
@@ -284,7 +303,9 @@ def test_the_admin_calls_classes_and_progress_what_the_site_calls_them(admin_cli
     assert "Select class to change" in changelist
 
 
-def test_check_outputs_grades_each_code_exercise_in_the_worker(admin_client, sample_content, monkeypatch):
+def test_check_outputs_grades_each_code_exercise_in_the_worker(
+    admin_client, sample_content, monkeypatch
+):
     from course.kinds.code_exercise import CodeExercise
 
     exercise = CodeExercise.objects.get(block__key="write-kv-cache-vram")
@@ -305,7 +326,8 @@ def test_check_outputs_grades_each_code_exercise_in_the_worker(admin_client, sam
 
 
 @pytest.mark.parametrize(
-    "model", ["run", "prediction", "orderingattempt", "orderinghelp", "lessonprogress", "versionprediction"]
+    "model",
+    ["run", "prediction", "orderingattempt", "orderinghelp", "lessonprogress", "versionprediction"],
 )
 def test_learners_records_are_read_only_in_the_admin(admin_client, model):
     """No "+ Add", no editing: what learners did is theirs; the list and a row still open."""

@@ -259,8 +259,12 @@ def test_the_exams_own_practice_endpoints_are_not_refused(exam):
 def test_a_students_extension_keeps_the_assignment_closed_book_for_them_until_it(exam):
     from tutor.assignments.models import Extension
 
-    Assignment.objects.filter(pk=exam["assignment"].pk).update(due_at=timezone.now() - timedelta(seconds=1))
+    Assignment.objects.filter(pk=exam["assignment"].pk).update(
+        due_at=timezone.now() - timedelta(seconds=1)
+    )
     Extension.objects.create(
-        assignment=exam["assignment"], student=exam["student"], due_at=timezone.now() + timedelta(hours=1)
+        assignment=exam["assignment"],
+        student=exam["student"],
+        due_at=timezone.now() + timedelta(hours=1),
     )
     assert signed_in(exam["student"]).get(reverse("course:glossary")).status_code == 403

@@ -260,7 +260,10 @@ def test_the_projector_shows_answers_and_counts_never_names(client, world):
     assert "4 answers · 25 % right" in text.replace("25%", "25 %")  # one of four right
     # Each group: a short label, the answer with the line that differs marked; no controls.
     assert "Line 2 differs" in text and "Leaves out line 1" in text
-    assert '<span class="answer-line">4</span><span class="answer-line is-marked"><span class="visually-hidden">Differs: </span>8</span>' in body
+    assert (
+        '<span class="answer-line">4</span><span class="answer-line is-marked"><span class="visually-hidden">Differs: </span>8</span>'
+        in body
+    )
     assert "Commented" in body and "Comment</a>" not in body and "Edit comment" not in body
     # The right answer on demand, outside the board that polls.
     assert (
@@ -372,7 +375,10 @@ def test_the_teachers_lesson_page_costs_the_same_queries_for_a_bigger_class(clie
     client.force_login(world["teacher"])
     url = lesson_url(world)
     with CaptureQueriesContext(connection) as small:
-        assert "Your comments reach 2 of the 3 students with a wrong answer" in client.get(url).content.decode()
+        assert (
+            "Your comments reach 2 of the 3 students with a wrong answer"
+            in client.get(url).content.decode()
+        )
     for n in range(8):
         student = make_user(f"extra{n}")
         world["cohort"].memberships.create(student=student)
@@ -388,7 +394,8 @@ def reach_numbers(html: str) -> dict[str, tuple[int, ...]]:
     if m := re.search(r"\((\d+) of (\d+)\): (?:it|they) reach (\d+) of the (\d+) students?", html):
         found["lesson"] = tuple(int(n) for n in m.groups())
     found["items"] = tuple(
-        (int(a), int(b)) for a, b in re.findall(r"Your comments reach (\d+) of the (\d+) students? with", html)
+        (int(a), int(b))
+        for a, b in re.findall(r"Your comments reach (\d+) of the (\d+) students? with", html)
     )
     found["groups"] = tuple(int(n) for n in re.findall(r"Seen now by (\d+) students?", html))
     return found
@@ -407,13 +414,17 @@ def two_items(world):
     return world
 
 
-def test_every_reach_count_agrees_after_saving_with_several_students_and_mistakes(client, two_items):
+def test_every_reach_count_agrees_after_saving_with_several_students_and_mistakes(
+    client, two_items
+):
     world = two_items
     client.force_login(world["teacher"])
     before = reach_numbers(client.get(lesson_url(world)).content.decode())
     assert before == {"lesson": (0, 5, 0, 3), "items": ((0, 3), (0, 2)), "groups": ()}
 
-    response = client.post(comment_url(world, common_group(world).key), {"text": "Doubled?"}, **HTMX)
+    response = client.post(
+        comment_url(world, common_group(world).key), {"text": "Doubled?"}, **HTMX
+    )
     after_save = reach_numbers(response.content.decode())
     page = reach_numbers(client.get(lesson_url(world)).content.decode())
 
@@ -425,7 +436,9 @@ def test_every_reach_count_agrees_after_saving_with_several_students_and_mistake
     # Annika's mistake on the second item too: two more answers, but no student is counted twice.
     second = snippet_clusters(in_class=_in(world["cohort"]), blocks=[world["second"].block])
     for group in second[world["second"].block_id].groups:
-        url = reverse("tutor:cluster_comment", args=[world["cohort"].pk, world["second"].block_id, group.key])
+        url = reverse(
+            "tutor:cluster_comment", args=[world["cohort"].pk, world["second"].block_id, group.key]
+        )
         client.post(url, {"text": "Look again."}, **HTMX)
     page = reach_numbers(client.get(lesson_url(world)).content.decode())
     assert page == {"lesson": (4, 5, 3, 3), "items": ((2, 3), (2, 2)), "groups": (2, 1, 1)}
@@ -441,12 +454,20 @@ def test_one_student_wrong_on_two_items_is_one_student(client, world):
     make_prediction(solo, other, text="2\n", verdict=Prediction.Verdict.WRONG)
     client.force_login(world["teacher"])
     for snippet in (world["snippet"], other):
-        group = snippet_clusters(in_class=_in(cohort), blocks=[snippet.block])[snippet.block_id].groups[0]
+        group = snippet_clusters(in_class=_in(cohort), blocks=[snippet.block])[
+            snippet.block_id
+        ].groups[0]
         url = reverse("tutor:cluster_comment", args=[cohort.pk, snippet.block_id, group.key])
         response = client.post(url, {"text": "Look again."}, **HTMX)
     assert reach_numbers(response.content.decode())["lesson"] == (2, 2, 1, 1)
-    page = client.get(reverse("tutor:class_lesson", args=[cohort.pk, world["lesson"].pk])).content.decode()
-    assert reach_numbers(page) == {"lesson": (2, 2, 1, 1), "items": ((1, 1), (1, 1)), "groups": (1, 1)}
+    page = client.get(
+        reverse("tutor:class_lesson", args=[cohort.pk, world["lesson"].pk])
+    ).content.decode()
+    assert reach_numbers(page) == {
+        "lesson": (2, 2, 1, 1),
+        "items": ((1, 1), (1, 1)),
+        "groups": (1, 1),
+    }
     assert "they reach 1 of the 1 student whose" in page
 
 
@@ -454,7 +475,9 @@ def test_one_student_wrong_on_two_items_is_one_student(client, world):
 def test_a_group_reads_as_a_label_and_its_answer_beside_the_right_one(client, world, headers):
     client.force_login(world["teacher"])
     if headers:  # after a save, the group swapped in says the same
-        body = client.post(comment_url(world, common_group(world).key), {"text": "Doubled?"}, **headers)
+        body = client.post(
+            comment_url(world, common_group(world).key), {"text": "Doubled?"}, **headers
+        )
     else:
         body = client.get(lesson_url(world))
     body = body.content.decode()
@@ -477,7 +500,10 @@ def test_an_ordering_groups_label_and_marks():
     group = arrangement_group(["c", "a", "b"], ["a", "b", "c"], texts)
     assert group.label == "1 line out of place"
     assert (group.marked, group.right_marked) == ({0}, {2})  # print(a + b), first here, last there
-    assert arrangement_group(["a", "x", "b", "c"], ["a", "b", "c"], texts).label == "1 line that does not belong"
+    assert (
+        arrangement_group(["a", "x", "b", "c"], ["a", "b", "c"], texts).label
+        == "1 line that does not belong"
+    )
     assert arrangement_group(["a", "b"], ["a", "b", "c"], texts).label == "Leaves out 1 line"
 
 
@@ -506,7 +532,10 @@ def test_following_a_comment_marks_it_read_and_goes_to_the_answer(client, world)
     client.force_login(annika)
     response = client.post(reverse("tutor:comment_read", args=[comment.pk]))
     assert response.status_code == 302
-    assert response["Location"] == world["lesson"].get_absolute_url() + f"#snippet-{world['snippet'].block.key}"
+    assert (
+        response["Location"]
+        == world["lesson"].get_absolute_url() + f"#snippet-{world['snippet'].block.key}"
+    )
     html = client.get(reverse("tutor:catalogue")).content.decode()
     assert "From your teacher" in html and "teacher-note-new" not in html
     assert "See it beside your answer" in html
@@ -544,9 +573,16 @@ def test_the_home_page_costs_no_more_queries_for_more_comments(client, world):
     other = make_snippet(world["lesson"], code="print(1)\n", expected_output="1\n")
     make_run(other, purpose=Run.Purpose.REVEAL, stdout="1\n", stdin=other.stdin)
     make_prediction(world["students"][0], other, text="2\n", verdict=Prediction.Verdict.WRONG)
-    group = snippet_clusters(in_class=_in(world["cohort"]), blocks=[other.block])[other.block_id].groups[0]
+    group = snippet_clusters(in_class=_in(world["cohort"]), blocks=[other.block])[
+        other.block_id
+    ].groups[0]
     ClusterComment.objects.create(
-        cohort=world["cohort"], author=world["teacher"], block=other.block, key=group.key, summary="s", text="More."
+        cohort=world["cohort"],
+        author=world["teacher"],
+        block=other.block,
+        key=group.key,
+        summary="s",
+        text="More.",
     )
     with CaptureQueriesContext(connection) as two:
         html = client.get(reverse("tutor:catalogue")).content.decode()

@@ -13,15 +13,15 @@ from tutor.practice.code_exercise.models import ExerciseDraft, Submission
 pytestmark = pytest.mark.django_db
 
 HX = {"HTTP_HX_REQUEST": "true"}
-SOLUTION = '''def kv_cache_vram(bits, capacity):
+SOLUTION = """def kv_cache_vram(bits, capacity):
     return bits * capacity / 1000
 
 
 print("KV cache VRAM usage:")
 for bits in (16, 8, 4):
     print("%d-bit, 1000 units: %.2f GB" % (bits, kv_cache_vram(bits, 1000)))
-'''
-HARD_CODED = '''def kv_cache_vram(bits, capacity):
+"""
+HARD_CODED = """def kv_cache_vram(bits, capacity):
     return {16: 16, 8: 8}[bits]
 
 
@@ -29,16 +29,20 @@ print("KV cache VRAM usage:")
 print("16-bit, 1000 units: 16.00 GB")
 print("8-bit, 1000 units: 8.00 GB")
 print("4-bit, 1000 units: 4.00 GB")
-'''
+"""
 
 
 @pytest.fixture
 def exercise(sample_content) -> CodeExercise:
-    return CodeExercise.objects.select_related("block__lesson").get(block__key="write-kv-cache-vram")
+    return CodeExercise.objects.select_related("block__lesson").get(
+        block__key="write-kv-cache-vram"
+    )
 
 
 def submit(client, exercise, code, **extra):
-    return client.post(reverse("tutor:submission_create", args=[exercise.pk]), {"code": code}, **extra)
+    return client.post(
+        reverse("tutor:submission_create", args=[exercise.pk]), {"code": code}, **extra
+    )
 
 
 def grade_latest() -> Submission:
@@ -49,10 +53,14 @@ def grade_latest() -> Submission:
 
 
 def results_html(client, submission) -> str:
-    return client.get(reverse("tutor:submission_detail", args=[submission.pk]), **HX).content.decode()
+    return client.get(
+        reverse("tutor:submission_detail", args=[submission.pk]), **HX
+    ).content.decode()
 
 
-def test_the_lesson_shows_the_exercise_with_its_visible_tests_and_starter(client, learner, exercise):
+def test_the_lesson_shows_the_exercise_with_its_visible_tests_and_starter(
+    client, learner, exercise
+):
     html = client.get(exercise.block.lesson.get_absolute_url()).content.decode()
     panel = html.split('id="exercise-write-kv-cache-vram"')[1]
     assert "Now write it yourself" in panel
@@ -108,7 +116,7 @@ def test_a_failing_hidden_test_shows_only_its_name_until_solved(client, learner,
     assert "you will see whether they pass" not in page
 
 
-LEAKING = '''class Leak(Exception):
+LEAKING = """class Leak(Exception):
     pass
 
 
@@ -119,7 +127,7 @@ def kv_cache_vram(bits, capacity):
         import sys
         sys.exit(f"bits={bits} capacity={capacity}")
     raise Leak(f"LEAKED bits={bits} capacity={capacity}")
-'''
+"""
 
 
 def test_a_hidden_tests_input_never_reaches_the_learner_through_an_error(client, learner, exercise):
@@ -144,7 +152,12 @@ def test_an_exception_and_an_infinite_loop_are_said_in_plain_words(client, learn
     submit(client, exercise, "def kv_cache_vram(bits, capacity):\n    return bits / 0\n", **HX)
     html = results_html(client, grade_latest())
     assert "ZeroDivisionError" in html
-    submit(client, exercise, "def kv_cache_vram(bits, capacity):\n    while True:\n        pass\n", **HX)
+    submit(
+        client,
+        exercise,
+        "def kv_cache_vram(bits, capacity):\n    while True:\n        pass\n",
+        **HX,
+    )
     submission = grade_latest()
     assert {r["kind"] for r in submission.results["results"] if not r["passed"]} >= {"too_slow"}
 
@@ -160,12 +173,16 @@ def test_a_plain_post_redirects_to_the_exercise_with_its_submission(client, lear
     response = submit(client, exercise, SOLUTION)
     submission = Submission.objects.get()
     assert response.status_code == 302
-    assert response["Location"].endswith(f"?submission={submission.pk}#exercise-write-kv-cache-vram")
+    assert response["Location"].endswith(
+        f"?submission={submission.pk}#exercise-write-kv-cache-vram"
+    )
 
 
 def test_the_code_is_kept_as_a_draft(client, learner, exercise):
     url = reverse("tutor:exercise_draft_save", args=[exercise.pk])
-    response = client.post(url, {"code": "def kv_cache_vram(bits, capacity):\n    return 1\n"}, **HX)
+    response = client.post(
+        url, {"code": "def kv_cache_vram(bits, capacity):\n    return 1\n"}, **HX
+    )
     assert "Saved." in response.content.decode()
     assert ExerciseDraft.objects.get(user=learner).code.endswith("return 1\n")
     html = client.get(exercise.block.lesson.get_absolute_url()).content.decode()
@@ -205,7 +222,9 @@ def test_check_content_refuses_a_solution_that_fails_or_a_starter_that_passes(ex
 
 def test_an_expired_session_on_a_click_goes_to_log_in_and_back_to_the_lesson(client, exercise):
     lesson_url = exercise.block.lesson.get_absolute_url()
-    response = submit(client, exercise, SOLUTION, HTTP_HX_CURRENT_URL=f"http://testserver{lesson_url}", **HX)
+    response = submit(
+        client, exercise, SOLUTION, HTTP_HX_CURRENT_URL=f"http://testserver{lesson_url}", **HX
+    )
     assert response.status_code == 200
     assert response["HX-Redirect"].startswith("/accounts/login/?next=")
     assert "optimising-speed-and-memory" in response["HX-Redirect"]
@@ -220,7 +239,9 @@ def test_a_refusal_is_said_in_the_exercise_message_line(client, learner, exercis
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_pass_and_the_progress_counting_it_are_stored_together(client, learner, exercise, monkeypatch):
+def test_a_pass_and_the_progress_counting_it_are_stored_together(
+    client, learner, exercise, monkeypatch
+):
     """A request whose wait for the grading ran out reads the submission: if it reads a pass,
     the badge it sends must count it. So the pass is committed with the recount, or not at
     all (a recount that fails leaves the submission to the repair sweep, never a pass the

@@ -39,7 +39,10 @@ def test_check_content_passes_on_the_shipped_course(sample_content):
     assert "All 8 snippets print what they declare, and end as declared." in out.getvalue()
     assert "optimising-speed-and-memory · backend-latency" in out.getvalue()
     # fed its input, the sample that fails on purpose stops as it declares
-    assert "ok        local-models/deploying-a-private-model-safely · refused-request\n" in out.getvalue()
+    assert (
+        "ok        local-models/deploying-a-private-model-safely · refused-request\n"
+        in out.getvalue()
+    )
 
 
 def test_check_content_reports_a_snippet_whose_declared_output_is_wrong(sample_content):
@@ -65,8 +68,14 @@ def test_check_content_reports_a_snippet_expected_to_succeed_that_fails(sample_c
     snippet.code = snippet.code + "print(1 / 0)\n"
     snippet.save()
     out = check_content_output()
-    assert "MISMATCH  local-models/deploying-a-private-model-safely · api-key-check (status: error)" in out
-    assert "it should finish without an error but stops with ZeroDivisionError: division by zero" in out
+    assert (
+        "MISMATCH  local-models/deploying-a-private-model-safely · api-key-check (status: error)"
+        in out
+    )
+    assert (
+        "it should finish without an error but stops with ZeroDivisionError: division by zero"
+        in out
+    )
 
 
 def test_check_content_reports_a_snippet_that_does_not_fail_as_declared(sample_content):
@@ -88,7 +97,10 @@ def test_check_content_reports_a_snippet_declared_to_fail_that_finishes(sample_c
 def test_check_content_feeds_each_snippet_its_input(sample_content):
     Snippet.objects.filter(block__key="refused-request").update(stdin="")
     out = check_content_output()
-    assert "it should stop with PermissionError but stops with EOFError: EOF when reading a line" in out
+    assert (
+        "it should stop with PermissionError but stops with EOFError: EOF when reading a line"
+        in out
+    )
 
 
 def test_check_content_asks_every_kind_through_the_registry(sample_content, monkeypatch):
@@ -126,7 +138,10 @@ def test_check_content_asks_every_kind_through_the_registry(sample_content, monk
     with pytest.raises(CommandError, match=r"^\d+ of \d+ ordering exercises cannot be solved\.$"):
         call_command("check_content", stdout=out)
     report = out.getvalue()
-    assert "MISMATCH  kv-cache-vram-order (the lines)\n  kv-cache-vram-order cannot be solved" in report
+    assert (
+        "MISMATCH  kv-cache-vram-order (the lines)\n  kv-cache-vram-order cannot be solved"
+        in report
+    )
     # the other kinds are checked as before, each kind's items together, in the
     # registry's order of kinds
     first = {"snippet": "backend-latency", "ordering": "kv-cache-vram-order",

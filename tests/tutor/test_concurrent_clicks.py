@@ -113,7 +113,9 @@ def test_a_refused_run_keeps_the_learners_code(client, settings):
     snippet = make_snippet(code="print(1)\n", key="keep")
     make_prediction(user, snippet, text="1\n", verdict=Prediction.Verdict.RIGHT)
     response = client.post(
-        reverse("tutor:run_create", args=[snippet.pk]), {"code": "print(2)\n"}, HTTP_HX_REQUEST="true"
+        reverse("tutor:run_create", args=[snippet.pk]),
+        {"code": "print(2)\n"},
+        HTTP_HX_REQUEST="true",
     )
     assert response.status_code == 429
     assert snippet.drafts.get(user=user).code == "print(2)\n"

@@ -25,11 +25,15 @@ def refused(sample_content) -> Snippet:
 
 def reveal(client, snippet, text: str) -> str:
     """Predict, let the worker run the reveal, and show the answer (as htmx polls it)."""
-    client.post(reverse("tutor:prediction_create", args=[snippet.pk]), {"text": text, "mode": "typed"}, **HX)
+    client.post(
+        reverse("tutor:prediction_create", args=[snippet.pk]), {"text": text, "mode": "typed"}, **HX
+    )
     run = Run.objects.get(purpose=Run.Purpose.REVEAL, snippet=snippet)
     execute_run(run_id=run.pk)
     prediction = Prediction.objects.get(snippet=snippet)
-    return client.get(reverse("tutor:prediction_detail", args=[prediction.pk]), **HX).content.decode()
+    return client.get(
+        reverse("tutor:prediction_detail", args=[prediction.pk]), **HX
+    ).content.decode()
 
 
 def test_the_lesson_shows_the_input_a_snippet_reads(client, learner, refused):
@@ -53,8 +57,8 @@ def test_output_then_the_errors_name_is_spot_on(client, learner, refused):
     assert "Spot on" in html
     # The error as a learner reads it: their own frames and the last line, nothing around them.
     traceback = html.split('aria-label="The error it stops with">')[1].split("</pre>")[0]
-    assert 'File &quot;main.py&quot;, line 16, in &lt;module&gt;' in traceback
-    assert 'File &quot;main.py&quot;, line 9, in send' in traceback
+    assert "File &quot;main.py&quot;, line 16, in &lt;module&gt;" in traceback
+    assert "File &quot;main.py&quot;, line 9, in send" in traceback
     assert traceback.strip().endswith(ERROR)
     assert "/usr/" not in traceback and "sandbox" not in traceback
 
@@ -70,13 +74,16 @@ def test_a_prediction_that_misses_the_error_is_not_right_and_says_why(client, le
 
 
 def test_library_frames_are_left_out_of_the_reveal(client, learner):
-    snippet = make_snippet(code='import json\n\nprint("parsing")\njson.loads("{")\n',
-                           expected_output="parsing\n", raises="JSONDecodeError")
+    snippet = make_snippet(
+        code='import json\n\nprint("parsing")\njson.loads("{")\n',
+        expected_output="parsing\n",
+        raises="JSONDecodeError",
+    )
     html = reveal(client, snippet, "parsing\nJSONDecodeError")
 
     assert Prediction.objects.get().verdict == Prediction.Verdict.RIGHT
     traceback = html.split('aria-label="The error it stops with">')[1].split("</pre>")[0]
-    assert 'File &quot;main.py&quot;, line 4' in traceback
+    assert "File &quot;main.py&quot;, line 4" in traceback
     assert "json/" not in traceback and "decoder.py" not in traceback
     assert "json.decoder.JSONDecodeError: Expecting property name" in traceback
 
@@ -88,10 +95,15 @@ def test_changing_the_input_is_a_new_version_with_a_reveal_of_its_own(client, le
     assert refused.version == 2
 
     html = client.get(refused.block.lesson.get_absolute_url()).content.decode()
-    panel = html.split('id="snippet-refused-request-practice"')[1].split('id="snippet-llama-server')[0]
+    panel = html.split('id="snippet-refused-request-practice"')[1].split(
+        'id="snippet-llama-server'
+    )[0]
     assert "What will it print?" in panel  # the learner predicts the new version afresh
-    client.post(reverse("tutor:prediction_create", args=[refused.pk]),
-                {"text": "200 OK /health", "mode": "typed"}, **HX)
+    client.post(
+        reverse("tutor:prediction_create", args=[refused.pk]),
+        {"text": "200 OK /health", "mode": "typed"},
+        **HX,
+    )
     new = Run.objects.filter(purpose=Run.Purpose.REVEAL).order_by("-pk").first()
     assert new.stdin == "change-me-7f3a\n"
     assert Run.objects.filter(purpose=Run.Purpose.REVEAL).count() == 2

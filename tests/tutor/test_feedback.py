@@ -6,7 +6,9 @@ from django.conf import settings
 from tutor import sandbox
 from tutor.feedback import explain_run, final_exception, learner_traceback, raised_by
 
-LIMITS = sandbox.Limits(cpu_seconds=1, wall_seconds=2, memory_bytes=64 * 1024 * 1024, output_bytes=4096)
+LIMITS = sandbox.Limits(
+    cpu_seconds=1, wall_seconds=2, memory_bytes=64 * 1024 * 1024, output_bytes=4096
+)
 
 
 def run(code: str, stdin: str = "") -> sandbox.Result:
@@ -16,8 +18,11 @@ def run(code: str, stdin: str = "") -> sandbox.Result:
 def explain(code: str, stdin: str = ""):
     result = run(code, stdin)
     return explain_run(
-        status=result.status, stderr=result.stderr, exit_code=result.exit_code,
-        stdin=stdin, limits=LIMITS,
+        status=result.status,
+        stderr=result.stderr,
+        exit_code=result.exit_code,
+        stdin=stdin,
+        limits=LIMITS,
     )
 
 

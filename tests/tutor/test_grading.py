@@ -66,7 +66,9 @@ def test_number_formatting_slip_quotes_what_was_printed_and_what_was_typed():
         " — a format such as `%.2f` always prints 2 decimals."
     ]
     comparison = compare_prediction("x: 2.0\n", "x: 2\n")
-    assert comparison.slips == ["Check how numbers are formatted: it prints `2` where you wrote `2.0`."]
+    assert comparison.slips == [
+        "Check how numbers are formatted: it prints `2` where you wrote `2.0`."
+    ]
 
 
 def test_a_different_number_is_not_called_a_formatting_slip():
@@ -100,7 +102,10 @@ def test_case_and_spacing_and_order_slips_are_named():
 
 def test_two_swapped_lines_are_right_lines_in_the_wrong_order():
     comparison = compare_prediction("b\na\n", "a\nb\n")
-    assert comparison.verdict == "Not quite: right lines, wrong order — 1 line is in a different place."
+    assert (
+        comparison.verdict
+        == "Not quite: right lines, wrong order — 1 line is in a different place."
+    )
     assert [(line.kind, line.expected, line.predicted) for line in comparison.lines] == [
         ("match", "a", "a"),
         ("moved", "b", "b"),
@@ -109,7 +114,9 @@ def test_two_swapped_lines_are_right_lines_in_the_wrong_order():
 
 def test_a_moved_line_beside_a_wrong_one_is_named_apart():
     comparison = compare_prediction("2\n1\n3\n4\n", "1\n2\n3\n5\n")
-    assert comparison.verdict == "Not quite: 2 of 4 lines right, 1 different, 1 in a different place."
+    assert (
+        comparison.verdict == "Not quite: 2 of 4 lines right, 1 different, 1 in a different place."
+    )
     assert comparison.counts == {"match": 2, "wrong": 1, "moved": 1, "missing": 0, "extra": 0}
 
 
@@ -128,7 +135,9 @@ def test_any_reordering_of_the_right_lines_is_only_moved_lines(order):
 def test_every_output_line_is_shown_once_and_every_predicted_line_once(predicted, output):
     comparison = compare_prediction("\n".join(predicted), "\n".join(output))
     shown_expected = [line.expected for line in comparison.lines if line.kind != "extra"]
-    shown_predicted = sorted(line.predicted for line in comparison.lines if line.predicted is not None)
+    shown_predicted = sorted(
+        line.predicted for line in comparison.lines if line.predicted is not None
+    )
     assert shown_expected == output_lines("\n".join(output))
     assert shown_predicted == sorted(output_lines("\n".join(predicted)))
 
@@ -187,7 +196,9 @@ def test_the_count_is_the_lines_in_order_with_the_solution(submitted):
     assert result.solved == (submitted == SOLUTION)
     # The line to move is in the answer and not counted; none only when a line is missing.
     if not result.solved:
-        assert result.first_wrong is None or (result.first_wrong in submitted and result.first_wrong not in kept)
+        assert result.first_wrong is None or (
+            result.first_wrong in submitted and result.first_wrong not in kept
+        )
         assert result.first_wrong is not None or len(kept) == len(submitted) < len(SOLUTION)
 
 
@@ -240,12 +251,14 @@ ZERO = RaisedException(name="ZeroDivisionError", line="ZeroDivisionError: divisi
 
 
 def test_a_prediction_ending_with_the_errors_name_is_right():
-    for last in ("ZeroDivisionError", "ZeroDivisionError: division by zero", "ZeroDivisionError: oops"):
+    for last in (
+        "ZeroDivisionError",
+        "ZeroDivisionError: division by zero",
+        "ZeroDivisionError: oops",
+    ):
         comparison = compare_prediction(f"1\n2\n\n{last}\n", "1\n2\n", error=ZERO)
         assert comparison.is_right, last
-        assert comparison.lines[-1] == LineComparison(
-            "match", 3, ZERO.line, ZERO.line, error=True
-        )
+        assert comparison.lines[-1] == LineComparison("match", 3, ZERO.line, ZERO.line, error=True)
 
 
 def test_a_prediction_without_the_error_misses_it_and_is_told_why():
@@ -261,9 +274,7 @@ def test_a_prediction_without_the_error_misses_it_and_is_told_why():
 def test_the_wrong_error_is_a_wrong_line():
     comparison = compare_prediction("1\nValueError\n", "1\n", error=ZERO)
     assert not comparison.is_right
-    assert comparison.lines[-1] == LineComparison(
-        "wrong", 2, ZERO.line, "ValueError", error=True
-    )
+    assert comparison.lines[-1] == LineComparison("wrong", 2, ZERO.line, "ValueError", error=True)
 
 
 def test_predicting_an_error_for_a_program_that_finishes_is_told():
@@ -277,13 +288,17 @@ printed = st.lists(st.text(st.characters(blacklist_categories=("Cs",)), max_size
 
 
 # The traceback's last line: one line (tutor.feedback reads nothing else as the error).
-one_line = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\n"), max_size=20)
+one_line = st.text(
+    st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\n"), max_size=20
+)
 
 
 @given(lines=printed, name=exception_names, message=one_line, with_message=st.booleans())
 def test_any_output_then_the_errors_name_is_right(lines, name, message, with_message):
     output = "".join(line.replace("\n", " ").replace("\r", " ") + "\n" for line in lines)
-    error = RaisedException(name=name, line=f"{name}: {message}".rstrip() if message.strip() else name)
+    error = RaisedException(
+        name=name, line=f"{name}: {message}".rstrip() if message.strip() else name
+    )
     last = error.line if with_message else name
     assert compare_prediction(output + last + "\n", output, error=error).is_right
     assert not compare_prediction(output, output, error=error).is_right

@@ -36,7 +36,10 @@ def test_the_lesson_page_never_writes_even_with_verdicts_and_runs_to_repair(clie
     make_run(snippet, purpose=Run.Purpose.REVEAL, stdout="first\nsecond\n")
     make_prediction(learner, snippet, text="first\nthird", verdict=Prediction.Verdict.PENDING)
     lost = make_run(
-        snippet, user=learner, status=Run.Status.RUNNING, started_at=timezone.now() - timedelta(minutes=5),
+        snippet,
+        user=learner,
+        status=Run.Status.RUNNING,
+        started_at=timezone.now() - timedelta(minutes=5),
         deadline_at=timezone.now() - timedelta(minutes=4),
     )
     url = snippet.block.lesson.get_absolute_url()
@@ -55,7 +58,10 @@ def test_polls_never_write(client, learner):
     reveal = make_run(snippet, purpose=Run.Purpose.REVEAL, stdout="hello\n")
     prediction = make_prediction(learner, snippet, text="hi", verdict=Prediction.Verdict.PENDING)
     lost = make_run(
-        snippet, user=learner, status=Run.Status.RUNNING, started_at=timezone.now() - timedelta(minutes=5),
+        snippet,
+        user=learner,
+        status=Run.Status.RUNNING,
+        started_at=timezone.now() - timedelta(minutes=5),
         deadline_at=timezone.now() - timedelta(minutes=4),
     )
     hx = {"HTTP_HX_REQUEST": "true"}

@@ -173,7 +173,10 @@ def test_a_raised_hand_asks_again_and_goes_down_once_the_teacher_clears_it(
 ):
     client.force_login(student)
     raised = client.post(hand_url(lesson), {"hand": "raise"}, **HTMX).text
-    assert f'hx-get="{hand_url(lesson)}" hx-trigger="every 10s, parsnip:shown" data-poll-every' in raised
+    assert (
+        f'hx-get="{hand_url(lesson)}" hx-trigger="every 10s, parsnip:shown" data-poll-every'
+        in raised
+    )
     assert "Hand raised — lower it" in client.get(hand_url(lesson), **HTMX).text
     actions.clear_hands(cohort=cohort, lesson=lesson)
     lowered = client.get(hand_url(lesson), **HTMX).text
@@ -216,7 +219,9 @@ def test_a_hand_says_which_item_it_is_about_and_the_live_view_shows_it(
     assert f'<option value="{exercise.block.pk}" selected>{exercise.title}</option>' in page
     assert '<option value="">the whole lesson</option>' in page
 
-    response = client.post(hand_url(lesson), {"hand": "raise", "block": exercise.block.pk}, **headers)
+    response = client.post(
+        hand_url(lesson), {"hand": "raise", "block": exercise.block.pk}, **headers
+    )
     hand = RaisedHand.objects.get()
     assert hand.block == exercise.block
     shown = response.text if headers else client.get(lesson.get_absolute_url()).text
@@ -356,14 +361,19 @@ def test_an_assignments_live_view_shows_where_each_student_stands_on_it(client):
     teacher = make_teacher()
     cohort = make_cohort(teacher, students=[done, halfway, extended])
     assignment = assign(cohort, lesson, due=NOW + timedelta(days=2))
-    Extension.objects.create(assignment=assignment, student=extended, due_at=NOW + timedelta(days=5))
+    Extension.objects.create(
+        assignment=assignment, student=extended, due_at=NOW + timedelta(days=5)
+    )
     do_everything(done, items, NOW)
     do_ordering(halfway, items["ordering"], NOW)
     client.force_login(teacher)
     url = live(cohort, lesson) + f"?assignment={assignment.pk}"
     html = client.get(url).text
     assert "Live view · Assignment" in html and "Assigned (the whole lesson): due" in html
-    row = {name: html[html.index(f">{name}</a>") :].split("</tr>")[0] for name in ("dana", "hal", "ext")}
+    row = {
+        name: html[html.index(f">{name}</a>") :].split("</tr>")[0]
+        for name in ("dana", "hal", "ext")
+    }
     assert "On time</span>" in row["dana"] and "3 of 3 done" in row["dana"]
     assert "Not yet done</span>" in row["hal"] and "1 of 3 done" in row["hal"]
     assert "0 of 3 done" in row["ext"] and "(extension)" in row["ext"]
@@ -374,7 +384,7 @@ def test_an_assignments_live_view_shows_where_each_student_stands_on_it(client):
     # the assignment's page links to it; the lesson's own live view has no such column
     page = client.get(reverse("tutor:assignment_detail", args=[cohort.pk, assignment.pk]))
     assert url in page.text
-    assert "<th scope=\"col\">Assignment</th>" not in client.get(live(cohort, lesson)).text
+    assert '<th scope="col">Assignment</th>' not in client.get(live(cohort, lesson)).text
 
 
 def test_an_assignment_of_another_class_or_lesson_or_a_bad_one_is_not_found(
@@ -401,13 +411,15 @@ def test_clearing_hands_and_changing_rules_stay_on_the_assignments_live_view(
     scoped = live(cohort, lesson) + f"?assignment={assignment.pk}"
     actions.raise_hand(user=student, lesson=lesson)
     client.force_login(teacher)
-    response = client.post(clear_url(cohort, lesson), {"student": student.pk, "assignment": assignment.pk})
+    response = client.post(
+        clear_url(cohort, lesson), {"student": student.pk, "assignment": assignment.pk}
+    )
     assert response.status_code == 302 and response["Location"] == scoped
     actions.raise_hand(user=student, lesson=lesson)
     board = client.post(
         clear_url(cohort, lesson), {"student": student.pk, "assignment": assignment.pk}, **HTMX
     ).text
-    assert f'hx-get="{scoped}"' in board and "<th scope=\"col\">Assignment</th>" in board
+    assert f'hx-get="{scoped}"' in board and '<th scope="col">Assignment</th>' in board
     assert not RaisedHand.objects.exists()
     response = client.post(
         settings_url(cohort, lesson),

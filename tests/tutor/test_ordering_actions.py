@@ -20,7 +20,7 @@ from tutor.practice.ordering.models import (
 
 pytestmark = pytest.mark.django_db
 
-PROGRAM = ['x = 2', 'y = 3', 'print("sum", x + y)', 'print("product", x * y)']
+PROGRAM = ["x = 2", "y = 3", 'print("sum", x + y)', 'print("product", x * y)']
 
 
 def with_dependencies(exercise: OrderingExercise, needs: dict[str, list[str]]) -> OrderingExercise:
@@ -44,13 +44,17 @@ def test_the_shuffle_is_the_same_for_a_learner_and_never_the_solution():
 
     assert orders[0] == starting_order(user_id=1, lines=lines)
     assert all(sorted(order) == ["d1", "l1", "l2", "l3", "l4", "l5"] for order in orders)
-    assert all([k for k in order if k != "d1"] != ["l1", "l2", "l3", "l4", "l5"] for order in orders)
+    assert all(
+        [k for k in order if k != "d1"] != ["l1", "l2", "l3", "l4", "l5"] for order in orders
+    )
     assert len({tuple(order) for order in orders}) > 5
 
 
 def test_a_tiny_exercise_still_starts_unsolved():
     lines = ExerciseLines.of(make_exercise(lines=["a", "b"]))
-    assert all(starting_order(user_id=user_id, lines=lines) == ["l2", "l1"] for user_id in range(1, 20))
+    assert all(
+        starting_order(user_id=user_id, lines=lines) == ["l2", "l1"] for user_id in range(1, 20)
+    )
 
 
 @settings(max_examples=60, deadline=None)
@@ -60,7 +64,9 @@ def test_a_tiny_exercise_still_starts_unsolved():
     user_id=st.integers(min_value=1, max_value=10**9),
     exercise_id=st.integers(min_value=1, max_value=10**6),
 )
-def test_no_line_starts_in_place_unless_the_exercise_is_tiny(size, distractors, user_id, exercise_id):
+def test_no_line_starts_in_place_unless_the_exercise_is_tiny(
+    size, distractors, user_id, exercise_id
+):
     """Not one line at its own place or right after the line it follows in the solution,
     and at most half of them in order with it: the first check says so, "1 of 7 in place"."""
     correct = [f"l{i}" for i in range(1, size + 1)]
@@ -78,7 +84,9 @@ def test_no_line_starts_in_place_unless_the_exercise_is_tiny(size, distractors, 
 
     assert sorted(order) == sorted(keys)
     assert not any(key == want for key, want in zip(used, correct, strict=True))
-    assert not any(correct.index(b) == correct.index(a) + 1 for a, b in zip(used, used[1:], strict=False))
+    assert not any(
+        correct.index(b) == correct.index(a) + 1 for a, b in zip(used, used[1:], strict=False)
+    )
     assert len(lines.grade(order).in_place) <= size // 2
 
 
@@ -165,8 +173,18 @@ def test_dependency_grading_accepts_every_order_that_respects_them():
     )
     first, second, third = make_user(), make_user(), make_user()
 
-    assert actions.check_order(user=first, exercise=exercise, order=["l1", "l2", "l3"], unused=[]).verdict == "solved"
-    assert actions.check_order(user=second, exercise=exercise, order=["l2", "l1", "l3"], unused=[]).verdict == "solved"
+    assert (
+        actions.check_order(
+            user=first, exercise=exercise, order=["l1", "l2", "l3"], unused=[]
+        ).verdict
+        == "solved"
+    )
+    assert (
+        actions.check_order(
+            user=second, exercise=exercise, order=["l2", "l1", "l3"], unused=[]
+        ).verdict
+        == "solved"
+    )
     wrong = actions.check_order(user=third, exercise=exercise, order=["l1", "l3", "l2"], unused=[])
     assert wrong.verdict == "wrong"
     assert wrong.lines_in_place == 2  # the print needs b above it; a and b need nothing
@@ -175,11 +193,13 @@ def test_dependency_grading_accepts_every_order_that_respects_them():
 @pytest.fixture
 def output_exercise():
     return make_exercise(
-        lines=PROGRAM, grading="output", expected_output="sum 5\nproduct 6\n", distractors=['x = 4']
+        lines=PROGRAM, grading="output", expected_output="sum 5\nproduct 6\n", distractors=["x = 4"]
     )
 
 
-def test_output_grading_runs_the_assembled_program(output_exercise, django_capture_on_commit_callbacks, monkeypatch):
+def test_output_grading_runs_the_assembled_program(
+    output_exercise, django_capture_on_commit_callbacks, monkeypatch
+):
     queued = []
     monkeypatch.setattr(queueing, "enqueue_run", queued.append)
     user = make_user()
@@ -190,7 +210,7 @@ def test_output_grading_runs_the_assembled_program(output_exercise, django_captu
         )
     assert attempt.verdict == OrderingAttempt.Verdict.PENDING
     assert attempt.run.purpose == Run.Purpose.CHECK
-    assert attempt.run.code == "y = 3\nx = 2\nprint(\"sum\", x + y)\nprint(\"product\", x * y)\n"
+    assert attempt.run.code == 'y = 3\nx = 2\nprint("sum", x + y)\nprint("product", x * y)\n'
     assert queued == [attempt.run.pk]
     assert arrangement(user, output_exercise).checks == 1
 
@@ -252,7 +272,9 @@ def test_without_an_expected_output_the_solution_is_run_to_compare():
 
 def wrong_checks(user, exercise, times=3):
     for _ in range(times):
-        actions.check_order(user=user, exercise=exercise, order=["l2", "l1", "l3", "d1", "d2"], unused=[])
+        actions.check_order(
+            user=user, exercise=exercise, order=["l2", "l1", "l3", "d1", "d2"], unused=[]
+        )
 
 
 def test_help_comes_after_three_wrong_checks_and_removes_distractors_then_fixes_lines():
@@ -280,7 +302,9 @@ def test_help_comes_after_three_wrong_checks_and_removes_distractors_then_fixes_
     assert attempt.verdict == OrderingAttempt.Verdict.SOLVED
     given = OrderingHelp.objects.filter(user=user, exercise=exercise)
     assert list(given.values_list("given", "line_key")) == [
-        ("removed", "d1"), ("removed", "d2"), ("fixed", "l1"),
+        ("removed", "d1"),
+        ("removed", "d2"),
+        ("fixed", "l1"),
     ]
 
 
@@ -455,8 +479,13 @@ def test_a_line_added_to_the_exercise_joins_the_end_of_the_answer():
 def test_a_line_removed_from_the_exercise_leaves_the_answer_and_what_help_did():
     user, exercise = make_user(), make_exercise(distractors=["nope", "never"])
     OrderingArrangement.objects.create(
-        user=user, exercise=exercise, order=["l1", "l2", "l4", "l3"], unused=[],
-        fixed=["l1", "l2"], removed=["d1", "d2"], wrong_checks=3,
+        user=user,
+        exercise=exercise,
+        order=["l1", "l2", "l4", "l3"],
+        unused=[],
+        fixed=["l1", "l2"],
+        removed=["d1", "d2"],
+        wrong_checks=3,
     )
     exercise.lines.filter(key__in=["l2", "d2"]).delete()
 

@@ -33,10 +33,13 @@ MADE = {
         lines=["a = 1", "b = a + 1", "print(a, b)"], distractors=["b = a - 1", "print(b, a)"]
     ),
     "dependencies, distractors": dict(
-        lines=["x = 2", "y = 3", "print(x + y)"], distractors=["print(x - y)"], grading="dependencies"
+        lines=["x = 2", "y = 3", "print(x + y)"],
+        distractors=["print(x - y)"],
+        grading="dependencies",
     ),
     "output, no distractors": dict(
-        lines=['print("one")', 'print("two")', 'print("three")'], grading="output",
+        lines=['print("one")', 'print("two")', 'print("three")'],
+        grading="output",
         expected_output="one\ntwo\nthree\n",
     ),
 }
@@ -111,11 +114,16 @@ def assert_tells_nothing(body: str, exercise, *, before_check: bool = True) -> N
     for value in region.values:
         assert not words(value) & keys, f"a line key in {value!r}"
     by_text = {" ".join(text.split()): key for key, text in texts.items()}
-    shown = [by_text[" ".join(line["text"].replace("…", "").split())] for line in region.lines
-             if " ".join(line["text"].split()) in by_text]
+    shown = [
+        by_text[" ".join(line["text"].replace("…", "").split())]
+        for line in region.lines
+        if " ".join(line["text"].split()) in by_text
+    ]
     distractors = set(texts) - set(solution(exercise))
     if before_check:
-        assert [key for key in shown if key not in distractors] != solution(exercise) or len(solution(exercise)) < 2
+        assert [key for key in shown if key not in distractors] != solution(exercise) or len(
+            solution(exercise)
+        ) < 2
     # Every line looks the same as every other in its area, but for its text and token.
     for area in {line["area"] for line in region.lines}:
         looks = {signature(line) for line in region.lines if line["area"] == area}
@@ -133,7 +141,11 @@ def signature(line: dict) -> str:
             kept.append((name, value))
         return tuple(kept)
 
-    inside = tuple((tag, plain(attrs)) for tag, attrs in line["inside"] if tag != "span" or "line-" in str(attrs))
+    inside = tuple(
+        (tag, plain(attrs))
+        for tag, attrs in line["inside"]
+        if tag != "span" or "line-" in str(attrs)
+    )
     return repr((plain(line["attrs"]), inside))
 
 
@@ -154,7 +166,11 @@ def refusals(client, learner, exercise) -> dict[str, str]:
             response = client.post(url(view, exercise), {"arrangement": json.dumps(data)}, **HTMX)
             assert response.status_code == 400, (name, view)
             bodies[f"{view}: {name}"] = response.text
-    for name, move in {"a content key": f"up:{keys[-1]}", "no line": "up:", "no direction": tokens[0]}.items():
+    for name, move in {
+        "a content key": f"up:{keys[-1]}",
+        "no line": "up:",
+        "no direction": tokens[0],
+    }.items():
         response = client.post(url("move", exercise), {"move": move}, **HTMX)
         assert response.status_code == 400, name
         bodies[f"move: {name}"] = response.text
@@ -243,12 +259,20 @@ def test_help_tells_only_what_it_says(client):
     distractor_count=st.integers(0, 2),
     data=st.data(),
 )
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-def test_what_a_learner_gets_does_not_depend_on_the_solution(client, solution_order, distractor_count, data):
+@settings(
+    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+def test_what_a_learner_gets_does_not_depend_on_the_solution(
+    client, solution_order, distractor_count, data
+):
     """The same lines, arranged the same by the learner, with another solution and other
     distractors: every page and refusal is the same, byte for byte."""
     texts = [f"line_{n} = {n}" for n in range(5)]
-    exercise = make_exercise(make_lesson(), lines=texts[: 5 - distractor_count], distractors=texts[5 - distractor_count :])
+    exercise = make_exercise(
+        make_lesson(),
+        lines=texts[: 5 - distractor_count],
+        distractors=texts[5 - distractor_count :],
+    )
     learner = make_user()
     client.force_login(learner)
     arranged = data.draw(st.permutations([line.key for line in exercise.lines.all()]))

@@ -64,7 +64,10 @@ def arrangement_post(user, exercise, order, unused=()):
     named = tokens(user, exercise)
     return {
         "arrangement": json.dumps(
-            {"order": [named.get(key, key) for key in order], "unused": [named.get(key, key) for key in unused]}
+            {
+                "order": [named.get(key, key) for key in order],
+                "unused": [named.get(key, key) for key in unused],
+            }
         )
     }
 
@@ -96,7 +99,7 @@ def test_a_reader_sees_the_lines_and_an_invitation_to_log_in_that_comes_back(cli
     assert "Log in to put these lines in order" in html
     login = f"{reverse('login')}?next={lesson_page(exercise)}%23exercise-abc"
     assert f'href="{login}"' in html
-    assert "ordering_move" not in html and 'data-interactive' not in html
+    assert "ordering_move" not in html and "data-interactive" not in html
     for text in ["alpha", "bravo", "charlie", "delta", "echo"]:
         assert text in html
 
@@ -160,12 +163,17 @@ def test_a_move_without_javascript_redirects_back_to_the_exercise(client, learne
     assert response.status_code == 302
     assert response["Location"] == f"{lesson_page(exercise)}#exercise-abc"
     assert saved(learner, exercise).order[:2] == [start[1], start[0]]
-    assert shown_keys(client.get(lesson_page(exercise)).content.decode())[:2] == [start[1], start[0]]
+    assert shown_keys(client.get(lesson_page(exercise)).content.decode())[:2] == [
+        start[1],
+        start[0],
+    ]
 
 
 def test_an_htmx_move_answers_with_the_region(client, learner, exercise):
     response = client.post(
-        url("move", exercise), arrangement_post(learner, exercise, ["l1", "l2", "l3", "l4"], ["d1"]), **HTMX
+        url("move", exercise),
+        arrangement_post(learner, exercise, ["l1", "l2", "l3", "l4"], ["d1"]),
+        **HTMX,
     )
 
     html = response.content.decode()
@@ -192,7 +200,9 @@ def test_an_htmx_move_answers_with_the_region(client, learner, exercise):
         (lambda *who: arrangement_post(*who, ["l1", "l2", "l3"], ["d1"]), "some are missing"),
         # The content's own keys are no names for lines: only the learner's tokens are.
         (
-            lambda *_: {"arrangement": json.dumps({"order": ["l1", "l2", "l3", "l4"], "unused": ["d1"]})},
+            lambda *_: {
+                "arrangement": json.dumps({"order": ["l1", "l2", "l3", "l4"], "unused": ["d1"]})
+            },
             "not one of yours",
         ),
         (lambda *_: {"move": "up:l1"}, "is not a move"),
@@ -235,20 +245,31 @@ def test_not_used_exists_only_where_there_are_distractors(client, learner):
 def test_learners_move_only_their_own_lines(client, exercise):
     ada, bob = make_user(), make_user()
     client.force_login(ada)
-    client.post(url("move", exercise), arrangement_post(ada, exercise, ["l4", "l3", "l2", "l1"], ["d1"]))
+    client.post(
+        url("move", exercise), arrangement_post(ada, exercise, ["l4", "l3", "l2", "l1"], ["d1"])
+    )
     client.force_login(bob)
-    client.post(url("move", exercise), arrangement_post(bob, exercise, ["l1", "l2", "l3", "l4", "d1"]))
+    client.post(
+        url("move", exercise), arrangement_post(bob, exercise, ["l1", "l2", "l3", "l4", "d1"])
+    )
     # Each learner's tokens are their own: Ada's page names nothing on Bob's.
     assert not set(tokens(ada, exercise).values()) & set(tokens(bob, exercise).values())
     response = client.post(
-        url("move", exercise), arrangement_post(ada, exercise, ["l2", "l1", "l3", "l4", "d1"]), **HTMX
+        url("move", exercise),
+        arrangement_post(ada, exercise, ["l2", "l1", "l3", "l4", "d1"]),
+        **HTMX,
     )
     assert response.status_code == 400
 
     assert saved(ada, exercise).order == ["l4", "l3", "l2", "l1"]
     assert saved(bob, exercise).order == ["l1", "l2", "l3", "l4", "d1"]
     client.force_login(ada)
-    assert shown_keys(client.get(lesson_page(exercise)).content.decode()) == ["l4", "l3", "l2", "l1"]
+    assert shown_keys(client.get(lesson_page(exercise)).content.decode()) == [
+        "l4",
+        "l3",
+        "l2",
+        "l1",
+    ]
 
 
 @pytest.mark.parametrize("name", ["move", "check", "help", "reset"])
@@ -273,7 +294,9 @@ def test_the_endpoints_answer_post_only_and_unknown_exercises_404(client, learne
 
 def test_a_wrong_check_marks_lines_in_place_and_the_first_that_is_not(client, learner, exercise):
     response = client.post(
-        url("check", exercise), arrangement_post(learner, exercise, ["l1", "l3", "l2", "l4"], ["d1"]), **HTMX
+        url("check", exercise),
+        arrangement_post(learner, exercise, ["l1", "l3", "l2", "l4"], ["d1"]),
+        **HTMX,
     )
     html = response.content.decode()
 
@@ -291,11 +314,17 @@ def test_moving_a_line_that_does_not_belong_out_never_lowers_the_count(client, l
     """The class's case: the last line is misplaced at the top and a distractor is in the
     answer; putting the distractor in "Not used" is a right move, and the feedback then
     points at the misplaced line, not at a line that was fine."""
-    client.post(url("check", exercise), arrangement_post(learner, exercise, ["l4", "l1", "d1", "l2", "l3"]), **HTMX)
+    client.post(
+        url("check", exercise),
+        arrangement_post(learner, exercise, ["l4", "l1", "d1", "l2", "l3"]),
+        **HTMX,
+    )
     before = OrderingAttempt.objects.get(user=learner).lines_in_place
 
     response = client.post(
-        url("check", exercise), arrangement_post(learner, exercise, ["l4", "l1", "l2", "l3"], ["d1"]), **HTMX
+        url("check", exercise),
+        arrangement_post(learner, exercise, ["l4", "l1", "l2", "l3"], ["d1"]),
+        **HTMX,
     )
     html = response.content.decode()
 
@@ -305,8 +334,12 @@ def test_moving_a_line_that_does_not_belong_out_never_lowers_the_count(client, l
     assert "Move “delta” next" in html
 
 
-def test_a_check_without_javascript_shows_its_feedback_after_the_redirect(client, learner, exercise):
-    client.post(url("move", exercise), arrangement_post(learner, exercise, ["l1", "l3", "l2", "l4"], ["d1"]))
+def test_a_check_without_javascript_shows_its_feedback_after_the_redirect(
+    client, learner, exercise
+):
+    client.post(
+        url("move", exercise), arrangement_post(learner, exercise, ["l1", "l3", "l2", "l4"], ["d1"])
+    )
 
     response = client.post(url("check", exercise))
     assert response.status_code == 302
@@ -321,13 +354,15 @@ def test_a_check_without_javascript_shows_its_feedback_after_the_redirect(client
 
 def test_solved_is_celebrated_and_stays_solved_on_reload(client, learner, exercise):
     response = client.post(
-        url("check", exercise), arrangement_post(learner, exercise, ["l1", "l2", "l3", "l4"], ["d1"]), **HTMX
+        url("check", exercise),
+        arrangement_post(learner, exercise, ["l1", "l2", "l3", "l4"], ["d1"]),
+        **HTMX,
     )
     assert "Solved on check 1" in response.content.decode()
 
     html = client.get(lesson_page(exercise)).content.decode()
     assert "Solved on check 1" in html
-    assert 'data-interactive' not in html
+    assert "data-interactive" not in html
     assert "Practise again" in html
     response = client.post(url("move", exercise), move_post(learner, exercise, "up:l2"))
     assert_refused(client, response, exercise, "You have solved this one already")
@@ -337,7 +372,9 @@ def test_an_output_check_polls_until_the_program_has_run(client, learner):
     exercise = make_exercise(
         lines=['print("a")', 'print("b")'], grading="output", expected_output="a\nb\n", key="out"
     )
-    response = client.post(url("check", exercise), arrangement_post(learner, exercise, ["l2", "l1"]), **HTMX)
+    response = client.post(
+        url("check", exercise), arrangement_post(learner, exercise, ["l2", "l1"]), **HTMX
+    )
     html = response.content.decode()
     assert "checking…" in html
     assert f'hx-get="{url("practice", exercise)}"' in html
@@ -361,7 +398,9 @@ def test_check_refuses_a_malformed_arrangement(client, learner, exercise):
 # Help and start again -----------------------------------------------------------------
 
 
-def test_help_appears_after_three_wrong_checks_and_takes_a_distractor_away(client, learner, exercise):
+def test_help_appears_after_three_wrong_checks_and_takes_a_distractor_away(
+    client, learner, exercise
+):
     wrong = arrangement_post(learner, exercise, ["l2", "l1", "l3", "l4", "d1"])
     for n in range(3):
         html = client.post(url("check", exercise), wrong, **HTMX).content.decode()
@@ -373,7 +412,8 @@ def test_help_appears_after_three_wrong_checks_and_takes_a_distractor_away(clien
     assert html.count("Help took away") == 1
     assert re.search(
         r'<p class="ordering-removed" role="status" tabindex="-1" data-feedback>'
-        r"Help took away 1 line that does not belong: <code>echo</code>", html
+        r"Help took away 1 line that does not belong: <code>echo</code>",
+        html,
     )
     assert "d1" not in shown_keys(html)
     assert 'data-area="unused"' not in html  # no line left that could go there
@@ -397,14 +437,15 @@ def test_help_before_three_wrong_checks_is_refused(client, learner, exercise):
 
 
 def test_start_again_shuffles_back_to_the_start(client, learner, exercise):
-    client.post(url("check", exercise), arrangement_post(learner, exercise, ["l1", "l2", "l3", "l4"], ["d1"]))
+    client.post(
+        url("check", exercise),
+        arrangement_post(learner, exercise, ["l1", "l2", "l3", "l4"], ["d1"]),
+    )
 
     html = client.post(url("reset", exercise), **HTMX).content.decode()
     assert "back where they started" in html
-    assert 'data-interactive' in html
-    assert shown_keys(html) == starting_order(
-        user_id=learner.pk, lines=ExerciseLines.of(exercise)
-    )
+    assert "data-interactive" in html
+    assert shown_keys(html) == starting_order(user_id=learner.pk, lines=ExerciseLines.of(exercise))
     assert client.post(url("reset", exercise)).status_code == 302
 
 
@@ -428,9 +469,7 @@ def test_a_check_refused_for_too_many_runs_keeps_the_move_and_says_why(client, l
         lines=['print("a")', 'print("b")', 'print("c")'], grading="output", key="out"
     )
     start = starting_order(user_id=learner.pk, lines=ExerciseLines.of(exercise))
-    moved = next(
-        order for order in (["l2", "l1", "l3"], ["l3", "l2", "l1"]) if order != start
-    )
+    moved = next(order for order in (["l2", "l1", "l3"], ["l3", "l2", "l1"]) if order != start)
     response = client.post(url("check", exercise), arrangement_post(learner, exercise, moved))
 
     assert response["Location"] == f"{lesson_page(exercise)}#exercise-out"
@@ -444,7 +483,10 @@ def test_a_check_refused_for_too_many_runs_keeps_the_move_and_says_why(client, l
 
 def checked_midway(client, learner, exercise) -> None:
     """A learner who moved lines and pressed Check, then left."""
-    client.post(url("check", exercise), arrangement_post(learner, exercise, ["l2", "l1", "l3", "l4"], ["d1"]))
+    client.post(
+        url("check", exercise),
+        arrangement_post(learner, exercise, ["l2", "l1", "l3", "l4"], ["d1"]),
+    )
     assert OrderingAttempt.objects.filter(exercise=exercise).count() == 1
 
 
@@ -458,10 +500,14 @@ def test_a_line_removed_from_the_exercise_does_not_break_the_page(client, learne
     assert shown_keys(html) == ["l1", "l3", "l4"]
     assert "is-first-wrong" not in html  # marks for the old lines would point at nothing
 
-    assert client.post(url("move", exercise), move_post(learner, exercise, "up:l4")).status_code == 302
+    assert (
+        client.post(url("move", exercise), move_post(learner, exercise, "up:l4")).status_code == 302
+    )
     assert saved(learner, exercise).order == ["l1", "l4", "l3"]
     response = client.post(
-        url("check", exercise), arrangement_post(learner, exercise, ["l1", "l3", "l4"], ["d1"]), **HTMX
+        url("check", exercise),
+        arrangement_post(learner, exercise, ["l1", "l3", "l4"], ["d1"]),
+        **HTMX,
     )
     assert response.status_code == 200
     assert "Solved on check 2" in response.content.decode()
@@ -482,7 +528,9 @@ def test_a_line_added_to_the_exercise_joins_the_learners_answer(client, learner,
     html = client.post(url("check", exercise), **HTMX).content.decode()
     assert "Check 2: not yet." in html
     response = client.post(
-        url("check", exercise), arrangement_post(learner, exercise, ["l1", "l2", "l3", "l4", "l5"], ["d1"]), **HTMX
+        url("check", exercise),
+        arrangement_post(learner, exercise, ["l1", "l2", "l3", "l4", "l5"], ["d1"]),
+        **HTMX,
     )
     assert "Solved on check 3" in response.content.decode()
 
@@ -502,7 +550,11 @@ def test_signing_up_from_an_exercise_comes_back_to_it(client, exercise):
     href = re.search(r'<a href="([^"]+)">Sign up</a> — it takes a minute', html).group(1)
     response = client.post(
         href.replace("&amp;", "&"),
-        {"username": "newbie", "password1": "a-long-passphrase-42", "password2": "a-long-passphrase-42"},
+        {
+            "username": "newbie",
+            "password1": "a-long-passphrase-42",
+            "password2": "a-long-passphrase-42",
+        },
     )
     assert response.status_code == 302
     assert response["Location"] == f"{lesson_page(exercise)}#exercise-abc"

@@ -17,8 +17,12 @@ SEED_FIRST_LINES = 'print()\nprint("Optimising")\n'
 def test_the_first_prediction_counts_and_later_ones_are_kept():
     user = make_user()
     snippet = make_snippet()
-    first, _ = actions.submit_prediction(user=user, snippet=snippet, text="hello", said_out_loud=False)
-    second, _ = actions.submit_prediction(user=user, snippet=snippet, text="hi", said_out_loud=False)
+    first, _ = actions.submit_prediction(
+        user=user, snippet=snippet, text="hello", said_out_loud=False
+    )
+    second, _ = actions.submit_prediction(
+        user=user, snippet=snippet, text="hi", said_out_loud=False
+    )
     assert first.is_first and not second.is_first
     assert first.snippet_version == snippet.version
     assert Prediction.objects.filter(user=user, snippet=snippet).count() == 2
@@ -30,7 +34,9 @@ def test_a_new_version_of_the_code_gets_a_new_first_prediction():
     actions.submit_prediction(user=user, snippet=snippet, text="hello", said_out_loud=False)
     snippet.code = 'print("bye")\n'
     snippet.save()
-    again, _ = actions.submit_prediction(user=user, snippet=snippet, text="bye", said_out_loud=False)
+    again, _ = actions.submit_prediction(
+        user=user, snippet=snippet, text="bye", said_out_loud=False
+    )
     assert again.is_first
     assert again.snippet_version == 2
 
@@ -63,14 +69,20 @@ def test_a_right_prediction_against_a_cached_output_is_right_at_once():
 
 def test_the_real_output_is_run_once_per_version_of_the_code():
     snippet = make_snippet()
-    _, first = actions.submit_prediction(user=make_user(), snippet=snippet, text="x", said_out_loud=False)
-    _, second = actions.submit_prediction(user=make_user(), snippet=snippet, text="y", said_out_loud=True)
+    _, first = actions.submit_prediction(
+        user=make_user(), snippet=snippet, text="x", said_out_loud=False
+    )
+    _, second = actions.submit_prediction(
+        user=make_user(), snippet=snippet, text="y", said_out_loud=True
+    )
     assert first.pk == second.pk
     assert Run.objects.filter(purpose=Run.Purpose.REVEAL).count() == 1
 
     snippet.code = 'print("changed")\n'
     snippet.save()
-    _, third = actions.submit_prediction(user=make_user(), snippet=snippet, text="z", said_out_loud=False)
+    _, third = actions.submit_prediction(
+        user=make_user(), snippet=snippet, text="z", said_out_loud=False
+    )
     assert third.pk != first.pk
     assert third.code == snippet.code
 
@@ -97,7 +109,9 @@ def test_said_out_loud_waits_for_the_learners_own_check():
     user = make_user()
     snippet = make_snippet()
     run = make_run(snippet, purpose=Run.Purpose.REVEAL, stdout="hello\n")
-    prediction, _ = actions.submit_prediction(user=user, snippet=snippet, text="ignored", said_out_loud=True)
+    prediction, _ = actions.submit_prediction(
+        user=user, snippet=snippet, text="ignored", said_out_loud=True
+    )
     assert prediction.verdict == Prediction.Verdict.SELF_UNCHECKED
     assert prediction.text == ""
     assert actions.settle_predictions(predictions=[prediction], run=run) == []
@@ -112,7 +126,9 @@ def test_the_self_check_is_given_once_and_cannot_be_changed_later():
     user = make_user()
     snippet = make_snippet()
     make_run(snippet, purpose=Run.Purpose.REVEAL, stdout="hello\n")
-    prediction, _ = actions.submit_prediction(user=user, snippet=snippet, text="", said_out_loud=True)
+    prediction, _ = actions.submit_prediction(
+        user=user, snippet=snippet, text="", said_out_loud=True
+    )
     actions.record_self_check(prediction=prediction, got_it=False)
     with pytest.raises(actions.SelfCheckRefused, match="already said"):
         actions.record_self_check(prediction=prediction, got_it=True)
@@ -147,7 +163,11 @@ def test_no_self_check_on_a_typed_prediction_or_an_older_version_of_the_code():
     assert typed.verdict == Prediction.Verdict.WRONG
 
     aloud = make_prediction(
-        user, snippet, text="", said_out_loud=True, is_first=False,
+        user,
+        snippet,
+        text="",
+        said_out_loud=True,
+        is_first=False,
         verdict=Prediction.Verdict.SELF_UNCHECKED,
     )
     snippet.code = 'print("changed")\n'

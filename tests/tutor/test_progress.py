@@ -18,8 +18,12 @@ pytestmark = pytest.mark.django_db
 
 def predict(user, snippet, verdict=Prediction.Verdict.RIGHT, first=True):
     return Prediction.objects.create(
-        user=user, snippet=snippet, snippet_version=snippet.version, text="x",
-        verdict=verdict, is_first=first,
+        user=user,
+        snippet=snippet,
+        snippet_version=snippet.version,
+        text="x",
+        verdict=verdict,
+        is_first=first,
     )
 
 
@@ -53,7 +57,9 @@ def test_progress_counts_predictions_solved_exercises_and_runs(lesson_with_items
     assert not progress.is_complete
 
 
-def test_a_lesson_is_complete_when_every_snippet_is_predicted_and_every_exercise_solved(lesson_with_items):
+def test_a_lesson_is_complete_when_every_snippet_is_predicted_and_every_exercise_solved(
+    lesson_with_items,
+):
     lesson, snippets, exercise = lesson_with_items
     user = make_user()
     for snippet in snippets:
@@ -119,7 +125,9 @@ def test_my_progress_needs_an_account(client):
     assert reverse("login") in response["Location"]
 
 
-def test_my_progress_shows_courses_lessons_accuracy_and_where_to_continue(client, lesson_with_items):
+def test_my_progress_shows_courses_lessons_accuracy_and_where_to_continue(
+    client, lesson_with_items
+):
     lesson, (first, second), exercise = lesson_with_items
     user = make_user()
     predict(user, first)
@@ -130,7 +138,9 @@ def test_my_progress_shows_courses_lessons_accuracy_and_where_to_continue(client
     assert "0 of 1 lessons complete" in html
     assert "1 of 2 snippets predicted" in html
     assert "No lesson finished yet" in html
-    assert "right of the time" not in html and "Your first predictions" not in html  # one says nothing
+    assert (
+        "right of the time" not in html and "Your first predictions" not in html
+    )  # one says nothing
     assert f"Continue where you left off: {lesson.title}" in html
     assert lesson.get_absolute_url() in html
 
@@ -160,7 +170,9 @@ def test_accuracy_shows_only_after_a_handful_of_predictions_as_x_of_y(client):
     user = make_user()
     client.force_login(user)
     for n, snippet in enumerate(snippets, start=1):
-        predict(user, snippet, verdict=Prediction.Verdict.WRONG if n == 2 else Prediction.Verdict.RIGHT)
+        predict(
+            user, snippet, verdict=Prediction.Verdict.WRONG if n == 2 else Prediction.Verdict.RIGHT
+        )
         refresh_lesson_progress(user=user, lesson=lesson)
         html = client.get(reverse("tutor:my_progress")).content.decode()
         if n < 5:

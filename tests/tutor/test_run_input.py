@@ -86,7 +86,9 @@ def test_without_javascript_the_explanation_is_on_the_page(client, snippet):
 
 
 def test_a_syntax_error_is_explained_with_its_line(client, snippet):
-    html = run_and_show(client, snippet, code='name = input(\nprint("Hello,", name)\n', stdin="Ada\n")
+    html = run_and_show(
+        client, snippet, code='name = input(\nprint("Hello,", name)\n', stdin="Ada\n"
+    )
     said = explanation(html)
     assert "Python couldn&#x27;t read your program: a SyntaxError on line 1" in said
     assert "nothing ran" in said
@@ -102,7 +104,8 @@ def test_a_syntax_error_is_explained_with_its_line(client, snippet):
 )
 def test_a_run_stopped_at_a_limit_is_explained_with_the_limit(client, learner, status, words):
     snippet = make_snippet(
-        code="print(1)\n", key="limited",
+        code="print(1)\n",
+        key="limited",
         run_limits={"cpu_seconds": 2, "wall_seconds": 3, "memory_mb": 128, "output_kb": 8},
     )
     make_prediction(learner, snippet)

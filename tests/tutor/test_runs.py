@@ -12,7 +12,9 @@ from tutor.models import Run
 pytestmark = pytest.mark.django_db
 
 
-def test_queue_run_stores_a_queued_row_and_enqueues_it_on_commit(monkeypatch, django_capture_on_commit_callbacks):
+def test_queue_run_stores_a_queued_row_and_enqueues_it_on_commit(
+    monkeypatch, django_capture_on_commit_callbacks
+):
     enqueued = []
     monkeypatch.setattr(queueing, "enqueue_run", enqueued.append)
     user = make_user()
@@ -57,7 +59,9 @@ def test_a_sandbox_failure_marks_the_run_failed_with_a_message(monkeypatch):
 def test_a_run_whose_worker_died_is_marked_failed_not_running_forever():
     run = Run.objects.create(code="print(1)", status=Run.Status.RUNNING)
     Run.objects.filter(pk=run.pk).update(started_at=timezone.now() - timedelta(minutes=5))
-    fresh = Run.objects.create(code="print(2)", status=Run.Status.RUNNING, started_at=timezone.now())
+    fresh = Run.objects.create(
+        code="print(2)", status=Run.Status.RUNNING, started_at=timezone.now()
+    )
     assert run.fail_if_stale()
     assert run.status == Run.Status.FAILED
     assert "worker stopped" in run.stderr
@@ -83,21 +87,7 @@ def test_rate_limit_and_pending_cap(settings):
 
 
 def test_a_sweep_every_minute_fails_runs_whose_worker_died():
-    from importlib import import_module
-
-    from django.apps import apps
-    from django.db import connection
-    from django.db.migrations.recorder import MigrationRecorder
-    from django_q.models import Schedule
-
-    # A migration schedules the sweep on every database ...
-    migration = "0005_schedule_stale_run_sweep"
-    assert MigrationRecorder(connection).migration_qs.filter(app="tutor", name=migration).exists()
-    # ... but a transactional test run before this one (in whatever order) has emptied every
-    # table, its row too: made again here exactly as the migration makes it.
-    import_module(f"tutor.migrations.{migration}").schedule_sweep(apps, None)
-    schedule = Schedule.objects.get(func="tutor.tasks.fail_stale_runs")
-    assert (schedule.schedule_type, schedule.minutes) == (Schedule.MINUTES, 1)
+    # tests/test_schedules.py shows that a migration schedules the sweep every minute.
     lost = Run.objects.create(code="print(1)", status=Run.Status.RUNNING)
     Run.objects.filter(pk=lost.pk).update(started_at=timezone.now() - timedelta(minutes=5))
     assert tasks.fail_stale_runs() == 1
@@ -156,7 +146,9 @@ def test_a_running_run_is_overdue_only_after_its_own_deadline():
         code="x", status=Run.Status.RUNNING, started_at=now, deadline_at=now + timedelta(seconds=5)
     )
     overdue = Run.objects.create(
-        code="x", status=Run.Status.RUNNING, started_at=now - timedelta(seconds=20),
+        code="x",
+        status=Run.Status.RUNNING,
+        started_at=now - timedelta(seconds=20),
         deadline_at=now - timedelta(seconds=1),
     )
     assert set(Run.objects.stale()) == {overdue}
@@ -173,17 +165,33 @@ def test_a_restarted_worker_fails_at_once_the_runs_a_dead_worker_of_this_machine
     import subprocess
     import sys
 
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
-                          capture_output=True, text=True).stdout.strip()
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    ).stdout.strip()
     host = socket.gethostname()
     now = timezone.now()
     later = now + timedelta(seconds=10)
-    held_by_dead = Run.objects.create(code="x", status=Run.Status.RUNNING, started_at=now,
-                                      deadline_at=later, worker=f"{host}:{dead}")
-    held_by_live = Run.objects.create(code="x", status=Run.Status.RUNNING, started_at=now,
-                                      deadline_at=later, worker=f"{host}:{os.getpid()}")
-    elsewhere = Run.objects.create(code="x", status=Run.Status.RUNNING, started_at=now,
-                                   deadline_at=later, worker=f"another-machine:{dead}")
+    held_by_dead = Run.objects.create(
+        code="x",
+        status=Run.Status.RUNNING,
+        started_at=now,
+        deadline_at=later,
+        worker=f"{host}:{dead}",
+    )
+    held_by_live = Run.objects.create(
+        code="x",
+        status=Run.Status.RUNNING,
+        started_at=now,
+        deadline_at=later,
+        worker=f"{host}:{os.getpid()}",
+    )
+    elsewhere = Run.objects.create(
+        code="x",
+        status=Run.Status.RUNNING,
+        started_at=now,
+        deadline_at=later,
+        worker=f"another-machine:{dead}",
+    )
     queued = Run.objects.create(code="print(1)", status=Run.Status.QUEUED)
     enqueued = []
     monkeypatch.setattr(queueing, "enqueue_run", enqueued.append)

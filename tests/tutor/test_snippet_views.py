@@ -34,7 +34,9 @@ def lesson_url(snippet):
 
 def predict(client, snippet, text="first\nsecond", mode="typed", **headers):
     return client.post(
-        reverse("tutor:prediction_create", args=[snippet.pk]), {"text": text, "mode": mode}, **headers
+        reverse("tutor:prediction_create", args=[snippet.pk]),
+        {"text": text, "mode": mode},
+        **headers,
     )
 
 
@@ -57,8 +59,11 @@ def test_the_login_link_brings_the_reader_back_to_the_snippet(client, snippet):
     user = make_user()
     response = client.post(
         "/accounts/login/?next=" + quote(lesson_url(snippet) + "#snippet-two-lines", safe=""),
-        {"username": user.username, "password": "pw-" + user.username,
-         "next": lesson_url(snippet) + "#snippet-two-lines"},
+        {
+            "username": user.username,
+            "password": "pw-" + user.username,
+            "next": lesson_url(snippet) + "#snippet-two-lines",
+        },
     )
     assert response.status_code == 302
     assert response["Location"] == lesson_url(snippet) + "#snippet-two-lines"
@@ -116,7 +121,9 @@ def test_the_lesson_page_costs_the_same_queries_for_one_snippet_or_many(
         assert client.get(big.get_absolute_url()).status_code == 200
 
 
-def test_the_preview_of_a_snippets_answer_opens_once_the_learner_revealed_it(client, learner, snippet):
+def test_the_preview_of_a_snippets_answer_opens_once_the_learner_revealed_it(
+    client, learner, snippet
+):
     lesson = snippet.block.lesson
     lesson.what_you_will_see = OUTPUT
     lesson.save()
@@ -163,7 +170,11 @@ def test_plain_post_stores_the_prediction_and_returns_to_the_snippet(client, lea
     assert response.status_code == 302
     assert response["Location"] == lesson_url(snippet) + "#snippet-two-lines"
     prediction = Prediction.objects.get()
-    assert (prediction.text, prediction.is_first, prediction.snippet_version) == ("first\nsecond", True, 1)
+    assert (prediction.text, prediction.is_first, prediction.snippet_version) == (
+        "first\nsecond",
+        True,
+        1,
+    )
     assert prediction.verdict == Prediction.Verdict.PENDING
     assert Run.objects.get().purpose == Run.Purpose.REVEAL
 
@@ -205,7 +216,9 @@ def test_a_reveal_brings_the_lessons_new_progress_badge_out_of_band(client, lear
     assert "hx-swap-oob" not in client.get(lesson_url(snippet)).content.decode()
 
 
-def test_a_second_prediction_from_an_out_of_date_page_says_it_does_not_count(client, learner, snippet):
+def test_a_second_prediction_from_an_out_of_date_page_says_it_does_not_count(
+    client, learner, snippet
+):
     make_run(snippet, purpose=Run.Purpose.REVEAL, stdout=OUTPUT)
     predict(client, snippet, text="first\nsecond", **HX)  # tab A
     html = predict(client, snippet, text="something else", **HX).content.decode()  # tab B
@@ -213,7 +226,8 @@ def test_a_second_prediction_from_an_out_of_date_page_says_it_does_not_count(cli
     assert "does not count" in html
     assert "Spot on" in html  # the first prediction's result, now said to be that
     assert list(Prediction.objects.values_list("text", "is_first")) == [
-        ("first\nsecond", True), ("something else", False)
+        ("first\nsecond", True),
+        ("something else", False),
     ]
     # Without JavaScript: the same words, on the lesson page.
     response = predict(client, snippet, text="a third", follow=True)
@@ -226,7 +240,9 @@ def test_the_first_prediction_gets_no_such_notice(client, learner, snippet):
 
 
 @pytest.mark.parametrize("name", ["lesson", "prediction", "run"])
-def test_practice_pages_and_partials_are_never_stored_by_the_browser(client, learner, snippet, name):
+def test_practice_pages_and_partials_are_never_stored_by_the_browser(
+    client, learner, snippet, name
+):
     prediction = revealed(learner, snippet)
     run = make_run(snippet, user=learner)
     url = {
@@ -244,7 +260,9 @@ def test_htmx_reveal_still_running_answers_with_a_poller_and_no_answer(client, l
     prediction = Prediction.objects.get()
     poll_url = reverse("tutor:prediction_detail", args=[prediction.pk])
     assert f'hx-get="{poll_url}"' in html
-    assert 'hx-trigger="load delay:50ms, parsnip:retry"' in html  # the server waits for the run (long poll)
+    assert (
+        'hx-trigger="load delay:50ms, parsnip:retry"' in html
+    )  # the server waits for the run (long poll)
     assert "Running the snippet" in html
     assert "real-output" not in html
     assert "Spot on" not in html
@@ -283,7 +301,9 @@ def test_a_long_comparison_folds_after_forty_lines(client, learner, snippet):
     make_run(snippet, purpose=Run.Purpose.REVEAL, stdout=output)
     html = predict(client, snippet, text="line 1\n", **HX).content.decode()
     shown, folded = html.split('<details class="comparison-more">')
-    assert html.index("Not quite: 1 of 100 lines right, 99 missing.") < html.index(">Your prediction<")
+    assert html.index("Not quite: 1 of 100 lines right, 99 missing.") < html.index(
+        ">Your prediction<"
+    )
     assert shown.count('<tr class="line ') == 40
     assert "<summary>Show the other 60 lines</summary>" in folded
     assert folded.count('<tr class="line ') == 60
@@ -293,7 +313,9 @@ def test_a_long_comparison_folds_after_forty_lines(client, learner, snippet):
     ("text", "message"),
     [("   \n", "Type what you think it prints first"), ("x" * 5001, "too long")],
 )
-def test_an_empty_or_oversized_prediction_is_refused_clearly(client, learner, snippet, text, message):
+def test_an_empty_or_oversized_prediction_is_refused_clearly(
+    client, learner, snippet, text, message
+):
     response = predict(client, snippet, text=text, **HX)
     assert response.status_code == 400
     assert message in response.content.decode()
@@ -306,7 +328,10 @@ def test_an_empty_or_oversized_prediction_is_refused_clearly(client, learner, sn
 
 
 def test_predicting_on_an_unknown_snippet_is_404(client, learner):
-    assert client.post(reverse("tutor:prediction_create", args=[999_999]), {"text": "x"}).status_code == 404
+    assert (
+        client.post(reverse("tutor:prediction_create", args=[999_999]), {"text": "x"}).status_code
+        == 404
+    )
 
 
 def test_a_second_prediction_is_kept_but_the_first_one_counts(client, learner, snippet):
@@ -372,16 +397,28 @@ def test_the_answer_as_a_full_page_is_the_snippet_on_the_lesson(client, learner,
 
 def test_another_learners_prediction_is_404(client, learner, snippet):
     prediction = revealed(make_user(), snippet)
-    assert client.get(reverse("tutor:prediction_detail", args=[prediction.pk]), **HX).status_code == 404
-    assert client.post(reverse("tutor:self_check", args=[prediction.pk]), {"got_it": "yes"}).status_code == 404
+    assert (
+        client.get(reverse("tutor:prediction_detail", args=[prediction.pk]), **HX).status_code
+        == 404
+    )
+    assert (
+        client.post(
+            reverse("tutor:self_check", args=[prediction.pk]), {"got_it": "yes"}
+        ).status_code
+        == 404
+    )
     assert client.post(reverse("tutor:reveal_retry", args=[prediction.pk])).status_code == 404
 
 
 def test_a_reveal_whose_worker_died_says_so_and_keeps_the_prediction(client, learner, snippet):
-    prediction = make_prediction(learner, snippet, text="my guess", verdict=Prediction.Verdict.PENDING)
+    prediction = make_prediction(
+        learner, snippet, text="my guess", verdict=Prediction.Verdict.PENDING
+    )
     run = make_run(snippet, purpose=Run.Purpose.REVEAL, status=Run.Status.RUNNING)
     Run.objects.filter(pk=run.pk).update(started_at=timezone.now() - timedelta(minutes=5))
-    html = client.get(reverse("tutor:prediction_detail", args=[prediction.pk]), **HX).content.decode()
+    html = client.get(
+        reverse("tutor:prediction_detail", args=[prediction.pk]), **HX
+    ).content.decode()
     assert "couldn't run this snippet" in html
     assert "worker stopped" in html
     assert "my guess" in html
@@ -399,7 +436,12 @@ def test_a_reveal_whose_worker_died_says_so_and_keeps_the_prediction(client, lea
 
 def aloud(learner, snippet, **fields):
     return make_prediction(
-        learner, snippet, text="", said_out_loud=True, verdict=Prediction.Verdict.SELF_UNCHECKED, **fields
+        learner,
+        snippet,
+        text="",
+        said_out_loud=True,
+        verdict=Prediction.Verdict.SELF_UNCHECKED,
+        **fields,
     )
 
 
@@ -499,7 +541,11 @@ def test_htmx_run_queues_it_and_polls_until_it_is_final(client, learner, snippet
     revealed(learner, snippet)
     html = run(client, snippet, code='print("mine")\r\n', **HX).content.decode()
     queued = Run.objects.get()
-    assert (queued.purpose, queued.user, queued.code) == (Run.Purpose.RUN, learner, 'print("mine")\n')
+    assert (queued.purpose, queued.user, queued.code) == (
+        Run.Purpose.RUN,
+        learner,
+        'print("mine")\n',
+    )
     assert html.lstrip().startswith('<section id="snippet-two-lines-output"')
     detail = reverse("tutor:run_detail", args=[queued.pk])
     assert f'hx-get="{detail}"' in html
@@ -537,23 +583,32 @@ def test_predicting_your_own_version_is_compared_with_its_run_and_counts_for_not
 
     execute_run(run_id=queued.pk)
     html = client.get(reverse("tutor:run_detail", args=[queued.pk]), **HX).content.decode()
-    assert "Your prediction of your version:</span> Not quite: 1 of 2 lines right, 1 different." in html
+    assert (
+        "Your prediction of your version:</span> Not quite: 1 of 2 lines right, 1 different."
+        in html
+    )
     assert "it prints <code>2.0</code> where you wrote <code>2</code>" in html
 
 
 def test_a_run_without_a_prediction_of_your_version_records_none(client, learner, snippet):
     revealed(learner, snippet)
     client.post(
-        reverse("tutor:run_create", args=[snippet.pk]), {"code": "print(1)\n", "prediction": "  \n"}, **HX
+        reverse("tutor:run_create", args=[snippet.pk]),
+        {"code": "print(1)\n", "prediction": "  \n"},
+        **HX,
     )
     assert Run.objects.filter(purpose=Run.Purpose.RUN).exists()
     assert not VersionPrediction.objects.exists()
 
 
-def test_an_oversized_prediction_of_your_version_is_refused_before_running(client, learner, snippet):
+def test_an_oversized_prediction_of_your_version_is_refused_before_running(
+    client, learner, snippet
+):
     revealed(learner, snippet)
     response = client.post(
-        reverse("tutor:run_create", args=[snippet.pk]), {"code": "print(1)\n", "prediction": "x" * 5001}, **HX
+        reverse("tutor:run_create", args=[snippet.pk]),
+        {"code": "print(1)\n", "prediction": "x" * 5001},
+        **HX,
     )
     assert response.status_code == 400
     assert "That prediction is too long" in response.content.decode()
@@ -586,7 +641,9 @@ def test_a_refused_run_keeps_no_prediction_of_your_version(client, learner, snip
     revealed(learner, snippet)
     make_run(snippet, user=learner, status=Run.Status.QUEUED)  # still waiting for a worker
     response = client.post(
-        reverse("tutor:run_create", args=[snippet.pk]), {"code": "print(1)\n", "prediction": "1"}, **HX
+        reverse("tutor:run_create", args=[snippet.pk]),
+        {"code": "print(1)\n", "prediction": "1"},
+        **HX,
     )
     assert response.status_code == 429
     assert "runs waiting for a worker" in response.content.decode()
@@ -596,14 +653,24 @@ def test_a_refused_run_keeps_no_prediction_of_your_version(client, learner, snip
 
 def test_run_output_shows_tracebacks_and_the_status_in_words(client, learner, snippet):
     revealed(learner, snippet)
-    error = make_run(snippet, user=learner, status=Run.Status.ERROR, exit_code=1,
-                     stderr="Traceback (most recent call last):\nNameError: name 'x' is not defined\n",
-                     duration_ms=31)
+    error = make_run(
+        snippet,
+        user=learner,
+        status=Run.Status.ERROR,
+        exit_code=1,
+        stderr="Traceback (most recent call last):\nNameError: name 'x' is not defined\n",
+        duration_ms=31,
+    )
     slow = make_run(snippet, user=learner, status=Run.Status.TIMEOUT, duration_ms=5000)
-    long = make_run(snippet, user=learner, status=Run.Status.OUTPUT_LIMIT, stdout="y\n" * 5, truncated=True)
+    long = make_run(
+        snippet, user=learner, status=Run.Status.OUTPUT_LIMIT, stdout="y\n" * 5, truncated=True
+    )
     html = client.get(reverse("tutor:run_detail", args=[error.pk]), **HX).content.decode()
     assert "Stopped with an error" in html and "NameError" in html and "in 31 ms" in html
-    assert "Timed out" in client.get(reverse("tutor:run_detail", args=[slow.pk]), **HX).content.decode()
+    assert (
+        "Timed out"
+        in client.get(reverse("tutor:run_detail", args=[slow.pk]), **HX).content.decode()
+    )
     html = client.get(reverse("tutor:run_detail", args=[long.pk]), **HX).content.decode()
     assert "Output too long" in html and "cut short" in html
 
@@ -638,7 +705,9 @@ def test_plain_run_redirects_to_the_snippet_and_the_page_shows_the_output(client
     response = run(client, snippet)
     queued = Run.objects.get()
     assert response["Location"] == f"{lesson_url(snippet)}?run={queued.pk}#snippet-two-lines"
-    waiting = client.get(response["Location"]).content.decode().split('id="snippet-two-lines-output"')[1]
+    waiting = (
+        client.get(response["Location"]).content.decode().split('id="snippet-two-lines-output"')[1]
+    )
     assert "Waiting for a worker" in waiting
     # Not the page's own address, which would only scroll: one that redirects back to it.
     assert f'href="{reverse("tutor:run_detail", args=[queued.pk])}">See the result</a>' in waiting
@@ -663,7 +732,10 @@ def test_empty_or_oversized_code_is_refused_clearly(client, learner, snippet, co
 
 
 def test_running_an_unknown_snippet_is_404(client, learner):
-    assert client.post(reverse("tutor:run_create", args=[424242]), {"code": "print(1)"}).status_code == 404
+    assert (
+        client.post(reverse("tutor:run_create", args=[424242]), {"code": "print(1)"}).status_code
+        == 404
+    )
 
 
 def test_too_many_runs_get_a_friendly_message(client, learner, snippet, settings):
@@ -720,7 +792,9 @@ def test_plain_save_redirects_with_a_message(client, learner, snippet):
     assert "Saved." in response.content.decode()
 
 
-def test_the_save_sent_as_the_page_is_left_keeps_the_edit_and_leaves_no_message(client, learner, snippet):
+def test_the_save_sent_as_the_page_is_left_keeps_the_edit_and_leaves_no_message(
+    client, learner, snippet
+):
     revealed(learner, snippet)
     csrf_client = Client(enforce_csrf_checks=True)
     csrf_client.force_login(learner)
@@ -729,7 +803,9 @@ def test_the_save_sent_as_the_page_is_left_keeps_the_edit_and_leaves_no_message(
     # Without the token in the body it is refused like any other POST.
     url = reverse("tutor:draft_save", args=[snippet.pk])
     assert csrf_client.post(url, {"code": "print(4)\n", "leaving": "1"}).status_code == 403
-    response = csrf_client.post(url, {"code": "print(4)\n", "leaving": "1", "csrfmiddlewaretoken": token})
+    response = csrf_client.post(
+        url, {"code": "print(4)\n", "leaving": "1", "csrfmiddlewaretoken": token}
+    )
     assert response.status_code == 204
     assert CodeDraft.objects.get(user=learner).code == "print(4)\n"
     # Nobody was there to read "Saved.": it must not turn up on the next page instead.
@@ -762,7 +838,9 @@ def test_the_seed_lessons_first_snippet_keeps_its_answer_until_the_learners_own_
     from course.kinds.snippet import Snippet
 
     snippet = Snippet.objects.get(block__key="backend-latency")
-    make_run(snippet, purpose=Run.Purpose.REVEAL, stdout=snippet.expected_output)  # someone else's reveal
+    make_run(
+        snippet, purpose=Run.Purpose.REVEAL, stdout=snippet.expected_output
+    )  # someone else's reveal
     # Every printed line but the title, which is also the lesson's heading.
     secret_lines = [line for line in snippet.expected_output.splitlines() if " on " in line]
     assert len(secret_lines) == 4
@@ -871,7 +949,9 @@ def test_a_poll_woken_by_the_output_waits_for_the_verdict_and_brings_the_badge(
         return is_final()
 
     monkeypatch.setattr(run_notices, "wait", the_worker_gives_the_verdicts_meanwhile)
-    html = client.get(reverse("tutor:prediction_detail", args=[prediction.pk]), **HX).content.decode()
+    html = client.get(
+        reverse("tutor:prediction_detail", args=[prediction.pk]), **HX
+    ).content.decode()
     assert waited_for == [run.pk]
     assert "Spot on" in html
     assert "50% done" in badge_of(html)
@@ -883,7 +963,8 @@ def test_the_worker_announces_again_once_the_verdicts_are_given(learner, snippet
 
     pending_when_announced = []
     monkeypatch.setattr(
-        run_notices, "announce",
+        run_notices,
+        "announce",
         lambda run_id: pending_when_announced.append(
             Prediction.objects.pending().filter(pk=prediction.pk).exists()
         ),

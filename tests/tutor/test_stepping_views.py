@@ -440,8 +440,12 @@ def test_a_failed_io_test_is_stepped_through_with_its_input(client, failed_submi
 def test_a_failed_io_test_with_arguments_gets_them_in_a_first_line(
     client, failed_submission, no_worker
 ):
-    failed_submission.exercise.tests.create(key="argued", name="takes two", args=["2", 3], stdout="5\n")
-    failed_submission.results["results"].append({"name": "takes two", "visible": True, "passed": False})
+    failed_submission.exercise.tests.create(
+        key="argued", name="takes two", args=["2", 3], stdout="5\n"
+    )
+    failed_submission.results["results"].append(
+        {"name": "takes two", "visible": True, "passed": False}
+    )
     failed_submission.save()
     client.post(reverse("tutor:stepping_test", args=[failed_submission.pk]), {"test": "takes two"})
     stepping = Stepping.objects.get()

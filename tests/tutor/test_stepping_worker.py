@@ -145,7 +145,9 @@ def test_an_io_test_with_arguments_is_traced_with_them_and_opens_at_the_code(
         code=code,
         results={"results": [{"name": "adds its two arguments", "visible": True, "passed": False}]},
     )
-    client.post(reverse("tutor:stepping_test", args=[submission.pk]), {"test": "adds its two arguments"})
+    client.post(
+        reverse("tutor:stepping_test", args=[submission.pk]), {"test": "adds its two arguments"}
+    )
     stepping = Stepping.objects.get()
     assert stepping.trace.code.endswith("\n" + code) and stepping.from_line == 2
     execute_run(run_id=stepping.trace.run_id)

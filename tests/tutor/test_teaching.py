@@ -25,7 +25,9 @@ from tutor.practice.snippet import teaching as snippet_teaching
 from tutor.practice.snippet.models import Prediction
 
 SOLVED, NOT_YET, CHECKING = (
-    OrderingAttempt.Verdict.SOLVED, OrderingAttempt.Verdict.WRONG, OrderingAttempt.Verdict.PENDING,
+    OrderingAttempt.Verdict.SOLVED,
+    OrderingAttempt.Verdict.WRONG,
+    OrderingAttempt.Verdict.PENDING,
 )
 
 
@@ -96,7 +98,9 @@ def test_an_empty_class_or_a_course_without_practice_makes_an_empty_grid():
 def test_a_rows_cells_are_written_as_html_cells_coloured_by_bucket():
     amy = grid().rows[0]
     bob = grid().rows[1]
-    assert amy.cells_html == '<td class="cell cell-done">100%</td><td class="cell cell-low">20%</td>'
+    assert (
+        amy.cells_html == '<td class="cell cell-done">100%</td><td class="cell cell-low">20%</td>'
+    )
     assert bob.cells_html == '<td class="cell cell-high">80%</td><td class="cell cell-none">—</td>'
 
 
@@ -163,7 +167,9 @@ def test_the_charts_segments_fill_its_width_side_by_side(counts):
     column.buckets = dict(zip([key for key, _ in teaching.BUCKETS], counts, strict=True))
     segments = teaching.distribution(column, sum(counts))
     assert [s.count for s in segments] == [count for count in counts if count]
-    assert [s.bucket for s in segments] == [key for (key, _), n in zip(teaching.BUCKETS, counts, strict=True) if n]
+    assert [s.bucket for s in segments] == [
+        key for (key, _), n in zip(teaching.BUCKETS, counts, strict=True) if n
+    ]
     if segments:
         assert segments[0].x == 0
         assert sum(s.width for s in segments) == pytest.approx(100, abs=0.01)
@@ -174,8 +180,10 @@ def test_the_charts_segments_fill_its_width_side_by_side(counts):
 # Item analysis -------------------------------------------------------------------------
 
 R, W, SR, SW = (
-    Prediction.Verdict.RIGHT, Prediction.Verdict.WRONG,
-    Prediction.Verdict.SELF_RIGHT, Prediction.Verdict.SELF_WRONG,
+    Prediction.Verdict.RIGHT,
+    Prediction.Verdict.WRONG,
+    Prediction.Verdict.SELF_RIGHT,
+    Prediction.Verdict.SELF_WRONG,
 )
 
 
@@ -290,7 +298,10 @@ def test_a_students_timeline_mixes_every_kinds_events_newest_first():
 
 def test_rows_are_grouped_by_their_first_column_in_order():
     rows = [(1, "a", 10), (2, "b", 20), (1, "c", 30)]
-    assert teaching.grouped(rows, lambda row: row[1:]) == {1: [("a", 10), ("c", 30)], 2: [("b", 20)]}
+    assert teaching.grouped(rows, lambda row: row[1:]) == {
+        1: [("a", 10), ("c", 30)],
+        2: [("b", 20)],
+    }
     assert teaching.grouped([], lambda row: row) == {}
 
 
@@ -359,7 +370,9 @@ def test_text_a_spreadsheet_would_run_as_a_formula_is_written_as_text():
     assert teaching.spreadsheet_safe(None) is None
 
 
-formula_like = st.sampled_from(FORMULA_STARTS).flatmap(lambda start: st.text().map(lambda t: start + t))
+formula_like = st.sampled_from(FORMULA_STARTS).flatmap(
+    lambda start: st.text().map(lambda t: start + t)
+)
 
 
 @given(st.one_of(formula_like, st.text()))
@@ -427,7 +440,9 @@ def test_the_progress_csv_says_what_the_grid_shows(students, lessons, progress):
     students = sorted(students)
     progress = [(user, lesson, *cell) for (user, lesson), cell in sorted(progress.items())]
     built = teaching.build_grid(
-        [(pk, f"s{pk}", "", "") for pk in students], [(pk, f"L{pk}", "C") for pk in lessons], progress
+        [(pk, f"s{pk}", "", "") for pk in students],
+        [(pk, f"L{pk}", "C") for pk in lessons],
+        progress,
     )
     joined = datetime(2026, 1, 5, tzinfo=UTC)
     exported = teaching.grid_csv_rows(
@@ -453,7 +468,9 @@ def test_a_kind_without_templates_of_its_own_is_shown_by_the_generic_ones():
     kind = practice.PracticeKind()
     kind.name, kind.label = "choice", "Multiple choice"
     item = teaching.ItemAnalysis(
-        anchor="choice-units", title="Which unit?", headline="3 of 4 got it right (75%)",
+        anchor="choice-units",
+        title="Which unit?",
+        headline="3 of 4 got it right (75%)",
         figures=[("Tries (median)", "1")],
         rankings=[("Most common wrong answers", [("<b>MB</b>", 1)]), ("Empty", [])],
     )
@@ -461,13 +478,19 @@ def test_a_kind_without_templates_of_its_own_is_shown_by_the_generic_ones():
     assert '<h2 id="choice-analysis-heading">Multiple choice</h2>' in html
     assert 'id="choice-units"' in html and "3 of 4 got it right (75%)" in html
     assert "<dt>Tries (median)</dt><dd>1</dd>" in html
-    assert "&lt;b&gt;MB&lt;/b&gt; <span class=\"muted\">· 1 student</span>" in html
+    assert '&lt;b&gt;MB&lt;/b&gt; <span class="muted">· 1 student</span>' in html
     assert "Empty" not in html
     assert render_to_string(kind.analysis_template, {"kind": kind, "items": []}).strip() == ""
 
     event = teaching.Event(
-        "choice", timezone.now(), title="Answered “Which unit?”", link="/x#choice-units",
-        place="Units", verdict="Wrong", tone="wrong", detail="MB <3",
+        "choice",
+        timezone.now(),
+        title="Answered “Which unit?”",
+        link="/x#choice-units",
+        place="Units",
+        verdict="Wrong",
+        tone="wrong",
+        detail="MB <3",
     )
     html = render_to_string(event.template, {"event": event})
     assert "Answered “Which unit?”" in html and 'href="/x#choice-units"' in html

@@ -89,7 +89,9 @@ def teacher_page_url(name: str, people, lesson) -> str:
         ("admin", 200),
     ],
 )
-def test_teacher_pages_are_for_the_classes_teacher_and_admins(client, people, lesson, name, who, status):
+def test_teacher_pages_are_for_the_classes_teacher_and_admins(
+    client, people, lesson, name, who, status
+):
     client.force_login(people[who])
     assert client.get(teacher_page_url(name, people, lesson)).status_code == status
 
@@ -239,23 +241,36 @@ def test_the_name_given_at_sign_up_is_what_teachers_see(client, people, lesson):
     assert "Your name" in client.get(reverse("tutor:signup")).text
     client.post(
         reverse("tutor:signup"),
-        {"username": "ada", "first_name": "Ada Lovelace",
-         "password1": "a-long-passphrase-42", "password2": "a-long-passphrase-42"},
+        {
+            "username": "ada",
+            "first_name": "Ada Lovelace",
+            "password1": "a-long-passphrase-42",
+            "password2": "a-long-passphrase-42",
+        },
     )
     client.post(reverse("tutor:class_join"), {"code": people["cohort"].join_code})
     ada = User.objects.get(username="ada")
     client.force_login(people["teacher"])
     cohort = people["cohort"]
     assert "Ada Lovelace (ada)" in client.get(reverse("tutor:class_detail", args=[cohort.pk])).text
-    assert "Ada Lovelace (ada)" in client.get(reverse("tutor:class_student", args=[cohort.pk, ada.pk])).text
-    rows = list(csv.DictReader(io.StringIO(stream(client.get(reverse("tutor:class_csv", args=[cohort.pk]))))))
+    assert (
+        "Ada Lovelace (ada)"
+        in client.get(reverse("tutor:class_student", args=[cohort.pk, ada.pk])).text
+    )
+    rows = list(
+        csv.DictReader(
+            io.StringIO(stream(client.get(reverse("tutor:class_csv", args=[cohort.pk]))))
+        )
+    )
     assert {row["username"]: row["name"] for row in rows}["ada"] == "Ada Lovelace"
 
 
 def test_joining_with_a_typed_code(client, people):
     client.force_login(people["another_student"])
     code = people["cohort"].join_code
-    response = client.post(reverse("tutor:class_join"), {"code": f" {code[:4]}-{code[4:].lower()} "})
+    response = client.post(
+        reverse("tutor:class_join"), {"code": f" {code[:4]}-{code[4:].lower()} "}
+    )
     assert response.status_code == 302
     assert people["cohort"].students.filter(pk=people["another_student"].pk).exists()
 
@@ -431,7 +446,9 @@ def test_an_empty_class_tells_the_teacher_how_students_join(client, people):
     assert cohort.join_code in response.text
 
 
-def test_class_overview_queries_do_not_grow_with_the_class(client, people, django_assert_num_queries):
+def test_class_overview_queries_do_not_grow_with_the_class(
+    client, people, django_assert_num_queries
+):
     """500 students × 20 lessons in the same number of queries as a class of one."""
     course = make_course()
     lessons = Lesson.objects.bulk_create(
@@ -451,9 +468,14 @@ def test_class_overview_queries_do_not_grow_with_the_class(client, people, djang
     now = timezone.now()
     LessonProgress.objects.bulk_create(
         LessonProgress(
-            user=student, lesson=lesson, snippets_total=3, exercises_total=1,
-            snippets_predicted=(i + j) % 4, completed_at=now if (i + j) % 5 == 0 else None,
-            items_total=4, items_done=(i + j) % 4,
+            user=student,
+            lesson=lesson,
+            snippets_total=3,
+            exercises_total=1,
+            snippets_predicted=(i + j) % 4,
+            completed_at=now if (i + j) % 5 == 0 else None,
+            items_total=4,
+            items_done=(i + j) % 4,
         )
         for i, student in enumerate(students)
         for j, lesson in enumerate(lessons)
@@ -524,7 +546,9 @@ def test_item_analysis_of_an_ordering_exercise(client, people):
 
     client.force_login(people["teacher"])
     response = client.get(reverse("tutor:class_lesson", args=[cohort.pk, lesson.pk]))
-    [analysis] = dict((kind.name, items) for kind, items in response.context["analyses"])["ordering"]
+    [analysis] = dict((kind.name, items) for kind, items in response.context["analyses"])[
+        "ordering"
+    ]
     assert (analysis.tried, analysis.solved, analysis.median_checks) == (3, 2, 2)
     assert (analysis.help_students, analysis.help_total) == (1, 2)
     [common] = analysis.wrong_orders
@@ -553,7 +577,9 @@ def test_starting_again_does_not_hide_help_from_the_teacher(client, people):
 
     client.force_login(people["teacher"])
     response = client.get(reverse("tutor:class_lesson", args=[people["cohort"].pk, lesson.pk]))
-    [analysis] = dict((kind.name, items) for kind, items in response.context["analyses"])["ordering"]
+    [analysis] = dict((kind.name, items) for kind, items in response.context["analyses"])[
+        "ordering"
+    ]
     assert (analysis.help_students, analysis.help_total) == (1, 2)
     assert (analysis.tried, analysis.solved) == (1, 0)
     assert "1 student, 2 times in all" in " ".join(response.text.split())
@@ -571,11 +597,16 @@ def test_item_analysis_charts_completion_over_time(client, people, lesson):
     over_time = response.context["over_time"]
     assert [total for _, total in over_time.steps] == [1, 2]
     assert over_time.points == "0.0,40.0 0.0,20.0 100.0,20.0 100.0,0.0 100,0.0"
-    assert (over_time.start, over_time.end) == (date_format(day, "j M Y"), date_format(day + timedelta(days=2), "j M Y"))
+    assert (over_time.start, over_time.end) == (
+        date_format(day, "j M Y"),
+        date_format(day + timedelta(days=2), "j M Y"),
+    )
     assert "2 of 2 students completed the lesson between" in response.text
 
 
-def test_completion_within_one_day_is_charted_by_the_hour_not_as_two_equal_dates(client, people, lesson):
+def test_completion_within_one_day_is_charted_by_the_hour_not_as_two_equal_dates(
+    client, people, lesson
+):
     cohort = people["cohort"]
     others = [make_user(name) for name in ("other", "third")]
     for user in others:
@@ -589,10 +620,15 @@ def test_completion_within_one_day_is_charted_by_the_hour_not_as_two_equal_dates
     over_time = response.context["over_time"]
     assert (over_time.start, over_time.end) == ("09:15", "12:15")
     assert over_time.steps == [("09:15", 1), ("10:00", 2), ("12:15", 3)]
-    assert over_time.points == "0.0,40.0 0.0,26.667 25.0,26.667 25.0,13.333 100.0,13.333 100.0,0.0 100,0.0"
+    assert (
+        over_time.points
+        == "0.0,40.0 0.0,26.667 25.0,26.667 25.0,13.333 100.0,13.333 100.0,0.0 100,0.0"
+    )
     day = date_format(morning, "j M Y")
-    assert f"3 of 3 students completed the lesson on {day}, between 09:15 and 12:15." in response.text
-    assert "<th scope=\"col\">Time</th>" in response.text
+    assert (
+        f"3 of 3 students completed the lesson on {day}, between 09:15 and 12:15." in response.text
+    )
+    assert '<th scope="col">Time</th>' in response.text
 
 
 def test_completion_at_a_single_moment_is_said_not_drawn(client, people, lesson):
@@ -601,7 +637,10 @@ def test_completion_at_a_single_moment_is_said_not_drawn(client, people, lesson)
     client.force_login(people["teacher"])
     response = client.get(reverse("tutor:class_lesson", args=[people["cohort"].pk, lesson.pk]))
     assert "over-time-chart" not in response.text
-    assert f"1 of 1 student completed the lesson on {date_format(moment, 'j M Y')} at 14:05." in response.text
+    assert (
+        f"1 of 1 student completed the lesson on {date_format(moment, 'j M Y')} at 14:05."
+        in response.text
+    )
 
 
 def test_item_analysis_and_timeline_name_items_by_their_titles(client, people, lesson):
@@ -616,7 +655,9 @@ def test_item_analysis_and_timeline_name_items_by_their_titles(client, people, l
     make_ordering_attempt(student, block.ordering_exercise)
     client.force_login(people["teacher"])
     analysis = client.get(reverse("tutor:class_lesson", args=[people["cohort"].pk, lesson.pk])).text
-    timeline = client.get(reverse("tutor:class_student", args=[people["cohort"].pk, student.pk])).text
+    timeline = client.get(
+        reverse("tutor:class_student", args=[people["cohort"].pk, student.pk])
+    ).text
     for html in (analysis, timeline):
         assert ">Count to two.</" in html
         assert ">The loop, in order</" in html
@@ -639,11 +680,19 @@ def test_student_timeline_shows_predictions_checks_and_runs_newest_first(client,
     snippet = lesson.blocks.get(key="count").snippet
     exercise = lesson.blocks.get(key="order-it").ordering_exercise
     now = timezone.now()
-    make_prediction(student, snippet, text="1\n3", verdict="wrong", created_at=now - timedelta(hours=3))
-    make_ordering_attempt(student, exercise, order=["l2", "l1"], verdict="wrong",
-                          created_at=now - timedelta(hours=2))
-    make_learner_run(student, snippet, code="print('mine')\n", stdout="mine\n",
-                     created_at=now - timedelta(hours=1))
+    make_prediction(
+        student, snippet, text="1\n3", verdict="wrong", created_at=now - timedelta(hours=3)
+    )
+    make_ordering_attempt(
+        student, exercise, order=["l2", "l1"], verdict="wrong", created_at=now - timedelta(hours=2)
+    )
+    make_learner_run(
+        student,
+        snippet,
+        code="print('mine')\n",
+        stdout="mine\n",
+        created_at=now - timedelta(hours=1),
+    )
     client.force_login(people["teacher"])
     response = client.get(reverse("tutor:class_student", args=[cohort.pk, student.pk]))
     assert [event.kind for event in response.context["events"]] == ["run", "ordering", "prediction"]
@@ -663,7 +712,9 @@ def test_student_timeline_when_nothing_happened(client, people):
 # CSV -----------------------------------------------------------------------------------------
 
 
-def test_progress_csv_streams_one_row_per_student_with_correct_quoting(client, people, graded_class):
+def test_progress_csv_streams_one_row_per_student_with_correct_quoting(
+    client, people, graded_class
+):
     cohort = graded_class["cohort"]
     odd = make_user("odd", first_name='Zoë "Z"', last_name="Smith, Jr.")
     Membership.objects.create(cohort=cohort, student=odd)
@@ -672,7 +723,9 @@ def test_progress_csv_streams_one_row_per_student_with_correct_quoting(client, p
     assert response.status_code == 200
     assert response.streaming
     assert response["Content-Type"] == "text/csv; charset=utf-8"
-    assert response["Content-Disposition"].startswith('attachment; filename="tuesday-group-progress-')
+    assert response["Content-Disposition"].startswith(
+        'attachment; filename="tuesday-group-progress-'
+    )
     rows = list(csv.reader(io.StringIO(stream(response))))
     assert rows[0][:3] == ["username", "name", "joined"]
     assert rows[0][3:] == ["First steps (%)", "Second steps (%)", "overall (%)"]
@@ -696,12 +749,14 @@ def test_attempts_csv_has_every_kind_in_time_order_and_keeps_formulas_out(client
     exercise.save()
     start = timezone.now() - timedelta(hours=1)
     at = [start + timedelta(minutes=n) for n in range(6)]
-    make_prediction(student, snippet, text="=HYPERLINK(\"x\")\n-1", verdict="wrong", created_at=at[0])
+    make_prediction(student, snippet, text='=HYPERLINK("x")\n-1', verdict="wrong", created_at=at[0])
     make_ordering_attempt(student, exercise, help_used=1, created_at=at[1])
     make_prediction(student, snippet, text="-1", verdict="wrong", is_first=False, created_at=at[2])
     make_learner_run(student, snippet, code='print("a,b")\n', stdout="a,b\n", created_at=at[3])
     own = make_learner_run(student, snippet, code="print(3)\n", stdout="3\n", created_at=at[4])
-    VersionPrediction.objects.create(user=student, snippet=snippet, run=own, text="3", created_at=at[4])
+    VersionPrediction.objects.create(
+        user=student, snippet=snippet, run=own, text="3", created_at=at[4]
+    )
     make_prediction(people["another_student"], snippet)  # not in the class
     client.force_login(people["teacher"])
     response = client.get(reverse("tutor:class_attempts_csv", args=[cohort.pk]))
@@ -709,15 +764,23 @@ def test_attempts_csv_has_every_kind_in_time_order_and_keeps_formulas_out(client
     assert "attempts" in response["Content-Disposition"]
     rows = list(csv.DictReader(io.StringIO(stream(response))))
     assert [row["kind"] for row in rows] == [
-        "prediction", "ordering", "prediction", "run", "prediction of their version", "run"
+        "prediction",
+        "ordering",
+        "prediction",
+        "run",
+        "prediction of their version",
+        "run",
     ]
     assert [row["time"] for row in rows] == sorted(row["time"] for row in rows)
     assert {(row["username"], row["name"]) for row in rows} == {("student", "Stu Dent")}
     first = rows[0]
     assert (first["lesson"], first["item"], first["verdict"], first["first prediction"]) == (
-        "Loops", "Count to two.", "wrong", "yes"
+        "Loops",
+        "Count to two.",
+        "wrong",
+        "yes",
     )
-    assert first["answer"] == "'=HYPERLINK(\"x\")\n-1"
+    assert first["answer"] == '\'=HYPERLINK("x")\n-1'
     ordering = rows[1]
     assert ordering["item"] == "Put the four lines back in order."  # a title made from the intro
     assert ordering["answer"] == "first\nsecond\nthird\nfourth"  # code lines, not keys
@@ -732,7 +795,9 @@ def test_attempts_csv_has_every_kind_in_time_order_and_keeps_formulas_out(client
 
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
-def test_sorting_the_grid_swaps_it_in_place_and_keeps_the_address(page, login_in_browser, live_server):
+def test_sorting_the_grid_swaps_it_in_place_and_keeps_the_address(
+    page, login_in_browser, live_server
+):
     teacher = make_teacher()
     lesson = make_lesson(title="Only lesson")
     make_snippet(lesson)
@@ -740,8 +805,14 @@ def test_sorting_the_grid_swaps_it_in_place_and_keeps_the_address(page, login_in
     for name, done in [("ada", 1), ("bob", 2), ("cy", 0)]:
         student = make_user(name)
         Membership.objects.create(cohort=cohort, student=student)
-        make_lesson_progress(student, lesson, snippets_total=2, exercises_total=0,
-                             snippets_predicted=done, completed_at=timezone.now() if done == 2 else None)
+        make_lesson_progress(
+            student,
+            lesson,
+            snippets_total=2,
+            exercises_total=0,
+            snippets_predicted=done,
+            completed_at=timezone.now() if done == 2 else None,
+        )
     login_in_browser(teacher)
     page.goto(reverse("tutor:class_detail", args=[cohort.pk]))
     page.evaluate("window.notReloaded = true")
@@ -768,7 +839,9 @@ def test_attempts_csv_grades_a_prediction_of_a_version_that_fails_as_the_page_do
     student, cohort = people["student"], people["cohort"]
     snippet = lesson.blocks.get(key="count").snippet
     stderr = 'Traceback (most recent call last):\n  File "main.py", line 2, in <module>\nValueError: no\n'
-    own = make_learner_run(student, snippet, status="error", exit_code=1, stdout="1\n", stderr=stderr)
+    own = make_learner_run(
+        student, snippet, status="error", exit_code=1, stdout="1\n", stderr=stderr
+    )
     VersionPrediction.objects.create(user=student, snippet=snippet, run=own, text="1\nValueError")
     client.force_login(people["teacher"])
     response = client.get(reverse("tutor:class_attempts_csv", args=[cohort.pk]))
@@ -783,5 +856,7 @@ def test_item_analysis_follows_the_lessons_order(client, people):
     lesson, items = practice_lesson()  # a snippet, then an ordering exercise, then a code exercise
     client.force_login(people["teacher"])
     html = client.get(reverse("tutor:class_lesson", args=[people["cohort"].pk, lesson.pk])).text
-    headings = [html.index(f'id="{name}-heading"') for name in ("snippets", "ordering", "code-exercises")]
+    headings = [
+        html.index(f'id="{name}-heading"') for name in ("snippets", "ordering", "code-exercises")
+    ]
     assert headings == sorted(headings)

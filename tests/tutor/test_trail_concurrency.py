@@ -19,7 +19,9 @@ def test_batches_and_runs_at_once_are_all_kept_in_one_replayable_order():
     def one():
         n = next(calls)
         if n % 2:
-            return actions.record_moment(user=user, block=snippet.block, what=actions.RUN, code=f"run {n}\n")
+            return actions.record_moment(
+                user=user, block=snippet.block, what=actions.RUN, code=f"run {n}\n"
+            )
         return actions.record_edits(user=user, block=snippet.block, edits=[], code=f"typed {n}\n")
 
     results = at_once(8, one)

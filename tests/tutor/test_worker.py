@@ -23,7 +23,8 @@ def _redis_up() -> bool:
 
 def _postgres_up() -> bool:
     return shutil.which("createdb") is not None and (
-        subprocess.run(["psql", "-Atc", "select 1", "postgres"], capture_output=True).returncode == 0
+        subprocess.run(["psql", "-Atc", "select 1", "postgres"], capture_output=True).returncode
+        == 0
     )
 
 
@@ -39,7 +40,9 @@ def _assert_runs_end_to_end(cluster: WorkerCluster) -> None:
     assert result["status"] == "error"
     assert "boom" in result["stderr"]
 
-    result = cluster.run("import os\nprint(os.environ.get('SECRET_KEY'), os.environ.get('DATABASE_URL'))")
+    result = cluster.run(
+        "import os\nprint(os.environ.get('SECRET_KEY'), os.environ.get('DATABASE_URL'))"
+    )
     assert result["stdout"] == "None None\n"
 
 
@@ -81,7 +84,9 @@ def _worker_killed_mid_burst(cluster: WorkerCluster) -> None:
             break
         time.sleep(0.1)
     else:
-        raise AssertionError(f"the slow runs never started: {cluster.statuses(slow)}\n{cluster.log()}")
+        raise AssertionError(
+            f"the slow runs never started: {cluster.statuses(slow)}\n{cluster.log()}"
+        )
     assert all(status == "queued" for status, _ in cluster.statuses(quick).values())
 
     cluster.kill_worker()
