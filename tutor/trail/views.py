@@ -18,9 +18,9 @@ from django.views.decorators.http import require_GET, require_POST
 from course.htmx import login_required_htmx, vary_on_htmx, wants_partial
 from course.models import Block, Lesson
 from tutor.live.views import POLL_SECONDS
+from tutor.roles import taught_class
 from tutor.trail import actions, encoding, replay
 from tutor.trail.models import Trail
-from tutor.views.teaching import taught_class
 
 TEMPLATE = "tutor/trail/replay.html"
 WATCH_TEMPLATE = "tutor/trail/watch.html"
