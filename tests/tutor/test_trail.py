@@ -404,3 +404,22 @@ def test_without_javascript_each_submission_is_recorded_with_its_code(client, sa
     kinds = [step.kind for chunk in trail.chunk_rows.order_by("seq") for step in chunk.steps()]
     assert kinds == [encoding.SYNC, encoding.SUBMIT, encoding.SYNC, encoding.SUBMIT]
     assert replay.step_of(trail, 1).text == exercise.starter + "# first try\n"
+
+
+def test_the_trail_pages_name_the_item_by_its_title_not_its_key(client, recorded):
+    w = recorded
+    block = w["snippet"].block
+    block.title, block.key = "Count the tokens", "count-key"
+    block.save()
+    client.force_login(w["teacher"])
+    for url in (
+        class_trail_url(w),
+        class_trail_url(w, "trail_watch"),
+        reverse("tutor:class_student", args=[w["cohort"].pk, w["student"].pk]),
+    ):
+        page = client.get(url).content.decode()
+        assert "Count the tokens" in page, url
+        assert "count-key" not in page, url
+    client.force_login(w["student"])
+    page = client.get(reverse("tutor:my_progress")).content.decode()
+    assert "Count the tokens" in page and "count-key" not in page
