@@ -12,9 +12,9 @@ from django.utils import timezone
 from playwright.sync_api import expect
 
 from course.models import Block, Lesson
-from tests.factories import make_cohort, make_lesson, make_teacher, make_user
+from tests.factories import make_cohort, make_lesson, make_snippet, make_teacher, make_user
 from tutor.assignments.models import Assignment
-from tutor.trail import encoding
+from tutor.trail import actions, encoding
 from tutor.trail.models import Trail
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -157,3 +157,40 @@ def test_a_closed_book_assignment_refuses_another_lesson_and_a_second_session(
     expect(second.locator("h1").first).to_contain_text(lesson.title)
     first.goto(reverse("tutor:my_progress"))
     assert "/login/" in first.url  # the first session has ended: signed out
+
+
+# How the trail's pages look ---------------------------------------------------------------
+
+
+@pytest.fixture
+def a_trail():
+    """A student's trail on a snippet (typed, then pasted, then run), in a class."""
+    teacher, student = make_teacher("tess"), make_user("sam")
+    cohort = make_cohort(teacher, students=[student])
+    snippet = make_snippet(code="")
+    pasted = "def f():\n    return 42\n"
+    actions.record_edits(
+        user=student,
+        block=snippet.block,
+        edits=[(2000, "e", 0, 0, "# hi\n"), (1000, "p", 5, 0, pasted)],
+        code="# hi\n" + pasted,
+    )
+    actions.record_moment(
+        user=student, block=snippet.block, what=actions.RUN, code="# hi\n" + pasted
+    )
+    return {"teacher": teacher, "student": student, "cohort": cohort, "block": snippet.block}
+
+
+def test_the_replay_and_watching_sit_in_the_teaching_pages_column_at_desktop_width(
+    browser, live_server, a_trail
+):
+    w = a_trail
+    page = page_of(browser, live_server, w["teacher"])
+    args = [w["cohort"].pk, w["student"].pk, w["block"].pk]
+    for name in ("tutor:class_trail", "tutor:trail_watch"):
+        page.goto(reverse(name, args=args))
+        column = page.locator(".teaching-medium").bounding_box()
+        # A column as wide as the timeline's (56rem), in the middle, not the window's width.
+        assert column["width"] <= 56 * 16, name
+        assert abs(column["x"] - (1280 - column["x"] - column["width"])) <= 2, name
+    assert page.errors == []
