@@ -194,3 +194,28 @@ def test_the_replay_and_watching_sit_in_the_teaching_pages_column_at_desktop_wid
         assert column["width"] <= 56 * 16, name
         assert abs(column["x"] - (1280 - column["x"] - column["width"])) <= 2, name
     assert page.errors == []
+
+
+def phone_of(browser, live_server, user):
+    page = page_of(browser, live_server, user)
+    page.set_viewport_size({"width": 390, "height": 844})
+    return page
+
+
+def fits_the_width(page) -> bool:
+    return page.evaluate(
+        "() => document.documentElement.scrollWidth <= document.documentElement.clientWidth"
+    )
+
+
+def test_the_figures_of_how_the_code_was_made_fit_a_phone(browser, live_server, a_trail):
+    w = a_trail
+    page = phone_of(browser, live_server, w["teacher"])
+    for url in (
+        reverse("tutor:class_student", args=[w["cohort"].pk, w["student"].pk]),
+        reverse("tutor:class_lesson", args=[w["cohort"].pk, w["block"].lesson_id]),
+    ):
+        page.goto(url)
+        expect(page.locator(".trail-figures")).to_be_visible()
+        assert fits_the_width(page), url  # the table scrolls inside its box, the page does not
+    assert page.errors == []
