@@ -219,3 +219,14 @@ def test_the_figures_of_how_the_code_was_made_fit_a_phone(browser, live_server, 
         expect(page.locator(".trail-figures")).to_be_visible()
         assert fits_the_width(page), url  # the table scrolls inside its box, the page does not
     assert page.errors == []
+
+
+def test_my_progress_shows_my_figures_in_a_table_that_fits_a_phone(browser, live_server, a_trail):
+    page = phone_of(browser, live_server, a_trail["student"])
+    page.goto(reverse("tutor:my_progress"))
+    figures = page.locator(".trail-figures")
+    expect(figures).to_be_visible()
+    # Laid out as the teacher's copy of it is: left-aligned, a line under each row.
+    assert figures.locator("th").first.evaluate("th => getComputedStyle(th).textAlign") == "left"
+    assert fits_the_width(page)
+    assert page.errors == []
