@@ -230,3 +230,21 @@ def test_my_progress_shows_my_figures_in_a_table_that_fits_a_phone(browser, live
     assert figures.locator("th").first.evaluate("th => getComputedStyle(th).textAlign") == "left"
     assert fits_the_width(page)
     assert page.errors == []
+
+
+def test_a_closed_book_refusal_sits_in_the_sites_column_at_desktop_width(
+    browser, live_server, a_trail
+):
+    now = timezone.now()
+    Assignment.objects.create(
+        cohort=a_trail["cohort"],
+        lesson=a_trail["block"].lesson,
+        opens_at=now - timedelta(minutes=1),
+        due_at=now + timedelta(hours=1),
+        closed_book=True,
+    )
+    page = page_of(browser, live_server, a_trail["student"])
+    assert page.goto(reverse("course:glossary")).status == 403  # not the exam: refused
+    column = page.locator(".teaching-medium").bounding_box()
+    assert column["width"] <= 56 * 16
+    assert abs(column["x"] - (1280 - column["x"] - column["width"])) <= 2
