@@ -248,3 +248,34 @@ def test_a_closed_book_refusal_sits_in_the_sites_column_at_desktop_width(
     column = page.locator(".teaching-medium").bounding_box()
     assert column["width"] <= 56 * 16
     assert abs(column["x"] - (1280 - column["x"] - column["width"])) <= 2
+
+
+def test_the_replay_shows_which_speed_is_playing_and_that_pause_is_off_when_stopped(
+    browser, live_server, a_trail
+):
+    w = a_trail
+    page = page_of(browser, live_server, w["teacher"])
+    held = []
+    # The next step is held on its way: the replay stays playing for as long as the test looks.
+    page.route(lambda url: "step=" in url, lambda route: held.append(route))
+    page.goto(reverse("tutor:class_trail", args=[w["cohort"].pk, w["student"].pk, w["block"].pk]))
+    player = page.locator("[data-trail-player]")
+    pause = player.get_by_role("button", name="Pause")
+    expect(pause).to_be_disabled()
+    assert pause.evaluate("b => getComputedStyle(b).opacity") != "1"  # looks off, too
+
+    player.get_by_role("button", name="10×").click()
+    expect(player.get_by_role("button", name="10×")).to_have_attribute("aria-pressed", "true")
+    expect(player.get_by_role("button", name="1×", exact=True)).to_have_attribute(
+        "aria-pressed", "false"
+    )
+    background = "b => getComputedStyle(b).backgroundColor"
+    assert player.get_by_role("button", name="10×").evaluate(background) != player.get_by_role(
+        "button", name="1×", exact=True
+    ).evaluate(background)
+    expect(pause).to_be_enabled()
+
+    pause.click()
+    expect(player.get_by_role("button", name="10×")).to_have_attribute("aria-pressed", "false")
+    expect(pause).to_be_disabled()
+    assert page.errors == []
