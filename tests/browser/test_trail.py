@@ -279,3 +279,34 @@ def test_the_replay_shows_which_speed_is_playing_and_that_pause_is_off_when_stop
     expect(player.get_by_role("button", name="10×")).to_have_attribute("aria-pressed", "false")
     expect(pause).to_be_disabled()
     assert page.errors == []
+
+
+def test_a_long_line_wraps_under_its_own_text_not_under_the_line_numbers_on_a_phone(
+    browser, live_server, a_trail
+):
+    w = a_trail
+    long_line = "    total = " + " + ".join(f"value_{n}" for n in range(12)) + "\n"
+    actions.record_edits(
+        user=w["student"], block=w["block"], edits=[(0, "e", 0, 0, long_line)], code=long_line
+    )
+    page = phone_of(browser, live_server, w["teacher"])
+    args = [w["cohort"].pk, w["student"].pk, w["block"].pk]
+    for url in (
+        reverse("tutor:trail_watch", args=args),
+        reverse("tutor:class_trail", args=args) + "?step=999",
+    ):
+        page.goto(url)
+        line = page.locator(".trail-line", has_text="value_11").first
+        expect(line).to_be_visible()
+        # Where each of the line's wrapped rows starts, and where its number ends.
+        starts = line.evaluate(
+            """line => { const range = document.createRange();
+                 range.setStartAfter(line.querySelector('.trail-line-number'));
+                 range.setEndAfter(line.lastChild);
+                 return [...range.getClientRects()].map(r => r.left); }"""
+        )
+        number_end = line.locator(".trail-line-number").bounding_box()
+        assert line.bounding_box()["height"] > 2 * number_end["height"], url  # it wraps
+        assert min(starts) >= number_end["x"] + number_end["width"] - 1, url
+        assert fits_the_width(page), url
+    assert page.errors == []
