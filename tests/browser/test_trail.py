@@ -310,3 +310,17 @@ def test_a_long_line_wraps_under_its_own_text_not_under_the_line_numbers_on_a_ph
         assert min(starts) >= number_end["x"] + number_end["width"] - 1, url
         assert fits_the_width(page), url
     assert page.errors == []
+
+
+def test_the_player_keeps_play_at_on_one_line_on_a_phone(browser, live_server, a_trail):
+    w = a_trail
+    page = phone_of(browser, live_server, w["teacher"])
+    page.goto(reverse("tutor:class_trail", args=[w["cohort"].pk, w["student"].pk, w["block"].pk]))
+    words = page.locator("[data-trail-player] > span", has_text="Play at")
+    expect(words).to_be_visible()
+    rows = words.evaluate(
+        "span => { const r = document.createRange(); r.selectNodeContents(span);"
+        " return new Set([...r.getClientRects()].map(rect => Math.round(rect.top))).size; }"
+    )
+    assert rows == 1  # not "Play" above "at"
+    assert fits_the_width(page)
