@@ -423,3 +423,21 @@ def test_the_trail_pages_name_the_item_by_its_title_not_its_key(client, recorded
     client.force_login(w["student"])
     page = client.get(reverse("tutor:my_progress")).content.decode()
     assert "Count the tokens" in page and "count-key" not in page
+
+
+def test_a_few_seconds_of_typing_read_under_a_minute_not_zero_minutes(client, recorded):
+    w = recorded
+    trail = Trail.objects.get(user=w["student"], block=w["snippet"].block)
+    assert 0 < trail.active_seconds < 30
+    client.force_login(w["teacher"])
+    assert "<p>Under a minute active, 1 run" in client.get(class_trail_url(w)).content.decode()
+    watching = client.get(class_trail_url(w, "trail_watch")).content.decode()
+    assert "; under a minute active, 1 run" in watching
+    for url in (
+        reverse("tutor:class_student", args=[w["cohort"].pk, w["student"].pk]),
+        reverse("tutor:class_lesson", args=[w["cohort"].pk, w["snippet"].block.lesson_id]),
+    ):
+        assert "<td>under a minute</td>" in client.get(url).content.decode(), url
+    trail.active_seconds = 600
+    trail.save()
+    assert "<p>10 minutes active," in client.get(class_trail_url(w)).content.decode()
