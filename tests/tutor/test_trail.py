@@ -441,3 +441,14 @@ def test_a_few_seconds_of_typing_read_under_a_minute_not_zero_minutes(client, re
     trail.active_seconds = 600
     trail.save()
     assert "<p>10 minutes active," in client.get(class_trail_url(w)).content.decode()
+
+
+def test_watching_starts_its_breadcrumbs_at_classes_as_the_other_teaching_pages_do(
+    client, recorded
+):
+    client.force_login(recorded["teacher"])
+    page = client.get(class_trail_url(recorded, "trail_watch")).content.decode()
+    crumbs = page[page.index('aria-label="Breadcrumbs"') :]
+    assert crumbs.index(f'href="{reverse("tutor:class_list")}"') < crumbs.index(
+        recorded["cohort"].name
+    )
