@@ -136,10 +136,20 @@
   var speed = 0;
   var timer = null;
 
+  // The speed playing shows pressed; none does once stopped.
+  function showSpeed(player, chosen) {
+    player.querySelectorAll("[data-speed]").forEach(function (button) {
+      button.setAttribute("aria-pressed", String(button === chosen));
+    });
+  }
+
   function stop(player) {
     speed = 0;
     clearTimeout(timer);
-    if (player) player.querySelector("[data-pause]").disabled = true;
+    if (!player) return;
+    player.querySelector("[data-pause]").disabled = true;
+    player.removeAttribute("data-playing");
+    showSpeed(player, null);
   }
 
   function playOn() {
@@ -165,11 +175,11 @@
         speed = Number(button.dataset.speed);
         pause.disabled = false;
         element.setAttribute("data-playing", String(speed));
+        showSpeed(element, button);
         playOn();
       });
     });
     pause.addEventListener("click", function () {
-      element.removeAttribute("data-playing");
       stop(element);
     });
   }

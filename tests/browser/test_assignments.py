@@ -182,3 +182,51 @@ def test_a_due_date_is_shown_in_the_browsers_time_zone_with_the_time_left(
         assigned.screenshot(path=os.path.join(shots, f"due-{width}.png"))
     assert Assignment.objects.get().due_at == due  # the database keeps the moment, in UTC
     context.close()
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_the_closed_book_tick_sits_beside_its_word_and_the_addresses_box_is_wide(
+    browser, live_server, sample_content, width
+):
+    cohort = make_cohort(make_teacher("tess"), students=[make_user("sam")])
+    teacher, errors = logged_in(browser, live_server, "tess")
+    teacher.set_viewport_size({"width": width, "height": 900})
+    teacher.goto(f"/classes/{cohort.pk}/assignments/new/")
+    tick = teacher.get_by_role("checkbox", name="Closed-book")
+    expect(tick).to_be_visible()
+    box, word = tick.bounding_box(), teacher.locator("label[for=id_closed_book]").bounding_box()
+    # On one line, the tick first: not a tick alone in the middle with its word below.
+    assert box["x"] + box["width"] <= word["x"]
+    assert box["y"] < word["y"] + word["height"] and word["y"] < box["y"] + box["height"]
+    tick.check()
+    addresses = teacher.get_by_role("textbox", name="Allowed addresses (closed-book)")
+    assert addresses.bounding_box()["width"] >= min(28 * 16, width - 100)
+    assert teacher.evaluate(
+        "() => document.documentElement.scrollWidth <= document.documentElement.clientWidth"
+    )
+    assert errors == []
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_the_assignments_items_have_their_bullets_inside_their_box(
+    browser, live_server, sample_content, width
+):
+    cohort = make_cohort(make_teacher("tess"), students=[make_user("sam")])
+    now = timezone.now()
+    assignment = Assignment.objects.create(
+        cohort=cohort,
+        lesson=Lesson.objects.get(slug="optimising-speed-and-memory"),
+        opens_at=now - timedelta(days=1),
+        due_at=now + timedelta(days=1),
+    )
+    teacher, errors = logged_in(browser, live_server, "tess")
+    teacher.set_viewport_size({"width": width, "height": 900})
+    teacher.goto(f"/classes/{cohort.pk}/assignments/{assignment.pk}/")
+    box = teacher.locator("ul.assignment-items")
+    expect(box.locator("li").first).to_be_visible()
+    # A bullet is drawn about 1.5em left of its item: the item starts far enough in for it.
+    room = box.evaluate(
+        "ul => ul.querySelector('li').getBoundingClientRect().left - ul.getBoundingClientRect().left"
+    )
+    assert room >= 1.5 * 16
+    assert errors == []

@@ -12,9 +12,9 @@ from django.utils import timezone
 from playwright.sync_api import expect
 
 from course.models import Block, Lesson
-from tests.factories import make_cohort, make_lesson, make_teacher, make_user
+from tests.factories import make_cohort, make_lesson, make_snippet, make_teacher, make_user
 from tutor.assignments.models import Assignment
-from tutor.trail import encoding
+from tutor.trail import actions, encoding
 from tutor.trail.models import Trail
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -157,3 +157,170 @@ def test_a_closed_book_assignment_refuses_another_lesson_and_a_second_session(
     expect(second.locator("h1").first).to_contain_text(lesson.title)
     first.goto(reverse("tutor:my_progress"))
     assert "/login/" in first.url  # the first session has ended: signed out
+
+
+# How the trail's pages look ---------------------------------------------------------------
+
+
+@pytest.fixture
+def a_trail():
+    """A student's trail on a snippet (typed, then pasted, then run), in a class."""
+    teacher, student = make_teacher("tess"), make_user("sam")
+    cohort = make_cohort(teacher, students=[student])
+    snippet = make_snippet(code="")
+    pasted = "def f():\n    return 42\n"
+    actions.record_edits(
+        user=student,
+        block=snippet.block,
+        edits=[(2000, "e", 0, 0, "# hi\n"), (1000, "p", 5, 0, pasted)],
+        code="# hi\n" + pasted,
+    )
+    actions.record_moment(
+        user=student, block=snippet.block, what=actions.RUN, code="# hi\n" + pasted
+    )
+    return {"teacher": teacher, "student": student, "cohort": cohort, "block": snippet.block}
+
+
+def test_the_replay_and_watching_sit_in_the_teaching_pages_column_at_desktop_width(
+    browser, live_server, a_trail
+):
+    w = a_trail
+    page = page_of(browser, live_server, w["teacher"])
+    args = [w["cohort"].pk, w["student"].pk, w["block"].pk]
+    for name in ("tutor:class_trail", "tutor:trail_watch"):
+        page.goto(reverse(name, args=args))
+        column = page.locator(".teaching-medium").bounding_box()
+        # A column as wide as the timeline's (56rem), in the middle, not the window's width.
+        assert column["width"] <= 56 * 16, name
+        assert abs(column["x"] - (1280 - column["x"] - column["width"])) <= 2, name
+    assert page.errors == []
+
+
+def phone_of(browser, live_server, user):
+    page = page_of(browser, live_server, user)
+    page.set_viewport_size({"width": 390, "height": 844})
+    return page
+
+
+def fits_the_width(page) -> bool:
+    return page.evaluate(
+        "() => document.documentElement.scrollWidth <= document.documentElement.clientWidth"
+    )
+
+
+def test_the_figures_of_how_the_code_was_made_fit_a_phone(browser, live_server, a_trail):
+    w = a_trail
+    page = phone_of(browser, live_server, w["teacher"])
+    for url in (
+        reverse("tutor:class_student", args=[w["cohort"].pk, w["student"].pk]),
+        reverse("tutor:class_lesson", args=[w["cohort"].pk, w["block"].lesson_id]),
+    ):
+        page.goto(url)
+        expect(page.locator(".trail-figures")).to_be_visible()
+        assert fits_the_width(page), url  # the table scrolls inside its box, the page does not
+    assert page.errors == []
+
+
+def test_my_progress_shows_my_figures_in_a_table_that_fits_a_phone(browser, live_server, a_trail):
+    page = phone_of(browser, live_server, a_trail["student"])
+    page.goto(reverse("tutor:my_progress"))
+    figures = page.locator(".trail-figures")
+    expect(figures).to_be_visible()
+    # Laid out as the teacher's copy of it is: left-aligned, a line under each row.
+    assert figures.locator("th").first.evaluate("th => getComputedStyle(th).textAlign") == "left"
+    assert fits_the_width(page)
+    assert page.errors == []
+
+
+def test_a_closed_book_refusal_sits_in_the_sites_column_at_desktop_width(
+    browser, live_server, a_trail
+):
+    now = timezone.now()
+    Assignment.objects.create(
+        cohort=a_trail["cohort"],
+        lesson=a_trail["block"].lesson,
+        opens_at=now - timedelta(minutes=1),
+        due_at=now + timedelta(hours=1),
+        closed_book=True,
+    )
+    page = page_of(browser, live_server, a_trail["student"])
+    assert page.goto(reverse("course:glossary")).status == 403  # not the exam: refused
+    column = page.locator(".teaching-medium").bounding_box()
+    assert column["width"] <= 56 * 16
+    assert abs(column["x"] - (1280 - column["x"] - column["width"])) <= 2
+
+
+def test_the_replay_shows_which_speed_is_playing_and_that_pause_is_off_when_stopped(
+    browser, live_server, a_trail
+):
+    w = a_trail
+    page = page_of(browser, live_server, w["teacher"])
+    held = []
+    # The next step is held on its way: the replay stays playing for as long as the test looks.
+    page.route(lambda url: "step=" in url, lambda route: held.append(route))
+    page.goto(reverse("tutor:class_trail", args=[w["cohort"].pk, w["student"].pk, w["block"].pk]))
+    player = page.locator("[data-trail-player]")
+    pause = player.get_by_role("button", name="Pause")
+    expect(pause).to_be_disabled()
+    assert pause.evaluate("b => getComputedStyle(b).opacity") != "1"  # looks off, too
+
+    player.get_by_role("button", name="10×").click()
+    expect(player.get_by_role("button", name="10×")).to_have_attribute("aria-pressed", "true")
+    expect(player.get_by_role("button", name="1×", exact=True)).to_have_attribute(
+        "aria-pressed", "false"
+    )
+    background = "b => getComputedStyle(b).backgroundColor"
+    assert player.get_by_role("button", name="10×").evaluate(background) != player.get_by_role(
+        "button", name="1×", exact=True
+    ).evaluate(background)
+    expect(pause).to_be_enabled()
+
+    pause.click()
+    expect(player.get_by_role("button", name="10×")).to_have_attribute("aria-pressed", "false")
+    expect(pause).to_be_disabled()
+    assert page.errors == []
+
+
+def test_a_long_line_wraps_under_its_own_text_not_under_the_line_numbers_on_a_phone(
+    browser, live_server, a_trail
+):
+    w = a_trail
+    long_line = "    total = " + " + ".join(f"value_{n}" for n in range(12)) + "\n"
+    actions.record_edits(
+        user=w["student"], block=w["block"], edits=[(0, "e", 0, 0, long_line)], code=long_line
+    )
+    page = phone_of(browser, live_server, w["teacher"])
+    args = [w["cohort"].pk, w["student"].pk, w["block"].pk]
+    for url in (
+        reverse("tutor:trail_watch", args=args),
+        reverse("tutor:class_trail", args=args) + "?step=999",
+    ):
+        page.goto(url)
+        line = page.locator(".trail-line", has_text="value_11").first
+        expect(line).to_be_visible()
+        # Where each of the line's wrapped rows starts, and where its number ends.
+        starts = line.evaluate(
+            """line => { const range = document.createRange();
+                 range.setStartAfter(line.querySelector('.trail-line-number'));
+                 range.setEndAfter(line.lastChild);
+                 return [...range.getClientRects()].map(r => r.left); }"""
+        )
+        number_end = line.locator(".trail-line-number").bounding_box()
+        assert line.bounding_box()["height"] > 2 * number_end["height"], url  # it wraps
+        assert min(starts) >= number_end["x"] + number_end["width"] - 1, url
+        assert fits_the_width(page), url
+    assert page.errors == []
+
+
+def test_the_player_keeps_play_at_on_one_line_on_a_phone(browser, live_server, a_trail):
+    w = a_trail
+    page = phone_of(browser, live_server, w["teacher"])
+    page.goto(reverse("tutor:class_trail", args=[w["cohort"].pk, w["student"].pk, w["block"].pk]))
+    words = page.locator("[data-trail-player] > span", has_text="Play at")
+    expect(words).to_be_visible()
+    rows = words.evaluate(
+        "span => { const r = document.createRange(); r.selectNodeContents(span);"
+        " return new Set([...r.getClientRects()].map(rect => Math.round(rect.top))).size; }"
+    )
+    assert rows == 1  # not "Play" above "at"
+    assert fits_the_width(page)

@@ -71,6 +71,17 @@ def test_the_new_assignment_form_offers_the_lessons_exercises(client, world):
     assert 'type="datetime-local"' in page
 
 
+def test_the_date_fields_name_the_time_zone_once_when_its_abbreviation_is_its_name(client, world):
+    assignment = assign(world["cohort"], world["lesson"])
+    client.force_login(world["teacher"])
+    for name, args in (("assignment_create", []), ("assignment_detail", [assignment.pk])):
+        page = client.get(url(name, world, *args)).content.decode()
+        assert "(UTC)" in page and "UTC, UTC" not in page, name
+    client.cookies["tz"] = "Europe/Berlin"
+    page = client.get(url("assignment_create", world)).content.decode()
+    assert "(Europe/Berlin, CE" in page  # CET or CEST, as the date falls
+
+
 def test_choosing_another_lesson_with_htmx_swaps_only_its_exercises(client, world):
     other = make_lesson(title="Functions")
     exercise = make_exercise(other)

@@ -404,3 +404,51 @@ def test_without_javascript_each_submission_is_recorded_with_its_code(client, sa
     kinds = [step.kind for chunk in trail.chunk_rows.order_by("seq") for step in chunk.steps()]
     assert kinds == [encoding.SYNC, encoding.SUBMIT, encoding.SYNC, encoding.SUBMIT]
     assert replay.step_of(trail, 1).text == exercise.starter + "# first try\n"
+
+
+def test_the_trail_pages_name_the_item_by_its_title_not_its_key(client, recorded):
+    w = recorded
+    block = w["snippet"].block
+    block.title, block.key = "Count the tokens", "count-key"
+    block.save()
+    client.force_login(w["teacher"])
+    for url in (
+        class_trail_url(w),
+        class_trail_url(w, "trail_watch"),
+        reverse("tutor:class_student", args=[w["cohort"].pk, w["student"].pk]),
+    ):
+        page = client.get(url).content.decode()
+        assert "Count the tokens" in page, url
+        assert "count-key" not in page, url
+    client.force_login(w["student"])
+    page = client.get(reverse("tutor:my_progress")).content.decode()
+    assert "Count the tokens" in page and "count-key" not in page
+
+
+def test_a_few_seconds_of_typing_read_under_a_minute_not_zero_minutes(client, recorded):
+    w = recorded
+    trail = Trail.objects.get(user=w["student"], block=w["snippet"].block)
+    assert 0 < trail.active_seconds < 30
+    client.force_login(w["teacher"])
+    assert "<p>Under a minute active, 1 run" in client.get(class_trail_url(w)).content.decode()
+    watching = client.get(class_trail_url(w, "trail_watch")).content.decode()
+    assert "; under a minute active, 1 run" in watching
+    for url in (
+        reverse("tutor:class_student", args=[w["cohort"].pk, w["student"].pk]),
+        reverse("tutor:class_lesson", args=[w["cohort"].pk, w["snippet"].block.lesson_id]),
+    ):
+        assert "<td>under a minute</td>" in client.get(url).content.decode(), url
+    trail.active_seconds = 600
+    trail.save()
+    assert "<p>10 minutes active," in client.get(class_trail_url(w)).content.decode()
+
+
+def test_watching_starts_its_breadcrumbs_at_classes_as_the_other_teaching_pages_do(
+    client, recorded
+):
+    client.force_login(recorded["teacher"])
+    page = client.get(class_trail_url(recorded, "trail_watch")).content.decode()
+    crumbs = page[page.index('aria-label="Breadcrumbs"') :]
+    assert crumbs.index(f'href="{reverse("tutor:class_list")}"') < crumbs.index(
+        recorded["cohort"].name
+    )

@@ -44,6 +44,13 @@ class Trail(models.Model):
     def active_minutes(self) -> int:
         return round(self.active_seconds / 60)
 
+    @property
+    def active_time(self) -> str:
+        """The active minutes in words: some typing is never "0 minutes"."""
+        if 0 < self.active_seconds < 30:
+            return "under a minute"
+        return f"{self.active_minutes} minute{'' if self.active_minutes == 1 else 's'}"
+
 
 class TrailChunk(models.Model):
     trail = models.ForeignKey(Trail, on_delete=models.CASCADE, related_name="chunk_rows")
