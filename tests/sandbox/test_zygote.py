@@ -95,15 +95,26 @@ def test_each_run_gets_new_namespaces_and_fresh_interpreter_state():
     code = """
         import os, random, sys
         print(os.readlink("/proc/self/ns/pid"), os.readlink("/proc/self/ns/net"), random.random())
+        print(sorted(int(p) for p in os.listdir("/proc") if p.isdigit()))
         print("ctypes" in sys.modules, "socket" in sys.modules, sorted(os.listdir("/proc/self/fd")))
     """
+    host = os.readlink("/proc/self/ns/pid"), os.readlink("/proc/self/ns/net")
     first, second = attack(code), attack(code)
     assert first.status == second.status == "ok", (first, second)
-    a, b = first.stdout.splitlines()[0].split(), second.stdout.splitlines()[0].split()
-    assert a[0] != b[0] and a[1] != b[1] and a[2] != b[2]
-    # nothing of the zygote's imports, and no descriptor but stdin/stdout/stderr
-    # (3 is the one listdir opened)
-    assert first.stdout.splitlines()[1] == "False False ['0', '1', '2', '3']"
+    for result in (first, second):
+        pid_ns, net_ns, _ = result.stdout.splitlines()[0].split()
+        # Namespaces of its own, not the host's; and a pid namespace that holds nothing but
+        # the run (its pid 1 and itself): a namespace kept from the zygote or an earlier run
+        # would hold more, or number its processes on. (Two runs' namespace numbers are not
+        # compared: the kernel may give a freed one's number to the next. Runs alive at the
+        # same time are shown apart by the concurrent test above.)
+        assert (pid_ns, net_ns) != host and pid_ns not in host and net_ns not in host
+        assert result.stdout.splitlines()[1] == "[1, 2]"
+        # nothing of the zygote's imports, and no descriptor but stdin/stdout/stderr
+        # (3 is the one listdir opened)
+        assert result.stdout.splitlines()[2] == "False False ['0', '1', '2', '3']"
+    # and fresh interpreter state: the random generator is seeded anew in each run
+    assert first.stdout.split()[2] != second.stdout.split()[2]
 
 
 def test_exit_behaves_like_the_interpreters():
