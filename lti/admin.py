@@ -34,8 +34,9 @@ class RegistrationAdmin(LtiRegistrationAdmin):
 
 @admin.register(ClassLink)
 class ClassLinkAdmin(admin.ModelAdmin):
-    list_display = ["context", "cohort", "roster_synced_at"]
+    list_display = ["context", "cohort", "roster_synced_at", "roster_failed_at"]
     raw_id_fields = ["context", "cohort"]
+    readonly_fields = ["roster_synced_at", "roster_joined", "roster_left", "roster_failed_at", "roster_error"]
 
 
 @admin.register(ScoreSync)

@@ -22,7 +22,15 @@ class ClassLink(models.Model):
     cohort = models.ForeignKey(
         Cohort, on_delete=models.CASCADE, related_name="lms_links", verbose_name="class"
     )
-    roster_synced_at = models.DateTimeField(null=True, blank=True)
+    roster_synced_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the roster was last read from the LMS."
+    )
+    roster_joined = models.PositiveIntegerField(default=0, help_text="Who joined the class at that read.")
+    roster_left = models.PositiveIntegerField(default=0, help_text="Who left the class at that read.")
+    roster_failed_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the last read failed; empty when it went well."
+    )
+    roster_error = models.TextField(blank=True, help_text="What the LMS answered to the read that failed.")
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
@@ -30,6 +38,11 @@ class ClassLink(models.Model):
 
     def __str__(self) -> str:
         return f"{self.context} → {self.cohort}"
+
+    @property
+    def roster_failed(self) -> bool:
+        """The last roster read failed (what the class has is what the read before it brought)."""
+        return self.roster_failed_at is not None
 
 
 class LineItem(models.Model):

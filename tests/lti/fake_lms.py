@@ -2,7 +2,8 @@
 and served by the test server beside Parsnip (under /fake-lms/). It signs launches with its
 own key, fetches Parsnip's keys to check what Parsnip signs, issues access tokens, keeps a
 gradebook (line items and the scores posted to them) and a roster. Faults are injected by
-setting `score_failures`, `token_failures` and `score_hangs`.
+setting `score_failures`, `token_failures`, `score_hangs`, `roster_failures` and
+`roster_hangs`.
 
 Its pages render no templates (the test server's CSP applies): a launch is a form with a
 button, which a browser test clicks and a requests-driven test submits itself.
@@ -59,6 +60,8 @@ class FakeLms:
     score_hangs: bool = False
     release: threading.Event = field(default_factory=threading.Event)
     dropped: set = field(default_factory=set)  # subs the roster no longer lists
+    roster_failures: list = field(default_factory=list)  # statuses to answer the next roster reads with
+    roster_hangs: bool = False  # like score_hangs, for the roster (released by `release` too)
     ags: bool = True
     audience: str = ""  # signs launches for another tool's client id when set
     token_lifetime: int = 300  # seconds; negative: launches arrive already expired
@@ -313,6 +316,13 @@ def memberships(request, context_id):
         request, "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly"
     ):
         return JsonResponse({"error": "unauthorised"}, status=401)
+    if fake.roster_hangs:
+        fake.release.wait(60)
+        return JsonResponse({"error": "gateway timeout"}, status=504)
+    with fake.lock:
+        if fake.roster_failures:
+            status = fake.roster_failures.pop(0)
+            return JsonResponse({"error": f"roster unavailable ({status})"}, status=status)
     members = [
         {
             "user_id": sub,
