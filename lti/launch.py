@@ -34,7 +34,8 @@ class ToolConfig(DjangoToolConfig):
 
     def find_deployment(self, iss, deployment_id):
         return self._known_deployment(
-            registration__issuer=iss, deployment_id=deployment_id,
+            registration__issuer=iss,
+            deployment_id=deployment_id,
             **({"registration__uuid": self.registration_uuid} if self.registration_uuid else {}),
         )
 
@@ -85,7 +86,9 @@ def validate(request) -> LtiLaunch:
 
 
 def is_instructor(launch: LtiLaunch) -> bool:
-    return any(role.endswith("#Instructor") or role == "Instructor" for role in launch.roles_claim or [])
+    return any(
+        role.endswith("#Instructor") or role == "Instructor" for role in launch.roles_claim or []
+    )
 
 
 @transaction.atomic
@@ -105,7 +108,9 @@ def sign_in_data(launch: LtiLaunch) -> tuple[User, ClassLink | None, LtiContext 
         if link is None and teacher:
             try:
                 with transaction.atomic():
-                    cohort = create_class(teacher=user, name=(context.title or context.label or "LMS course")[:100])
+                    cohort = create_class(
+                        teacher=user, name=(context.title or context.label or "LMS course")[:100]
+                    )
                     link = ClassLink.objects.create(context=context, cohort=cohort)
             except IntegrityError:  # two teachers' first launches at once: the other made it
                 link = ClassLink.objects.select_related("cohort").get(context=context)
@@ -130,11 +135,15 @@ def account_for(lti_user: LtiUser) -> User:
     digest = hashlib.sha256(f"{registration.uuid}\n{lti_user.sub}".encode()).hexdigest()[:16]
     given, _, family = (lti_user.name or "").partition(" ")
     if LtiUser.objects.filter(auth_user__username=f"lms-{digest}").exclude(pk=lti_user.pk).exists():
-        raise LaunchRefused("This LMS account's Parsnip name is taken; ask Parsnip's administrator.")
+        raise LaunchRefused(
+            "This LMS account's Parsnip name is taken; ask Parsnip's administrator."
+        )
     user, _ = User.objects.get_or_create(
         username=f"lms-{digest}",
-        defaults={"first_name": (lti_user.given_name or given)[:150],
-                  "last_name": (lti_user.family_name or family)[:150]},
+        defaults={
+            "first_name": (lti_user.given_name or given)[:150],
+            "last_name": (lti_user.family_name or family)[:150],
+        },
     )
     if user.has_usable_password() or not user.password:
         user.set_unusable_password()
@@ -144,15 +153,25 @@ def account_for(lti_user: LtiUser) -> User:
     return user
 
 
-def lesson_of_link(launch: LtiLaunch, context: LtiContext | None) -> tuple[Lesson | None, Assignment | None]:
+def lesson_of_link(
+    launch: LtiLaunch, context: LtiContext | None
+) -> tuple[Lesson | None, Assignment | None]:
     """The lesson (and assignment) a resource link opens: the one it was linked to (Deep
     Linking puts it in a custom parameter); the link remembers it, with its gradebook column."""
     custom = launch.get_claim("https://purl.imsglobal.org/spec/lti/claim/custom") or {}
     resource_link = launch.resource_link
-    known = LinkedResource.objects.select_related("lesson", "assignment").filter(resource_link=resource_link).first()
+    known = (
+        LinkedResource.objects.select_related("lesson", "assignment")
+        .filter(resource_link=resource_link)
+        .first()
+    )
     lesson = assignment = None
     if str(custom.get(CUSTOM_ASSIGNMENT, "")).isdigit():
-        assignment = Assignment.objects.select_related("lesson").filter(pk=int(custom[CUSTOM_ASSIGNMENT])).first()
+        assignment = (
+            Assignment.objects.select_related("lesson")
+            .filter(pk=int(custom[CUSTOM_ASSIGNMENT]))
+            .first()
+        )
         lesson = assignment.lesson if assignment else None
     elif str(custom.get(CUSTOM_LESSON, "")).isdigit():
         lesson = Lesson.objects.published().filter(pk=int(custom[CUSTOM_LESSON])).first()
@@ -162,15 +181,19 @@ def lesson_of_link(launch: LtiLaunch, context: LtiContext | None) -> tuple[Lesso
         return None, None
     line_item = None
     if context is not None:
-        line_item = column_for(context, lesson, assignment, url=(launch.ags_claim or {}).get("lineitem", ""))
+        line_item = column_for(
+            context, lesson, assignment, url=(launch.ags_claim or {}).get("lineitem", "")
+        )
     LinkedResource.objects.update_or_create(
-        resource_link=resource_link, defaults={"lesson": lesson, "assignment": assignment, "line_item": line_item}
+        resource_link=resource_link,
+        defaults={"lesson": lesson, "assignment": assignment, "line_item": line_item},
     )
     return lesson, assignment
 
 
-def column_for(context: LtiContext, lesson: Lesson, assignment: Assignment | None = None, *,
-               url: str = "") -> LineItem | None:
+def column_for(
+    context: LtiContext, lesson: Lesson, assignment: Assignment | None = None, *, url: str = ""
+) -> LineItem | None:
     """The LMS course's one gradebook column for the lesson or assignment (None when the LMS
     gives Parsnip no grade service there)."""
     from lti.grades import assignment_items, lesson_items
@@ -179,7 +202,10 @@ def column_for(context: LtiContext, lesson: Lesson, assignment: Assignment | Non
         return None
     maximum = len(assignment_items(assignment)) if assignment else lesson_items(lesson)
     line_item, _ = LineItem.objects.get_or_create(
-        context=context, lesson=lesson, assignment=assignment, defaults={"url": url, "score_maximum": maximum}
+        context=context,
+        lesson=lesson,
+        assignment=assignment,
+        defaults={"url": url, "score_maximum": maximum},
     )
     if url and not line_item.url:
         LineItem.objects.filter(pk=line_item.pk).update(url=url)
@@ -192,7 +218,9 @@ def registration_urls(registration: LtiRegistration, build) -> dict[str, str]:
     from django.urls import reverse
 
     return {
-        "Login initiation URL (OpenID Connect)": build(reverse("lti:login", args=[registration.uuid])),
+        "Login initiation URL (OpenID Connect)": build(
+            reverse("lti:login", args=[registration.uuid])
+        ),
         "Redirect URI / launch URL": build(reverse("lti:launch")),
         "Deep Linking URL": build(reverse("lti:launch")),
         "Public keyset URL (JWKS)": build(reverse("lti:jwks")),

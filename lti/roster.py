@@ -34,7 +34,9 @@ def fetch_member_data(context) -> list[dict]:
     if not context.memberships_url:
         return []
     service = NamesRolesProvisioningService(
-        ServiceConnector(context.deployment.registration.to_registration(), requests_session=TimeoutSession()),
+        ServiceConnector(
+            context.deployment.registration.to_registration(), requests_session=TimeoutSession()
+        ),
         {"context_memberships_url": context.memberships_url},
     )
     return list(service.get_members())
@@ -57,12 +59,18 @@ def sync_all_rosters() -> int:
 def sync_roster(*, class_link_id: int) -> dict[str, int] | None:
     """Read the roster and bring the class in line; returns how many joined and left, or
     None when the read failed (recorded on the link, for the teacher; nothing changed)."""
-    link = ClassLink.objects.select_related("context__deployment__registration", "cohort").filter(pk=class_link_id).first()
+    link = (
+        ClassLink.objects.select_related("context__deployment__registration", "cohort")
+        .filter(pk=class_link_id)
+        .first()
+    )
     if link is None:
         return None  # the LMS course was unlinked since the read was queued
     context = link.context
     try:
-        members = fetch_member_data(context)  # before the transaction: a network call; every page of it
+        members = fetch_member_data(
+            context
+        )  # before the transaction: a network call; every page of it
     except Exception as error:  # noqa: BLE001 -- whatever the LMS did, the teacher sees it
         ClassLink.objects.filter(pk=link.pk).update(
             roster_failed_at=timezone.now(), roster_error=describe_failure(error)
@@ -74,10 +82,13 @@ def sync_roster(*, class_link_id: int) -> dict[str, int] | None:
         context.update_memberships(members)  # django-lti: LtiUser and LtiMembership rows
         active = {m["user_id"] for m in members if m.get("status", "Active") == "Active"}
         learners = {
-            m["user_id"] for m in members
+            m["user_id"]
+            for m in members
             if any(role.endswith("#Learner") or role == "Learner" for role in m.get("roles", []))
         }
-        for lti_user in LtiUser.objects.filter(registration=context.deployment.registration, sub__in=active & learners):
+        for lti_user in LtiUser.objects.filter(
+            registration=context.deployment.registration, sub__in=active & learners
+        ):
             try:
                 user = account_for(lti_user)
             except LaunchRefused:
@@ -86,10 +97,15 @@ def sync_roster(*, class_link_id: int) -> dict[str, int] | None:
             joined += created
         gone = LtiMembership.objects.filter(context=context).exclude(user__sub__in=active)
         gone.update(is_active=False)
-        gone_users = [m.user.auth_user_id for m in gone.select_related("user") if m.user.auth_user_id]
+        gone_users = [
+            m.user.auth_user_id for m in gone.select_related("user") if m.user.auth_user_id
+        ]
         left, _ = Membership.objects.filter(cohort=link.cohort, student_id__in=gone_users).delete()
         ClassLink.objects.filter(pk=link.pk).update(
-            roster_synced_at=timezone.now(), roster_joined=joined, roster_left=left,
-            roster_failed_at=None, roster_error="",
+            roster_synced_at=timezone.now(),
+            roster_joined=joined,
+            roster_left=left,
+            roster_failed_at=None,
+            roster_error="",
         )
     return {"joined": joined, "left": left}

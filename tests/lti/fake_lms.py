@@ -60,7 +60,9 @@ class FakeLms:
     score_hangs: bool = False
     release: threading.Event = field(default_factory=threading.Event)
     dropped: set = field(default_factory=set)  # subs the roster no longer lists
-    roster_failures: list = field(default_factory=list)  # statuses to answer the next roster reads with
+    roster_failures: list = field(
+        default_factory=list
+    )  # statuses to answer the next roster reads with
     roster_hangs: bool = False  # like score_hangs, for the roster (released by `release` too)
     ags: bool = True
     audience: str = ""  # signs launches for another tool's client id when set
