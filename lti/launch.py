@@ -1,6 +1,7 @@
 """An LTI 1.3 launch, validated by pylti1p3 through django-lti, and what it makes in Parsnip:
 the person signed in (an account made for them the first time), their role in the LMS
-course as teacher or student, the LMS course as a Parsnip class, the link's lesson."""
+course as teacher (the class's teacher, or a co-teacher after the first) or student, the
+LMS course as a Parsnip class, the link's lesson."""
 
 import hashlib
 
@@ -14,7 +15,7 @@ from pylti1p3.exception import LtiException, OIDCException
 from course.models import Lesson
 from lti.launch_store import DatabaseLaunchStorage
 from lti.models import ClassLink, LineItem, LinkedResource
-from tutor.actions.classes import create_class
+from tutor.actions.classes import add_co_teacher, create_class
 from tutor.assignments.models import Assignment
 from tutor.models import Membership
 from tutor.roles import TEACHERS_GROUP
@@ -113,12 +114,16 @@ def sign_in_data(launch: LtiLaunch) -> tuple[User, ClassLink | None, LtiContext 
                     )
                     link = ClassLink.objects.create(context=context, cohort=cohort)
             except IntegrityError:  # two teachers' first launches at once: the other made it
+                # (and this teacher becomes its co-teacher, below)
                 link = ClassLink.objects.select_related("cohort").get(context=context)
             # Learners who launched before any teacher join the class now.
             for learner in User.objects.filter(
                 lti_users__memberships__context=context, lti_users__memberships__is_learner=True
             ).distinct():
-                Membership.objects.get_or_create(cohort=cohort, student=learner)
+                Membership.objects.get_or_create(cohort=link.cohort, student=learner)
+        if link is not None and teacher:
+            # A second instructor of the LMS course teaches its class too.
+            add_co_teacher(cohort=link.cohort, teacher=user)
         if link is not None and not teacher:
             Membership.objects.get_or_create(cohort=link.cohort, student=user)
     return user, link, context

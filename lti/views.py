@@ -84,7 +84,7 @@ def launch_view(request: HttpRequest) -> HttpResponse:
             "This link does not point at a Parsnip lesson. Ask your teacher to add it again.",
             status=404,
         )
-    if link is not None and launch.is_instructor(lti_launch) and link.cohort.teacher_id == user.pk:
+    if link is not None and launch.is_instructor(lti_launch) and link.cohort.is_taught_by(user):
         # The teacher's first view of a linked lesson is their class's view of it.
         return redirect("tutor:class_lesson", pk=link.cohort.pk, lesson_pk=lesson.pk)
     if link is not None:
