@@ -13,6 +13,7 @@ from pylti1p3.contrib.django import DjangoMessageLaunch, DjangoOIDCLogin
 from pylti1p3.exception import LtiException, OIDCException
 
 from course.models import Lesson
+from lti import cookies
 from lti.launch_store import DatabaseLaunchStorage
 from lti.models import ClassLink, LineItem, LinkedResource
 from tutor.actions.classes import add_co_teacher, create_class
@@ -27,6 +28,16 @@ CUSTOM_ASSIGNMENT = "parsnip_assignment"  # or an assignment's pk
 
 class LaunchRefused(Exception):
     """The launch is not honoured; the message says why, for the person who clicked."""
+
+
+class StateCookieMissing(LaunchRefused):
+    """The state cookie set at login did not come back with the launch: most often a browser
+    that blocks Parsnip's cookies inside the LMS's iframe. `login` is the registration and the
+    URL that opens the same launch in a new window, when the login is known."""
+
+    def __init__(self, message: str, login: tuple[LtiRegistration, str] | None):
+        super().__init__(message)
+        self.login = login
 
 
 class ToolConfig(DjangoToolConfig):
@@ -65,6 +76,7 @@ def oidc_login(request, registration_uuid):
     target = params.get("target_link_uri")
     if not target:
         raise LaunchRefused("The LMS did not say which Parsnip page to open.")
+    cookies.remember_login(login, registration_uuid, request)
     try:
         return login.redirect(target)
     except (LtiException, OIDCException) as error:
@@ -80,6 +92,9 @@ def validate(request) -> LtiLaunch:
     try:
         message_launch.validate()
     except LtiException as error:
+        if str(error) == "State not found":  # pylti1p3's words for a state with no cookie
+            login = cookies.login_of_state(request.POST.get("state", ""))
+            raise StateCookieMissing(str(error), login) from error
         raise LaunchRefused(str(error)) from error
     except Exception as error:  # pylti1p3 lets PyJWT's and requests' errors through
         raise LaunchRefused(f"The launch could not be checked ({type(error).__name__}).") from error

@@ -22,7 +22,7 @@ from pylti1p3.deep_link_resource import DeepLinkResource
 from pylti1p3.lineitem import LineItem as AgsLineItem
 
 from course.models import Lesson
-from lti import accounts, framing, grades, launch, roster
+from lti import accounts, cookies, framing, grades, launch, roster
 from lti.models import ClassLink, ScoreSync
 from tutor.assignments.models import Assignment
 from tutor.models import Cohort
@@ -39,10 +39,38 @@ def refused(request: HttpRequest, message: str, status: int = 403) -> TemplateRe
 @xframe_options_exempt
 @require_http_methods(["GET", "POST"])
 def oidc_login(request: HttpRequest, registration_uuid) -> HttpResponse:
+    checked = cookies.check_first(request, registration_uuid)  # framed: will cookies come back?
+    if checked is not None:
+        return checked
     try:
-        return launch.oidc_login(request, registration_uuid)
+        response = launch.oidc_login(request, registration_uuid)
     except launch.LaunchRefused as error:
         return refused(request, str(error), status=400)
+    if cookies.TEST_COOKIE in request.COOKIES:
+        response.delete_cookie(cookies.TEST_COOKIE)
+    return response
+
+
+def state_cookie_missing(
+    request: HttpRequest, error: "launch.StateCookieMissing"
+) -> TemplateResponse:
+    """The launch's state cookie did not come back: said in plain words, with the button that
+    opens the same launch in a new window (where the cookie is first-party), framed by the LMS."""
+    registration, url = error.login or (None, "")
+    response = TemplateResponse(
+        request,
+        "lti/refused.html",
+        {
+            "message": f"Parsnip could not accept this launch from your LMS: {error}",
+            "cookies_missing": True,
+            "lms_name": registration.name if registration else "your LMS",
+            "new_window_url": url,
+        },
+        status=403,
+    )
+    if registration is not None:
+        cookies.allow_framing(response, registration)
+    return response
 
 
 @require_GET
@@ -56,6 +84,8 @@ def jwks(request: HttpRequest) -> JsonResponse:
 def launch_view(request: HttpRequest) -> HttpResponse:
     try:
         lti_launch = launch.validate(request)
+    except launch.StateCookieMissing as error:
+        return state_cookie_missing(request, error)
     except launch.LaunchRefused as error:
         return refused(request, f"Parsnip could not accept this launch from your LMS: {error}")
     if lti_launch.is_deep_link_launch and not launch.is_instructor(lti_launch):

@@ -13,8 +13,9 @@ import json
 import threading
 from dataclasses import dataclass, field
 from html import escape
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
+from django.conf import settings
 from django.http import HttpResponse, HttpResponseRedirect, JsonResponse
 from django.urls import path
 from django.views.decorators.csrf import csrf_exempt
@@ -186,12 +187,40 @@ class Launch(LTIAdvantageMessageLaunchAbstract):
         return super().generate_launch_request()
 
     def render_launch_form(self, launch_data, **kwargs):
-        return HttpResponse(
-            f'<form method="post" action="{escape(launch_data["launch_url"])}" id="lti-launch">'
-            f'<input type="hidden" name="state" value="{escape(launch_data["state"])}">'
-            f'<input type="hidden" name="id_token" value="{escape(launch_data["id_token"])}">'
-            '<button type="submit">Open in Parsnip</button></form>'
+        return allow_tool(
+            "form-action",
+            HttpResponse(
+                f'<form method="post" action="{escape(launch_data["launch_url"])}" id="lti-launch">'
+                f'<input type="hidden" name="state" value="{escape(launch_data["state"])}">'
+                f'<input type="hidden" name="id_token" value="{escape(launch_data["id_token"])}">'
+                '<button type="submit">Open in Parsnip</button></form>'
+            ),
         )
+
+
+def allow_tool(directive: str, response: HttpResponse) -> HttpResponse:
+    """The test server's CSP is Parsnip's: the LMS's pages may also reach the tool where it
+    is (another origin when a test puts it there)."""
+    tool = urlsplit(lms().tool_launch_url or lms().base)
+    response._csp_config = {
+        **settings.SECURE_CSP,
+        directive: ["'self'", f"{tool.scheme}://{tool.netloc}"],
+    }
+    return response
+
+
+def course_page(request):
+    """The LMS's course page with the link opened inside it, in an iframe (as most LMSs do).
+    Parsnip is framed from wherever the LMS says it is (`tool_login_url`)."""
+    fake = lms()
+    link = request.GET["link"]
+    start_url = fake.start_url(request.GET["user"], link=link)
+    title = fake.contexts[fake.links[link]["context"]]
+    response = HttpResponse(
+        f"<!doctype html><title>{escape(title)}</title><h1>{escape(title)}</h1>"
+        f'<iframe name="tool" title="Parsnip" src="{escape(start_url)}" width="900" height="600"></iframe>'
+    )
+    return allow_tool("frame-src", response)
 
 
 def start(request):
@@ -341,6 +370,7 @@ def memberships(request, context_id):
 
 
 urlpatterns = [
+    path("fake-lms/course/", course_page),
     path("fake-lms/start/", start),
     path("fake-lms/authorize/", authorize),
     path("fake-lms/jwks/", jwks),
