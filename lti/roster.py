@@ -68,9 +68,9 @@ def sync_roster(*, class_link_id: int) -> dict[str, int] | None:
         return None  # the LMS course was unlinked since the read was queued
     context = link.context
     try:
-        members = fetch_member_data(
-            context
-        )  # before the transaction: a network call; every page of it
+        # Before the transaction, every page of it: a network call, and a read that fails
+        # half-way must change nothing.
+        members = fetch_member_data(context)
     except Exception as error:  # noqa: BLE001 -- whatever the LMS did, the teacher sees it
         ClassLink.objects.filter(pk=link.pk).update(
             roster_failed_at=timezone.now(), roster_error=describe_failure(error)

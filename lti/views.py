@@ -305,7 +305,7 @@ def resync_one(request: HttpRequest, pk: int, sync_pk: int) -> HttpResponseRedir
 @require_POST
 def sync_roster(request: HttpRequest, pk: int) -> HttpResponseRedirect:
     cohort = taught_class(request, pk)
-    links = list(ClassLink.objects.filter(cohort=cohort, context__memberships_url__gt=""))
+    links = list(roster.readable().filter(cohort=cohort))
     if not links:
         messages.error(request, "None of this class's LMS courses lets Parsnip read its roster.")
     for link in links:
