@@ -41,6 +41,10 @@ def link_account(*, lms_account: User, existing: User) -> None:
         Membership.objects.get_or_create(cohort_id=membership.cohort_id, student=existing)
     Membership.objects.filter(student=lms_account).delete()
     Cohort.objects.filter(teacher=lms_account).update(teacher=existing)
+    for cohort in Cohort.objects.filter(co_teachers=lms_account):
+        cohort.co_teachers.remove(lms_account)
+        if cohort.teacher_id != existing.pk:
+            cohort.co_teachers.add(existing)
     ScoreSync.objects.filter(user=lms_account).update(user=existing)
     existing.groups.add(*lms_account.groups.all())
     lms_account.is_active = False

@@ -19,7 +19,13 @@ class RegistrationAdmin(LtiRegistrationAdmin):
         fieldsets = super().get_fieldsets(request, obj)
         if obj is None:
             return fieldsets
-        return [("Values for the LMS (paste these into its tool set-up)", {"fields": ["values_for_the_lms"]}), *fieldsets]
+        return [
+            (
+                "Values for the LMS (paste these into its tool set-up)",
+                {"fields": ["values_for_the_lms"]},
+            ),
+            *fieldsets,
+        ]
 
     def get_form(self, request, obj=None, **kwargs):
         self._request = request  # the absolute URLs need the host the admin is reached at
@@ -28,19 +34,36 @@ class RegistrationAdmin(LtiRegistrationAdmin):
     @admin.display(description="Values")
     def values_for_the_lms(self, obj):
         urls = launch.registration_urls(obj, self._request.build_absolute_uri)
-        return format_html("<dl class=\"lti-values\">{}</dl>", format_html_join(
-            "", "<dt>{}</dt><dd><code>{}</code></dd>", urls.items()))
+        return format_html(
+            '<dl class="lti-values">{}</dl>',
+            format_html_join("", "<dt>{}</dt><dd><code>{}</code></dd>", urls.items()),
+        )
 
 
 @admin.register(ClassLink)
 class ClassLinkAdmin(admin.ModelAdmin):
-    list_display = ["context", "cohort", "roster_synced_at"]
+    list_display = ["context", "cohort", "roster_synced_at", "roster_failed_at"]
     raw_id_fields = ["context", "cohort"]
+    readonly_fields = [
+        "roster_synced_at",
+        "roster_joined",
+        "roster_left",
+        "roster_failed_at",
+        "roster_error",
+    ]
 
 
 @admin.register(ScoreSync)
 class ScoreSyncAdmin(admin.ModelAdmin):
-    list_display = ["user", "line_item", "score_given", "score_maximum", "status", "attempts", "sent_at"]
+    list_display = [
+        "user",
+        "line_item",
+        "score_given",
+        "score_maximum",
+        "status",
+        "attempts",
+        "sent_at",
+    ]
     list_filter = ["status"]
     readonly_fields = [f.name for f in ScoreSync._meta.fields]
 

@@ -23,7 +23,10 @@ def origins_of(registration: LtiRegistration) -> list[str]:
 
 
 def allow_framing_by(request, registration: LtiRegistration) -> None:
-    request.session[SESSION_KEY] = {"registration": registration.pk, "origins": origins_of(registration)}
+    request.session[SESSION_KEY] = {
+        "registration": registration.pk,
+        "origins": origins_of(registration),
+    }
 
 
 class LmsFramingMiddleware:

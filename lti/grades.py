@@ -98,7 +98,9 @@ def scores_of(*, user_id: int, lesson_id: int, line_item_ids) -> dict[int, tuple
 def record_scores(*, user_id: int, lesson_id: int, columns: list[tuple[int, int]]) -> list[int]:
     """Store the learner's current score on each (line item, LMS user) row; returns the rows
     whose score changed (or that never reached the LMS), now pending."""
-    scores = scores_of(user_id=user_id, lesson_id=lesson_id, line_item_ids={pk for pk, _ in columns})
+    scores = scores_of(
+        user_id=user_id, lesson_id=lesson_id, line_item_ids={pk for pk, _ in columns}
+    )
     if scores is None:
         return []
     changed = []
@@ -109,18 +111,29 @@ def record_scores(*, user_id: int, lesson_id: int, columns: list[tuple[int, int]
             sync, created = ScoreSync.objects.select_for_update().get_or_create(
                 line_item_id=line_item_id,
                 lti_user_id=lti_user_id,
-                defaults={"user_id": user_id, "score_given": done, "score_maximum": total,
-                          "scored_at": now, "next_attempt_at": now},
+                defaults={
+                    "user_id": user_id,
+                    "score_given": done,
+                    "score_maximum": total,
+                    "scored_at": now,
+                    "next_attempt_at": now,
+                },
             )
             if not created and sync.score_given == done and sync.score_maximum == total:
                 continue
             if not created:
                 ScoreSync.objects.filter(pk=sync.pk).update(
-                    score_given=done, score_maximum=total, scored_at=now, next_attempt_at=now,
+                    score_given=done,
+                    score_maximum=total,
+                    scored_at=now,
+                    next_attempt_at=now,
                     attempts=0,
                     # A row being sent stays claimed: its worker sees the new score and sends again.
-                    status=(ScoreSync.Status.SENDING if sync.status == ScoreSync.Status.SENDING
-                            else ScoreSync.Status.PENDING),
+                    status=(
+                        ScoreSync.Status.SENDING
+                        if sync.status == ScoreSync.Status.SENDING
+                        else ScoreSync.Status.PENDING
+                    ),
                 )
             changed.append(sync.pk)
     return changed
@@ -185,8 +198,13 @@ def send_score(*, sync_id: int, now: datetime | None = None) -> str | None:
         return ScoreSync.Status.FAILED
     # Sent. If the score changed meanwhile, the row goes back to pending and is sent again.
     unchanged = Q(score_given=score, score_maximum=maximum, scored_at=scored_at)
-    base = {"sent_score": score, "sent_at": timezone.now(), "attempts": 0, "claimed_at": None,
-            "last_response": answer}
+    base = {
+        "sent_score": score,
+        "sent_at": timezone.now(),
+        "attempts": 0,
+        "claimed_at": None,
+        "last_response": answer,
+    }
     if ScoreSync.objects.filter(unchanged, pk=sync.pk).update(status=ScoreSync.Status.SENT, **base):
         return ScoreSync.Status.SENT
     ScoreSync.objects.filter(pk=sync.pk).update(
@@ -248,8 +266,9 @@ def send_due_scores(now: datetime | None = None) -> int:
     """The sweep (scheduled each minute): send every row whose retry time has come and
     every row a dead worker left claimed. Returns how many it tried."""
     now = now or timezone.now()
-    ids = list(ScoreSync.objects.due(now).order_by("next_attempt_at").values_list("pk", flat=True)[:500])
+    ids = list(
+        ScoreSync.objects.due(now).order_by("next_attempt_at").values_list("pk", flat=True)[:500]
+    )
     for pk in ids:
         send_score(sync_id=pk, now=now)
     return len(ids)
-

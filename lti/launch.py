@@ -1,6 +1,7 @@
 """An LTI 1.3 launch, validated by pylti1p3 through django-lti, and what it makes in Parsnip:
 the person signed in (an account made for them the first time), their role in the LMS
-course as teacher or student, the LMS course as a Parsnip class, the link's lesson."""
+course as teacher (the class's teacher, or a co-teacher after the first) or student, the
+LMS course as a Parsnip class, the link's lesson."""
 
 import hashlib
 
@@ -12,9 +13,10 @@ from pylti1p3.contrib.django import DjangoMessageLaunch, DjangoOIDCLogin
 from pylti1p3.exception import LtiException, OIDCException
 
 from course.models import Lesson
+from lti import cookies
 from lti.launch_store import DatabaseLaunchStorage
 from lti.models import ClassLink, LineItem, LinkedResource
-from tutor.actions.classes import create_class
+from tutor.actions.classes import add_co_teacher, create_class
 from tutor.assignments.models import Assignment
 from tutor.models import Membership
 from tutor.roles import TEACHERS_GROUP
@@ -28,13 +30,24 @@ class LaunchRefused(Exception):
     """The launch is not honoured; the message says why, for the person who clicked."""
 
 
+class StateCookieMissing(LaunchRefused):
+    """The state cookie set at login did not come back with the launch: most often a browser
+    that blocks Parsnip's cookies inside the LMS's iframe. `login` is the registration and the
+    URL that opens the same launch in a new window, when the login is known."""
+
+    def __init__(self, message: str, login: tuple[LtiRegistration, str] | None):
+        super().__init__(message)
+        self.login = login
+
+
 class ToolConfig(DjangoToolConfig):
     """django-lti's configuration, except that a deployment id the admin did not register
     is refused (django-lti would record it, inactive, and so let anyone add rows)."""
 
     def find_deployment(self, iss, deployment_id):
         return self._known_deployment(
-            registration__issuer=iss, deployment_id=deployment_id,
+            registration__issuer=iss,
+            deployment_id=deployment_id,
             **({"registration__uuid": self.registration_uuid} if self.registration_uuid else {}),
         )
 
@@ -63,6 +76,7 @@ def oidc_login(request, registration_uuid):
     target = params.get("target_link_uri")
     if not target:
         raise LaunchRefused("The LMS did not say which Parsnip page to open.")
+    cookies.remember_login(login, registration_uuid, request)
     try:
         return login.redirect(target)
     except (LtiException, OIDCException) as error:
@@ -78,6 +92,9 @@ def validate(request) -> LtiLaunch:
     try:
         message_launch.validate()
     except LtiException as error:
+        if str(error) == "State not found":  # pylti1p3's words for a state with no cookie
+            login = cookies.login_of_state(request.POST.get("state", ""))
+            raise StateCookieMissing(str(error), login) from error
         raise LaunchRefused(str(error)) from error
     except Exception as error:  # pylti1p3 lets PyJWT's and requests' errors through
         raise LaunchRefused(f"The launch could not be checked ({type(error).__name__}).") from error
@@ -85,7 +102,9 @@ def validate(request) -> LtiLaunch:
 
 
 def is_instructor(launch: LtiLaunch) -> bool:
-    return any(role.endswith("#Instructor") or role == "Instructor" for role in launch.roles_claim or [])
+    return any(
+        role.endswith("#Instructor") or role == "Instructor" for role in launch.roles_claim or []
+    )
 
 
 @transaction.atomic
@@ -105,15 +124,21 @@ def sign_in_data(launch: LtiLaunch) -> tuple[User, ClassLink | None, LtiContext 
         if link is None and teacher:
             try:
                 with transaction.atomic():
-                    cohort = create_class(teacher=user, name=(context.title or context.label or "LMS course")[:100])
+                    cohort = create_class(
+                        teacher=user, name=(context.title or context.label or "LMS course")[:100]
+                    )
                     link = ClassLink.objects.create(context=context, cohort=cohort)
             except IntegrityError:  # two teachers' first launches at once: the other made it
+                # (and this teacher becomes its co-teacher, below)
                 link = ClassLink.objects.select_related("cohort").get(context=context)
             # Learners who launched before any teacher join the class now.
             for learner in User.objects.filter(
                 lti_users__memberships__context=context, lti_users__memberships__is_learner=True
             ).distinct():
-                Membership.objects.get_or_create(cohort=cohort, student=learner)
+                Membership.objects.get_or_create(cohort=link.cohort, student=learner)
+        if link is not None and teacher:
+            # A second instructor of the LMS course teaches its class too.
+            add_co_teacher(cohort=link.cohort, teacher=user)
         if link is not None and not teacher:
             Membership.objects.get_or_create(cohort=link.cohort, student=user)
     return user, link, context
@@ -130,11 +155,15 @@ def account_for(lti_user: LtiUser) -> User:
     digest = hashlib.sha256(f"{registration.uuid}\n{lti_user.sub}".encode()).hexdigest()[:16]
     given, _, family = (lti_user.name or "").partition(" ")
     if LtiUser.objects.filter(auth_user__username=f"lms-{digest}").exclude(pk=lti_user.pk).exists():
-        raise LaunchRefused("This LMS account's Parsnip name is taken; ask Parsnip's administrator.")
+        raise LaunchRefused(
+            "This LMS account's Parsnip name is taken; ask Parsnip's administrator."
+        )
     user, _ = User.objects.get_or_create(
         username=f"lms-{digest}",
-        defaults={"first_name": (lti_user.given_name or given)[:150],
-                  "last_name": (lti_user.family_name or family)[:150]},
+        defaults={
+            "first_name": (lti_user.given_name or given)[:150],
+            "last_name": (lti_user.family_name or family)[:150],
+        },
     )
     if user.has_usable_password() or not user.password:
         user.set_unusable_password()
@@ -144,15 +173,25 @@ def account_for(lti_user: LtiUser) -> User:
     return user
 
 
-def lesson_of_link(launch: LtiLaunch, context: LtiContext | None) -> tuple[Lesson | None, Assignment | None]:
+def lesson_of_link(
+    launch: LtiLaunch, context: LtiContext | None
+) -> tuple[Lesson | None, Assignment | None]:
     """The lesson (and assignment) a resource link opens: the one it was linked to (Deep
     Linking puts it in a custom parameter); the link remembers it, with its gradebook column."""
     custom = launch.get_claim("https://purl.imsglobal.org/spec/lti/claim/custom") or {}
     resource_link = launch.resource_link
-    known = LinkedResource.objects.select_related("lesson", "assignment").filter(resource_link=resource_link).first()
+    known = (
+        LinkedResource.objects.select_related("lesson", "assignment")
+        .filter(resource_link=resource_link)
+        .first()
+    )
     lesson = assignment = None
     if str(custom.get(CUSTOM_ASSIGNMENT, "")).isdigit():
-        assignment = Assignment.objects.select_related("lesson").filter(pk=int(custom[CUSTOM_ASSIGNMENT])).first()
+        assignment = (
+            Assignment.objects.select_related("lesson")
+            .filter(pk=int(custom[CUSTOM_ASSIGNMENT]))
+            .first()
+        )
         lesson = assignment.lesson if assignment else None
     elif str(custom.get(CUSTOM_LESSON, "")).isdigit():
         lesson = Lesson.objects.published().filter(pk=int(custom[CUSTOM_LESSON])).first()
@@ -162,15 +201,19 @@ def lesson_of_link(launch: LtiLaunch, context: LtiContext | None) -> tuple[Lesso
         return None, None
     line_item = None
     if context is not None:
-        line_item = column_for(context, lesson, assignment, url=(launch.ags_claim or {}).get("lineitem", ""))
+        line_item = column_for(
+            context, lesson, assignment, url=(launch.ags_claim or {}).get("lineitem", "")
+        )
     LinkedResource.objects.update_or_create(
-        resource_link=resource_link, defaults={"lesson": lesson, "assignment": assignment, "line_item": line_item}
+        resource_link=resource_link,
+        defaults={"lesson": lesson, "assignment": assignment, "line_item": line_item},
     )
     return lesson, assignment
 
 
-def column_for(context: LtiContext, lesson: Lesson, assignment: Assignment | None = None, *,
-               url: str = "") -> LineItem | None:
+def column_for(
+    context: LtiContext, lesson: Lesson, assignment: Assignment | None = None, *, url: str = ""
+) -> LineItem | None:
     """The LMS course's one gradebook column for the lesson or assignment (None when the LMS
     gives Parsnip no grade service there)."""
     from lti.grades import assignment_items, lesson_items
@@ -179,7 +222,10 @@ def column_for(context: LtiContext, lesson: Lesson, assignment: Assignment | Non
         return None
     maximum = len(assignment_items(assignment)) if assignment else lesson_items(lesson)
     line_item, _ = LineItem.objects.get_or_create(
-        context=context, lesson=lesson, assignment=assignment, defaults={"url": url, "score_maximum": maximum}
+        context=context,
+        lesson=lesson,
+        assignment=assignment,
+        defaults={"url": url, "score_maximum": maximum},
     )
     if url and not line_item.url:
         LineItem.objects.filter(pk=line_item.pk).update(url=url)
@@ -192,7 +238,9 @@ def registration_urls(registration: LtiRegistration, build) -> dict[str, str]:
     from django.urls import reverse
 
     return {
-        "Login initiation URL (OpenID Connect)": build(reverse("lti:login", args=[registration.uuid])),
+        "Login initiation URL (OpenID Connect)": build(
+            reverse("lti:login", args=[registration.uuid])
+        ),
         "Redirect URI / launch URL": build(reverse("lti:launch")),
         "Deep Linking URL": build(reverse("lti:launch")),
         "Public keyset URL (JWKS)": build(reverse("lti:jwks")),

@@ -21,7 +21,9 @@ class DatabaseLaunchStorage(LaunchDataStorage):
         return True
 
     def get_value(self, key):
-        row = LaunchState.objects.filter(key=self._prepare_key(key), expires_at__gt=timezone.now()).first()
+        row = LaunchState.objects.filter(
+            key=self._prepare_key(key), expires_at__gt=timezone.now()
+        ).first()
         return row.value if row else None
 
     def set_value(self, key, value, exp=None):

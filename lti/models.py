@@ -22,7 +22,21 @@ class ClassLink(models.Model):
     cohort = models.ForeignKey(
         Cohort, on_delete=models.CASCADE, related_name="lms_links", verbose_name="class"
     )
-    roster_synced_at = models.DateTimeField(null=True, blank=True)
+    roster_synced_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the roster was last read from the LMS."
+    )
+    roster_joined = models.PositiveIntegerField(
+        default=0, help_text="Who joined the class at that read."
+    )
+    roster_left = models.PositiveIntegerField(
+        default=0, help_text="Who left the class at that read."
+    )
+    roster_failed_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the last read failed; empty when it went well."
+    )
+    roster_error = models.TextField(
+        blank=True, help_text="What the LMS answered to the read that failed."
+    )
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
@@ -31,15 +45,26 @@ class ClassLink(models.Model):
     def __str__(self) -> str:
         return f"{self.context} → {self.cohort}"
 
+    @property
+    def roster_failed(self) -> bool:
+        """The last roster read failed (what the class has is what the read before it brought)."""
+        return self.roster_failed_at is not None
+
 
 class LineItem(models.Model):
     """One gradebook column in one LMS course: one per course and lesson (or assignment),
     however many links (copied, re-linked) point at it, so a copy never makes a second column."""
 
-    context = models.ForeignKey(LtiContext, on_delete=models.CASCADE, related_name="parsnip_columns")
+    context = models.ForeignKey(
+        LtiContext, on_delete=models.CASCADE, related_name="parsnip_columns"
+    )
     lesson = models.ForeignKey(Lesson, on_delete=models.PROTECT, related_name="lms_line_items")
     assignment = models.ForeignKey(
-        Assignment, null=True, blank=True, on_delete=models.CASCADE, related_name="lms_line_items",
+        Assignment,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="lms_line_items",
         help_text="Graded on the assignment's items only; empty: the whole lesson.",
     )
     url = models.URLField(max_length=1000, blank=True, help_text="The column's URL on the LMS.")
@@ -48,11 +73,13 @@ class LineItem(models.Model):
     class Meta:
         constraints = [
             models.UniqueConstraint(
-                fields=["context", "lesson"], condition=models.Q(assignment__isnull=True),
+                fields=["context", "lesson"],
+                condition=models.Q(assignment__isnull=True),
                 name="one_column_per_lms_course_and_lesson",
             ),
             models.UniqueConstraint(
-                fields=["context", "assignment"], condition=models.Q(assignment__isnull=False),
+                fields=["context", "assignment"],
+                condition=models.Q(assignment__isnull=False),
                 name="one_column_per_lms_course_and_assignment",
             ),
         ]
@@ -92,8 +119,13 @@ class ScoreSyncQuerySet(models.QuerySet):
         worker claimed but never finished (it died mid-post)."""
         now = now or timezone.now()
         return self.filter(
-            models.Q(status__in=[ScoreSync.Status.PENDING, ScoreSync.Status.FAILED], next_attempt_at__lte=now)
-            | models.Q(status=ScoreSync.Status.SENDING, claimed_at__lte=now - ScoreSync.CLAIM_TIMEOUT)
+            models.Q(
+                status__in=[ScoreSync.Status.PENDING, ScoreSync.Status.FAILED],
+                next_attempt_at__lte=now,
+            )
+            | models.Q(
+                status=ScoreSync.Status.SENDING, claimed_at__lte=now - ScoreSync.CLAIM_TIMEOUT
+            )
         )
 
 
@@ -111,14 +143,22 @@ class ScoreSync(models.Model):
 
     line_item = models.ForeignKey(LineItem, on_delete=models.CASCADE, related_name="syncs")
     lti_user = models.ForeignKey(LtiUser, on_delete=models.CASCADE, related_name="score_syncs")
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="score_syncs")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="score_syncs"
+    )
     score_given = models.PositiveIntegerField(default=0)
     score_maximum = models.PositiveIntegerField(default=0)
-    scored_at = models.DateTimeField(default=timezone.now, help_text="When Parsnip's score last changed.")
-    sent_score = models.PositiveIntegerField(null=True, blank=True, help_text="The score the LMS last accepted.")
+    scored_at = models.DateTimeField(
+        default=timezone.now, help_text="When Parsnip's score last changed."
+    )
+    sent_score = models.PositiveIntegerField(
+        null=True, blank=True, help_text="The score the LMS last accepted."
+    )
     sent_at = models.DateTimeField(null=True, blank=True)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
-    attempts = models.PositiveIntegerField(default=0, help_text="Failed tries since the last success.")
+    attempts = models.PositiveIntegerField(
+        default=0, help_text="Failed tries since the last success."
+    )
     next_attempt_at = models.DateTimeField(null=True, blank=True)
     claimed_at = models.DateTimeField(null=True, blank=True)
     last_response = models.TextField(blank=True, help_text="What the LMS answered last.")
@@ -128,7 +168,9 @@ class ScoreSync(models.Model):
     class Meta:
         verbose_name = "grade sent to an LMS"
         constraints = [
-            models.UniqueConstraint(fields=["line_item", "lti_user"], name="one_grade_per_column_and_learner")
+            models.UniqueConstraint(
+                fields=["line_item", "lti_user"], name="one_grade_per_column_and_learner"
+            )
         ]
         indexes = [models.Index(fields=["status", "next_attempt_at"])]
 

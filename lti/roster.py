@@ -1,18 +1,26 @@
 """The LMS course's roster (LTI Names and Role Provisioning Services): members who never
 launched get a Parsnip account and join the class, so the teacher's grid shows them; members
-the LMS no longer lists leave the class (their work stays: it belongs to the learner)."""
+the LMS no longer lists leave the class (their work stays: it belongs to the learner).
 
-from django.db import transaction
+Read when the teacher asks and by a sweep every few hours (`sync_all_rosters`). Each class
+link records how its last read went: when, who joined and left, or what the LMS answered
+when it failed. A failed read changes nothing in the class."""
+
+import logging
+
+from django.db import models, transaction
 from django.utils import timezone
 from lti_tool.models import LtiMembership, LtiUser
 from pylti1p3.names_roles import NamesRolesProvisioningService
 from pylti1p3.service_connector import ServiceConnector
 
-from lti.grades import TimeoutSession
+from lti.grades import TimeoutSession, describe_failure
 from lti.launch import LaunchRefused, account_for
 from lti.models import ClassLink
 from tutor.models import Membership
 from tutor.queueing import enqueue_task_on_commit
+
+log = logging.getLogger(__name__)
 
 SYNC_ROSTER = "lti.tasks.sync_roster"
 
@@ -26,26 +34,61 @@ def fetch_member_data(context) -> list[dict]:
     if not context.memberships_url:
         return []
     service = NamesRolesProvisioningService(
-        ServiceConnector(context.deployment.registration.to_registration(), requests_session=TimeoutSession()),
+        ServiceConnector(
+            context.deployment.registration.to_registration(), requests_session=TimeoutSession()
+        ),
         {"context_memberships_url": context.memberships_url},
     )
     return list(service.get_members())
 
 
-def sync_roster(*, class_link_id: int) -> dict[str, int]:
-    """Read the roster and bring the class in line; returns how many joined and left."""
-    link = ClassLink.objects.select_related("context__deployment__registration", "cohort").get(pk=class_link_id)
+def readable() -> "models.QuerySet[ClassLink]":
+    """The class links whose LMS course offers Parsnip its roster (a memberships URL)."""
+    return ClassLink.objects.filter(context__memberships_url__gt="")
+
+
+def sync_all_rosters() -> int:
+    """The sweep (scheduled every few hours): queue a roster read for every class linked
+    from an LMS course that offers its roster. Returns how many it queued."""
+    ids = list(readable().order_by("pk").values_list("pk", flat=True))
+    for pk in ids:
+        enqueue_sync(pk)
+    return len(ids)
+
+
+def sync_roster(*, class_link_id: int) -> dict[str, int] | None:
+    """Read the roster and bring the class in line; returns how many joined and left, or
+    None when the read failed (recorded on the link, for the teacher; nothing changed)."""
+    link = (
+        ClassLink.objects.select_related("context__deployment__registration", "cohort")
+        .filter(pk=class_link_id)
+        .first()
+    )
+    if link is None:
+        return None  # the LMS course was unlinked since the read was queued
     context = link.context
-    members = fetch_member_data(context)  # before the transaction: a network call
+    try:
+        # Before the transaction, every page of it: a network call, and a read that fails
+        # half-way must change nothing.
+        members = fetch_member_data(context)
+    except Exception as error:  # noqa: BLE001 -- whatever the LMS did, the teacher sees it
+        ClassLink.objects.filter(pk=link.pk).update(
+            roster_failed_at=timezone.now(), roster_error=describe_failure(error)
+        )
+        log.warning("LTI roster of class link %s not read: %s", link.pk, error)
+        return None
     joined = left = 0
     with transaction.atomic():
         context.update_memberships(members)  # django-lti: LtiUser and LtiMembership rows
         active = {m["user_id"] for m in members if m.get("status", "Active") == "Active"}
         learners = {
-            m["user_id"] for m in members
+            m["user_id"]
+            for m in members
             if any(role.endswith("#Learner") or role == "Learner" for role in m.get("roles", []))
         }
-        for lti_user in LtiUser.objects.filter(registration=context.deployment.registration, sub__in=active & learners):
+        for lti_user in LtiUser.objects.filter(
+            registration=context.deployment.registration, sub__in=active & learners
+        ):
             try:
                 user = account_for(lti_user)
             except LaunchRefused:
@@ -54,7 +97,15 @@ def sync_roster(*, class_link_id: int) -> dict[str, int]:
             joined += created
         gone = LtiMembership.objects.filter(context=context).exclude(user__sub__in=active)
         gone.update(is_active=False)
-        gone_users = [m.user.auth_user_id for m in gone.select_related("user") if m.user.auth_user_id]
+        gone_users = [
+            m.user.auth_user_id for m in gone.select_related("user") if m.user.auth_user_id
+        ]
         left, _ = Membership.objects.filter(cohort=link.cohort, student_id__in=gone_users).delete()
-        ClassLink.objects.filter(pk=link.pk).update(roster_synced_at=timezone.now())
+        ClassLink.objects.filter(pk=link.pk).update(
+            roster_synced_at=timezone.now(),
+            roster_joined=joined,
+            roster_left=left,
+            roster_failed_at=None,
+            roster_error="",
+        )
     return {"joined": joined, "left": left}

@@ -13,3 +13,7 @@ def send_due_scores() -> int:
 
 def sync_roster(class_link_id: int) -> None:
     roster.sync_roster(class_link_id=class_link_id)
+
+
+def sync_all_rosters() -> int:
+    return roster.sync_all_rosters()

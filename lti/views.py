@@ -22,7 +22,7 @@ from pylti1p3.deep_link_resource import DeepLinkResource
 from pylti1p3.lineitem import LineItem as AgsLineItem
 
 from course.models import Lesson
-from lti import accounts, framing, grades, launch, roster
+from lti import accounts, cookies, framing, grades, launch, roster
 from lti.models import ClassLink, ScoreSync
 from tutor.assignments.models import Assignment
 from tutor.models import Cohort
@@ -39,10 +39,38 @@ def refused(request: HttpRequest, message: str, status: int = 403) -> TemplateRe
 @xframe_options_exempt
 @require_http_methods(["GET", "POST"])
 def oidc_login(request: HttpRequest, registration_uuid) -> HttpResponse:
+    checked = cookies.check_first(request, registration_uuid)  # framed: will cookies come back?
+    if checked is not None:
+        return checked
     try:
-        return launch.oidc_login(request, registration_uuid)
+        response = launch.oidc_login(request, registration_uuid)
     except launch.LaunchRefused as error:
         return refused(request, str(error), status=400)
+    if cookies.TEST_COOKIE in request.COOKIES:
+        response.delete_cookie(cookies.TEST_COOKIE)
+    return response
+
+
+def state_cookie_missing(
+    request: HttpRequest, error: "launch.StateCookieMissing"
+) -> TemplateResponse:
+    """The launch's state cookie did not come back: said in plain words, with the button that
+    opens the same launch in a new window (where the cookie is first-party), framed by the LMS."""
+    registration, url = error.login or (None, "")
+    response = TemplateResponse(
+        request,
+        "lti/refused.html",
+        {
+            "message": f"Parsnip could not accept this launch from your LMS: {error}",
+            "cookies_missing": True,
+            "lms_name": registration.name if registration else "your LMS",
+            "new_window_url": url,
+        },
+        status=403,
+    )
+    if registration is not None:
+        cookies.allow_framing(response, registration)
+    return response
 
 
 @require_GET
@@ -56,6 +84,8 @@ def jwks(request: HttpRequest) -> JsonResponse:
 def launch_view(request: HttpRequest) -> HttpResponse:
     try:
         lti_launch = launch.validate(request)
+    except launch.StateCookieMissing as error:
+        return state_cookie_missing(request, error)
     except launch.LaunchRefused as error:
         return refused(request, f"Parsnip could not accept this launch from your LMS: {error}")
     if lti_launch.is_deep_link_launch and not launch.is_instructor(lti_launch):
@@ -79,14 +109,21 @@ def launch_view(request: HttpRequest) -> HttpResponse:
         return refused(request, "Parsnip does not handle this kind of LMS message.", status=400)
     lesson, _assignment = launch.lesson_of_link(lti_launch, context)
     if lesson is None:
-        return refused(request, "This link does not point at a Parsnip lesson. Ask your teacher to add it again.", status=404)
-    if link is not None and launch.is_instructor(lti_launch) and link.cohort.teacher_id == user.pk:
+        return refused(
+            request,
+            "This link does not point at a Parsnip lesson. Ask your teacher to add it again.",
+            status=404,
+        )
+    if link is not None and launch.is_instructor(lti_launch) and link.cohort.is_taught_by(user):
         # The teacher's first view of a linked lesson is their class's view of it.
         return redirect("tutor:class_lesson", pk=link.cohort.pk, lesson_pk=lesson.pk)
     if link is not None:
         grades.progress_changed(None, user_id=user.pk, lesson_id=lesson.pk)  # a column exists now
     if accounts.is_made_by_lms(user) and not user.lesson_progress.exists():
-        messages.info(request, "Had a Parsnip account before? Link it (once): Link my Parsnip account, at the top of the Classes page.")
+        messages.info(
+            request,
+            "Had a Parsnip account before? Link it (once): Link my Parsnip account, at the top of the Classes page.",
+        )
         request.session["lti-link-next"] = lesson.get_absolute_url()
     return redirect(lesson.get_absolute_url())
 
@@ -105,10 +142,13 @@ def deep_link(request: HttpRequest) -> HttpResponse:
     """The teacher picks a lesson; the LMS gets a link to it with a gradebook column whose
     maximum is what Parsnip grades it out of."""
     data = deep_link_request(request)
-    lessons = Lesson.objects.published().select_related("course").order_by("course__title", "position")
+    lessons = (
+        Lesson.objects.published().select_related("course").order_by("course__title", "position")
+    )
     assignments = (
         Assignment.objects.filter(cohort__in=Cohort.objects.visible_to(request.user))
-        .select_related("lesson", "cohort").order_by("cohort__name", "due_at")
+        .select_related("lesson", "cohort")
+        .order_by("cohort__name", "due_at")
     )
     error = ""
     if request.method == "POST":
@@ -122,9 +162,12 @@ def deep_link(request: HttpRequest) -> HttpResponse:
             error = "Choose a lesson or an assignment."
         else:
             return deep_link_answer(request, data, chosen)
-    return TemplateResponse(request, "lti/deep_link.html",
-                            {"lessons": lessons, "assignments": assignments, "error": error},
-                            status=400 if error else 200)
+    return TemplateResponse(
+        request,
+        "lti/deep_link.html",
+        {"lessons": lessons, "assignments": assignments, "error": error},
+        status=400 if error else 200,
+    )
 
 
 class LinkWithDueDate(DeepLinkResource):
@@ -142,21 +185,31 @@ class LinkWithDueDate(DeepLinkResource):
         return item
 
 
-def deep_link_answer(request: HttpRequest, data: dict, chosen: Lesson | Assignment) -> TemplateResponse:
+def deep_link_answer(
+    request: HttpRequest, data: dict, chosen: Lesson | Assignment
+) -> TemplateResponse:
     """The signed answer to the LMS: a link to the lesson or assignment, with a gradebook
     column graded out of what Parsnip grades it on."""
     from pylti1p3.deep_link import DeepLink
 
     if isinstance(chosen, Assignment):
         title = f"{chosen.lesson.title} ({chosen.cohort.name})"
-        maximum, custom = len(grades.assignment_items(chosen)), {launch.CUSTOM_ASSIGNMENT: str(chosen.pk)}
+        maximum, custom = (
+            len(grades.assignment_items(chosen)),
+            {launch.CUSTOM_ASSIGNMENT: str(chosen.pk)},
+        )
         resource_id = f"parsnip-assignment-{chosen.pk}"
     else:
         title = chosen.title
         maximum, custom = grades.lesson_items(chosen), {launch.CUSTOM_LESSON: str(chosen.pk)}
         resource_id = f"parsnip-lesson-{chosen.pk}"
-    column = (AgsLineItem().set_score_maximum(maximum).set_label(title)
-              .set_resource_id(resource_id).set_tag(resource_id))
+    column = (
+        AgsLineItem()
+        .set_score_maximum(maximum)
+        .set_label(title)
+        .set_resource_id(resource_id)
+        .set_tag(resource_id)
+    )
     resource = (
         LinkWithDueDate(chosen.due_at if isinstance(chosen, Assignment) else None)
         .set_url(request.build_absolute_uri(reverse("lti:launch")))
@@ -168,12 +221,21 @@ def deep_link_answer(request: HttpRequest, data: dict, chosen: Lesson | Assignme
     message = DeepLink(registration, data["deployment_id"], data["settings"])
     del request.session[DEEP_LINK_SESSION_KEY]
     return_url = data["settings"]["deep_link_return_url"]
-    response = TemplateResponse(request, "lti/deep_link_return.html", {
-        "return_url": return_url, "jwt": message.get_response_jwt([resource]), "title": title,
-    })
+    response = TemplateResponse(
+        request,
+        "lti/deep_link_return.html",
+        {
+            "return_url": return_url,
+            "jwt": message.get_response_jwt([resource]),
+            "title": title,
+        },
+    )
     # This one form goes to the LMS: the page's policy allows posting there, nowhere else.
     parts = urlsplit(return_url)
-    response._csp_config = {**settings.SECURE_CSP, "form-action": ["'self'", f"{parts.scheme}://{parts.netloc}"]}
+    response._csp_config = {
+        **settings.SECURE_CSP,
+        "form-action": ["'self'", f"{parts.scheme}://{parts.netloc}"],
+    }
     return response
 
 
@@ -186,7 +248,9 @@ def setup(request: HttpRequest) -> TemplateResponse:
         (registration, launch.registration_urls(registration, request.build_absolute_uri))
         for registration in registrations
     ]
-    return TemplateResponse(request, "lti/setup.html", {"rows": rows, "has_key": Key.objects.active().exists()})
+    return TemplateResponse(
+        request, "lti/setup.html", {"rows": rows, "has_key": Key.objects.active().exists()}
+    )
 
 
 @login_required
@@ -203,11 +267,14 @@ def class_grades(request: HttpRequest, pk: int) -> TemplateResponse:
     links = ClassLink.objects.filter(cohort=cohort).select_related("context")
     tally = syncs.aggregate(
         failed=Count("pk", filter=Q(status=ScoreSync.Status.FAILED)),
-        pending=Count("pk", filter=Q(status__in=[ScoreSync.Status.PENDING, ScoreSync.Status.SENDING])),
+        pending=Count(
+            "pk", filter=Q(status__in=[ScoreSync.Status.PENDING, ScoreSync.Status.SENDING])
+        ),
         sent=Count("pk", filter=Q(status=ScoreSync.Status.SENT)),
     )
     return TemplateResponse(
-        request, "lti/class_grades.html",
+        request,
+        "lti/class_grades.html",
         {"cohort": cohort, "syncs": syncs, "links": links, "tally": tally},
     )
 
@@ -227,7 +294,10 @@ def resync_one(request: HttpRequest, pk: int, sync_pk: int) -> HttpResponseRedir
     cohort = taught_class(request, pk)
     sync = get_object_or_404(ScoreSync, pk=sync_pk, line_item__context__class_link__cohort=cohort)
     grades.resync(ScoreSync.objects.filter(pk=sync.pk))
-    messages.success(request, f"{sync.user.get_full_name() or sync.user.username}'s grade queued to be sent again.")
+    messages.success(
+        request,
+        f"{sync.user.get_full_name() or sync.user.username}'s grade queued to be sent again.",
+    )
     return redirect("lti:class_grades", pk=cohort.pk)
 
 
@@ -235,7 +305,7 @@ def resync_one(request: HttpRequest, pk: int, sync_pk: int) -> HttpResponseRedir
 @require_POST
 def sync_roster(request: HttpRequest, pk: int) -> HttpResponseRedirect:
     cohort = taught_class(request, pk)
-    links = list(ClassLink.objects.filter(cohort=cohort, context__memberships_url__gt=""))
+    links = list(roster.readable().filter(cohort=cohort))
     if not links:
         messages.error(request, "None of this class's LMS courses lets Parsnip read its roster.")
     for link in links:
@@ -251,11 +321,20 @@ def sync_roster(request: HttpRequest, pk: int) -> HttpResponseRedirect:
 def link_account(request: HttpRequest) -> HttpResponse:
     """Sign in once with the Parsnip account you had: your LMS identity then opens it."""
     if not accounts.is_made_by_lms(request.user):
-        return refused(request, "Only an account your LMS made can be linked to another.", status=400)
+        return refused(
+            request, "Only an account your LMS made can be linked to another.", status=400
+        )
     error = ""
     if request.method == "POST":
-        username, password = request.POST.get("username", "").strip(), request.POST.get("password", "")
-        existing = authenticate(request, username=username, password=password) if username and password else None
+        username, password = (
+            request.POST.get("username", "").strip(),
+            request.POST.get("password", ""),
+        )
+        existing = (
+            authenticate(request, username=username, password=password)
+            if username and password
+            else None
+        )
         if existing is None:
             error = "That username and password do not match a Parsnip account."
         else:
@@ -269,6 +348,10 @@ def link_account(request: HttpRequest) -> HttpResponse:
                 login(request, existing, backend="django.contrib.auth.backends.ModelBackend")
                 if framed:
                     request.session[framing.SESSION_KEY] = framed
-                messages.success(request, f"Linked: your LMS now opens Parsnip as {existing.get_username()}.")
+                messages.success(
+                    request, f"Linked: your LMS now opens Parsnip as {existing.get_username()}."
+                )
                 return redirect(next_url or "tutor:catalogue")
-    return TemplateResponse(request, "lti/link_account.html", {"error": error}, status=400 if error else 200)
+    return TemplateResponse(
+        request, "lti/link_account.html", {"error": error}, status=400 if error else 200
+    )

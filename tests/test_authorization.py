@@ -1,8 +1,9 @@
 """Who gets what: every URL, walked as each kind of person.
 
-anonymous, a student in the class, another student, the class's teacher, another
-teacher, and an admin. Each row states the status each of them gets; a redirect for the
-anonymous visitor always goes to the login page.
+anonymous, a student in the class, another student, the class's teacher, a co-teacher of
+the class (what its teacher reaches, they reach), another teacher (who co-teaches another
+class: co-teaching gives nothing of other classes), and an admin. Each row states the status
+each of them gets; a redirect for the anonymous visitor always goes to the login page.
 """
 
 from datetime import timedelta
@@ -34,7 +35,7 @@ from tutor.trail.actions import RUN, record_moment
 
 pytestmark = pytest.mark.django_db
 
-ROLES = ["anonymous", "student", "other_student", "teacher", "other_teacher", "admin"]
+ROLES = ["anonymous", "student", "other_student", "teacher", "co_teacher", "other_teacher", "admin"]
 LOGIN = 302  # anonymous: sent to the login page
 
 
@@ -43,7 +44,11 @@ def world(sample_content):
     student, other_student = make_user("stu"), make_user("otto")
     teacher, other_teacher = make_teacher("tea"), make_teacher("ted")
     admin = make_admin("ada")
+    co_teacher = make_teacher("cole")
     cohort = make_cohort(teacher, students=[student])
+    cohort.co_teachers.add(co_teacher)
+    # The other teacher co-teaches another class: nothing of this one follows from that.
+    make_cohort(make_teacher("tom")).co_teachers.add(other_teacher)
     lesson = Lesson.objects.get(slug="optimising-speed-and-memory")
     snippet = Snippet.objects.get(block__key="backend-latency")
     exercise = OrderingExercise.objects.get(block__key="kv-cache-vram-order")
@@ -83,6 +88,7 @@ def world(sample_content):
             "student": student,
             "other_student": other_student,
             "teacher": teacher,
+            "co_teacher": co_teacher,
             "other_teacher": other_teacher,
             "admin": admin,
         },
@@ -145,9 +151,15 @@ def class_page():
         "student": 403,
         "other_student": 403,
         "teacher": 200,
+        "co_teacher": 200,
         "other_teacher": 404,
         "admin": 200,
     }
+
+
+def class_action():
+    """A POST on the class's things: its teachers and an admin act (and are sent back)."""
+    return {**class_page(), "teacher": 302, "co_teacher": 302, "admin": 302}
 
 
 def owner_only():
@@ -157,6 +169,7 @@ def owner_only():
         "student": 200,
         "other_student": 404,
         "teacher": 404,
+        "co_teacher": 404,
         "other_teacher": 404,
         "admin": 404,
     }
@@ -352,91 +365,91 @@ ACTIONS = [
         "clear hands",
         lambda w: reverse("tutor:live_hands_clear", args=[w["cohort"].pk, w["lesson"].pk]),
         {"all": "on"},
-        {**class_page(), "teacher": 302, "admin": 302},
+        class_action(),
     ),
     (
         "live settings",
         lambda w: reverse("tutor:live_settings", args=[w["cohort"].pk, w["lesson"].pk]),
         {"stuck_failures": 4, "stuck_minutes": 6},
-        {**class_page(), "teacher": 302, "admin": 302},
+        class_action(),
     ),
     (
         "remove student",
         lambda w: reverse("tutor:class_remove_student", args=[w["cohort"].pk, w["student"].pk]),
         {},
-        {**class_page(), "teacher": 302, "admin": 302},
+        class_action(),
     ),
     (
         "comment on a group",
         lambda w: reverse("tutor:cluster_comment", args=[w["cohort"].pk, *w["group"]]),
         {"text": "Read line 3 again."},
-        {**class_page(), "teacher": 302, "admin": 302},
+        class_action(),
     ),
     (
         "delete a comment",
         lambda w: reverse("tutor:cluster_comment_delete", args=[w["cohort"].pk, w["comment"].pk]),
         {},
-        {**class_page(), "teacher": 302, "admin": 302},
+        class_action(),
     ),
     (
         "set an assignment",
         lambda w: reverse("tutor:assignment_create", args=[w["cohort"].pk]),
         assignment_form,
-        {**class_page(), "teacher": 302, "admin": 302},
+        class_action(),
     ),
     (
         "change an assignment",
         lambda w: assignment_url(w, "assignment_edit"),
         assignment_form,
-        {**class_page(), "teacher": 302, "admin": 302},
+        class_action(),
     ),
     (
         "close an assignment",
         lambda w: assignment_url(w, "assignment_close"),
         {"closed": "yes"},
-        {**class_page(), "teacher": 302, "admin": 302},
+        class_action(),
     ),
     (
         "grant an extension",
         lambda w: assignment_url(w, "extension_grant"),
         lambda w: {"student": w["student"].pk, "due_at": "2099-01-01T12:00"},
-        {**class_page(), "teacher": 302, "admin": 302},
+        class_action(),
     ),
     (
         "withdraw an extension",
         lambda w: assignment_url(w, "extension_withdraw", w["student"].pk),
         {},
-        {**class_page(), "teacher": 302, "admin": 302},
+        class_action(),
     ),
     (
         "delete an assignment",
         lambda w: assignment_url(w, "assignment_delete"),
         {},
-        {**class_page(), "teacher": 302, "admin": 302},
+        class_action(),
     ),
     (
         "set the class's time zone",
         lambda w: reverse("tutor:class_time_zone", args=[w["cohort"].pk]),
         {"time_zone": "Europe/Berlin"},
-        {**class_page(), "teacher": 302, "admin": 302},
+        class_action(),
     ),
     (
         "re-sync a class's LMS grades",
         lambda w: reverse("lti:resync_class", args=[w["cohort"].pk]),
         {},
-        {**class_page(), "teacher": 302, "admin": 302},
+        class_action(),
     ),
     (
         "re-sync one student's LMS grade",
         lambda w: reverse("lti:resync_one", args=[w["cohort"].pk, w["score_sync"].pk]),
         {},
-        {**class_page(), "teacher": 302, "admin": 302},
+        class_action(),
     ),
     (
         "read the LMS roster",
         lambda w: reverse("lti:sync_roster", args=[w["cohort"].pk]),
         {},
-        {**class_page(), "teacher": 302, "admin": 302},
+        class_action(),
     ),
     (
         # Each learner records their own trail; nobody can write to another's.
@@ -455,6 +468,7 @@ ACTIONS = [
             "student": 302,
             "other_student": 404,
             "teacher": 404,
+            "co_teacher": 404,
             "other_teacher": 404,
             "admin": 404,
         },

@@ -31,6 +31,13 @@ SCHEDULED = [
         "lti.tasks.send_due_scores",
         (Schedule.MINUTES, 1),
     ),
+    (
+        "lti",
+        "0004_schedule_roster_sweep",
+        "schedule_sweep",
+        "lti.tasks.sync_all_rosters",
+        (Schedule.MINUTES, 360),
+    ),
 ]
 
 

@@ -1,10 +1,11 @@
 from axes.admin import AccessAttemptAdmin
 from axes.models import AccessAttempt
+from django import forms
 from django.contrib import admin, messages
 from django.contrib.auth.admin import UserAdmin
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.http import HttpRequest
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
@@ -26,6 +27,7 @@ from tutor.models import (
 )
 from tutor.practice.ordering.models import OrderingAttempt, OrderingHelp
 from tutor.practice.snippet.models import Prediction, VersionPrediction
+from tutor.roles import TEACHERS_GROUP
 
 
 # django-q2's "Resubmit" puts tasks back on the worker's queue: only for staff who may
@@ -199,11 +201,44 @@ class MembershipInline(admin.TabularInline):
     raw_id_fields = ["student"]
 
 
+class CohortAdminForm(forms.ModelForm):
+    """The class's form in the admin (its fields are the admin's: ModelAdmin builds it)."""
+
+    def clean(self):
+        cleaned = super().clean()
+        teacher, co_teachers = cleaned.get("teacher"), cleaned.get("co_teachers")
+        if teacher is not None and co_teachers is not None and teacher in co_teachers:
+            self.add_error(
+                "co_teachers", f"{teacher.get_username()} is the class's teacher already."
+            )
+        return cleaned
+
+
 @admin.register(Cohort)
 class CohortAdmin(admin.ModelAdmin):
-    list_display = ["name", "teacher", "join_code", "created_at"]
-    search_fields = ["name", "join_code", "teacher__username"]
+    form = CohortAdminForm
+    list_display = ["name", "teacher", "taught_by", "join_code", "created_at"]
+    search_fields = ["name", "join_code", "teacher__username", "co_teachers__username"]
+    filter_horizontal = ["co_teachers"]
     inlines = [MembershipInline]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet:
+        return (
+            super().get_queryset(request).select_related("teacher").prefetch_related("co_teachers")
+        )
+
+    def formfield_for_manytomany(self, db_field, request, **kwargs):
+        if db_field.name == "co_teachers":  # only teachers can teach: the Teachers group, admins
+            kwargs["queryset"] = (
+                User.objects.filter(Q(groups__name=TEACHERS_GROUP) | Q(is_superuser=True))
+                .distinct()
+                .order_by("username")
+            )
+        return super().formfield_for_manytomany(db_field, request, **kwargs)
+
+    @admin.display(description="Taught by")
+    def taught_by(self, cohort: Cohort) -> str:
+        return cohort.taught_by()
 
 
 @admin.register(VersionPrediction)

@@ -293,10 +293,12 @@ class LessonProgress(models.Model):
 
 class CohortQuerySet(models.QuerySet):
     def visible_to(self, user) -> "CohortQuerySet":
-        """The classes a teacher may review: their own; an admin may review every class."""
+        """The classes a teacher may review: those they teach or co-teach; an admin may
+        review every class. (A subquery, not a join: no class is listed twice.)"""
         if user.is_superuser:
             return self.all()
-        return self.filter(teacher=user.pk)
+        co_taught = Cohort.co_teachers.through.objects.filter(user=user.pk).values("cohort")
+        return self.filter(models.Q(teacher=user.pk) | models.Q(pk__in=co_taught))
 
     def joined_by(self, user) -> "CohortQuerySet":
         return self.filter(memberships__student=user.pk)
@@ -309,6 +311,13 @@ class Cohort(models.Model):
     name = models.CharField(max_length=100)
     teacher = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="cohorts_taught"
+    )
+    co_teachers = models.ManyToManyField(
+        settings.AUTH_USER_MODEL,
+        related_name="cohorts_co_taught",
+        blank=True,
+        help_text="Teachers who teach the class too: they see and do on its pages what its "
+        "teacher does (a second instructor of its LMS course is added by their first launch).",
     )
     join_code = models.CharField(max_length=12, unique=True)
     time_zone = models.CharField(
@@ -331,6 +340,19 @@ class Cohort(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def is_taught_by(self, user) -> bool:
+        """`user` is the class's teacher or one of its co-teachers (an admin is neither)."""
+        return self.teacher_id == user.pk or self.co_teachers.filter(pk=user.pk).exists()
+
+    def teachers(self) -> list:
+        """The teacher, then the co-teachers by name (prefetch `co_teachers` for a list of classes)."""
+        return [self.teacher, *sorted(self.co_teachers.all(), key=lambda u: u.get_username())]
+
+    def taught_by(self) -> str:
+        """ "ted", "ted and tia", "ted, tia and tom": who teaches the class, as pages say it."""
+        names = [teacher.get_username() for teacher in self.teachers()]
+        return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 class Membership(models.Model):

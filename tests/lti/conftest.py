@@ -129,3 +129,23 @@ def course_with_link(lms, registered, lesson, person):
     done = person("t1").deep_link("c1", lesson)
     assert "Added Caches" in done.text, done.text
     return next(iter(lms.links))
+
+
+@pytest.fixture
+def worker_inline(monkeypatch):
+    """What is queued runs at once, in the test's thread, as the worker would run it (the
+    real broker path is tested in tests/tutor/test_worker.py). Returns the list of what was
+    queued: (task, args)."""
+    from importlib import import_module
+
+    from tutor import queueing
+
+    queued = []
+
+    def run(func, *args, **kwargs):
+        queued.append((func, args))
+        module, _, name = func.rpartition(".")
+        getattr(import_module(module), name)(*args)
+
+    monkeypatch.setattr(queueing, "async_task", run)
+    return queued

@@ -2,7 +2,8 @@
 and served by the test server beside Parsnip (under /fake-lms/). It signs launches with its
 own key, fetches Parsnip's keys to check what Parsnip signs, issues access tokens, keeps a
 gradebook (line items and the scores posted to them) and a roster. Faults are injected by
-setting `score_failures`, `token_failures` and `score_hangs`.
+setting `score_failures`, `token_failures`, `score_hangs`, `roster_failures` and
+`roster_hangs`.
 
 Its pages render no templates (the test server's CSP applies): a launch is a form with a
 button, which a browser test clicks and a requests-driven test submits itself.
@@ -12,8 +13,9 @@ import json
 import threading
 from dataclasses import dataclass, field
 from html import escape
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
+from django.conf import settings
 from django.http import HttpResponse, HttpResponseRedirect, JsonResponse
 from django.urls import path
 from django.views.decorators.csrf import csrf_exempt
@@ -59,6 +61,10 @@ class FakeLms:
     score_hangs: bool = False
     release: threading.Event = field(default_factory=threading.Event)
     dropped: set = field(default_factory=set)  # subs the roster no longer lists
+    roster_failures: list = field(
+        default_factory=list
+    )  # statuses to answer the next roster reads with
+    roster_hangs: bool = False  # like score_hangs, for the roster (released by `release` too)
     ags: bool = True
     audience: str = ""  # signs launches for another tool's client id when set
     token_lifetime: int = 300  # seconds; negative: launches arrive already expired
@@ -181,12 +187,40 @@ class Launch(LTIAdvantageMessageLaunchAbstract):
         return super().generate_launch_request()
 
     def render_launch_form(self, launch_data, **kwargs):
-        return HttpResponse(
-            f'<form method="post" action="{escape(launch_data["launch_url"])}" id="lti-launch">'
-            f'<input type="hidden" name="state" value="{escape(launch_data["state"])}">'
-            f'<input type="hidden" name="id_token" value="{escape(launch_data["id_token"])}">'
-            '<button type="submit">Open in Parsnip</button></form>'
+        return allow_tool(
+            "form-action",
+            HttpResponse(
+                f'<form method="post" action="{escape(launch_data["launch_url"])}" id="lti-launch">'
+                f'<input type="hidden" name="state" value="{escape(launch_data["state"])}">'
+                f'<input type="hidden" name="id_token" value="{escape(launch_data["id_token"])}">'
+                '<button type="submit">Open in Parsnip</button></form>'
+            ),
         )
+
+
+def allow_tool(directive: str, response: HttpResponse) -> HttpResponse:
+    """The test server's CSP is Parsnip's: the LMS's pages may also reach the tool where it
+    is (another origin when a test puts it there)."""
+    tool = urlsplit(lms().tool_launch_url or lms().base)
+    response._csp_config = {
+        **settings.SECURE_CSP,
+        directive: ["'self'", f"{tool.scheme}://{tool.netloc}"],
+    }
+    return response
+
+
+def course_page(request):
+    """The LMS's course page with the link opened inside it, in an iframe (as most LMSs do).
+    Parsnip is framed from wherever the LMS says it is (`tool_login_url`)."""
+    fake = lms()
+    link = request.GET["link"]
+    start_url = fake.start_url(request.GET["user"], link=link)
+    title = fake.contexts[fake.links[link]["context"]]
+    response = HttpResponse(
+        f"<!doctype html><title>{escape(title)}</title><h1>{escape(title)}</h1>"
+        f'<iframe name="tool" title="Parsnip" src="{escape(start_url)}" width="900" height="600"></iframe>'
+    )
+    return allow_tool("frame-src", response)
 
 
 def start(request):
@@ -313,6 +347,13 @@ def memberships(request, context_id):
         request, "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly"
     ):
         return JsonResponse({"error": "unauthorised"}, status=401)
+    if fake.roster_hangs:
+        fake.release.wait(60)
+        return JsonResponse({"error": "gateway timeout"}, status=504)
+    with fake.lock:
+        if fake.roster_failures:
+            status = fake.roster_failures.pop(0)
+            return JsonResponse({"error": f"roster unavailable ({status})"}, status=status)
     members = [
         {
             "user_id": sub,
@@ -329,6 +370,7 @@ def memberships(request, context_id):
 
 
 urlpatterns = [
+    path("fake-lms/course/", course_page),
     path("fake-lms/start/", start),
     path("fake-lms/authorize/", authorize),
     path("fake-lms/jwks/", jwks),

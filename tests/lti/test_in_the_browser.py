@@ -5,12 +5,14 @@ gradebook (one after the LMS refused it once), and the teacher watches and re-sy
 import re
 
 import pytest
+from django.urls import reverse
 from playwright.sync_api import expect
 
 from course.models import Lesson
 from lti import grades
 from tests.browser.conftest import inline_worker  # noqa: F401 (a fixture)
 from tests.factories import make_admin
+from tests.lti.conftest import register
 from tests.lti.fake_lms import INSTRUCTOR, LEARNER
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -116,3 +118,41 @@ def test_a_class_taught_from_an_lms(
         for sub, score in lms.scores[item_id].items()
     }
     assert gradebook == {"s1": (1, 4), "s2": (2, 4)}
+
+
+def test_a_browser_that_keeps_no_parsnip_cookie_in_the_lms_frame_opens_it_in_a_new_window(
+    browser, lms, live_server, lesson
+):
+    """The LMS at one site (127.0.0.1), Parsnip at another (localhost), the link opened in
+    the LMS's iframe: Chromium keeps no cookie Parsnip sets there (over plain HTTP they are
+    SameSite=Lax, which a cross-site frame never gets: what a browser blocking third-party
+    cookies does to SameSite=None ones over HTTPS). The learner is told, and the new window
+    launches."""
+    lms.base = live_server.url.replace("localhost", "127.0.0.1")
+    registration = register(lms)
+    lms.tool_login_url = live_server.url + reverse("lti:login", args=[registration.uuid])
+    lms.tool_launch_url = live_server.url + reverse("lti:launch")
+    lms.tool_jwks_url = live_server.url + reverse("lti:jwks")
+    lms.contexts["c1"] = "Physics 101"
+    lms.add_person("s1", "Sam Student", c1=LEARNER)
+    lms.links["l1"] = {
+        "context": "c1",
+        "title": "Caches",
+        "custom": {"parsnip_lesson": str(lesson.pk)},
+        "lineitem": None,
+    }
+    context = browser.new_context()
+    context.set_default_timeout(20_000)
+    page = context.new_page()
+    page.goto(lms.url("course/?user=s1&link=l1"))
+    framed = page.frame_locator("iframe[title=Parsnip]")
+    expect(framed.get_by_role("heading", level=1)).to_have_text(
+        "Your browser blocked Parsnip’s cookies inside Fake LMS"
+    )
+    with page.expect_popup() as opened:
+        framed.get_by_role("link", name="Open Parsnip in a new window").click()
+    window = opened.value
+    window.get_by_role("button", name="Open in Parsnip").click()  # the LMS's launch form
+    expect(window).to_have_url(re.compile(re.escape(lesson.get_absolute_url())))
+    expect(window.get_by_role("heading", level=1)).to_contain_text("Caches")
+    context.close()

@@ -2,6 +2,7 @@
 
 import pytest
 from django.contrib.auth.models import User
+from django.urls import reverse
 
 from lti.models import ClassLink, LinkedResource
 from tests.lti.fake_lms import INSTRUCTOR, LEARNER
@@ -91,3 +92,49 @@ def test_students_who_launch_before_any_teacher_join_the_class_when_it_is_made(
     cohort = ClassLink.objects.get().cohort
     assert cohort.name == "Chemistry"
     assert list(cohort.students.values_list("first_name", flat=True)) == ["Stu"]
+
+
+def test_a_second_instructor_of_the_lms_course_teaches_its_class_too(
+    lms, course_with_link, lesson, person
+):
+    lms.add_person("t2", "Theo Second", c1=INSTRUCTOR)
+    lms.contexts["c2"] = "Biology"
+    lms.add_person("t3", "Tara Elsewhere", c2=INSTRUCTOR)
+    cohort = ClassLink.objects.get().cohort
+
+    second = person("t2")
+    landed = second.launch(course_with_link)
+    assert landed.url.endswith(f"/classes/{cohort.pk}/lessons/{lesson.pk}/")  # their class's view
+    cohort.refresh_from_db()
+    assert cohort.teacher.first_name == "Tess"  # still the class's teacher
+    assert list(cohort.co_teachers.values_list("first_name", flat=True)) == ["Theo"]
+
+    def opens(who, name):
+        return who.session.get(lms.base + reverse(name, args=[cohort.pk]), timeout=30)
+
+    grid = opens(second, "tutor:class_detail")
+    assert grid.status_code == 200 and "Physics 101" in grid.text
+    assert opens(second, "lti:class_grades").status_code == 200
+    # Launching again adds nothing more; the first teacher keeps the class.
+    second.launch(course_with_link)
+    assert cohort.co_teachers.count() == 1
+    assert (
+        opens(person_launched(person, "t1", course_with_link), "lti:class_grades").status_code
+        == 200
+    )
+
+    # A learner of the same course, and an instructor of another LMS course, do not see it.
+    learner = person_launched(person, "s1", course_with_link)
+    assert opens(learner, "tutor:class_detail").status_code == 403
+    assert opens(learner, "lti:class_grades").status_code == 403
+    elsewhere = person("t3")
+    assert "Add a Parsnip lesson" in elsewhere.open(lms.start_url("t3", deep_link_in="c2")).text
+    assert opens(elsewhere, "tutor:class_detail").status_code == 404
+    assert opens(elsewhere, "lti:class_grades").status_code == 404
+    assert not cohort.co_teachers.filter(first_name="Tara").exists()
+
+
+def person_launched(person, sub, link):
+    someone = person(sub)
+    someone.launch(link)
+    return someone

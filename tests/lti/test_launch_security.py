@@ -3,6 +3,8 @@ no account, no class, no membership, no LMS record."""
 
 import base64
 import json
+import re
+from html import unescape
 
 import pytest
 from django.contrib.auth.models import User
@@ -116,7 +118,7 @@ def test_an_inactive_deployment_is_refused(lms, course, person):
     assert_refused(person("s1").launch(course), before, "Unable to find deployment")
 
 
-def test_a_launch_from_another_browser_than_the_login_is_refused(lms, course, person):
+def test_a_launch_from_another_browser_than_the_login_is_refused(lms, course, person, lesson):
     """The state cookie set at login must come back with the launch."""
     student = person("s1")
 
@@ -125,7 +127,29 @@ def test_a_launch_from_another_browser_than_the_login_is_refused(lms, course, pe
 
     student.tamper = other_browser
     before = rows()
-    assert_refused(student.launch(course), before, "State not found")
+    page = student.launch(course)
+    assert_refused(page, before, "State not found")
+    # Said in plain words, with the way out: the same launch in a new window, which works.
+    assert "your browser blocks Parsnip’s cookies inside Fake LMS" in page.text
+    assert f"frame-ancestors 'self' {lms.base}" in page.headers["Content-Security-Policy"]
+    link = re.search(r'id="open-in-new-window" href="([^"]+)" target="_blank"', page.text).group(1)
+    student.tamper = None
+    landed = student.open(lms.base + unescape(link))
+    assert landed.status_code == 200 and landed.url.endswith(lesson.get_absolute_url())
+
+
+def test_a_state_parsnip_never_made_offers_no_new_window(lms, course, person):
+    def made_up_state(person, fields):
+        person.session.cookies.clear()
+        fields["state"] = "state-00000000-0000-4000-8000-000000000000"
+
+    student = person("s1")
+    student.tamper = made_up_state
+    before = rows()
+    page = student.launch(course)
+    assert_refused(page, before, "State not found")
+    assert "open-in-new-window" not in page.text
+    assert "frame-ancestors 'none'" in page.headers["Content-Security-Policy"]
 
 
 def test_a_login_from_an_unregistered_lms_is_refused(lms, course, person):

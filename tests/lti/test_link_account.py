@@ -64,3 +64,22 @@ def test_an_lms_account_that_already_has_work_is_not_linked(lms, course_with_lin
 def test_a_parsnip_account_of_its_own_has_nothing_to_link(client):
     client.force_login(make_user("grace"))
     assert client.get(reverse("lti:link_account")).status_code == 400
+
+
+def test_a_second_instructor_who_links_their_old_account_co_teaches_with_it(
+    lms, course_with_link, person
+):
+    from tests.factories import make_teacher
+    from tests.lti.fake_lms import INSTRUCTOR
+
+    theo = make_teacher("theo")
+    lms.add_person("t2", "Theo Second", c1=INSTRUCTOR)
+    second = person("t2")
+    second.launch(course_with_link)
+    assert link(second, lms, "theo", "pw-theo").status_code == 200
+    cohort = ClassLink.objects.get().cohort
+    assert list(cohort.co_teachers.all()) == [theo]  # the LMS-made account no longer is one
+    grid = second.session.get(
+        lms.base + reverse("tutor:class_detail", args=[cohort.pk]), timeout=30
+    )
+    assert grid.status_code == 200 and ">theo<" in grid.text

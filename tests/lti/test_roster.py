@@ -1,13 +1,16 @@
 """The LMS course's roster read through NRPS: members who never launched join the class (the
 teacher's grid shows them); members the LMS dropped leave it, their work kept."""
 
+import re
+
 import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
+from lti_tool.models import LtiMembership
 
-from lti import roster
+from lti import roster, tasks
 from lti.models import ClassLink
-from tests.factories import make_prediction
+from tests.factories import make_cohort, make_prediction, make_score_sync, make_teacher, make_user
 from tests.lti.fake_lms import LEARNER
 from tutor.models import Membership
 from tutor.practice.snippet.models import Prediction
@@ -49,3 +52,89 @@ def test_the_teacher_asks_for_a_roster_sync_from_the_grades_page(
     client.force_login(cohort.teacher)
     response = client.post(reverse("lti:sync_roster", args=[cohort.pk]), follow=True)
     assert "The roster is being read from the LMS" in response.content.decode()
+
+
+def roster_line(client, cohort) -> tuple[str, str]:
+    """What the teacher's Grades in the LMS page says about the roster: (state, text)."""
+    from html import unescape
+
+    page = client.get(reverse("lti:class_grades", args=[cohort.pk]))
+    assert page.status_code == 200
+    found = re.search(
+        r'<li id="roster-\d+" data-roster="(\w+)">(.*?)</li>', page.content.decode(), re.S
+    )
+    return found.group(1), " ".join(unescape(re.sub(r"<[^>]+>", "", found.group(2))).split())
+
+
+def test_a_failed_roster_read_shows_what_the_lms_said_and_changes_nothing_until_a_good_one(
+    lms, course_with_link, person, client, worker_inline
+):
+    person("s1").launch(course_with_link)
+    cohort = ClassLink.objects.get().cohort
+    client.force_login(cohort.teacher)
+    read = reverse("lti:sync_roster", args=[cohort.pk])
+    assert roster_line(client, cohort)[0] == "unread"
+    client.post(read)
+    state, text = roster_line(client, cohort)
+    assert state == "read" and re.search(
+        r"Roster read \d{4}-\d\d-\d\d \d\d:\d\d — 1 joined, 0 left", text
+    )
+    assert class_members(cohort) == {"Sam", "Sue"}
+
+    # The LMS changes its roster, then fails the next reads: the class keeps what it had.
+    lms.dropped.add("s1")
+    lms.add_person("s3", "Tom Late", c1=LEARNER)
+    lms.roster_failures = [500]
+    client.post(read)
+    state, text = roster_line(client, cohort)
+    assert state == "failed"
+    assert 'The LMS answered: HTTP 500: {"error": "roster unavailable (500)"}' in text
+    assert "Nothing in the class changed (last good read" in text and "1 joined, 0 left)" in text
+    assert class_members(cohort) == {"Sam", "Sue"}
+    assert not User.objects.filter(first_name="Tom").exists()
+    assert all(LtiMembership.objects.values_list("is_active", flat=True))
+    # Its token endpoint refusing is a failed read too, with its own answer.
+    lms.token_failures = 1
+    client.post(read)
+    state, text = roster_line(client, cohort)
+    assert state == "failed" and "HTTP 503" in text and "temporarily_unavailable" in text
+    assert class_members(cohort) == {"Sam", "Sue"}
+
+    # The LMS answers again: the next read brings the class in line and the failure goes.
+    client.post(read)
+    state, text = roster_line(client, cohort)
+    assert state == "read" and "failed" not in text
+    assert re.search(r"Roster read \d{4}-\d\d-\d\d \d\d:\d\d — 1 joined, 1 left", text)
+    assert class_members(cohort) == {"Sue", "Tom"}
+
+
+def test_a_roster_read_the_lms_never_answers_says_so(lms, course_with_link, client, settings):
+    settings.LTI_HTTP_TIMEOUT_SECONDS = 0.5
+    lms.roster_hangs = True  # until the test releases it: Parsnip's wait always runs out first
+    link = ClassLink.objects.get()
+    try:
+        assert roster.sync_roster(class_link_id=link.pk) is None
+    finally:
+        lms.release.set()
+    client.force_login(link.cohort.teacher)
+    state, text = roster_line(client, link.cohort)
+    assert state == "failed" and "No answer within 0.5 s" in text
+    assert class_members(link.cohort) == set()  # Sam and Sue never launched: nobody came in
+
+
+def test_the_sweep_reads_the_roster_of_every_class_linked_from_an_lms_course_only(
+    lms, course_with_link, lesson, worker_inline
+):
+    linked = ClassLink.objects.get()
+    unlinked = make_cohort(make_teacher())
+    # A class linked from an LMS course that offers no roster (no NRPS): nothing to read.
+    no_roster = make_cohort(make_teacher(), students=[make_user()])
+    make_score_sync(no_roster, no_roster.students.get(), lesson)
+    assert ClassLink.objects.filter(cohort=no_roster, context__memberships_url="").exists()
+
+    assert tasks.sync_all_rosters() == 1
+    assert worker_inline == [("lti.tasks.sync_roster", (linked.pk,))]
+    assert class_members(linked.cohort) == {"Sam", "Sue"}  # the read happened
+    assert not unlinked.memberships.exists()
+    linked.refresh_from_db()
+    assert linked.roster_synced_at is not None and linked.roster_joined == 2

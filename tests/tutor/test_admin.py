@@ -348,3 +348,39 @@ def test_learners_records_are_read_only_in_the_admin(admin_client, model):
         assert page.status_code == 200 and 'name="_save"' not in page.text
         assert admin_client.post(url, {"text": "changed"}).status_code == 403
         assert apps.get_model("tutor", "Prediction").objects.get(pk=row.pk).text == row.text
+
+
+def test_the_admin_adds_and_removes_a_class_s_co_teachers(admin_client):
+    from tests.factories import make_cohort, make_teacher
+
+    teacher, co_teacher = make_teacher("tess"), make_teacher("cole")
+    make_user("stu")  # a student: not offered as a co-teacher
+    cohort = make_cohort(teacher, name="Tuesday")
+    url = reverse("admin:tutor_cohort_change", args=[cohort.pk])
+    page = admin_client.get(url).content.decode()
+    offered = re.search(r'<select name="co_teachers"[^>]*>(.*?)</select>', page, re.S).group(1)
+    assert "cole" in offered and "tess" in offered and "stu" not in offered
+    form = {
+        "name": "Tuesday",
+        "teacher": teacher.pk,
+        "join_code": cohort.join_code,
+        "time_zone": "UTC",
+        "created_at_0": "2026-01-05",
+        "created_at_1": "09:00:00",
+        "memberships-TOTAL_FORMS": "0",
+        "memberships-INITIAL_FORMS": "0",
+    }
+    response = admin_client.post(url, {**form, "co_teachers": [co_teacher.pk]})
+    assert response.status_code == 302, response.content.decode()
+    assert list(cohort.co_teachers.all()) == [co_teacher]
+    listing = admin_client.get(reverse("admin:tutor_cohort_changelist")).content.decode()
+    assert "tess and cole" in listing
+    # The class's teacher is not its co-teacher as well.
+    refused = admin_client.post(url, {**form, "co_teachers": [co_teacher.pk, teacher.pk]})
+    assert (
+        refused.status_code == 200
+        and "tess is the class&#x27;s teacher already." in refused.content.decode()
+    )
+    assert list(cohort.co_teachers.all()) == [co_teacher]
+    assert admin_client.post(url, form).status_code == 302  # none ticked: removed
+    assert not cohort.co_teachers.exists()

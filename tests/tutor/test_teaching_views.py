@@ -459,8 +459,8 @@ def test_class_overview_queries_do_not_grow_with_the_class(
     cohort = people["cohort"]
     client.force_login(people["teacher"])
     url = reverse("tutor:class_detail", args=[cohort.pk])
-    # One of them is the class's assignments, for the grid's filter.
-    with django_assert_num_queries(8) as small:
+    # One of them is the class's assignments, for the grid's filter; one its co-teachers.
+    with django_assert_num_queries(9) as small:
         client.get(url)
 
     students = User.objects.bulk_create([User(username=f"s{n:03}") for n in range(500)])
@@ -860,3 +860,42 @@ def test_item_analysis_follows_the_lessons_order(client, people):
         html.index(f'id="{name}-heading"') for name in ("snippets", "ordering", "code-exercises")
     ]
     assert headings == sorted(headings)
+
+
+# Co-teachers ---------------------------------------------------------------------------------
+
+
+def test_a_co_teacher_has_the_class_in_their_list_and_its_page_says_who_teaches_it(client, people):
+    cohort = people["cohort"]
+    cohort.co_teachers.add(people["another_teacher"])
+    client.force_login(people["another_teacher"])
+    listed = client.get(reverse("tutor:class_list")).text
+    assert "Tuesday group" in listed and "taught by teacher and another_teacher" in listed
+    page = client.get(reverse("tutor:class_detail", args=[cohort.pk]))
+    assert page.status_code == 200 and "taught by teacher and another_teacher" in page.text
+    # The teacher's own page names the co-teacher too; the class is listed once for each.
+    client.force_login(people["teacher"])
+    listed = client.get(reverse("tutor:class_list")).text
+    assert listed.count("Tuesday group") == 1 and "taught by teacher and another_teacher" in listed
+    assert list(Cohort.objects.visible_to(people["another_teacher"])) == [cohort]
+
+
+def test_a_student_is_told_every_teacher_who_sees_their_work(client, people):
+    cohort = people["cohort"]
+    cohort.co_teachers.add(people["another_teacher"])
+    client.force_login(people["another_student"])
+    response = client.get(reverse("tutor:class_join", args=[cohort.join_code]))
+    assert "Taught by <strong>teacher and another_teacher</strong>" in response.text
+    response = client.post(reverse("tutor:class_join"), {"code": cohort.join_code}, follow=True)
+    assert "teacher and another_teacher can now see your progress" in response.text
+
+
+def test_a_co_teacher_does_not_join_their_own_class_as_a_student(client, people):
+    cohort = people["cohort"]
+    cohort.co_teachers.add(people["another_teacher"])
+    client.force_login(people["another_teacher"])
+    page = client.get(reverse("tutor:class_join", args=[cohort.join_code]))
+    assert "This is your class’s link" in page.text
+    response = client.post(reverse("tutor:class_join"), {"code": cohort.join_code})
+    assert response.status_code == 400 and "students join it, not its teacher" in response.text
+    assert not cohort.memberships.filter(student=people["another_teacher"]).exists()

@@ -1,4 +1,5 @@
-"""Classes: a teacher creates one, students join it with its code, leave it, or are removed."""
+"""Classes: a teacher creates one, students join it with its code, leave it, or are removed;
+a second teacher can teach it too (a co-teacher)."""
 
 import re
 import secrets
@@ -54,7 +55,7 @@ def join_class(*, student: AbstractBaseUser, code: str) -> Cohort:
         raise ClassRefused(
             "No class has that code. Check it with your teacher: it is 8 letters and digits."
         )
-    if cohort.teacher_id == student.pk:
+    if cohort.is_taught_by(student):
         raise ClassRefused(f"You teach “{cohort.name}”: students join it, not its teacher.")
     try:
         with transaction.atomic():
@@ -78,3 +79,12 @@ def leave_class(*, cohort: Cohort, student: AbstractBaseUser) -> None:
     deleted, _ = Membership.objects.filter(cohort=cohort, student=student).delete()
     if not deleted:
         raise ClassRefused("You are not in that class.")
+
+
+def add_co_teacher(*, cohort: Cohort, teacher: AbstractBaseUser) -> bool:
+    """`teacher` teaches the class too (its pages, as its teacher sees them). Returns whether
+    they were added (False: they teach it already)."""
+    if cohort.is_taught_by(teacher):
+        return False
+    cohort.co_teachers.add(teacher)  # adding twice at once is one row: the add skips existing ones
+    return True

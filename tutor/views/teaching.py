@@ -9,7 +9,7 @@ import heapq
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
-from django.db.models import Count, Min, Q
+from django.db.models import Count, Min, Q, prefetch_related_objects
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
@@ -59,11 +59,14 @@ def class_list_response(
     taught = (
         Cohort.objects.visible_to(request.user)
         .select_related("teacher")
+        .prefetch_related("co_teachers")
         .annotate(student_count=Count("memberships"))
         if teaching_now
         else []
     )
-    joined = Cohort.objects.joined_by(request.user).select_related("teacher")
+    joined = (
+        Cohort.objects.joined_by(request.user).select_related("teacher").prefetch_related("co_teachers")
+    )
     context = {
         "is_teacher": teaching_now,
         "taught": taught,
@@ -115,7 +118,7 @@ def class_join(request: HttpRequest, code: str = "") -> HttpResponse:
                 form.add_error("code", str(refused))
             else:
                 messages.success(
-                    request, f"You joined “{cohort.name}”. {cohort.teacher.get_username()} can now see your progress."
+                    request, f"You joined “{cohort.name}”. {cohort.taught_by()} can now see your progress."
                 )
                 return redirect("tutor:class_list")
         return TemplateResponse(
@@ -131,7 +134,7 @@ def class_join(request: HttpRequest, code: str = "") -> HttpResponse:
             form.is_valid()
             form.add_error("code", "No class has that code. Check it with your teacher.")
     already = cohort is not None and cohort.memberships.filter(student=request.user.pk).exists()
-    own = cohort is not None and cohort.teacher_id == request.user.pk
+    own = cohort is not None and cohort.is_taught_by(request.user)
     context = {"form": form, "cohort": cohort, "already": already, "own": own}
     status = 404 if code and cohort is None else 200
     return TemplateResponse(request, "tutor/teaching/class_join.html", context, status=status)
@@ -157,7 +160,7 @@ def class_leave(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required_htmx  # the grid's sort links swap it with htmx
 def class_detail(request: HttpRequest, pk: int) -> TemplateResponse:
     """The grid of students × lessons. A fixed number of queries whatever the class size:
-    the class, the lessons, the students, and their progress rows."""
+    the class, the lessons, the students, and their progress rows (and the class's co-teachers)."""
     cohort = taught_class(request, pk)
     filtered = assignment_grid.class_grid_context(cohort, request.GET.get("assignment", ""))
     lessons = list(practice.lessons_with_practice().values_list("pk", "title", "course__title"))
@@ -182,6 +185,8 @@ def class_detail(request: HttpRequest, pk: int) -> TemplateResponse:
     template = "tutor/teaching/class_detail.html"
     if wants_partial(request):
         template += "#class-grid"
+    else:
+        prefetch_related_objects([cohort], "co_teachers")  # the header's "taught by A and B"
     return vary_on_htmx(TemplateResponse(request, template, context))
 
 
