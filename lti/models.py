@@ -41,6 +41,7 @@ class ClassLink(models.Model):
 
     class Meta:
         verbose_name = "LMS course linked to a class"
+        verbose_name_plural = "LMS courses linked to classes"
 
     def __str__(self) -> str:
         return f"{self.context} → {self.cohort}"
@@ -167,6 +168,7 @@ class ScoreSync(models.Model):
 
     class Meta:
         verbose_name = "grade sent to an LMS"
+        verbose_name_plural = "grades sent to an LMS"
         constraints = [
             models.UniqueConstraint(
                 fields=["line_item", "lti_user"], name="one_grade_per_column_and_learner"

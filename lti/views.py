@@ -264,7 +264,7 @@ def class_grades(request: HttpRequest, pk: int) -> TemplateResponse:
         .select_related("user", "line_item__lesson", "line_item__context")
         .order_by("line_item__lesson__title", "line_item__context__title", "user__username")
     )
-    links = ClassLink.objects.filter(cohort=cohort).select_related("context")
+    links = list(ClassLink.objects.filter(cohort=cohort).select_related("context"))
     tally = syncs.aggregate(
         failed=Count("pk", filter=Q(status=ScoreSync.Status.FAILED)),
         pending=Count(
@@ -275,7 +275,13 @@ def class_grades(request: HttpRequest, pk: int) -> TemplateResponse:
     return TemplateResponse(
         request,
         "lti/class_grades.html",
-        {"cohort": cohort, "syncs": syncs, "links": links, "tally": tally},
+        {
+            "cohort": cohort,
+            "syncs": syncs,
+            "links": links,
+            "readable": any(link.context.memberships_url for link in links),
+            "tally": tally,
+        },
     )
 
 

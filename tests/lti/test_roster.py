@@ -138,3 +138,30 @@ def test_the_sweep_reads_the_roster_of_every_class_linked_from_an_lms_course_onl
     assert not unlinked.memberships.exists()
     linked.refresh_from_db()
     assert linked.roster_synced_at is not None and linked.roster_joined == 2
+
+
+@pytest.mark.django_db
+def test_a_class_linked_from_no_lms_course_says_how_to_link_it_and_offers_no_button(client):
+    cohort = make_cohort(make_teacher())
+    client.force_login(cohort.teacher)
+    page = client.get(reverse("lti:class_grades", args=[cohort.pk])).content.decode()
+    assert "This class is not linked to an LMS course." in page
+    assert "add Parsnip as an external tool" in page
+    assert "Read the roster from the LMS" not in page
+    assert "Re-sync the whole class" not in page
+    # asked anyway (an old page, a hand-made POST), it says why nothing happens
+    answer = client.post(reverse("lti:sync_roster", args=[cohort.pk]), follow=True).content.decode()
+    assert "None of this class&#x27;s LMS courses lets Parsnip read its roster." in answer
+
+
+def test_a_linked_class_offers_reading_its_roster_and_re_syncing_once_there_are_grades(
+    lms, course_with_link, person, client
+):
+    person("t1").launch(course_with_link)
+    cohort = ClassLink.objects.get().cohort
+    client.force_login(cohort.teacher)
+    page = client.get(reverse("lti:class_grades", args=[cohort.pk])).content.decode()
+    assert "not linked to an LMS course" not in page
+    assert "Read the roster from the LMS" in page
+    assert "Re-sync the whole class" not in page  # no grade yet: nothing to send again
+    assert "No grades yet" in page

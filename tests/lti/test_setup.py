@@ -52,3 +52,11 @@ def test_the_registration_admin_page_shows_the_values_to_paste(client, registrat
     ).content.decode()
     assert "Values for the LMS" in page
     assert f"http://testserver/lti/login/{registration.uuid}/" in page
+
+
+def test_the_admin_index_names_parsnips_lti_rows_in_plain_plurals(client):
+    client.force_login(make_admin())
+    page = client.get(reverse("admin:index")).content.decode()
+    assert "LMS courses linked to classes" in page
+    assert "Grades sent to an LMS" in page
+    assert "LMSs" not in page and "classs" not in page
