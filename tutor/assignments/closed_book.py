@@ -1,6 +1,7 @@
 """Closed-book assignments: from opening to due, a student of the class reaches only the
 assignment's own lesson and its items (every other page answers a plain refusal), in one
 session (a new sign-in ends the old one), from the allowed addresses if the teacher listed any.
+Signing in lands on the assignment's lesson, and the site's header offers only it (`header`).
 
 The windows a student is in are kept in their session (read at sign-in, again each
 RECHECK_SECONDS), so a page costs no query for it; a refusal and taking the seat do.
