@@ -149,11 +149,21 @@ def test_a_closed_book_assignment_refuses_another_lesson_and_a_second_session(
     response = first.goto(other.get_absolute_url())
     assert response.status == 403
     expect(first.get_by_role("alert")).to_contain_text("only “" + lesson.title + "” is open")
-    first.get_by_role("link", name=lesson.title).click()  # the way back to the exam
+    first.get_by_role("main").get_by_role("link", name=lesson.title).click()  # back to the exam
     expect(first.locator("h1").first).to_contain_text(lesson.title)
+    # The header offers only the exam and signing out: no search, no other section.
+    nav = first.get_by_role("navigation", name="Main")
+    expect(nav.get_by_role("link")).to_have_count(2)  # the brand and the exam, both to it
+    expect(nav.get_by_role("link", name="Closed-book: " + lesson.title)).to_be_visible()
+    expect(first.get_by_role("search")).to_have_count(0)
 
-    second = page_of(browser, live_server, student)  # signing in again, elsewhere
-    second.goto(SEED)
+    # Signing in again, elsewhere, through the form: straight to the exam, not the refused home page.
+    second = browser.new_context(base_url=live_server.url).new_page()
+    second.goto(reverse("login"))
+    second.get_by_label("Username").fill(student.username)
+    second.get_by_label("Password").fill("pw-" + student.username)
+    second.get_by_role("button", name="Log in").click()
+    expect(second).to_have_url(live_server.url + SEED)
     expect(second.locator("h1").first).to_contain_text(lesson.title)
     first.goto(reverse("tutor:my_progress"))
     assert "/login/" in first.url  # the first session has ended: signed out

@@ -268,3 +268,83 @@ def test_a_students_extension_keeps_the_assignment_closed_book_for_them_until_it
         due_at=timezone.now() + timedelta(hours=1),
     )
     assert signed_in(exam["student"]).get(reverse("course:glossary")).status_code == 403
+
+
+# Where the student is taken, and what the site offers them -------------------------------
+
+
+def sign_in(client: Client, user, next_url: str | None = None):
+    data = {"username": user.username, "password": "pw-" + user.username}
+    if next_url is not None:
+        data["next"] = next_url
+    return client.post(reverse("login"), data)
+
+
+def test_signing_in_takes_the_student_to_the_assignments_lesson(exam):
+    client = Client()
+    response = sign_in(client, exam["student"])
+    assert response.status_code == 302
+    assert response["Location"] == exam["lesson"].get_absolute_url()
+    assert client.get(response["Location"]).status_code == 200
+
+
+def test_signing_in_keeps_a_next_the_assignment_allows_and_replaces_one_it_refuses(exam):
+    trail = reverse("tutor:my_trail", args=[exam["snippet"].block_id])
+    assert sign_in(Client(), exam["student"], trail)["Location"] == trail
+    for refused in (
+        exam["other_lesson"].get_absolute_url(),
+        reverse("course:glossary"),
+        "/nowhere/",
+    ):
+        response = sign_in(Client(), exam["student"], refused)
+        assert response["Location"] == exam["lesson"].get_absolute_url(), refused
+
+
+def test_signing_in_outside_a_window_goes_where_it_always_did(exam):
+    assert sign_in(Client(), exam["outsider"])["Location"] == reverse("tutor:catalogue")
+    other = exam["other_lesson"].get_absolute_url()
+    assert sign_in(Client(), exam["teacher"], other)["Location"] == other
+
+
+def header_links(html: str) -> list[str]:
+    import re
+
+    header = html.split('<header class="site-header">')[1].split("</header>")[0]
+    return re.findall(r'<(?:a|form)\b[^>]*?\b(?:href|action)="([^"]*)"', header)
+
+
+def test_the_header_offers_only_the_assignment_and_signing_out(exam):
+    client = signed_in(exam["student"])
+    page = client.get(exam["lesson"].get_absolute_url()).content.decode()
+    url = exam["lesson"].get_absolute_url()
+    assert header_links(page) == [url, url, reverse("logout")]
+    assert "Closed-book: The exam" in page
+    assert 'role="search"' not in page
+    assert 'aria-label="Breadcrumb"' not in page  # its links (Lessons, the course) are closed too
+    # Every link the header offers opens.
+    assert client.get(url).status_code == 200
+    # After the window, the whole header is back.
+    Assignment.objects.filter(pk=exam["assignment"].pk).update(
+        due_at=timezone.now() - timedelta(seconds=1)
+    )
+    page = signed_in(exam["student"]).get(url).content.decode()
+    assert reverse("course:glossary") in header_links(page)
+    assert 'role="search"' in page
+
+
+def test_the_teacher_and_other_learners_keep_the_whole_header(exam):
+    for user in (exam["teacher"], exam["outsider"]):
+        page = signed_in(user).get(exam["lesson"].get_absolute_url()).content.decode()
+        assert reverse("tutor:my_progress") in header_links(page)
+        assert 'role="search"' in page
+
+
+def test_a_refused_page_says_why_and_links_to_the_assignment(exam):
+    client = signed_in(exam["student"])
+    response = client.get(reverse("tutor:catalogue"))
+    assert response.status_code == 403
+    html = response.content.decode()
+    assert "only “The exam” is open" in html
+    assert "set “The exam” as a closed-book assignment" in html
+    assert f'href="{exam["lesson"].get_absolute_url()}">Go to the assignment: The exam</a>' in html
+    assert header_links(html) == [exam["lesson"].get_absolute_url()] * 2 + [reverse("logout")]

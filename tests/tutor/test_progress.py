@@ -254,3 +254,139 @@ def test_a_learners_run_counts_in_their_progress(lesson_with_items, monkeypatch)
     user = make_user()
     queue_run(code="print(2)", user=user, snippet=first)
     assert LessonProgress.objects.get(user=user, lesson=lesson).runs == 1
+
+
+# Any attempt starts the lesson, even one that does nothing yet ----------------------------
+
+
+def started(user, lesson) -> tuple[int, int]:
+    """(items done, items) on a lesson the learner has started; fails if it is not started."""
+    progress = LessonProgress.objects.get(user=user, lesson=lesson)
+    return progress.items_done, progress.items_total
+
+
+def test_a_wrong_ordering_check_starts_the_lesson_with_nothing_done(lesson_with_items):
+    from tutor.practice.ordering.actions import check_order
+
+    lesson, _, exercise = lesson_with_items
+    user = make_user()
+    attempt = check_order(user=user, exercise=exercise, order=["l4", "l3", "l2", "l1"], unused=[])
+    assert attempt.verdict == OrderingAttempt.Verdict.WRONG
+    assert started(user, lesson) == (0, 3)
+
+
+def test_an_output_check_waiting_for_its_run_starts_the_lesson(lesson_with_items, monkeypatch):
+    from tutor.practice.ordering.actions import check_order
+
+    lesson, _, exercise = lesson_with_items
+    exercise.grading = "output"
+    exercise.save()
+    monkeypatch.setattr(queueing, "enqueue_run", lambda run_id: None)
+    user = make_user()
+    attempt = check_order(user=user, exercise=exercise, order=["l2", "l1", "l3", "l4"], unused=[])
+    assert attempt.verdict == OrderingAttempt.Verdict.PENDING
+    assert started(user, lesson) == (0, 3)
+
+
+def test_a_wrong_prediction_starts_the_lesson_and_counts_as_predicted(lesson_with_items):
+    from tutor.practice.snippet.actions import submit_prediction
+
+    lesson, (first, _), _ = lesson_with_items
+    user = make_user()
+    Run.objects.create(
+        snippet=first, code=first.code, purpose=Run.Purpose.REVEAL, status=Run.Status.OK,
+        stdout="hello\n",
+    )  # fmt: skip
+    prediction, _ = submit_prediction(user=user, snippet=first, text="bye", said_out_loud=False)
+    assert prediction.verdict == Prediction.Verdict.WRONG
+    assert started(user, lesson) == (1, 3)  # a prediction is done once it has its verdict
+
+
+def test_a_prediction_whose_output_never_came_still_starts_the_lesson(
+    lesson_with_items, monkeypatch
+):
+    from tutor.practice.snippet.actions import submit_prediction
+
+    lesson, (first, _), _ = lesson_with_items
+    monkeypatch.setattr(queueing, "enqueue_run", lambda run_id: None)
+    user = make_user()
+    prediction, run = submit_prediction(user=user, snippet=first, text="x", said_out_loud=False)
+    Run.objects.filter(pk=run.pk).update(status=Run.Status.FAILED)  # the sandbox lost it
+    assert prediction.verdict == Prediction.Verdict.PENDING
+    assert started(user, lesson) == (0, 3)
+
+
+def test_saying_i_did_not_get_it_starts_the_lesson(lesson_with_items):
+    from tutor.practice.snippet.actions import record_self_check, submit_prediction
+
+    lesson, (first, _), _ = lesson_with_items
+    Run.objects.create(
+        snippet=first, code=first.code, purpose=Run.Purpose.REVEAL, status=Run.Status.OK,
+        stdout="hello\n",
+    )  # fmt: skip
+    user = make_user()
+    prediction, _ = submit_prediction(user=user, snippet=first, text="", said_out_loud=True)
+    record_self_check(prediction=prediction, got_it=False)
+    assert started(user, lesson) == (1, 3)
+
+
+@pytest.fixture
+def code_exercise(sample_content):
+    from course.kinds.code_exercise import CodeExercise
+
+    return CodeExercise.objects.select_related("block__lesson").get(
+        block__key="write-kv-cache-vram"
+    )
+
+
+def test_a_failed_code_submission_starts_the_lesson_with_nothing_done(code_exercise):
+    from tutor.actions.runs import execute_run
+    from tutor.practice.code_exercise.actions import submit_code
+    from tutor.practice.code_exercise.models import Submission
+
+    lesson, user = code_exercise.block.lesson, make_user()
+    items = lesson.blocks.filter(kind__in=["snippet", "ordering", "code_exercise"]).count()
+    submission = submit_code(user=user, exercise=code_exercise, code="print('no')\n")
+    assert started(user, lesson) == (0, items)  # sent, not yet tested: started already
+    execute_run(run_id=submission.run_id)
+    submission.refresh_from_db()
+    assert submission.verdict == Submission.Verdict.FAILED
+    assert started(user, lesson) == (0, items)
+
+
+def test_a_submission_that_could_not_be_tested_starts_the_lesson(code_exercise, monkeypatch):
+    from tutor.practice.code_exercise.actions import settle_submission, submit_code
+    from tutor.practice.code_exercise.models import Submission
+
+    lesson, user = code_exercise.block.lesson, make_user()
+    monkeypatch.setattr(queueing, "enqueue_run", lambda run_id: None)
+    submission = submit_code(user=user, exercise=code_exercise, code="print('no')\n")
+    Run.objects.filter(pk=submission.run_id).update(status=Run.Status.FAILED)
+    settled = settle_submission(run=Run.objects.get(pk=submission.run_id))
+    assert settled.verdict == Submission.Verdict.NOT_CHECKED
+    assert started(user, lesson)[0] == 0
+
+
+def test_moving_lines_without_checking_does_not_start_the_lesson(lesson_with_items):
+    from tutor.practice.ordering.actions import arrange_lines
+
+    lesson, _, exercise = lesson_with_items
+    user = make_user()
+    arrange_lines(user=user, exercise=exercise, order=["l2", "l1", "l3", "l4"], unused=[])
+    assert not LessonProgress.objects.filter(user=user, lesson=lesson).exists()
+
+
+def test_my_progress_and_the_lesson_say_started_after_a_wrong_check(client, lesson_with_items):
+    from tutor.practice.ordering.actions import check_order
+
+    lesson, _, exercise = lesson_with_items
+    user = make_user()
+    check_order(user=user, exercise=exercise, order=["l4", "l3", "l2", "l1"], unused=[])
+    client.force_login(user)
+    page = client.get(reverse("tutor:my_progress")).content.decode()
+    assert "Not started" not in page
+    assert "Started, 0% done" in page
+    assert "0 of 1 orderings solved" in page
+    assert "Continue where you left off: " + lesson.title in page
+    lesson_page = client.get(lesson.get_absolute_url()).content.decode()
+    assert "Not started" not in lesson_page and "Started, 0% done" in lesson_page

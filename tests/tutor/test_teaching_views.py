@@ -862,6 +862,25 @@ def test_item_analysis_follows_the_lessons_order(client, people):
     assert headings == sorted(headings)
 
 
+def test_a_student_whose_first_check_was_wrong_shows_as_started_with_nothing_done(
+    client, people, lesson
+):
+    """Not "—" nor "No lesson started yet": they tried, and their timeline says so too."""
+    student, cohort = people["student"], people["cohort"]
+    exercise = lesson.blocks.get(key="order-it").ordering_exercise
+    check_order(user=student, exercise=exercise, order=["l4", "l3", "l2", "l1"], unused=[])
+    client.force_login(people["teacher"])
+
+    grid = client.get(reverse("tutor:class_detail", args=[cohort.pk]))
+    row = next(row for row in grid.context["grid"].rows if row.name == "student")
+    assert [cell.text for cell in row.cells] == ["0%"]
+    assert '<td class="cell cell-low">0%</td>' in grid.text
+    timeline = client.get(reverse("tutor:class_student", args=[cohort.pk, student.pk])).text
+    assert "No lesson started yet" not in timeline
+    lessons = timeline.split('id="lessons-heading"')[1].split("</table>")[0]
+    assert "Loops" in lessons and '<span class="cell cell-low">0%</span>' in lessons
+
+
 # Co-teachers ---------------------------------------------------------------------------------
 
 

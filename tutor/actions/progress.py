@@ -21,18 +21,30 @@ def learner_worked(
     failed: bool | None = None,
     later: bool = False,
     counts: bool = False,
+    attempt: bool = False,
 ) -> None:
     """The one call a kind's action makes for what a learner did on a block, inside the
     action's transaction: the teacher's live view records it (`tutor.live.actions.record`:
     `what` in words, `failed`, `later` for a verdict the worker gave), and when it may
     change what counts (`counts`: a verdict, a solved or passed item) the learner's
     progress on the lesson is recounted (`refresh_lesson_progress`, the one function
-    every scoring change goes through). The page's progress badge follows from the view
+    every scoring change goes through); an `attempt` (a check, a submission, whatever its
+    verdict) starts the lesson (`start_lesson`). The page's progress badge follows from the view
     (`tutor.practice.with_lesson_progress`); an assignment's closing is checked before, by
     the view (`tutor.assignments.closing.closed_to`)."""
     live.record(user=user, block=block, what=what, failed=failed, later=later)
     if counts:
         refresh_lesson_progress(user=user, lesson=block.lesson)
+    elif attempt:
+        start_lesson(user=user, lesson=block.lesson)
+
+
+def start_lesson(*, user: AbstractBaseUser, lesson: Lesson) -> None:
+    """An attempt that does nothing yet (a wrong check, a failed submission, one still
+    waiting) still starts the lesson: its progress row is made, 0 of its items done, as
+    `recompute_all_progress` would make it. One query once it exists."""
+    if not LessonProgress.objects.of(user, lesson).exists():
+        refresh_lesson_progress(user=user, lesson=lesson)
 
 
 def refresh_lesson_progress(*, user: AbstractBaseUser, lesson: Lesson) -> LessonProgress:

@@ -1,6 +1,7 @@
 """Closed-book assignments: from opening to due, a student of the class reaches only the
 assignment's own lesson and its items (every other page answers a plain refusal), in one
 session (a new sign-in ends the old one), from the allowed addresses if the teacher listed any.
+Signing in lands on the assignment's lesson, and the site's header offers only it (`header`).
 
 The windows a student is in are kept in their session (read at sign-in, again each
 RECHECK_SECONDS), so a page costs no query for it; a refusal and taking the seat do.
@@ -9,6 +10,7 @@ RECHECK_SECONDS), so a page costs no query for it; a refusal and taking the seat
 import ipaddress
 import time
 from datetime import datetime
+from urllib.parse import urlsplit
 
 from django.apps import apps
 from django.contrib.auth import logout
@@ -18,6 +20,7 @@ from django.db.models import F, OuterRef, Subquery
 from django.db.models.functions import Coalesce
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
+from django.urls import Resolver404, resolve
 from django.utils import timezone
 
 from tutor.assignments.models import Assignment, ClosedBookSeat, Extension
@@ -158,6 +161,40 @@ def signed_in(sender, request: HttpRequest, user, **kwargs) -> None:
             take_seat(request, window, user=user, signing_in=True)
 
 
+def lesson_url(window: dict) -> str:
+    return f"/learn/{window['course']}/{window['slug']}/"
+
+
+def is_open(window: dict, namespace: str, name: str, kwargs: dict) -> bool:
+    """The page is the assignment's lesson or one of its items."""
+    if namespace != "tutor":
+        return False
+    if name == "lesson_detail":
+        return (kwargs.get("course_slug"), kwargs.get("lesson_slug")) == (
+            window["course"],
+            window["slug"],
+        )
+    return lesson_of(name, kwargs) == window["lesson"]
+
+
+def opens(window: dict, url: str) -> bool:
+    """Where signing in would send the student is a page of the assignment's lesson."""
+    try:
+        match = resolve(urlsplit(url).path)
+    except Resolver404:
+        return False
+    return is_open(window, match.namespace, match.url_name or "", match.kwargs)
+
+
+def header(request: HttpRequest) -> dict:
+    """Context processor: while a closed-book window runs, the site's header offers only the
+    assignment and signing out (the middleware found the window: no query)."""
+    window = getattr(request, "closed_book", None)
+    if window is None or not request.user.is_authenticated:
+        return {}
+    return {"closed_book_window": {"title": window["title"], "url": lesson_url(window)}}
+
+
 def refuse(request: HttpRequest, window: dict, why: str, *, user=None) -> HttpResponse:
     ClosedBookSeat.objects.filter(assignment_id=window["pk"], student=user or request.user).update(
         refusals=F("refusals") + 1,
@@ -167,7 +204,7 @@ def refuse(request: HttpRequest, window: dict, why: str, *, user=None) -> HttpRe
     context = {
         "why": why,
         "title": window["title"],
-        "lesson_url": f"/learn/{window['course']}/{window['slug']}/",
+        "lesson_url": lesson_url(window),
         "due": datetime.fromtimestamp(window["due"], tz=timezone.get_current_timezone()),
     }
     return TemplateResponse(
@@ -180,7 +217,21 @@ class ClosedBookMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        return self.get_response(request)
+        response = self.get_response(request)
+        match = request.resolver_match
+        if (
+            request.method == "POST"
+            and match is not None
+            and match.url_name == "login"
+            and response.status_code == 302
+            and request.user.is_authenticated
+        ):
+            # Signed in during a closed-book window: to the assignment's lesson, not to a
+            # page (the home page, by default) that would refuse them.
+            window = running_window(request)
+            if window is not None and not opens(window, response["Location"]):
+                response["Location"] = lesson_url(window)
+        return response
 
     def process_view(self, request: HttpRequest, view_func, view_args, view_kwargs):
         user = getattr(request, "user", None)
@@ -189,6 +240,7 @@ class ClosedBookMiddleware:
         window = running_window(request)
         if window is None:
             return None
+        request.closed_book = window  # the header offers only what is open (header())
         match = request.resolver_match
         name = match.url_name or ""
         if name in ALWAYS_OPEN:
@@ -209,13 +261,7 @@ class ClosedBookMiddleware:
                 "This closed-book assignment is open in another session: sign in again here to move it.",
                 user=user,
             )
-        if match.namespace == "tutor" and name == "lesson_detail":
-            if (view_kwargs.get("course_slug"), view_kwargs.get("lesson_slug")) == (
-                window["course"],
-                window["slug"],
-            ):
-                return None
-        elif match.namespace == "tutor" and lesson_of(name, view_kwargs) == window["lesson"]:
+        if is_open(window, match.namespace, name, view_kwargs):
             return None
         return refuse(
             request, window, f"During this closed-book assignment only “{window['title']}” is open."

@@ -35,7 +35,9 @@ def submit_code(*, user: AbstractBaseUser, exercise: CodeExercise, code: str) ->
     with transaction.atomic():
         save_draft(user=user, exercise=exercise, code=code)
         run = queue_run(code=code, user=user, purpose=Run.Purpose.GRADE)
-        learner_worked(user=user, block=exercise.block, what="submitted — being tested")
+        learner_worked(
+            user=user, block=exercise.block, what="submitted — being tested", attempt=True
+        )
         return Submission.objects.create(
             user=user, exercise=exercise, code=code, run=run, tests_total=exercise.tests.count()
         )

@@ -139,7 +139,8 @@ def check_order(
         )
         arrangement.count_check(verdict, checks=1)
         learner_worked(user=user, block=exercise.block, what=check_words(attempt),
-                       failed=FAILED.get(verdict), counts=verdict == OrderingAttempt.Verdict.SOLVED)  # fmt: skip
+                       failed=FAILED.get(verdict), counts=verdict == OrderingAttempt.Verdict.SOLVED,
+                       attempt=True)  # fmt: skip
     return attempt
 
 

@@ -8,7 +8,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from course.kinds.snippet import Snippet
-from tutor.actions.progress import learner_worked, refresh_lesson_progress
+from tutor.actions.progress import learner_worked, refresh_lesson_progress, start_lesson
 from tutor.actions.runs import lock_learner, queue_run
 from tutor.grading import compare_prediction
 from tutor.models import Run
@@ -145,9 +145,12 @@ def submit_prediction(
         learner_worked(user=user, block=snippet.block, what="said it out loud" if said_out_loud else "predicted", failed=False)
         settled = settle_predictions(predictions=[prediction], run=run)
         # A prediction still waiting for its output counts for nothing yet: whoever gives
-        # it its verdict counts it (one write fewer in a class's reveal burst).
+        # it its verdict counts it (one write fewer in a class's reveal burst). It starts
+        # the lesson, though (a write only the first time, then one query).
         if not settled and prediction.verdict != Prediction.Verdict.PENDING:
             refresh_lesson_progress(user=user, lesson=snippet.block.lesson)
+        elif not settled:
+            start_lesson(user=user, lesson=snippet.block.lesson)
     return prediction, run
 
 
