@@ -260,10 +260,7 @@ class BlockForm(ChecksLikeTheFiles):
     their defaults. Changing the kind is refused while a field of the old kind that the
     new one has not still holds something."""
 
-    kind = forms.ChoiceField(
-        choices=lambda: [(kind.name, kind.label) for kind in kinds.every()],
-        help_text="A new kind's own fields appear here when you save the block with it.",
-    )
+    kind = forms.ChoiceField(choices=lambda: [(kind.name, kind.label) for kind in kinds.every()])
     shown_kinds = ShownKinds(required=False)
 
     def __init__(self, *args, **kwargs):

@@ -481,6 +481,11 @@ def test_a_kinds_boolean_and_choice_are_a_checkbox_and_a_select_saved_as_the_fil
 def test_a_new_blocks_own_fields_appear_when_it_is_saved_with_its_kind(django_app):
     admin = make_admin()
     lesson = make_lesson()
+    # The form "Add another Block" copies says where they will be.
+    note = django_app.get(change_url(lesson), user=admin).html.select_one(
+        "#blocks-empty .kind-fields-note"
+    )
+    assert "appear here when you save the block with its kind" in note.get_text()
     data = shown_fields(django_app, change_url(lesson), admin)
     data.update(
         {
