@@ -302,6 +302,7 @@ class BlockForm(ChecksLikeTheFiles):
             self.data = self.data.copy()
             for key, value in unsent.items():
                 self.data[key] = str(value)
+        self.showing = [kinds.get(name) for name in showing]
         self.fields["shown_kinds"].initial = " ".join(showing)
 
     @property
@@ -344,7 +345,7 @@ class BlockForm(ChecksLikeTheFiles):
         for name, declared in self.row_fields.items():
             if name in keeps or data.get(name) in (declared.default, None, "", [], {}):
                 continue
-            old = next(k for k in kinds.every() if k is not kind and declared in k.row_fields)
+            old = next(k for k in self.showing if k is not kind and declared in k.row_fields)
             self.add_error(
                 name,
                 f"{_a(kind.name)} block has no '{name}': {declared.how_to_clear} to make it "
