@@ -64,7 +64,9 @@ class BlockInline(KeepsTextExactly, nested_admin.NestedStackedInline):
     model = Block
     form = BlockForm
     formset = BlockFormSet
-    fields = [("position", "kind", "key"), "title", "body", "items", "values"]
+    fields = [("position", "kind", "key"), "title", "body"]
+    # Then the kind's own fields, which differ from block to block (BlockForm.own_fieldset).
+    fieldset_template = "admin/course/block_fields.html"
     extra = 0
     ordering = ["position", "pk"]
     # Each kind declares its own (course.kinds.BlockKind.admin_inline).
@@ -91,11 +93,17 @@ class LessonAdmin(nested_admin.NestedModelAdminMixin, ContentAdmin):
     def change_view(self, request, object_id, form_url="", extra_context=None):
         """With links to each block (the inlines are in this order: BlockInline.ordering)."""
         blocks = Block.objects.filter(lesson=object_id).order_by(*BlockInline.ordering)
-        links = [
-            (f"blocks-{i}", f"{block.title or block.key} ({block.kind.replace('_', ' ')})")
-            for i, block in enumerate(blocks.only("kind", "key", "title"))
-        ] if str(object_id).isdigit() else []
-        return super().change_view(request, object_id, form_url, {**(extra_context or {}), "block_links": links})
+        links = (
+            [
+                (f"blocks-{i}", f"{block.title or block.key} ({block.kind.replace('_', ' ')})")
+                for i, block in enumerate(blocks.only("kind", "key", "title"))
+            ]
+            if str(object_id).isdigit()
+            else []
+        )
+        return super().change_view(
+            request, object_id, form_url, {**(extra_context or {}), "block_links": links}
+        )
 
 
 class WritesInPlace:
@@ -111,7 +119,8 @@ class WritesInPlace:
     def formfield_for_foreignkey(self, db_field, request, **kwargs):
         if db_field.name == "block":
             kwargs["queryset"] = Block.objects.filter(
-                kind=self.kind, **{f"{self.model._meta.get_field('block').remote_field.name}__isnull": True}
+                kind=self.kind,
+                **{f"{self.model._meta.get_field('block').remote_field.name}__isnull": True},
             ).select_related("lesson")
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
@@ -126,8 +135,15 @@ class SnippetAdmin(WritesInPlace, ContentAdmin):
     search_fields = ["caption", "code", "block__key"]
     readonly_fields = ["version"]
     fields = [
-        "block", "caption", "language", "code", "stdin", "expected_output", "raises",
-        "run_limits", "version",
+        "block",
+        "caption",
+        "language",
+        "code",
+        "stdin",
+        "expected_output",
+        "raises",
+        "run_limits",
+        "version",
     ]
 
     def view_on_site(self, snippet: Snippet) -> str:

@@ -6,14 +6,13 @@ output's leading empty line, the indentation of an ordering line, and bump the s
 version. Text fields here keep every character, and read CRLF as a line break.
 """
 
-import re
-
 from django import forms
+from django.contrib.admin.helpers import Fieldset
+from django.core.exceptions import ImproperlyConfigured
 from django.db import models
 from nested_admin.formsets import NestedInlineFormSetMixin
 
 from course import kinds
-from course.content_files.errors import did_you_mean
 from course.content_files.reader import (
     COURSE_FIELDS,
     LESSON_FIELDS,
@@ -23,6 +22,7 @@ from course.content_files.reader import (
 )
 from course.kinds.fields import (
     Choice,
+    ExactText,
     Field,
     Limits,
     Name,
@@ -32,37 +32,6 @@ from course.kinds.fields import (
 )
 from course.learner_work import learner_work
 from course.models import GlossaryTerm
-
-_LINE_BREAK = re.compile(r"\r\n?")
-
-
-class ExactText(forms.CharField):
-    """Text kept as typed: no stripping; a textarea's CRLF (and CR) is a line break."""
-
-    def __init__(self, *, strip: bool = False, **kwargs):
-        super().__init__(strip=strip, **kwargs)
-
-    @property
-    def multiline(self) -> bool:
-        return isinstance(self.widget, forms.Textarea)
-
-    def to_python(self, value):
-        value = super().to_python(value)
-        if isinstance(value, str) and self.multiline:
-            value = _LINE_BREAK.sub("\n", value)
-        return value
-
-    def as_sent(self, value: str) -> str:
-        """`value` as a browser sends it back from this field, read by `to_python`: a
-        textarea turns every CR into a line break, a one-line input drops line breaks."""
-        if self.multiline:
-            return _LINE_BREAK.sub("\n", value)
-        return value.replace("\r", "").replace("\n", "")
-
-    def has_changed(self, initial, data) -> bool:
-        if self.disabled:
-            return False
-        return self.as_sent(initial or "") != (self.to_python(data) or "")
 
 
 class ContentForm(forms.ModelForm):
@@ -172,7 +141,9 @@ class BlockFormSet(ContentFormSet):
                         f"block, or delete its {owner.noun}",
                     )
                 elif owner is kind and not present:
-                    form.add_error("kind", f"{_a(kind.name)} block needs its {kind.noun}: add it below")
+                    form.add_error(
+                        "kind", f"{_a(kind.name)} block needs its {kind.noun}: add it below"
+                    )
 
 
 def _valid(formset) -> bool:
@@ -195,10 +166,12 @@ def _rows(formset) -> list[dict]:
             continue
         if form.instance.pk is None and not form.has_changed():
             continue  # an empty extra form: nothing is saved
-        rows.append({
-            **data,
-            **{_relation(f): _rows(f) for f in getattr(form, "nested_formsets", [])},
-        })
+        rows.append(
+            {
+                **data,
+                **{_relation(f): _rows(f) for f in getattr(form, "nested_formsets", [])},
+            }
+        )
     return rows
 
 
@@ -262,12 +235,82 @@ class ChecksLikeTheFiles(ContentForm):
         return data
 
 
+class ShownKinds(forms.CharField):
+    """Hidden: the kinds whose own fields the page shows. A field the page did not show
+    (a new block's, or the fields of a kind just chosen) was not sent: it keeps its value.
+    It always shows the kinds the form shows now, whatever was sent."""
+
+    widget = forms.HiddenInput
+
+    def bound_data(self, data, initial):
+        return initial
+
+    def has_changed(self, initial, data) -> bool:
+        return False
+
+
 class BlockForm(ChecksLikeTheFiles):
-    """A block whose kind keeps everything on the Block row is checked whole here, as the
+    """A block and the fields its kind keeps on the Block row, one form field each (the
+    kind's declared fields, `BlockKind.row_fields`), shown under title and body.
+
+    A block whose kind keeps everything on the Block row is checked whole here, as the
     files check it (`check_block`: each field, then the kind's checks across fields); one
-    with rows of its own has its title and body checked here, the rest by BlockFormSet."""
+    with rows of its own has its title and body checked here, the rest by BlockFormSet.
+    A new kind's fields appear once the block is saved with it; until then they have
+    their defaults. Changing the kind is refused while a field of the old kind that the
+    new one has not still holds something."""
 
     kind = forms.ChoiceField(choices=lambda: [(kind.name, kind.label) for kind in kinds.every()])
+    shown_kinds = ShownKinds(required=False)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        known = set(kinds.names())
+        stored = self.instance.kind if self.instance.pk and self.instance.kind in known else None
+        if self.is_bound:
+            sent = [
+                name
+                for name in self.data.get(self.add_prefix("shown_kinds"), "").split()
+                if name in known
+            ]
+            chosen = self.data.get(self.add_prefix("kind"))
+        else:
+            sent, chosen = [stored] if stored else [], stored
+        showing = list(dict.fromkeys([*([chosen] if chosen in known else []), *sent]))
+        stored_values = kinds.get(stored).values_of(self.instance) if stored else {}
+        was_sent = {field.name for name in sent for field in kinds.get(name).row_fields}
+        self.row_fields: dict[str, Field] = {}
+        unsent = {}
+        for name in showing:
+            for declared in kinds.get(name).row_fields:
+                if declared.name in self.row_fields:
+                    continue
+                if declared.name in self.fields:
+                    raise ImproperlyConfigured(
+                        f"the {name} kind's field '{declared.name}' has the name of a block's own field"
+                    )
+                value = stored_values.get(declared.name, declared.default)
+                self.fields[declared.name] = declared.form_field(value)
+                self.initial[declared.name] = value
+                self.row_fields[declared.name] = declared
+                if self.is_bound and declared.name not in was_sent:
+                    unsent[self.add_prefix(declared.name)] = self.fields[
+                        declared.name
+                    ].prepare_value(value)
+        if unsent:
+            # Read as if sent unchanged: the value it keeps, which the form then shows.
+            self.data = self.data.copy()
+            for key, value in unsent.items():
+                self.data[key] = str(value)
+        self.showing = [kinds.get(name) for name in showing]
+        self.fields["shown_kinds"].initial = " ".join(showing)
+
+    @property
+    def own_fieldset(self) -> Fieldset | None:
+        """The kind's own fields, for the lesson page's block (templates/admin/course/block_fields.html)."""
+        if not self.row_fields:
+            return None
+        return Fieldset(self, fields=list(self.row_fields), classes=("kind-fields",))
 
     def file_fields(self, data):
         if data.get("kind") not in kinds.names():
@@ -280,25 +323,42 @@ class BlockForm(ChecksLikeTheFiles):
 
     def clean(self):
         data = super().clean()
+        for name in self.row_fields:
+            if name in data and name not in self.changed_data:
+                data[name] = self.initial[name]  # as stored, even what a field cannot show
         kind = kinds.get(data["kind"]) if data.get("kind") in kinds.names() else None
-        if kind is None or kind.content_models or self.errors:
+        if kind is None:
             return data
-        named = data.get("values")
-        if named not in (None, {}) and not isinstance(named, dict):
-            self.add_error("values", "the kind's values must be names with values, like {\"shuffle\": true}")
+        self.check_kind_keeps(kind, data)
+        if kind.content_models or self.errors:
             return data
-        own = [field.name for field in kind.named_fields]
-        for name in named or {}:
-            if name not in own:
-                hint = did_you_mean(name, own) or (
-                    f" (its fields: {', '.join(own)})" if own else f" ({_a(kind.name)} block keeps none)"
-                )
-                self.add_error("values", f"unknown field '{name}' in {self.what}{hint}")
-        places = {"title": "title", "body": "body", kind.items_field: "items"}
-        for field, messages in check_block(kind, kind.values_from_admin(data, {}), _glossary()).items():
+        for field, messages in check_block(
+            kind, kind.values_from_admin(data, {}), _glossary()
+        ).items():
             for message in messages:
-                self.add_error(places.get(field, "values" if field else None), message)
+                self.add_error(field if field in self.fields else None, message)
         return data
+
+    def check_kind_keeps(self, kind, data) -> None:
+        """Nothing a field of the block's old kind holds is lost when its kind changes."""
+        keeps = {field.name for field in kind.row_fields}
+        for name, declared in self.row_fields.items():
+            if name in keeps or data.get(name) in (declared.default, None, "", [], {}):
+                continue
+            old = next(k for k in self.showing if k is not kind and declared in k.row_fields)
+            self.add_error(
+                name,
+                f"{_a(kind.name)} block has no '{name}': {declared.how_to_clear} to make it "
+                f"{_a(kind.name)} block, or keep it {_a(old.name)} block",
+            )
+
+    def save(self, commit=True):
+        kind = kinds.get(self.cleaned_data["kind"])
+        columns = kind.block_columns(
+            {name: self.cleaned_data[name] for name in self.row_fields if name in self.cleaned_data}
+        )
+        self.instance.items, self.instance.values = columns["items"], columns["values"]
+        return super().save(commit)
 
 
 class CourseForm(ChecksLikeTheFiles):

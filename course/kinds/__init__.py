@@ -83,7 +83,10 @@ class BlockKind:
         """The kind's wrong examples, and one every kind has (a glossary link to no term)."""
         return (
             *self.wrong_examples,
-            ({"body": "See [[no-such-term]]."}, "glossary link '[[no-such-term]]' points at no term"),
+            (
+                {"body": "See [[no-such-term]]."},
+                "glossary link '[[no-such-term]]' points at no term",
+            ),
         )
 
     @property
@@ -109,13 +112,21 @@ class BlockKind:
     # -- the rows
 
     @property
+    def row_fields(self) -> tuple[Field, ...]:
+        """The fields the Block row keeps besides title and body: the items field and the
+        named values, in declared order (none for a kind with rows of its own). The admin
+        shows one form field for each (`Field.form_field`)."""
+        if self.content_models:
+            return ()
+        return tuple(field for field in self.fields if field.name not in ("title", "body"))
+
+    @property
     def named_fields(self) -> tuple[Field, ...]:
         """The fields kept in Block.values by name (none for a kind with rows of its own)."""
         if self.content_models:
             return ()
         return tuple(
-            field for field in self.fields
-            if field.name not in ("title", "body", self.items_field)
+            field for field in self.fields if field.name not in ("title", "body", self.items_field)
         )
 
     def block_columns(self, values: dict[str, Any]) -> dict[str, Any]:
@@ -140,16 +151,15 @@ class BlockKind:
 
     def values_from_admin(self, block: dict[str, Any], rows: dict[str, list[dict]]) -> dict | None:
         """What the admin's forms hold, by content-file field name, for `read` to check as
-        the files are checked (`course.forms`): `block` is the block form's data, `rows` the
-        kind's own inline rows by relation name (each its form's data, its own inlines'
-        rows under their relation names). None when a row the kind needs is missing (the
-        admin says so itself). A kind with rows of its own gives the inverse of `store`."""
+        the files are checked (`course.forms`): `block` is the block form's data (each of
+        `row_fields` under its own name), `rows` the kind's own inline rows by relation
+        name (each its form's data, its own inlines' rows under their relation names).
+        None when a row the kind needs is missing (the admin says so itself). A kind with
+        rows of its own gives the inverse of `store`."""
         values = {"title": block.get("title") or "", "body": block.get("body") or ""}
-        if self.items_field:
-            values[self.items_field] = block.get("items")
-        named = block.get("values")
-        if isinstance(named, dict):
-            values.update({name: value for name, value in named.items() if name not in values})
+        values.update(
+            {field.name: block[field.name] for field in self.row_fields if field.name in block}
+        )
         return values
 
     def content_of(self, block) -> models.Model | None:

@@ -5,14 +5,21 @@ A block kind lists its fields; so do courses, lessons and glossary terms. The re
 `read`, the exporter calls `write`; what a field holds in between is plain Python (text,
 lists, dicts), the same value the database keeps. Values read from a file carry the line
 they came from (`Lined`), which checks across fields use to point at the right line.
+
+A field also says how the admin edits it, when it is one a block keeps on its row
+(`form_field`, as Wagtail's FieldBlock gives its form field): a checkbox for a Boolean, a
+select for a Choice, a text box for Text, one line per entry for a TextList, JSON for the
+rest. What the form field gives is checked by `read`, as a file's value is.
 """
 
+import json
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from django import forms
 from django.db import models
 
 from course.content_files.errors import did_you_mean
@@ -55,6 +62,67 @@ class LinedDict(dict):
         return self.lines.get(name, self.line)
 
 
+_LINE_BREAK = re.compile(r"\r\n?")
+
+
+class ExactText(forms.CharField):
+    """Text kept as typed: no stripping; a textarea's CRLF (and CR) is a line break."""
+
+    def __init__(self, *, strip: bool = False, **kwargs):
+        super().__init__(strip=strip, **kwargs)
+
+    @property
+    def multiline(self) -> bool:
+        return isinstance(self.widget, forms.Textarea)
+
+    def to_python(self, value):
+        value = super().to_python(value)
+        if isinstance(value, str) and self.multiline:
+            value = _LINE_BREAK.sub("\n", value)
+        return value
+
+    def as_sent(self, value: str) -> str:
+        """`value` as a browser sends it back from this field, read by `to_python`: a
+        textarea turns every CR into a line break, a one-line input drops line breaks."""
+        if self.multiline:
+            return _LINE_BREAK.sub("\n", value)
+        return value.replace("\r", "").replace("\n", "")
+
+    def has_changed(self, initial, data) -> bool:
+        if self.disabled:
+            return False
+        return self.as_sent(initial or "") != (self.to_python(data) or "")
+
+
+class Lines(ExactText):
+    """A list of texts, one a line; blank lines hold nothing and are left out."""
+
+    widget = forms.Textarea
+
+    def prepare_value(self, value):
+        if isinstance(value, list):
+            return "\n".join(str(entry) for entry in value)
+        return value
+
+    def to_python(self, value) -> list[str]:
+        text = super().to_python(value) or ""
+        return [line for line in text.split("\n") if line.strip()]
+
+    def has_changed(self, initial, data) -> bool:
+        return self.to_python(self.prepare_value(initial) or "") != self.to_python(data)
+
+
+class Json(forms.JSONField):
+    """JSON, laid out on several lines to be edited, in a box as wide as a body's."""
+
+    widget = forms.Textarea(attrs={"class": "vLargeTextField"})
+
+    def prepare_value(self, value):
+        if isinstance(value, forms.fields.InvalidJSONInput):
+            return value
+        return json.dumps(value, ensure_ascii=False, indent=2)
+
+
 def describe(value) -> str:
     if isinstance(value, bool):
         return "true/false"
@@ -72,11 +140,7 @@ def describe(value) -> str:
 
 
 def is_slug(value: str) -> bool:
-    return (
-        0 < len(value) <= SLUG_MAX_LENGTH
-        and value[0] != "-"
-        and set(value) <= _SLUG_CHARACTERS
-    )
+    return 0 < len(value) <= SLUG_MAX_LENGTH and value[0] != "-" and set(value) <= _SLUG_CHARACTERS
 
 
 def check_fields(reading: Reading, mapping: YamlMap, allowed: Sequence[str], what: str) -> None:
@@ -92,10 +156,35 @@ def check_fields(reading: Reading, mapping: YamlMap, allowed: Sequence[str], wha
 class Field(ABC):
     name: str
     required: bool = False
+    verbose_name: str = ""  # how the admin labels it; from the name if not given
+    help_text: str = ""  # what the admin says under it; a default for its type if not given
 
     @property
     def default(self) -> Any:
         return None
+
+    # -- how the admin edits it (a block's field kept on its row)
+
+    @property
+    def form_label(self) -> str:
+        return self.verbose_name or self.name.replace("_", " ").capitalize()
+
+    @property
+    def form_help(self) -> str:
+        return "In JSON, as the content files write it in YAML."
+
+    def form_field(self, stored: Any = None) -> forms.Field:
+        """The admin's form field for it; `stored` is the value the block keeps (a choice
+        no longer among the options is still offered, so an unchanged Save keeps it and
+        the check says what is wrong). What it gives is checked by `read`, not by it."""
+        return Json(
+            required=False, label=self.form_label, help_text=self.help_text or self.form_help
+        )
+
+    @property
+    def how_to_clear(self) -> str:
+        """What the admin does to give it its default: "empty it", "untick it"."""
+        return "empty it"
 
     def read(self, reading: Reading, mapping: YamlMap, what: str) -> Any:
         if self.name not in mapping:
@@ -137,13 +226,20 @@ class Text(Field):
         if self.required and not value.strip():
             reading.error(line, f"'{self.name}' must not be empty")
         if "\x00" in value:
-            reading.error(line, f"'{self.name}' holds a NUL character (\\0), which no text may hold")
+            reading.error(
+                line, f"'{self.name}' holds a NUL character (\\0), which no text may hold"
+            )
         limit = self.model_field.max_length if self.model_field is not None else None
         if limit and len(value) > limit:
             reading.error(line, f"'{self.name}' is {len(value)} characters long; at most {limit}")
         if self.markdown:
             reading.markdown(mapping, self.name, value)
         return Lined.at(value, line)
+
+    def form_field(self, stored: Any = None) -> forms.Field:
+        widget = forms.Textarea if self.markdown or self.quoted else forms.TextInput
+        help_text = self.help_text or ("Markdown." if self.markdown else "")
+        return ExactText(required=False, widget=widget, label=self.form_label, help_text=help_text)
 
     def write(self, value: str) -> str | None:
         if value == self.fallback and not self.always:
@@ -201,6 +297,22 @@ class Choice(Field):
             return self.options[0] if self.options else ""
         return self.model_field.default
 
+    def form_field(self, stored: Any = None) -> forms.Field:
+        options = [(choice, choice) for choice in self.choices]
+        if stored is not None and stored not in self.choices:
+            options.append((stored, f"{stored} (not one of its options)"))
+        return forms.CharField(
+            required=False,
+            strip=False,
+            widget=forms.Select(choices=options),
+            label=self.form_label,
+            help_text=self.help_text,
+        )
+
+    @property
+    def how_to_clear(self) -> str:
+        return f"choose '{self.default}'"
+
     def read_value(self, reading: Reading, mapping: YamlMap, what: str) -> str:
         value = mapping[self.name]
         if value in self.choices:
@@ -246,6 +358,13 @@ class Boolean(Field):
     @property
     def default(self) -> bool:
         return self.fallback
+
+    def form_field(self, stored: Any = None) -> forms.Field:
+        return forms.BooleanField(required=False, label=self.form_label, help_text=self.help_text)
+
+    @property
+    def how_to_clear(self) -> str:
+        return "tick it" if self.fallback else "untick it"
 
     def read_value(self, reading: Reading, mapping: YamlMap, what: str) -> bool:
         value = mapping[self.name]
@@ -345,6 +464,10 @@ class TextList(Field):
     def default(self) -> list:
         return []
 
+    def form_field(self, stored: Any = None) -> forms.Field:
+        help_text = self.help_text or f"One {self.item} a line, in order."
+        return Lines(required=False, label=self.form_label, help_text=help_text)
+
     def read_value(self, reading: Reading, mapping: YamlMap, what: str) -> list[str]:
         items = read_list(reading, mapping, self.name)
         if self.required and not items and isinstance(mapping[self.name], list):
@@ -378,6 +501,16 @@ class Items(Field):
     def names(self) -> list[str]:
         return [f.name for f in self.fields]
 
+    @property
+    def form_help(self) -> str:
+        described = ", ".join(
+            f'"{sub.name}"'
+            + (" (required)" if sub.required else "")
+            + (" (Markdown)" if isinstance(sub, Text) and sub.markdown else "")
+            for sub in self.fields
+        )
+        return f"In JSON: a list of {self.item}s, each with {described}."
+
     def read_value(self, reading: Reading, mapping: YamlMap, what: str) -> list[LinedDict]:
         items = read_list(reading, mapping, self.name)
         if self.required and not items and isinstance(mapping[self.name], list):
@@ -385,7 +518,9 @@ class Items(Field):
         result = []
         for entry, line in zip(items, items.lines, strict=True):
             if not isinstance(entry, YamlMap):
-                reading.error(line, f"each {self.item} must be a set of fields, not {describe(entry)}")
+                reading.error(
+                    line, f"each {self.item} must be a set of fields, not {describe(entry)}"
+                )
                 continue
             check_fields(reading, entry, self.names, f"{self.article} {self.item}")
             values = LinedDict()
@@ -440,7 +575,9 @@ class Limits(Field):
                 hint = did_you_mean(name, self.names) or f" (limits: {', '.join(self.names)})"
                 reading.error(at, f"unknown limit '{name}'{hint}")
             elif isinstance(number, bool) or not isinstance(number, int | float) or number <= 0:
-                reading.error(at, f"limit '{name}' must be a positive number, not {describe(number)}")
+                reading.error(
+                    at, f"limit '{name}' must be a positive number, not {describe(number)}"
+                )
             else:
                 limits[name] = number
         return limits

@@ -13,8 +13,9 @@ from ruamel.yaml import YAML
 from course import kinds
 from course.content_files.errors import ContentErrors
 from course.content_files.importer import import_content
-from course.content_files.reader import read_content
+from course.content_files.reader import check_block, read_content
 from course.models import Block, Lesson
+from tests.course.test_admin_lesson_page import block_errors, errors_on
 from tests.factories import make_admin
 
 pytestmark = pytest.mark.django_db
@@ -25,6 +26,29 @@ WRONG = [
     pytest.param(kind.name, n, id=f"{kind.name}-{n}")
     for kind in kinds.every()
     for n in range(len(kind.wrong))
+]
+
+
+def typed_in(kind, n: int) -> bool:
+    """Whether a person can type each value a wrong example changes into the block's own
+    fields on the admin page: a checkbox cannot hold 'yes' (that one is refused when it
+    is stored, in the test above), nor can a snippet's fields, which are rows of its own."""
+    changes, _ = kind.wrong[n]
+    for name, value in changes.items():
+        if name not in {"title", "body"} | {field.name for field in kind.row_fields}:
+            return False
+        field = kind.field(name).form_field(value)
+        sent = {"box": str(field.prepare_value(value))}
+        if field.clean(field.widget.value_from_datadict(sent, {}, "box")) != value:
+            return False
+    return True
+
+
+TYPED = [
+    pytest.param(kind.name, n, id=f"{kind.name}-{n}")
+    for kind in kinds.every()
+    for n in range(len(kind.wrong))
+    if typed_in(kind, n)
 ]
 
 
@@ -102,47 +126,36 @@ def test_what_the_files_refuse_the_admin_refuses_with_the_same_words(tmp_path, d
     assert kind.values_of(Block.objects.get(key="the-block")) == stored
 
 
-class _OneRightOption(kinds.BlockKind):
-    def check(self, reading, values):
-        right = [option for option in values["options"] if option["right"]]
-        if len(right) != 1:
-            reading.error(None, f"exactly one option must be right, not {len(right)}")
+@pytest.mark.parametrize(("name", "n"), TYPED)
+def test_what_the_files_refuse_typed_into_a_blocks_fields_the_admin_refuses_on_that_field(
+    tmp_path, django_app, name, n
+):
+    kind = kinds.get(name)
+    changes, message = kind.wrong[n]
+    wrong, _ = changed(kind, n)
+    import_content(read_content(write_content(tmp_path / "right", name, kind.example)))
+    stored = kind.values_of(Block.objects.get(key="the-block"))
+    admin = make_admin()
+    url = reverse("admin:course_lesson_change", args=[Lesson.objects.get(slug="lesson-one").pk])
+    form = django_app.get(url, user=admin).forms["lesson_form"]
+    for field, value in changes.items():
+        box = form[f"blocks-0-{field}"]
+        if isinstance(value, bool):
+            box.checked = value
+        else:
+            box.force_value(str(kind.field(field).form_field(value).prepare_value(value)))
 
+    page = form.submit("_save", user=admin)
 
-@pytest.fixture
-def quiz_kind():
-    """A kind with named values (a boolean, a choice) and a rule across fields, kept on
-    the Block row with no code of its own for storing them."""
-    from course.kinds.fields import Boolean, Choice, Items, Text
-
-    kind = _OneRightOption(
-        name="quiz",
-        label="Quiz",
-        template="course/blocks/prose.html",
-        fields=(
-            *kinds.common_fields(),
-            Items(
-                "options",
-                required=True,
-                item="option",
-                fields=(Text("text", required=True), Boolean("right")),
-            ),
-            Boolean("shuffle", fallback=True),
-            Choice("layout", options=("list", "grid")),
-        ),
-        example={"options": [{"text": "Yes", "right": True}, {"text": "No"}], "layout": "grid"},
-        wrong_examples=(
-            (
-                {"options": [{"text": "Yes", "right": True}, {"text": "No", "right": True}]},
-                "exactly one option must be right, not 2",
-            ),
-            ({"layout": "table"}, "unknown layout 'table' (one of: list, grid)"),
-            ({"shuffle": "yes"}, "'shuffle' must be true or false, not text"),
-        ),
-    )
-    kinds.register(kind)
-    yield kind
-    del kinds._kinds["quiz"]
+    assert page.status_code == 200
+    # Where the files' check puts it: on the field it names, or on the block as a whole.
+    [place] = [
+        field
+        for field, messages in check_block(kind, wrong, set()).items()
+        if any(message in said for said in messages)
+    ]
+    assert message in (errors_on(page, 0, place) if place else block_errors(page, 0))
+    assert kind.values_of(Block.objects.get(key="the-block")) == stored
 
 
 def test_named_values_are_kept_on_the_block_and_written_back(tmp_path, quiz_kind):
@@ -161,5 +174,15 @@ def test_a_kind_with_named_values_is_refused_by_the_admin_as_by_the_files(
     tmp_path, django_app, quiz_kind, n
 ):
     test_what_the_files_refuse_the_admin_refuses_with_the_same_words(
+        tmp_path, django_app, "quiz", n
+    )
+
+
+@pytest.mark.parametrize("n", [0, 1])
+def test_a_kind_with_named_values_is_refused_on_the_field_typed_in_as_by_the_files(
+    tmp_path, django_app, quiz_kind, n
+):
+    assert typed_in(quiz_kind, n)
+    test_what_the_files_refuse_typed_into_a_blocks_fields_the_admin_refuses_on_that_field(
         tmp_path, django_app, "quiz", n
     )
