@@ -957,6 +957,49 @@ def test_a_poll_woken_by_the_output_waits_for_the_verdict_and_brings_the_badge(
     assert "50% done" in badge_of(html)
 
 
+def test_a_poll_gives_the_verdict_itself_when_the_worker_never_does(
+    client, learner, snippet, settings, monkeypatch
+):
+    """The output is saved but no verdict comes (the worker died in between, or settled
+    before this prediction was saved): the poll gives it rather than leave it pending."""
+    settings.RUN_LONG_POLL_SECONDS = 5
+    make_snippet(snippet.block.lesson)
+    make_run(snippet, purpose=Run.Purpose.REVEAL, stdout=OUTPUT)
+    prediction = make_prediction(learner, snippet, text=OUTPUT, verdict=Prediction.Verdict.PENDING)
+    from tutor import run_notices
+
+    monkeypatch.setattr(run_notices, "wait", lambda run_id, is_final, timeout: is_final())
+    html = client.get(
+        reverse("tutor:prediction_detail", args=[prediction.pk]), **HX
+    ).content.decode()
+    assert "Spot on" in html
+    assert "50% done" in badge_of(html)
+    prediction.refresh_from_db()
+    assert prediction.verdict == Prediction.Verdict.RIGHT
+
+
+def test_a_reveal_the_worker_finished_before_the_prediction_was_saved_gives_it_its_verdict(
+    learner, snippet, monkeypatch
+):
+    """The worker finishes the shared reveal run, and settles the predictions waiting then,
+    between the click finding the run and saving its prediction: the click settles its own
+    (it stayed "Started, 0% done" beside a given answer, under load)."""
+    from tutor.practice.snippet import actions
+
+    found = actions.reveal_run
+
+    def the_worker_finishes_it_meanwhile(*, snippet):
+        run = found(snippet=snippet)
+        execute_run(run_id=run.pk)  # the output, and no prediction waiting yet
+        return run  # as the click read it: still queued
+
+    monkeypatch.setattr(actions, "reveal_run", the_worker_finishes_it_meanwhile)
+    prediction, run = actions_submit(learner, snippet)
+    assert prediction.verdict == Prediction.Verdict.RIGHT
+    assert Prediction.objects.get().verdict == Prediction.Verdict.RIGHT
+    assert LessonProgress.objects.get(user=learner).predictions_right == 1
+
+
 def test_the_worker_announces_again_once_the_verdicts_are_given(learner, snippet, monkeypatch):
     prediction, run = actions_submit(learner, snippet)
     from tutor import run_notices

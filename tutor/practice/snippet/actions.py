@@ -143,6 +143,11 @@ def submit_prediction(
             prediction.is_first = False
             prediction.save()
         learner_worked(user=user, block=snippet.block, what="said it out loud" if said_out_loud else "predicted", failed=False)
+        # The run as it is now, locked: the worker may have finished it since reveal_run
+        # read it, and settled every prediction waiting then -- not this one, not yet
+        # saved. Read under the lock, either it is final (settled here) or the worker's
+        # final save waits for this commit, and its settling then finds this prediction.
+        run = Run.objects.select_for_update().get(pk=run.pk)
         settled = settle_predictions(predictions=[prediction], run=run)
         # A prediction still waiting for its output counts for nothing yet: whoever gives
         # it its verdict counts it (one write fewer in a class's reveal burst). It starts

@@ -81,7 +81,9 @@ def wait_for(run: Run, *, seconds: float | None = None) -> Run:
 
 def long_poll_seconds(request: HttpRequest) -> float:
     """A GET from the polling panel waits for the worker's notice; other GETs do not."""
-    return settings.RUN_LONG_POLL_SECONDS if request.method == "GET" and wants_partial(request) else 0
+    return (
+        settings.RUN_LONG_POLL_SECONDS if request.method == "GET" and wants_partial(request) else 0
+    )
 
 
 def render_partial(
@@ -92,9 +94,7 @@ def render_partial(
     return TemplateResponse(request, f"{TEMPLATE}#{partial}", context, status=status)
 
 
-def refuse(
-    request: HttpRequest, snippet: Snippet, message: str, *, status: int
-) -> HttpResponse:
+def refuse(request: HttpRequest, snippet: Snippet, message: str, *, status: int) -> HttpResponse:
     """A clear message: into the snippet's message line for htmx, on a small page otherwise."""
     if wants_partial(request):
         return refusal(request, message, into=f"snippet-{snippet.block.key}-message", status=status)
@@ -175,16 +175,24 @@ def answer_response(request: HttpRequest, prediction: Prediction) -> HttpRespons
         return redirect(snippet_url(snippet))
     practice = practice_of(request.user, snippet)
     reveal = practice.reveal
-    if practice.waiting and reveal and wait_for(reveal, seconds=long_poll_seconds(request)).is_final:
+    if (
+        practice.waiting
+        and reveal
+        and wait_for(reveal, seconds=long_poll_seconds(request)).is_final
+    ):
         practice = practice_of(request.user, snippet)
     if practice.answer_known and verdict_pending(practice.prediction):
         # The worker announces the output, then gives the verdicts, then announces again:
         # wait for that, so the badge this answer brings counts the prediction.
-        run_notices.wait(
+        settled_by_worker = run_notices.wait(
             practice.reveal.pk,
             lambda: not verdict_pending(practice.prediction, fresh=True),
             long_poll_seconds(request),
         )
+        if not settled_by_worker:
+            # No verdict from the worker (it died between the output and the verdicts):
+            # the output is known, so this request gives it (whoever is second does nothing).
+            settle_predictions(predictions=[practice.prediction], run=practice.reveal)
         practice = practice_of(request.user, snippet)
     response = render_partial(request, "snippet-answer", practice)
     return with_lesson_progress(request, response, snippet.block.lesson)
@@ -255,7 +263,11 @@ def run_create(request: HttpRequest, snippet_id: int) -> HttpResponse:
     try:
         if own_prediction.strip():
             run = run_own_version(
-                user=request.user, snippet=snippet, code=code, stdin=stdin, prediction=own_prediction
+                user=request.user,
+                snippet=snippet,
+                code=code,
+                stdin=stdin,
+                prediction=own_prediction,
             )
         else:
             run = queue_run(code=code, stdin=stdin, user=request.user, snippet=snippet)
@@ -264,7 +276,9 @@ def run_create(request: HttpRequest, snippet_id: int) -> HttpResponse:
             return refuse(request, snippet, str(refusal), status=429)
         messages.warning(request, str(refusal))
         return redirect(snippet_url(snippet))
-    trail.record_moment(user=request.user, block=snippet.block, what=trail.RUN, code=code, carried=request.POST)
+    trail.record_moment(
+        user=request.user, block=snippet.block, what=trail.RUN, code=code, carried=request.POST
+    )
     wait_for(run)
     if not wants_partial(request):
         return redirect(snippet_url(snippet, run=run.pk))
