@@ -119,6 +119,25 @@ def person(lms):
     return lambda sub: Person(lms, sub)
 
 
+def learner_course(fake: fake_lms.FakeLms, lesson) -> str:
+    """An LMS course "Physics 101" with one learner, Sam (s1), and a link "l1" to the
+    lesson, made by the LMS itself (no Deep Linking, no gradebook column)."""
+    fake.contexts["c1"] = "Physics 101"
+    fake.add_person("s1", "Sam Student", c1=LEARNER)
+    fake.links["l1"] = {
+        "context": "c1",
+        "title": "Caches",
+        "custom": {"parsnip_lesson": str(lesson.pk)},
+        "lineitem": None,
+    }
+    return "l1"
+
+
+@pytest.fixture
+def course(lms, registered, lesson):
+    return learner_course(lms, lesson)
+
+
 @pytest.fixture
 def course_with_link(lms, registered, lesson, person):
     """An LMS course whose teacher added the lesson through Deep Linking."""

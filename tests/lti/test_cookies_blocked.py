@@ -9,7 +9,6 @@ from django.contrib.auth.models import User
 from requests.adapters import HTTPAdapter
 
 from lti import cookies
-from tests.lti.fake_lms import LEARNER
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -21,19 +20,6 @@ class BlocksEveryCookie(HTTPAdapter):
     def build_response(self, req, resp):
         del resp._original_response.msg["Set-Cookie"]
         return super().build_response(req, resp)
-
-
-@pytest.fixture
-def course(lms, registered, lesson):
-    lms.contexts["c1"] = "Physics 101"
-    lms.add_person("s1", "Sam Student", c1=LEARNER)
-    lms.links["l1"] = {
-        "context": "c1",
-        "title": "Caches",
-        "custom": {"parsnip_lesson": str(lesson.pk)},
-        "lineitem": None,
-    }
-    return "l1"
 
 
 def in_a_frame(someone, *, cookies_blocked: bool):

@@ -12,7 +12,7 @@ from course.models import Lesson
 from lti import grades
 from tests.browser.conftest import inline_worker  # noqa: F401 (a fixture)
 from tests.factories import make_admin
-from tests.lti.conftest import register
+from tests.lti.conftest import learner_course, register
 from tests.lti.fake_lms import INSTRUCTOR, LEARNER
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -133,14 +133,7 @@ def test_a_browser_that_keeps_no_parsnip_cookie_in_the_lms_frame_opens_it_in_a_n
     lms.tool_login_url = live_server.url + reverse("lti:login", args=[registration.uuid])
     lms.tool_launch_url = live_server.url + reverse("lti:launch")
     lms.tool_jwks_url = live_server.url + reverse("lti:jwks")
-    lms.contexts["c1"] = "Physics 101"
-    lms.add_person("s1", "Sam Student", c1=LEARNER)
-    lms.links["l1"] = {
-        "context": "c1",
-        "title": "Caches",
-        "custom": {"parsnip_lesson": str(lesson.pk)},
-        "lineitem": None,
-    }
+    learner_course(lms, lesson)
     context = browser.new_context()
     context.set_default_timeout(20_000)
     page = context.new_page()

@@ -35,19 +35,6 @@ def rows() -> dict[str, int]:
     }
 
 
-@pytest.fixture
-def course(lms, registered, lesson):
-    lms.contexts["c1"] = "Physics 101"
-    lms.add_person("s1", "Sam Student", c1=LEARNER)
-    lms.links["l1"] = {
-        "context": "c1",
-        "title": "Caches",
-        "custom": {"parsnip_lesson": str(lesson.pk)},
-        "lineitem": None,
-    }
-    return "l1"
-
-
 def assert_refused(response, before, words):
     assert response.status_code == 403, response.text[:500]
     assert "Parsnip could not open this" in response.text
