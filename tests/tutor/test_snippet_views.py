@@ -957,11 +957,12 @@ def test_a_poll_woken_by_the_output_waits_for_the_verdict_and_brings_the_badge(
     assert "50% done" in badge_of(html)
 
 
-def test_a_poll_gives_the_verdict_itself_when_the_worker_never_does(
+def test_a_poll_without_the_workers_verdict_writes_nothing_and_the_sweep_gives_it(
     client, learner, snippet, settings, monkeypatch
 ):
-    """The output is saved but no verdict comes (the worker died in between, or settled
-    before this prediction was saved): the poll gives it rather than leave it pending."""
+    """The output is saved but no verdict comes (the worker stopped in between): the poll
+    shows the output and writes nothing; the repair sweep gives the verdict, and the next
+    poll shows it with the badge counting it."""
     settings.RUN_LONG_POLL_SECONDS = 5
     make_snippet(snippet.block.lesson)
     make_run(snippet, purpose=Run.Purpose.REVEAL, stdout=OUTPUT)
@@ -969,13 +970,15 @@ def test_a_poll_gives_the_verdict_itself_when_the_worker_never_does(
     from tutor import run_notices
 
     monkeypatch.setattr(run_notices, "wait", lambda run_id, is_final, timeout: is_final())
-    html = client.get(
-        reverse("tutor:prediction_detail", args=[prediction.pk]), **HX
-    ).content.decode()
+    url = reverse("tutor:prediction_detail", args=[prediction.pk])
+    html = client.get(url, **HX).content.decode()
+    assert "first" in html
+    prediction.refresh_from_db()
+    assert prediction.verdict == Prediction.Verdict.PENDING
+    tasks.fail_stale_runs()
+    html = client.get(url, **HX).content.decode()
     assert "Spot on" in html
     assert "50% done" in badge_of(html)
-    prediction.refresh_from_db()
-    assert prediction.verdict == Prediction.Verdict.RIGHT
 
 
 def test_a_reveal_the_worker_finished_before_the_prediction_was_saved_gives_it_its_verdict(

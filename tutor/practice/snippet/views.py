@@ -184,15 +184,13 @@ def answer_response(request: HttpRequest, prediction: Prediction) -> HttpRespons
     if practice.answer_known and verdict_pending(practice.prediction):
         # The worker announces the output, then gives the verdicts, then announces again:
         # wait for that, so the badge this answer brings counts the prediction.
-        settled_by_worker = run_notices.wait(
+        # A poll never writes: if the worker stopped between the two, the repair sweep
+        # gives the verdict (tutor.tasks.fail_stale_runs) and a later poll shows it.
+        run_notices.wait(
             practice.reveal.pk,
             lambda: not verdict_pending(practice.prediction, fresh=True),
             long_poll_seconds(request),
         )
-        if not settled_by_worker:
-            # No verdict from the worker (it died between the output and the verdicts):
-            # the output is known, so this request gives it (whoever is second does nothing).
-            settle_predictions(predictions=[practice.prediction], run=practice.reveal)
         practice = practice_of(request.user, snippet)
     response = render_partial(request, "snippet-answer", practice)
     return with_lesson_progress(request, response, snippet.block.lesson)
