@@ -203,12 +203,18 @@ class GlossaryLinker:
     and the page lists all of its terms at the end anyway.
     """
 
-    def __init__(self, *, terms: Mapping[str, str], autolink: Iterable[tuple[str, str]]):
+    def __init__(
+        self, *, terms: Mapping[str, str], autolink: Iterable[tuple[str, str]], link: bool = True
+    ):
         self.terms = dict(terms)
-        self.pending = dict(autolink)
+        self.pending = dict(autolink) if link else {}
+        self.link = link
 
     def render(self, text: str) -> SafeString:
-        rendered = render_markdown(text, terms=self.terms, autolink=self.pending.items())
+        """With `link=False` every term stays its words (where the glossary is closed)."""
+        rendered = render_markdown(
+            text, terms=self.terms, autolink=self.pending.items(), link_terms=self.link
+        )
         for slug in LINKED_TERM.findall(rendered):
             self.pending.pop(slug, None)
         return rendered

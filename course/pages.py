@@ -83,6 +83,11 @@ class LessonContent:
             terms=glossary_names(), autolink=[(term.slug, term.term) for term in self.terms]
         )
 
+    @cached_property
+    def unlinked_glossary(self) -> GlossaryLinker:
+        """Terms as their words: for a page whose reader cannot open the glossary."""
+        return GlossaryLinker(terms=glossary_names(), autolink=(), link=False)
+
 
 
 

@@ -348,3 +348,41 @@ def test_a_refused_page_says_why_and_links_to_the_assignment(exam):
     assert "set “The exam” as a closed-book assignment" in html
     assert f'href="{exam["lesson"].get_absolute_url()}">Go to the assignment: The exam</a>' in html
     assert header_links(html) == [exam["lesson"].get_absolute_url()] * 2 + [reverse("logout")]
+
+
+def test_the_exam_pages_words_are_not_links_to_the_closed_glossary(exam):
+    """A term the exam lesson mentions is shown as its words while the window runs (its page
+    and its preview would refuse), and as a link again for others and afterwards."""
+    from tests.factories import make_block, make_term
+
+    term = make_term("Sprocket", slug="sprocket")
+    exam["lesson"].terms.add(term)
+    make_block(exam["lesson"], body="A sprocket turns. See also [[sprocket]].")
+    url = exam["lesson"].get_absolute_url()
+    term_url = reverse("course:term_detail", args=["sprocket"])
+    student = signed_in(exam["student"])
+    page = student.get(url).content.decode()
+    assert "A sprocket turns." in page
+    assert term_url not in page
+    assert 'class="term-link"' not in page
+    assert term_url in signed_in(exam["outsider"]).get(url).content.decode()
+    Assignment.objects.filter(pk=exam["assignment"].pk).update(
+        due_at=timezone.now() - timedelta(seconds=1)
+    )
+    assert term_url in signed_in(exam["student"]).get(url).content.decode()
+
+
+def test_every_link_on_the_exam_page_opens_for_its_student(exam):
+    import re
+
+    from tests.factories import make_block, make_term
+
+    exam["lesson"].terms.add(make_term("Sprocket", slug="sprocket"))
+    make_block(exam["lesson"], body="A sprocket turns: [[sprocket]].")
+    client = signed_in(exam["student"])
+    page = client.get(exam["lesson"].get_absolute_url()).content.decode()
+    found = set(re.findall(r'\b(?:href|hx-get)="(/[^"#]*)', page)) - {reverse("logout")}
+    links = {link for link in found if not link.startswith("/static/")}
+    assert links
+    refused = [link for link in sorted(links) if client.get(link).status_code == 403]
+    assert refused == []

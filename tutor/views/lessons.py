@@ -81,9 +81,12 @@ def lesson_detail(request: HttpRequest, course_slug: str, lesson_slug: str) -> H
     shown = content.block_shown_in_preview
     preview_state = next((item.state for item in blocks if item.block == shown), None)
     styles, scripts = practice.assets()
+    # During a closed-book assignment the glossary refuses its student: the page's terms are
+    # words, not links, and its cached parts are kept apart from everyone else's.
+    closed_book = getattr(request, "closed_book", None) is not None
     context = {
         "lesson": lesson,
-        "content_version": lesson.content_version or 0,
+        "content_version": f"{lesson.content_version or 0}{'-closed-book' if closed_book else ''}",
         "content": content,
         "blocks": blocks,
         # "What you will see" may be a snippet's answer: open once the learner revealed it.
@@ -91,7 +94,9 @@ def lesson_detail(request: HttpRequest, course_slug: str, lesson_slug: str) -> H
         "lesson_progress": progress_by_lesson(request, [lesson]).get(lesson.pk),
         # The "Raise hand" button (tutor.live), about one of the page's practice items.
         "hand": hand_state(request.user, lesson, items=[item.block for item in blocks if item.practice]),
-        "glossary_linker": SimpleLazyObject(lambda: content.glossary_linker),
+        "glossary_linker": SimpleLazyObject(
+            lambda: content.unlinked_glossary if closed_book else content.glossary_linker
+        ),
         "practice_styles": styles,
         "practice_scripts": scripts,
     } | learners.context(request.user, lessons=[lesson], names=True)
