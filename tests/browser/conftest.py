@@ -1,7 +1,6 @@
-import threading
-
 import pytest
 
+from tests import threads as test_threads
 from tutor import queueing, tasks
 
 
@@ -14,9 +13,7 @@ def inline_worker(monkeypatch):
     threads = []
 
     def enqueue(run_id):
-        thread = threading.Thread(target=tasks.execute_run, args=(run_id,))
-        threads.append(thread)
-        thread.start()
+        threads.append(test_threads.start(tasks.execute_run, run_id))
 
     monkeypatch.setattr(queueing, "enqueue_run", enqueue)
     yield

@@ -2,6 +2,7 @@ import threading
 
 import pytest
 
+from tests import threads
 from tests.factories import make_user
 
 
@@ -28,9 +29,7 @@ class FirstLook:
             if self.event.wait(timeout):
                 action()
 
-        thread = threading.Thread(target=act)
-        thread.start()
-        return thread
+        return threads.start(act)
 
 
 @pytest.fixture

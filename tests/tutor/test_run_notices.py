@@ -12,6 +12,7 @@ import uuid
 
 import pytest
 
+from tests import threads
 from tests.factories import make_run, make_snippet
 from tutor import run_notices
 from tutor.models import Run
@@ -59,9 +60,7 @@ def once_looked_at(finished: Finished, then) -> threading.Thread:
         finished.wait_until_asked(1)
         then()
 
-    thread = threading.Thread(target=act)
-    thread.start()
-    return thread
+    return threads.start(act)
 
 
 def finish(run_id: int, finished: Finished) -> None:
