@@ -1,6 +1,8 @@
 """The LMS course's roster (LTI Names and Role Provisioning Services): members who never
 launched get a Parsnip account and join the class, so the teacher's grid shows them; members
-the LMS no longer lists leave the class (their work stays: it belongs to the learner).
+the LMS no longer lists leave the class (their work stays: it belongs to the learner). The
+course's other instructors teach the class (co-teachers) until the LMS drops them; the
+teacher whose launch made the class keeps it.
 
 Read when the teacher asks and by a sweep every few hours (`sync_all_rosters`). Each class
 link records how its last read went: when, who joined and left, or what the LMS answered
@@ -8,6 +10,7 @@ when it failed. A failed read changes nothing in the class."""
 
 import logging
 
+from django.contrib.auth.models import Group
 from django.db import models, transaction
 from django.utils import timezone
 from lti_tool.models import LtiMembership, LtiUser
@@ -17,8 +20,10 @@ from pylti1p3.service_connector import ServiceConnector
 from lti.grades import TimeoutSession, describe_failure
 from lti.launch import LaunchRefused, account_for
 from lti.models import ClassLink
+from tutor.actions.classes import add_co_teacher
 from tutor.models import Membership
 from tutor.queueing import enqueue_task_on_commit
+from tutor.roles import TEACHERS_GROUP
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +61,16 @@ def sync_all_rosters() -> int:
     return len(ids)
 
 
+def with_role(members: list[dict], role: str) -> set[str]:
+    """The members (their LMS ids) holding `role` ("Learner", "Instructor"), named either
+    way LTI allows: the full vocabulary URI or the short name."""
+    return {
+        m["user_id"]
+        for m in members
+        if any(r == role or r.endswith(f"#{role}") for r in m.get("roles", []))
+    }
+
+
 def sync_roster(*, class_link_id: int) -> dict[str, int] | None:
     """Read the roster and bring the class in line; returns how many joined and left, or
     None when the read failed (recorded on the link, for the teacher; nothing changed)."""
@@ -81,26 +96,28 @@ def sync_roster(*, class_link_id: int) -> dict[str, int] | None:
     with transaction.atomic():
         context.update_memberships(members)  # django-lti: LtiUser and LtiMembership rows
         active = {m["user_id"] for m in members if m.get("status", "Active") == "Active"}
-        learners = {
-            m["user_id"]
-            for m in members
-            if any(role.endswith("#Learner") or role == "Learner" for role in m.get("roles", []))
-        }
+        learners, instructors = (with_role(members, role) for role in ("Learner", "Instructor"))
+        registration = context.deployment.registration
         for lti_user in LtiUser.objects.filter(
-            registration=context.deployment.registration, sub__in=active & learners
+            registration=registration, sub__in=active & (learners | instructors)
         ):
             try:
                 user = account_for(lti_user)
             except LaunchRefused:
                 continue  # a name clash the admin must look at; the rest of the roster still comes in
-            _, created = Membership.objects.get_or_create(cohort=link.cohort, student=user)
-            joined += created
+            if lti_user.sub in instructors:
+                user.groups.add(Group.objects.get_or_create(name=TEACHERS_GROUP)[0])
+                add_co_teacher(cohort=link.cohort, teacher=user)
+            else:
+                _, created = Membership.objects.get_or_create(cohort=link.cohort, student=user)
+                joined += created
         gone = LtiMembership.objects.filter(context=context).exclude(user__sub__in=active)
         gone.update(is_active=False)
         gone_users = [
             m.user.auth_user_id for m in gone.select_related("user") if m.user.auth_user_id
         ]
         left, _ = Membership.objects.filter(cohort=link.cohort, student_id__in=gone_users).delete()
+        link.cohort.co_teachers.remove(*gone_users)
         ClassLink.objects.filter(pk=link.pk).update(
             roster_synced_at=timezone.now(),
             roster_joined=joined,

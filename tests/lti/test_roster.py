@@ -11,7 +11,7 @@ from lti_tool.models import LtiMembership
 from lti import roster, tasks
 from lti.models import ClassLink
 from tests.factories import make_cohort, make_prediction, make_score_sync, make_teacher, make_user
-from tests.lti.fake_lms import LEARNER
+from tests.lti.fake_lms import INSTRUCTOR, LEARNER
 from tutor.models import Membership
 from tutor.practice.snippet.models import Prediction
 
@@ -42,6 +42,33 @@ def test_a_roster_sync_brings_in_members_who_never_launched_and_lets_dropped_one
     # Tom, who never launched, signs in through the LMS into the same account.
     person("s3").launch(course_with_link)
     assert User.objects.filter(first_name="Tom").count() == 1
+
+
+def test_the_lms_courses_other_instructors_teach_its_class_from_a_roster_read(
+    lms, course_with_link, person, client
+):
+    """An instructor the LMS lists teaches the class before their first launch (its pages,
+    not a seat in it); one it drops stops; the teacher who made the class stays."""
+    link = ClassLink.objects.get()
+    lms.add_person("t2", "Ada Coteacher", c1=INSTRUCTOR)
+    roster.sync_roster(class_link_id=link.pk)
+    ada = User.objects.get(first_name="Ada")
+    cohort = link.cohort
+    assert list(cohort.co_teachers.all()) == [ada]
+    assert "Ada" not in class_members(cohort)
+    client.force_login(ada)
+    assert client.get(reverse("tutor:class_detail", args=[cohort.pk])).status_code == 200
+    # Launching later is the same account, teaching the same class once.
+    person("t2").launch(course_with_link)
+    assert User.objects.filter(first_name="Ada").count() == 1
+    assert list(cohort.co_teachers.all()) == [ada]
+
+    lms.dropped.update({"t1", "t2"})
+    roster.sync_roster(class_link_id=link.pk)
+    assert list(cohort.co_teachers.all()) == []
+    assert client.get(reverse("tutor:class_detail", args=[cohort.pk])).status_code in (403, 404)
+    cohort.refresh_from_db()
+    assert cohort.teacher.first_name == "Tess"  # the class is still hers
 
 
 def test_the_teacher_asks_for_a_roster_sync_from_the_grades_page(
