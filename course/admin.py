@@ -1,5 +1,6 @@
 import nested_admin
 from django.contrib import admin
+from django.forms import modelform_factory
 
 from course import kinds
 from course.content_files.importer import link_term
@@ -21,6 +22,9 @@ from course.models import (
     GlossaryTerm,
     Lesson,
 )
+
+# Where a kind's fields, copied for a block, put the block's own prefix ("blocks-3").
+KIND_FIELDS_PREFIX = "__block__"
 
 kinds.discover()  # the admin may be loaded before course's ready(): the inlines need the kinds
 
@@ -104,6 +108,19 @@ class LessonAdmin(nested_admin.NestedModelAdminMixin, ContentAdmin):
         return super().change_view(
             request, object_id, form_url, {**(extra_context or {}), "block_links": links}
         )
+
+    def render_change_form(self, request, context, *args, **kwargs):
+        """With each kind's own fields, blank, for a block whose kind is chosen on the page
+        (templates/admin/course/lesson/change_form.html, static/js/admin-kinds.js)."""
+        form = modelform_factory(Block, form=BlockForm, fields=["kind"])
+        templates = []
+        for kind in kinds.every():
+            blank = form(prefix=f"blocks-{KIND_FIELDS_PREFIX}", initial={"kind": kind.name})
+            if blank.own_fieldset is not None:
+                templates.append((kind.name, blank.own_fieldset))
+        context["kind_field_templates"] = templates
+        context["kind_fields_prefix"] = f"blocks-{KIND_FIELDS_PREFIX}"
+        return super().render_change_form(request, context, *args, **kwargs)
 
 
 class WritesInPlace:

@@ -256,9 +256,11 @@ class BlockForm(ChecksLikeTheFiles):
     A block whose kind keeps everything on the Block row is checked whole here, as the
     files check it (`check_block`: each field, then the kind's checks across fields); one
     with rows of its own has its title and body checked here, the rest by BlockFormSet.
-    A new kind's fields appear once the block is saved with it; until then they have
-    their defaults. Changing the kind is refused while a field of the old kind that the
-    new one has not still holds something."""
+    A kind chosen on the page shows its fields at once (static/js/admin-kinds.js copies
+    them from LessonAdmin's templates and adds the kind to `shown_kinds`); without
+    JavaScript they appear once the block is saved with it, with their defaults until
+    then. Changing the kind is refused while a field of the old kind that the new one has
+    not still holds something."""
 
     kind = forms.ChoiceField(choices=lambda: [(kind.name, kind.label) for kind in kinds.every()])
     shown_kinds = ShownKinds(required=False)
@@ -275,7 +277,8 @@ class BlockForm(ChecksLikeTheFiles):
             ]
             chosen = self.data.get(self.add_prefix("kind"))
         else:
-            sent, chosen = [stored] if stored else [], stored
+            # A form made to show one kind's fields (LessonAdmin's templates) says which.
+            sent, chosen = [stored] if stored else [], stored or self.initial.get("kind")
         showing = list(dict.fromkeys([*([chosen] if chosen in known else []), *sent]))
         stored_values = kinds.get(stored).values_of(self.instance) if stored else {}
         was_sent = {field.name for name in sent for field in kinds.get(name).row_fields}

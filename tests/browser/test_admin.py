@@ -6,7 +6,7 @@ from playwright.sync_api import expect
 from course.kinds.ordering import OrderingExercise
 from course.kinds.snippet import Snippet
 from course.models import Block, Lesson
-from tests.factories import make_admin, make_prediction, make_user
+from tests.factories import make_admin, make_lesson, make_prediction, make_user
 from tutor.practice.snippet.models import Prediction
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -105,3 +105,57 @@ def test_a_line_added_on_the_lesson_admin_page_is_saved(page, login_in_browser, 
     expect(page.locator(".messagelist")).to_contain_text("was changed successfully")
     line = exercise.lines.get(key="extra")
     assert (line.text, line.is_distractor) == ("    pass", True)
+
+
+def test_a_kind_chosen_for_a_new_block_shows_its_own_fields_at_once(page, login_in_browser):
+    lesson = make_lesson()
+    login_in_browser(make_admin())
+    page.goto(f"/admin/course/lesson/{lesson.pk}/change/")
+    page.get_by_role("link", name="Add another Block").click()
+    block = page.locator("#blocks-0")
+    note = block.locator(".kind-fields-note")
+    expect(note).to_be_visible()
+
+    # Chosen, a kind's own fields appear; chosen away untouched, they go again.
+    kind = block.locator("select[name='blocks-0-kind']")
+    kind.select_option("explanations")
+    expect(block.locator("textarea[name='blocks-0-items']")).to_be_visible()
+    expect(note).to_be_hidden()
+    kind.select_option("data_flow")
+    expect(block.locator("[name='blocks-0-items']")).to_have_count(0)
+    steps = block.locator("textarea[name='blocks-0-steps']")
+    expect(steps).to_be_visible()
+    expect(block.get_by_text("One step a line, in order.")).to_be_visible()
+
+    block.locator("input[name='blocks-0-position']").fill("1")
+    block.locator("input[name='blocks-0-key']").fill("flow")
+    steps.fill("Read the file\nCount the words")
+    page.get_by_role("button", name="Save and continue editing").click()
+
+    expect(page.locator(".messagelist")).to_contain_text("was changed successfully")
+    assert Block.objects.get(key="flow").items == ["Read the file", "Count the words"]
+    expect(page.locator("textarea[name='blocks-0-steps']")).to_have_value(
+        "Read the file\nCount the words"
+    )
+
+
+def test_fields_typed_for_one_kind_are_kept_when_another_is_chosen(page, login_in_browser):
+    """What was typed is never dropped by the page: the server says what to do."""
+    lesson = make_lesson()
+    login_in_browser(make_admin())
+    page.goto(f"/admin/course/lesson/{lesson.pk}/change/")
+    page.get_by_role("link", name="Add another Block").click()
+    block = page.locator("#blocks-0")
+    block.locator("select[name='blocks-0-kind']").select_option("data_flow")
+    block.locator("textarea[name='blocks-0-steps']").fill("Read the file")
+    block.locator("select[name='blocks-0-kind']").select_option("try_it")
+    expect(block.locator("textarea[name='blocks-0-steps']")).to_have_value("Read the file")
+    block.locator("input[name='blocks-0-position']").fill("1")
+    block.locator("input[name='blocks-0-key']").fill("try")
+    page.get_by_role("button", name="Save and continue editing").click()
+
+    expect(page.locator("#blocks-0 .field-steps .errorlist")).to_contain_text(
+        "a try_it block has no 'steps': empty it to make it a try_it block"
+    )
+    expect(page.locator("textarea[name='blocks-0-steps']")).to_have_value("Read the file")
+    assert not Block.objects.filter(key="try").exists()

@@ -514,6 +514,34 @@ def test_a_new_blocks_own_fields_appear_when_it_is_saved_with_its_kind(django_ap
     assert Block.objects.get(key="flow").items == ["Read the file", "  Count the words  "]
 
 
+def test_the_lesson_page_carries_each_kinds_own_fields_blank_for_a_kind_chosen_on_it(
+    django_app, quiz_kind
+):
+    """What static/js/admin-kinds.js copies under a block whose kind is chosen: each kind
+    that keeps fields on the Block row, its fields with their defaults, outside the form."""
+    admin = make_admin()
+    for url in (change_url(make_lesson()), reverse("admin:course_lesson_add")):
+        page = django_app.get(url, user=admin)
+        templates = {
+            template["data-kind"]: template
+            for template in page.html.select("template.kind-fields-template")
+        }
+
+        assert set(templates) == {"data_flow", "examples", "explanations", "quiz"}, url
+        assert not page.html.select("form template")
+        steps = templates["data_flow"].select_one("textarea")
+        assert (steps["name"], steps.get_text()) == ("blocks-__block__-steps", "")
+        quiz = templates["quiz"]
+        assert {field["name"] for field in quiz.select("[name]")} == {
+            "blocks-__block__-options",
+            "blocks-__block__-shuffle",
+            "blocks-__block__-layout",
+        }
+        assert quiz.select_one("[name$='-shuffle']").has_attr("checked")  # its default
+        assert quiz.select_one("[name$='-layout'] option[selected]")["value"] == "list"
+        assert all(t["data-prefix"] == "blocks-__block__" for t in templates.values())
+
+
 def test_a_blocks_kind_is_not_changed_while_a_field_the_new_kind_lacks_holds_something(
     django_app, sample_content
 ):
