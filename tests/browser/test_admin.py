@@ -107,12 +107,17 @@ def test_a_line_added_on_the_lesson_admin_page_is_saved(page, login_in_browser, 
     assert (line.text, line.is_distractor) == ("    pass", True)
 
 
-def test_a_kind_chosen_for_a_new_block_shows_its_own_fields_at_once(page, login_in_browser):
+def a_new_block(page, login_in_browser):
+    """A new lesson's admin page, with a block added on it (not saved yet)."""
     lesson = make_lesson()
     login_in_browser(make_admin())
     page.goto(f"/admin/course/lesson/{lesson.pk}/change/")
     page.get_by_role("link", name="Add another Block").click()
-    block = page.locator("#blocks-0")
+    return page.locator("#blocks-0")
+
+
+def test_a_kind_chosen_for_a_new_block_shows_its_own_fields_at_once(page, login_in_browser):
+    block = a_new_block(page, login_in_browser)
     note = block.locator(".kind-fields-note")
     expect(note).to_be_visible()
 
@@ -141,11 +146,7 @@ def test_a_kind_chosen_for_a_new_block_shows_its_own_fields_at_once(page, login_
 
 def test_fields_typed_for_one_kind_are_kept_when_another_is_chosen(page, login_in_browser):
     """What was typed is never dropped by the page: the server says what to do."""
-    lesson = make_lesson()
-    login_in_browser(make_admin())
-    page.goto(f"/admin/course/lesson/{lesson.pk}/change/")
-    page.get_by_role("link", name="Add another Block").click()
-    block = page.locator("#blocks-0")
+    block = a_new_block(page, login_in_browser)
     block.locator("select[name='blocks-0-kind']").select_option("data_flow")
     block.locator("textarea[name='blocks-0-steps']").fill("Read the file")
     block.locator("select[name='blocks-0-kind']").select_option("try_it")
