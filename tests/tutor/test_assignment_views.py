@@ -3,6 +3,7 @@ each page and partial, each POST with good and bad input, and another teacher's 
 
 import csv
 import io
+import re
 from datetime import timedelta
 
 import pytest
@@ -249,6 +250,29 @@ def test_a_teacher_moves_the_due_date(client, world):
     assert response.status_code == 302
     assignment.refresh_from_db()
     assert assignment.due_at == NOW.replace(second=0) + 48 * HOUR
+
+
+def test_a_teacher_chooses_to_show_hidden_tests_once_due_and_can_change_their_mind(
+    client, world
+):
+    client.force_login(world["teacher"])
+    page = client.get(url("assignment_create", world)).content.decode()
+    assert 'name="hidden_tests_after_due"' in page and "Show hidden tests once due" in page
+
+    client.post(url("assignment_create", world), new_assignment_data(world, hidden_tests_after_due="on"))
+    assignment = Assignment.objects.get()
+    assert assignment.hidden_tests_after_due
+    detail = client.get(url("assignment_detail", world, assignment.pk)).content.decode()
+    assert "Hidden tests show in full to each student once their due date has passed." in detail
+    edit = client.get(url("assignment_edit", world, assignment.pk)).content.decode()
+    assert re.search(r'name="hidden_tests_after_due"[^>]* checked', edit)
+
+    # Unticked (a checkbox sends nothing), it is off again.
+    client.post(url("assignment_edit", world, assignment.pk), new_assignment_data(world))
+    assignment.refresh_from_db()
+    assert not assignment.hidden_tests_after_due
+    detail = client.get(url("assignment_detail", world, assignment.pk)).content.decode()
+    assert "Hidden tests show in full" not in detail
 
 
 def test_a_bad_change_is_refused_and_changes_nothing(client, world):

@@ -1,12 +1,18 @@
 """Write code: a learner submits code, the worker grades it by the exercise's tests in the
 sandbox, and the panel says what each test found; progress, drafts and refusals."""
 
+from datetime import timedelta
+
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
 from course.kinds.code_exercise import CodeExercise
+from course.models import Block
 from tests.factories import make_user
+from tests.tutor.assignment_world import assign, class_of
 from tutor.actions.runs import execute_run
+from tutor.assignments.models import Extension
 from tutor.models import LessonProgress, Run
 from tutor.practice.code_exercise.models import ExerciseDraft, Submission
 
@@ -114,6 +120,52 @@ def test_a_failing_hidden_test_shows_only_its_name_until_solved(client, learner,
     page = client.get(exercise.block.lesson.get_absolute_url()).content.decode()
     assert "you have solved the exercise, so their failures show in full now" in page
     assert "you will see whether they pass" not in page
+
+
+DAY = timedelta(days=1)
+
+
+@pytest.mark.parametrize(
+    "option, due, extension, whose, shown",
+    [
+        (True, -DAY, None, "theirs", True),
+        (False, -DAY, None, "theirs", False),  # the teacher did not choose it
+        (True, +DAY, None, "theirs", False),  # not due yet
+        (True, -DAY, +DAY, "theirs", False),  # their extension runs on
+        (True, -2 * DAY, -DAY, "theirs", True),  # and is over
+        (True, -DAY, None, "another class's", False),
+        (True, -DAY, None, "another item's", False),  # an assignment of the lesson's snippet
+    ],
+    ids=["due", "not-chosen", "not-due", "extended", "extension-over", "other-class", "other-item"],
+)
+def test_hidden_tests_show_in_full_once_an_assignment_that_says_so_is_due_for_the_learner(
+    client, learner, exercise, option, due, extension, whose, shown
+):
+    """What the teacher chose for the learner's own assignment of the exercise, and only
+    once the learner's own due date has passed, shows what the hidden tests check."""
+    now = timezone.now()
+    cohort = class_of(learner) if whose != "another class's" else class_of(make_user())
+    blocks = [Block.objects.get(key="kv-cache-vram")] if whose == "another item's" else []
+    assignment = assign(
+        cohort,
+        exercise.block.lesson,
+        blocks=blocks,
+        opens=now + due - 2 * DAY,
+        due=now + due,
+        hidden_tests_after_due=option,
+    )
+    if extension is not None:
+        Extension.objects.create(assignment=assignment, student=learner, due_at=now + extension)
+    submit(client, exercise, HARD_CODED, **HX)
+    submission = grade_latest()
+
+    for html in (results_html(client, submission),
+                 client.get(exercise.block.lesson.get_absolute_url()).content.decode()):  # fmt: skip
+        hidden = html.split("works for other bit widths")[1].split("</li>")[0]
+        assert ("KeyError: 4" in hidden) is shown  # the input, through the error
+    page = client.get(exercise.block.lesson.get_absolute_url()).content.decode()
+    assert ("the assignment is past its due date, so their failures show" in page) is shown
+    assert ("you will see whether they pass" in page) is not shown
 
 
 LEAKING = """class Leak(Exception):

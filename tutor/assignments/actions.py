@@ -38,6 +38,7 @@ def create_assignment(
     due_at: datetime,
     closed_book: bool = False,
     allowed_addresses: str = "",
+    hidden_tests_after_due: bool = False,
 ) -> Assignment:
     """Set `lesson` for the class: all its exercises when `blocks` is empty, else those."""
     _check_dates(opens_at, due_at)
@@ -50,6 +51,7 @@ def create_assignment(
         due_at=due_at,
         closed_book=closed_book,
         allowed_addresses=allowed_addresses,
+        hidden_tests_after_due=hidden_tests_after_due,
     )
     assignment.blocks.set(blocks)
     return assignment
@@ -65,6 +67,7 @@ def update_assignment(
     due_at: datetime,
     closed_book: bool = False,
     allowed_addresses: str = "",
+    hidden_tests_after_due: bool = False,
 ) -> Assignment:
     _check_dates(opens_at, due_at)
     _check_blocks(lesson, blocks)
@@ -72,6 +75,7 @@ def update_assignment(
     assignment.whole_lesson = not blocks
     assignment.opens_at, assignment.due_at = opens_at, due_at
     assignment.closed_book, assignment.allowed_addresses = closed_book, allowed_addresses
+    assignment.hidden_tests_after_due = hidden_tests_after_due
     assignment.save(
         update_fields=[
             "lesson",
@@ -80,6 +84,7 @@ def update_assignment(
             "due_at",
             "closed_book",
             "allowed_addresses",
+            "hidden_tests_after_due",
         ]
     )
     assignment.blocks.set(blocks)

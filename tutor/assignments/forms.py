@@ -66,6 +66,13 @@ class AssignmentForm(forms.Form):
         help_text="From opening to due, its students reach only this assignment's items, in one "
         "session each (signing in elsewhere ends the other).",
     )
+    hidden_tests_after_due = forms.BooleanField(
+        required=False,
+        label="Show hidden tests once due",
+        help_text="After a student's due date (their extension's, if any), the hidden tests of "
+        "its code exercises show them what each checks and what it expected, as solving the "
+        "exercise does. Work sent after that is still accepted and marked late.",
+    )
     allowed_addresses = forms.CharField(
         required=False,
         widget=forms.Textarea(attrs={"rows": 3}),

@@ -66,6 +66,15 @@ class Assignment(models.Model):
         help_text="Closed-book only: addresses or networks (CIDR), one a line; empty: any.",
     )
 
+    # tutor/assignments/hidden_tests.py: once a student's due date has passed, the hidden
+    # tests of the assignment's code exercises show them in full, as solving one does.
+    hidden_tests_after_due = models.BooleanField(
+        "show hidden tests once due",
+        default=False,
+        help_text="After a student's due date (their extension's, if any), the hidden tests of "
+        "its code exercises show in full: what each checks and what it expected.",
+    )
+
     objects = AssignmentQuerySet.as_manager()
 
     class Meta:

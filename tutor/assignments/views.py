@@ -127,6 +127,7 @@ def assignment_edit(request: HttpRequest, pk: int, assignment_pk: int) -> HttpRe
                     "due_at": timezone.localtime(assignment.due_at),
                     "closed_book": assignment.closed_book,
                     "allowed_addresses": assignment.allowed_addresses,
+                    "hidden_tests_after_due": assignment.hidden_tests_after_due,
                 },
             )
         return form_response(request, cohort, form, assignment=assignment)

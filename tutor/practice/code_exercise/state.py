@@ -1,7 +1,8 @@
 """One learner's state on code exercises: what an exercise's panel shows.
 
 Feedback is in the learner's words: each failing test by its name, with (for a visible
-test, or a hidden one once the exercise is solved) its input and what was expected next
+test, or a hidden one once the exercise is solved, or once an assignment that shows hidden
+tests when due is due for the learner: tutor/assignments/hidden_tests.py) its input and what was expected next
 to what the code printed or returned, compared line by line as a prediction is. A hidden
 test the learner has not solved yet shows only its name and the kind of failure in plain
 words (TestResult.hidden_message): no message, line or value its data could shape. Read only:
@@ -14,6 +15,7 @@ from functools import cached_property
 from django.contrib.auth.models import AbstractBaseUser
 
 from course.kinds.code_exercise import CodeExercise
+from tutor.assignments.hidden_tests import shown_after_due
 from tutor.grading import PredictionComparison, compare_prediction
 from tutor.models import Run
 from tutor.practice.code_exercise.models import ExerciseDraft, Submission
@@ -27,7 +29,7 @@ class TestFeedback:
     """One test's result as the learner sees it."""
 
     result: TestResult
-    shown: bool  # its input and expected values may be shown (visible, or solved)
+    shown: bool  # its input and expected values may be shown (visible, solved, or due)
 
     @property
     def name(self) -> str:
@@ -74,6 +76,7 @@ class ExercisePractice:
     submission: Submission | None = None  # the latest, or the one to show
     solved: bool = False  # some submission passed every test
     attempts: int = 0
+    due_shown: bool = False  # its hidden tests show in full: an assignment's due date passed
 
     code_limit = MAX_CODE_CHARS
 
@@ -119,7 +122,8 @@ class ExercisePractice:
         if self.grading is None:
             return []
         return [
-            TestFeedback(result, shown=result.visible or self.solved) for result in self.grading.results
+            TestFeedback(result, shown=result.visible or self.solved or self.due_shown)
+            for result in self.grading.results
         ]
 
     @property
@@ -134,11 +138,13 @@ class ExercisePractice:
 def practices(
     user: AbstractBaseUser, exercises: list[CodeExercise], *, submission_id: int | None = None
 ) -> dict[int, ExercisePractice]:
-    """Each exercise's state for this learner, by exercise pk, in three queries for any
-    number of exercises (their tests should be prefetched)."""
+    """Each exercise's state for this learner, by exercise pk, in four queries for any
+    number of exercises (their blocks should be loaded and their tests prefetched)."""
     found = {exercise.pk: ExercisePractice(exercise) for exercise in exercises}
     if not exercises:
         return found
+    for block in shown_after_due(user, [exercise.block for exercise in exercises]):
+        found[next(e.pk for e in exercises if e.block_id == block)].due_shown = True
     for draft in ExerciseDraft.objects.filter(user=user, exercise__in=exercises):
         found[draft.exercise_id].draft = draft
     submissions = (
