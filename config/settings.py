@@ -336,3 +336,5 @@ PREDICTIONS_PER_MINUTE = int(os.environ.get("PREDICTIONS_PER_MINUTE", "20"))
 # after a grade the LMS refused (doubling each time, at most an hour apart).
 LTI_HTTP_TIMEOUT_SECONDS = float(os.environ.get("LTI_HTTP_TIMEOUT_SECONDS", "10"))
 LTI_RETRY_SECONDS = int(os.environ.get("LTI_RETRY_SECONDS", "30"))
+# How long an LMS's public keys are kept between launches (a key id they lack refetches them).
+LTI_KEYSET_CACHE_SECONDS = int(os.environ.get("LTI_KEYSET_CACHE_SECONDS", "3600"))

@@ -23,6 +23,7 @@ from pylti1p3.lineitem import LineItem as AgsLineItem
 from pylti1p3.service_connector import ServiceConnector
 
 from course.models import Lesson
+from lti.http import TimeoutSession
 from lti.models import LineItem, ScoreSync
 from tutor.models import LessonProgress
 from tutor.queueing import enqueue_task_on_commit
@@ -155,14 +156,6 @@ def resync(syncs) -> int:
 
 
 # --- sending ---------------------------------------------------------------------------
-
-
-class TimeoutSession(requests.Session):
-    """pylti1p3 calls the LMS without a timeout; a hung LMS must not hold a worker."""
-
-    def request(self, *args, **kwargs):
-        kwargs.setdefault("timeout", settings.LTI_HTTP_TIMEOUT_SECONDS)
-        return super().request(*args, **kwargs)
 
 
 def _claim(sync_id: int, now: datetime) -> ScoreSync | None:

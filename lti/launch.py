@@ -13,7 +13,7 @@ from pylti1p3.contrib.django import DjangoMessageLaunch, DjangoOIDCLogin
 from pylti1p3.exception import LtiException, OIDCException
 
 from course.models import Lesson
-from lti import cookies
+from lti import cookies, http
 from lti.launch_store import DatabaseLaunchStorage
 from lti.models import ClassLink, LineItem, LinkedResource
 from tutor.actions.classes import add_co_teacher, create_class
@@ -67,6 +67,39 @@ class ToolConfig(DjangoToolConfig):
         return Deployment().set_deployment_id(self.deployment.deployment_id)
 
 
+class KeysetKeepingLaunch(DjangoMessageLaunch):
+    """pylti1p3's launch, with the LMS's public keys fetched with a timeout and kept in
+    Django's cache for `LTI_KEYSET_CACHE_SECONDS`: a class launching at once makes one call
+    to the LMS, not thirty, and a slow LMS keyset does not slow every launch. A token signed
+    with a key id the kept set lacks fetches the set again, once (the LMS rotated its keys);
+    one the fresh set lacks too is refused as before."""
+
+    def __init__(self, request, tool_config, **kwargs):
+        super().__init__(request, tool_config, requests_session=http.TimeoutSession(), **kwargs)
+        self._keyset_was_kept = False
+
+    def fetch_public_key(self, key_set_url):
+        kept = http.cached_keyset(key_set_url)
+        if kept is not None:
+            self._keyset_was_kept = True
+            return kept
+        keyset = super().fetch_public_key(key_set_url)  # pylti1p3's own cache is not set
+        if isinstance(keyset, dict) and isinstance(keyset.get("keys"), list):
+            http.keep_keyset(key_set_url, keyset)  # an error page's JSON is not kept
+        return keyset
+
+    def get_public_key(self):
+        try:
+            return super().get_public_key()
+        except LtiException as error:
+            if not self._keyset_was_kept or str(error) != "Unable to find public key":
+                raise
+        http.forget_keyset(self._registration.get_key_set_url())
+        self._registration.set_key_set(None)
+        self._keyset_was_kept = False
+        return super().get_public_key()
+
+
 def oidc_login(request, registration_uuid):
     """The first step: the LMS sends the browser here; it goes back to the LMS with a state
     (kept in a cookie) and a nonce (kept server side), which the launch must then match."""
@@ -86,7 +119,7 @@ def oidc_login(request, registration_uuid):
 def validate(request) -> LtiLaunch:
     """The launch's id token, checked: signature and key id against the platform's keys,
     issuer, audience, expiry, nonce (once only), state against its cookie, deployment."""
-    message_launch = DjangoMessageLaunch(
+    message_launch = KeysetKeepingLaunch(
         request, ToolConfig(), launch_data_storage=DatabaseLaunchStorage()
     )
     try:

@@ -17,7 +17,8 @@ from lti_tool.models import LtiMembership, LtiUser
 from pylti1p3.names_roles import NamesRolesProvisioningService
 from pylti1p3.service_connector import ServiceConnector
 
-from lti.grades import TimeoutSession, describe_failure
+from lti.grades import describe_failure
+from lti.http import TimeoutSession
 from lti.launch import LaunchRefused, account_for
 from lti.models import ClassLink
 from tutor.actions.classes import add_co_teacher

@@ -2,19 +2,21 @@
 and served by the test server beside Parsnip (under /fake-lms/). It signs launches with its
 own key, fetches Parsnip's keys to check what Parsnip signs, issues access tokens, keeps a
 gradebook (line items and the scores posted to them) and a roster. Faults are injected by
-setting `score_failures`, `token_failures`, `score_hangs`, `roster_failures` and
-`roster_hangs`.
+setting `score_failures`, `token_failures`, `score_hangs`, `roster_failures`,
+`roster_hangs`, `keyset_failures` and `keyset_hangs`; `rotate_key` changes its signing key.
 
 Its pages render no templates (the test server's CSP applies): a launch is a form with a
 button, which a browser test clicks and a requests-driven test submits itself.
 """
 
+import functools
 import json
 import threading
 from dataclasses import dataclass, field
 from html import escape
 from urllib.parse import urlencode, urlsplit
 
+from cryptography.hazmat.primitives import serialization
 from django.conf import settings
 from django.http import HttpResponse, HttpResponseRedirect, JsonResponse
 from django.urls import path
@@ -32,9 +34,41 @@ CLIENT_ID = "parsnip-client"
 DEPLOYMENT_ID = "deployment-1"
 SCORE_TYPE = "application/vnd.ims.lis.v1.score+json"
 
-_KEY = JWK.generate(kty="RSA", size=2048)  # the platform's key, once per test process
-PLATFORM_PRIVATE = _KEY.export_to_pem(private_key=True, password=None).decode()
-PLATFORM_PUBLIC = _KEY.export_to_pem().decode()
+
+def new_key() -> tuple[str, str]:
+    """A key pair for the platform: its private and public PEM."""
+    key = JWK.generate(kty="RSA", size=2048)
+    return key.export_to_pem(private_key=True, password=None).decode(), key.export_to_pem().decode()
+
+
+PLATFORM_PRIVATE, PLATFORM_PUBLIC = new_key()  # the platform's key, once per test process
+
+
+@functools.cache
+def _loaded(private_pem: str):
+    """A private key loaded once, with its key id. Loading a PEM checks the RSA key (tens of
+    milliseconds), which lti1p3platform did for every token it signed: a fifth of the LTI
+    tests' time."""
+    key = serialization.load_pem_private_key(private_pem.encode(), password=None)
+    return key, Registration.get_jwk(private_pem).get("kid")
+
+
+class SigningRegistration(Registration):
+    """lti1p3platform's registration, signing with keys loaded once (`_loaded`)."""
+
+    def get_kid(self):
+        return _loaded(self.get_platform_private_key())[1]
+
+    def platform_encode_and_sign(self, payload, expiration=None):
+        key, kid = _loaded(self.get_platform_private_key())
+        headers = {"kid": kid} if kid else None
+        return Registration.encode_and_sign(payload, key, headers, expiration=expiration)
+
+    @staticmethod
+    def encode_and_sign(payload, private_key, headers=None, expiration=None):
+        if isinstance(private_key, str):
+            private_key = _loaded(private_key)[0]
+        return Registration.encode_and_sign(payload, private_key, headers, expiration)
 
 
 @dataclass
@@ -65,12 +99,17 @@ class FakeLms:
         default_factory=list
     )  # statuses to answer the next roster reads with
     roster_hangs: bool = False  # like score_hangs, for the roster (released by `release` too)
+    keyset_hangs: bool = False  # like score_hangs, for its public keyset (then answers it)
+    keyset_failures: list = field(default_factory=list)  # statuses for the next keyset reads
     ags: bool = True
     audience: str = ""  # signs launches for another tool's client id when set
     token_lifetime: int = 300  # seconds; negative: launches arrive already expired
     signing_key: str = (
         ""  # another private key to sign launches with (its key id unknown to Parsnip)
     )
+    private_key: str = PLATFORM_PRIVATE  # the key it signs with and publishes (`rotate_key`)
+    public_key: str = PLATFORM_PUBLIC
+    keyset_reads: int = 0  # how often its public keyset was fetched
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
@@ -82,17 +121,21 @@ class FakeLms:
 
     def registration(self, deployment_id: str | None = None) -> Registration:
         return (
-            Registration()
+            SigningRegistration()
             .set_iss(self.issuer)
             .set_client_id(self.client_id)
             .set_deployment_id(deployment_id or self.deployment_id)
             .set_oidc_login_url(self.tool_login_url)
             .set_launch_url(self.tool_launch_url)
             .set_deeplink_launch_url(self.tool_launch_url)
-            .set_platform_public_key(PLATFORM_PUBLIC)
-            .set_platform_private_key(PLATFORM_PRIVATE)
+            .set_platform_public_key(self.public_key)
+            .set_platform_private_key(self.private_key)
             .set_tool_key_set_url(self.tool_jwks_url)
         )
+
+    def rotate_key(self) -> None:
+        """The LMS signs with a new key from now on, and its keyset lists only that one."""
+        self.private_key, self.public_key = new_key()
 
     # What a person in the LMS does ------------------------------------------------------
 
@@ -236,7 +279,15 @@ def authorize(request):
 
 
 def jwks(request):
-    return JsonResponse({"keys": lms().registration().get_jwks()})
+    fake = lms()
+    with fake.lock:
+        fake.keyset_reads += 1
+        failure = fake.keyset_failures.pop(0) if fake.keyset_failures else None
+    if failure:
+        return JsonResponse({"error": f"keys unavailable ({failure})"}, status=failure)
+    if fake.keyset_hangs:
+        fake.release.wait(60)
+    return JsonResponse({"keys": fake.registration().get_jwks()})
 
 
 @csrf_exempt
