@@ -113,10 +113,12 @@ def test_a_failing_hidden_test_shows_only_its_name_until_solved(client, learner,
     html = results_html(client, submission)
     assert "works for other bit widths" in html and "(hidden test)" in html
     assert "kv_cache_vram(32, 1000) == 32" not in html  # what it checks: not yet
+    assert "Step through this test" not in html.split("works for other bit widths")[1]
     submit(client, exercise, SOLUTION, **HX)
     grade_latest()
     html = results_html(client, submission)  # the old failure, seen after solving
-    assert "kv_cache_vram(" in html.split("works for other bit widths")[1]
+    hidden = html.split("works for other bit widths", 1)[1].split("</li>")[0]
+    assert "kv_cache_vram(" in hidden and "Step through this test" in hidden
     page = client.get(exercise.block.lesson.get_absolute_url()).content.decode()
     assert "you have solved the exercise, so their failures show in full now" in page
     assert "you will see whether they pass" not in page
@@ -161,8 +163,9 @@ def test_hidden_tests_show_in_full_once_an_assignment_that_says_so_is_due_for_th
 
     for html in (results_html(client, submission),
                  client.get(exercise.block.lesson.get_absolute_url()).content.decode()):  # fmt: skip
-        hidden = html.split("works for other bit widths")[1].split("</li>")[0]
+        hidden = html.split("works for other bit widths", 1)[1].split("</li>")[0]
         assert ("KeyError: 4" in hidden) is shown  # the input, through the error
+        assert ("Step through this test" in hidden) is shown
     page = client.get(exercise.block.lesson.get_absolute_url()).content.decode()
     assert ("the assignment is past its due date, so their failures show" in page) is shown
     assert ("you will see whether they pass" in page) is not shown

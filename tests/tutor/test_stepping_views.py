@@ -465,6 +465,55 @@ def test_a_hidden_or_unknown_test_is_refused(client, failed_submission, no_worke
     assert not Stepping.objects.exists()
 
 
+HIDDEN_TEST = "works for other bit widths"
+
+
+def test_a_failed_hidden_test_is_stepped_through_once_the_exercise_is_solved(
+    client, failed_submission, no_worker
+):
+    from tutor.practice.code_exercise.models import Submission
+
+    url = reverse("tutor:stepping_test", args=[failed_submission.pk])
+    assert client.post(url, {"test": HIDDEN_TEST}, **HX).status_code == 400
+    Submission.objects.create(
+        user=failed_submission.user,
+        exercise=failed_submission.exercise,
+        code="# solved",
+        verdict=Submission.Verdict.PASSED,
+        results={"results": []},
+    )
+    response = client.post(url, {"test": HIDDEN_TEST})
+    stepping = Stepping.objects.get()
+    assert response.url == reverse("tutor:stepping_detail", args=[stepping.pk])
+    assert stepping.test_name == HIDDEN_TEST
+    assert stepping.trace.code.startswith(failed_submission.code)
+    assert "kv_cache_vram(" in stepping.trace.code[len(failed_submission.code) :]  # its check
+
+
+@pytest.mark.parametrize("due, stepped", [(-1, True), (+1, False)], ids=["due", "not-due"])
+def test_a_failed_hidden_test_is_stepped_through_once_an_assignment_shows_it(
+    client, failed_submission, no_worker, due, stepped
+):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from tests.tutor.assignment_world import assign, class_of
+
+    now, day = timezone.now(), timedelta(days=1)
+    assign(
+        class_of(failed_submission.user),
+        failed_submission.exercise.block.lesson,
+        opens=now - 3 * day,
+        due=now + due * day,
+        hidden_tests_after_due=True,
+    )
+    url = reverse("tutor:stepping_test", args=[failed_submission.pk])
+    response = client.post(url, {"test": HIDDEN_TEST}, **HX)
+    assert Stepping.objects.filter(test_name=HIDDEN_TEST).exists() is stepped
+    assert (response.status_code == 400) is not stepped
+
+
 def test_another_learners_submission_is_not_found(client, failed_submission, no_worker):
     client.force_login(make_user())
     url = reverse("tutor:stepping_test", args=[failed_submission.pk])

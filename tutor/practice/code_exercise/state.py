@@ -81,6 +81,12 @@ class ExercisePractice:
     code_limit = MAX_CODE_CHARS
 
     @property
+    def hidden_tests_shown(self) -> bool:
+        """Its hidden tests show in full (what each checks and expected, and a step-through
+        of one that failed): once solved, or once an assignment's due date passed."""
+        return self.solved or self.due_shown
+
+    @property
     def code(self) -> str:
         if self.draft is not None:
             return self.draft.code
@@ -122,7 +128,7 @@ class ExercisePractice:
         if self.grading is None:
             return []
         return [
-            TestFeedback(result, shown=result.visible or self.solved or self.due_shown)
+            TestFeedback(result, shown=result.visible or self.hidden_tests_shown)
             for result in self.grading.results
         ]
 

@@ -23,6 +23,7 @@ from course.htmx import login_required_htmx, refusal, vary_on_htmx, wants_partia
 from tutor.actions.runs import RunRefused
 from tutor.models import Run
 from tutor.practice.code_exercise.models import Submission
+from tutor.practice.code_exercise.state import practice_of as exercise_practice_of
 from tutor.practice.code_exercise.views import exercise_url
 from tutor.practice.snippet.state import practice_of
 from tutor.practice.snippet.views import snippet_or_404, snippet_url
@@ -155,8 +156,9 @@ def with_arguments(code: str, args: list) -> tuple[str, int]:
 @require_POST
 @login_required_htmx
 def start_test(request: HttpRequest, submission_id: int) -> HttpResponse:
-    """ "Step through" a visible test the learner's submission failed: their code with the
-    test's input, or their code followed by the check (opening at the check's first step)."""
+    """ "Step through" a test the learner's submission failed and they may see (a visible
+    one, or a hidden one once the exercise's hidden tests show: solved, or due): their code
+    with the test's input, or their code followed by the check (opening at its first step)."""
     submission = get_object_or_404(
         Submission.objects.select_related("exercise__block__lesson__course"),
         pk=submission_id,
@@ -174,13 +176,16 @@ def start_test(request: HttpRequest, submission_id: int) -> HttpResponse:
     failed = {
         result.get("name")
         for result in submission.results.get("results", [])
-        if not result.get("passed") and result.get("visible")
+        if not result.get("passed")
     }
-    test = next((t for t in exercise.tests.all() if t.name == name and not t.hidden), None)
+    test = next((t for t in exercise.tests.all() if t.name == name), None)
+    if test is not None and test.hidden and not hidden_tests_shown(request.user, exercise):
+        test = None
     if test is None or name not in failed:
         return refuse(
             request,
-            "You can step through a visible test your code failed; that one is not.",
+            "You can step through a test your code failed (a hidden one once it shows in"
+            " full); that one is not.",
             into=into,
             status=400,
             back=back,
@@ -201,6 +206,10 @@ def start_test(request: HttpRequest, submission_id: int) -> HttpResponse:
         exercise=exercise,
         test_name=name,
     )
+
+
+def hidden_tests_shown(user, exercise) -> bool:
+    return exercise_practice_of(user, exercise).hidden_tests_shown
 
 
 def own_stepping_or_404(
