@@ -20,10 +20,9 @@ from pylti1p3.assignments_grades import AssignmentsGradesService
 from pylti1p3.exception import LtiServiceException
 from pylti1p3.grade import Grade
 from pylti1p3.lineitem import LineItem as AgsLineItem
-from pylti1p3.service_connector import ServiceConnector
 
 from course.models import Lesson
-from lti.http import TimeoutSession
+from lti.http import TokenKeepingConnector
 from lti.models import LineItem, ScoreSync
 from tutor.models import LessonProgress
 from tutor.queueing import enqueue_task_on_commit
@@ -223,7 +222,7 @@ def post_score(sync: ScoreSync) -> str:
     context = line_item.context
     registration = context.deployment.registration.to_registration()
     service = AssignmentsGradesService(
-        ServiceConnector(registration, requests_session=TimeoutSession()),
+        TokenKeepingConnector(registration),
         {"scope": AGS_SCOPES, "lineitems": context.lineitems_url, "lineitem": line_item.url},
     )
     if not line_item.url:
@@ -238,7 +237,7 @@ def post_score(sync: ScoreSync) -> str:
         LineItem.objects.filter(pk=line_item.pk, url="").update(url=found.get_id())
         line_item.url = found.get_id()
         service = AssignmentsGradesService(
-            ServiceConnector(registration, requests_session=TimeoutSession()),
+            TokenKeepingConnector(registration),
             {"scope": AGS_SCOPES, "lineitems": context.lineitems_url, "lineitem": line_item.url},
         )
     complete = sync.score_maximum > 0 and sync.score_given >= sync.score_maximum

@@ -15,10 +15,9 @@ from django.db import models, transaction
 from django.utils import timezone
 from lti_tool.models import LtiMembership, LtiUser
 from pylti1p3.names_roles import NamesRolesProvisioningService
-from pylti1p3.service_connector import ServiceConnector
 
 from lti.grades import describe_failure
-from lti.http import TimeoutSession
+from lti.http import TokenKeepingConnector
 from lti.launch import LaunchRefused, account_for
 from lti.models import ClassLink
 from tutor.actions.classes import add_co_teacher
@@ -36,13 +35,12 @@ def enqueue_sync(class_link_id: int) -> None:
 
 
 def fetch_member_data(context) -> list[dict]:
-    """django-lti's NRPS read, with a timeout on each call (pylti1p3 sets none)."""
+    """django-lti's NRPS read, with a timeout on each call (pylti1p3 sets none) and the
+    LMS's access token kept (lti/http.py)."""
     if not context.memberships_url:
         return []
     service = NamesRolesProvisioningService(
-        ServiceConnector(
-            context.deployment.registration.to_registration(), requests_session=TimeoutSession()
-        ),
+        TokenKeepingConnector(context.deployment.registration.to_registration()),
         {"context_memberships_url": context.memberships_url},
     )
     return list(service.get_members())

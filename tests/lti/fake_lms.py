@@ -12,10 +12,12 @@ button, which a browser test clicks and a requests-driven test submits itself.
 import functools
 import json
 import threading
+import uuid
 from dataclasses import dataclass, field
 from html import escape
 from urllib.parse import urlencode, urlsplit
 
+import jwt
 from cryptography.hazmat.primitives import serialization
 from django.conf import settings
 from django.http import HttpResponse, HttpResponseRedirect, JsonResponse
@@ -91,6 +93,10 @@ class FakeLms:
     score_posts: list = field(default_factory=list)  # every accepted POST, in order
     score_failures: list = field(default_factory=list)  # statuses to answer the next posts with
     token_failures: int = 0
+    token_reads: int = 0  # access tokens asked for (failures included)
+    tokens_issued: list = field(default_factory=list)
+    tokens_revoked: set = field(default_factory=set)  # answered 401 (`revoke_tokens`)
+    token_expiry_given: bool = True  # says how long a token lasts (`expires_in`)
     # While set, a score post hangs until `release` is set (or 60 s): an LMS that never answers.
     score_hangs: bool = False
     release: threading.Event = field(default_factory=threading.Event)
@@ -132,6 +138,11 @@ class FakeLms:
             .set_platform_private_key(self.private_key)
             .set_tool_key_set_url(self.tool_jwks_url)
         )
+
+    def revoke_tokens(self) -> None:
+        """Every access token issued so far is refused from now on (answered 401)."""
+        with self.lock:
+            self.tokens_revoked.update(self.tokens_issued)
 
     def rotate_key(self) -> None:
         """The LMS signs with a new key from now on, and its keyset lists only that one."""
@@ -294,12 +305,22 @@ def jwks(request):
 def token(request):
     fake = lms()
     with fake.lock:
+        fake.token_reads += 1
         if fake.token_failures:
             fake.token_failures -= 1
             return JsonResponse({"error": "temporarily_unavailable"}, status=503)
-    return JsonResponse(
-        PlatformConfig().get_registration() and _platform().get_access_token(request.POST.dict())
+    answer = _platform().get_access_token(request.POST.dict())  # checks the tool's request
+    # The same claims in the same second would sign to the same token: each gets an id, as
+    # a real LMS's tokens differ, so a revoked one is never issued again.
+    claims = jwt.decode(answer["access_token"], options={"verify_signature": False})
+    answer["access_token"] = SigningRegistration.encode_and_sign(
+        {**claims, "jti": uuid.uuid4().hex}, fake.private_key
     )
+    with fake.lock:
+        fake.tokens_issued.append(answer["access_token"])
+    if not fake.token_expiry_given:
+        del answer["expires_in"]
+    return JsonResponse(answer)
 
 
 def _platform():
@@ -310,6 +331,8 @@ def _platform():
 
 def _authorised(request, scope: str) -> bool:
     header = request.headers.get("Authorization", "")
+    if header[7:] in lms().tokens_revoked:
+        return False
     return header.startswith("Bearer ") and _platform().validate_token(
         header[7:], allowed_scopes=[scope]
     )

@@ -104,6 +104,41 @@ def test_a_failing_token_endpoint_is_retried(lms, launched, lesson):
     assert len(lms.score_posts) == 1
 
 
+def send_all() -> None:
+    for sync in ScoreSync.objects.order_by("pk"):
+        tasks.send_score(sync.pk)
+
+
+def test_one_access_token_serves_every_grade_while_it_lasts(lms, launched, lesson):
+    """pylti1p3 asked the LMS for a new token for every grade; the token is kept for the
+    lifetime the LMS gives it."""
+    solve("s1", lesson, 2)
+    solve("s2", lesson, 3)
+    send_all()
+    assert (gradebook(lms, "s1"), gradebook(lms, "s2")) == ((2, 3), (3, 3))
+    assert lms.token_reads == 1
+
+
+def test_a_token_the_lms_revoked_is_replaced_and_the_grade_still_arrives(lms, launched, lesson):
+    solve("s1", lesson, 1)
+    send_all()
+    lms.revoke_tokens()
+    solve("s2", lesson, 2)
+    sync = ScoreSync.objects.get(user__lti_users__sub="s2")
+    assert grades.send_score(sync_id=sync.pk, now=timezone.now()) == ScoreSync.Status.SENT
+    assert gradebook(lms, "s2") == (2, 3)
+    assert lms.token_reads == 2 and len(lms.score_posts) == 2
+
+
+def test_a_token_whose_lifetime_the_lms_does_not_say_is_not_kept(lms, launched, lesson):
+    lms.token_expiry_given = False
+    solve("s1", lesson, 2)
+    solve("s2", lesson, 3)
+    send_all()
+    assert (gradebook(lms, "s1"), gradebook(lms, "s2")) == ((2, 3), (3, 3))
+    assert lms.token_reads == 2
+
+
 def test_a_worker_killed_mid_post_is_resumed_by_the_sweep(lms, launched, lesson, monkeypatch):
     solve("s1", lesson, 2)
     sync = ScoreSync.objects.get()
