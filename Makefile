@@ -95,13 +95,24 @@ static: python-deps frontend $(SECRET_KEY_FILE)
 # The web server and the worker together; one Ctrl-C stops both.
 # Each is stopped through its main process, once, which stops its own children (a second
 # signal to django-q2's children mid-shutdown crashes them); either one ending stops both.
+# Stopping (Ctrl-C, TERM, or either process ending) asks each once to stop (django-q2's
+# cluster can hang for good on a second TERM in its signal handler, django-q2 issue #346),
+# gives them STOP_SECONDS to finish what they run, then kills what is left of each.
+STOP_SECONDS ?= 15
 serve: $(SECRET_KEY_FILE)
 	@echo "Parsnip on http://$(HOST):$(PORT)/  (Ctrl-C stops the server and the worker)"
 	@export $(RUN_ENV); \
 	setsid $(PY) manage.py qcluster & worker=$$!; \
 	BIND=$(HOST):$(PORT) setsid $(VENV)/bin/gunicorn -c config/gunicorn.py config.wsgi & web=$$!; \
-	trap 'kill -TERM $$worker $$web 2>/dev/null' INT TERM; \
-	wait -n; kill -TERM $$worker $$web 2>/dev/null; wait
+	stop() { \
+		trap '' INT TERM; kill -TERM $$worker $$web 2>/dev/null; \
+		for i in $$(seq $$(( $(STOP_SECONDS) * 10 ))); do \
+			kill -0 $$worker 2>/dev/null || kill -0 $$web 2>/dev/null || break; sleep 0.1; \
+		done; \
+		kill -KILL -- -$$worker -$$web 2>/dev/null; wait; \
+	}; \
+	trap 'stop; exit 0' INT TERM; \
+	wait -n; stop
 
 serve-dev:
 	@echo "Parsnip (development) on http://$(HOST):$(PORT)/  (Ctrl-C stops the server and the worker)"
