@@ -92,12 +92,10 @@ $(SECRET_KEY_FILE): | $(PY)
 static: python-deps frontend $(SECRET_KEY_FILE)
 	@$(RUN_ENV) $(PY) manage.py collectstatic --no-input -v 0
 
-# The web server and the worker together; one Ctrl-C stops both.
-# Each is stopped through its main process, once, which stops its own children (a second
-# signal to django-q2's children mid-shutdown crashes them); either one ending stops both.
-# Stopping (Ctrl-C, TERM, or either process ending) asks each once to stop (django-q2's
-# cluster can hang for good on a second TERM in its signal handler, django-q2 issue #346),
-# gives them STOP_SECONDS to finish what they run, then kills what is left of each.
+# The web server and the worker together; one Ctrl-C (or TERM) stops both, and either one
+# ending stops the other. Each is asked once, through its main process, which stops its own
+# children (a second TERM can hang django-q2's cluster for good, django-q2 issue #346); after
+# STOP_SECONDS what is left of either is killed.
 STOP_SECONDS ?= 15
 serve: $(SECRET_KEY_FILE)
 	@echo "Parsnip on http://$(HOST):$(PORT)/  (Ctrl-C stops the server and the worker)"
