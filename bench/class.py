@@ -163,6 +163,63 @@ def report(name: str, n: int, times: list[float], errors: list[str]) -> None:
         print(f"           {errors.count(error)} x {error}")
 
 
+def cpu_seconds_by_part(server: int) -> dict[str, float]:
+    """CPU time so far of each part of the machine: the web server and the worker (the
+    processes `make serve`, pid `server`, started, by their command line), PostgreSQL,
+    Redis, this benchmark's own client threads, and the rest of the machine (/proc/stat's
+    total less those: sandboxes that have ended, other programs). Compared before and
+    after a phase, it says where that phase's CPU went."""
+    tick = os.sysconf("SC_CLK_TCK")
+    processes = {}  # pid: (parent, command, CPU seconds with its ended children's)
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                stat = f.read()
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                command = f.read().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue  # it ended while we looked
+        fields = stat[stat.rindex(")") + 2:].split()  # after "pid (comm) "
+        used = sum(int(v) for v in fields[11:15]) / tick  # utime stime cutime cstime
+        processes[int(entry)] = (int(fields[1]), command, used)
+
+    def served(pid: int) -> bool:
+        while pid > 1 and pid in processes:
+            if pid == server:
+                return True
+            pid = processes[pid][0]
+        return False
+
+    parts = dict.fromkeys(("web", "worker", "postgres", "redis", "client"), 0.0)
+    for pid, (_, command, used) in processes.items():
+        if pid == os.getpid():
+            part = "client"
+        elif served(pid):  # live ones each, ended ones in their parent's
+            part = "web" if "gunicorn" in command else "worker"
+        elif command.startswith("postgres"):
+            part = "postgres"
+        elif command.startswith("redis-server"):
+            part = "redis"
+        else:
+            continue
+        parts[part] += used
+    with open("/proc/stat") as f:
+        fields = [int(v) for v in f.readline().split()[1:]]
+    parts["other"] = (sum(fields) - fields[3] - fields[4]) / tick - sum(parts.values())
+    return parts
+
+
+def report_cpu(before: dict[str, float], after: dict[str, float], wall: float) -> None:
+    """One line: the phase's CPU seconds by part, against what the machine's cores had."""
+    spent = {part: after[part] - before[part] for part in after}
+    cores = os.cpu_count() or 1
+    shares = ", ".join(f"{part} {spent[part]:.2f}" for part in spent)
+    print(f"{'':8} cpu s: {shares}; all {sum(spent.values()):.2f} of {cores * wall:.2f} "
+          f"({cores} cores x {wall:.2f} s)")
+
+
 def create_learners(n: int) -> list[str]:
     from django.contrib.auth.hashers import make_password
     from django.contrib.auth.models import User
@@ -272,15 +329,22 @@ def main() -> None:
             carried = typed(exercise.starter, f"\n# {learner.username}\n", sent=False) if args.trail else {}
             learner.click(f"/code-exercises/{exercise.pk}/submit/", {"code": code, **carried})
 
-        report("open", n, *at_once(learners, Learner.open_lesson))
+        server = site.server.pid
+
+        def phase(name: str, action) -> None:
+            before, started = cpu_seconds_by_part(server), time.perf_counter()
+            report(name, n, *at_once(learners, action))
+            report_cpu(before, cpu_seconds_by_part(server), time.perf_counter() - started)
+
+        phase("open", Learner.open_lesson)
         edits = {"run": edit_snippet, "submit": edit_exercise}  # --trail: the typing before each
         for name, action, purpose in (("reveal", reveal, Run.Purpose.REVEAL),
                                       ("run", run, Run.Purpose.RUN),
                                       ("submit", submit, Run.Purpose.GRADE)):
             if args.trail and name in edits:
-                report("edit", n, *at_once(learners, edits[name]))
+                phase("edit", edits[name])
             since = timezone.now()
-            report(name, n, *at_once(learners, action))
+            phase(name, action)
             where_it_went(name, purpose, since, learners)
 
         deadline = time.monotonic() + 30
