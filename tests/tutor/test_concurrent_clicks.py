@@ -153,3 +153,29 @@ def test_a_class_revealing_one_snippet_at_once_shares_one_run():
     assert Run.objects.filter(purpose=Run.Purpose.REVEAL).count() == 1
     assert len({run.pk for _, run in results}) == 1
     assert Prediction.objects.filter(is_first=True).count() == 12
+
+
+def test_a_class_revealing_while_the_worker_finishes_the_run_leaves_no_verdict_waiting():
+    """Twelve learners press Reveal as the worker saves the shared run's output and gives the
+    verdicts it finds: whatever the order, every prediction ends with its verdict, given
+    either by the worker or by the click that saved it after the worker looked."""
+    from tutor.actions.runs import execute_run
+    from tutor.practice.snippet.actions import reveal_run
+
+    snippet = make_snippet()
+    run = reveal_run(snippet=snippet)  # queued by a learner a moment before
+    learners = iter([make_user() for _ in range(12)])
+    lock = threading.Lock()
+
+    def reveal_or_work():
+        with lock:
+            learner = next(learners, None)
+        if learner is None:
+            return execute_run(run_id=run.pk)
+        return submit_prediction(user=learner, snippet=snippet, text="x", said_out_loud=False)
+
+    results = at_once(13, reveal_or_work)
+    assert not [r for r in results if isinstance(r, Exception)]
+    assert Run.objects.get(pk=run.pk).is_final
+    assert Prediction.objects.count() == 12
+    assert not Prediction.objects.pending().exists()

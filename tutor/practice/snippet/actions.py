@@ -143,11 +143,6 @@ def submit_prediction(
             prediction.is_first = False
             prediction.save()
         learner_worked(user=user, block=snippet.block, what="said it out loud" if said_out_loud else "predicted", failed=False)
-        # The run as it is now, locked: the worker may have finished it since reveal_run
-        # read it, and settled every prediction waiting then -- not this one, not yet
-        # saved. Read under the lock, either it is final (settled here) or the worker's
-        # final save waits for this commit, and its settling then finds this prediction.
-        run = Run.objects.select_for_update().get(pk=run.pk)
         settled = settle_predictions(predictions=[prediction], run=run)
         # A prediction still waiting for its output counts for nothing yet: whoever gives
         # it its verdict counts it (one write fewer in a class's reveal burst). It starts
@@ -156,6 +151,15 @@ def submit_prediction(
             refresh_lesson_progress(user=user, lesson=snippet.block.lesson)
         elif not settled:
             start_lesson(user=user, lesson=snippet.block.lesson)
+    if prediction.verdict == Prediction.Verdict.PENDING:
+        # The worker may have finished the run since reveal_run read it, and given their
+        # verdicts to the predictions waiting then -- not this one, not yet committed. Each
+        # side writes, then reads the other's: the worker saves the output, then looks for
+        # predictions; this click saves its prediction, then reads the run. Whichever reads
+        # second finds the other's write and gives the verdict (twice is harmless). No lock
+        # on the shared run: a class revealing together would queue on it one by one.
+        run = Run.objects.get(pk=run.pk)
+        settle_predictions(predictions=[prediction], run=run)
     return prediction, run
 
 
