@@ -33,7 +33,7 @@ class RunQuerySet(models.QuerySet):
         return self.filter(status__in=Run.FINAL_STATUSES)
 
     def pending(self) -> "RunQuerySet":
-        return self.filter(status__in=[Run.Status.QUEUED, Run.Status.RUNNING])
+        return self.filter(status__in=Run.PENDING_STATUSES)
 
     def stale(self, now=None) -> "RunQuerySet":
         """Runs no worker will finish: running past their deadline (their wall-clock limit
@@ -122,6 +122,7 @@ class Run(models.Model):
         CONTENT = "content", "Content check"
         TRACE = "trace", "Step-through trace"
 
+    PENDING_STATUSES = [Status.QUEUED, Status.RUNNING]
     FINAL_STATUSES = [
         Status.OK, Status.ERROR, Status.TIMEOUT, Status.MEMORY,
         Status.OUTPUT_LIMIT, Status.KILLED, Status.FAILED,

@@ -55,11 +55,15 @@ def refresh_lesson_progress(*, user: AbstractBaseUser, lesson: Lesson) -> Lesson
     lesson is complete when every practice item on it is done (each practice kind says
     what "done" is: tutor.practice).
     """
-    with transaction.atomic():
+    with transaction.atomic(savepoint=False):  # nothing here is caught and carried on from
         progress = LessonProgress.objects.select_for_update().of(user, lesson).first()
         if progress is None:
-            progress, _ = LessonProgress.objects.get_or_create(user=user, lesson=lesson)
-            progress = LessonProgress.objects.select_for_update().get(pk=progress.pk)
+            # Made if still missing (a request landing together may make it first: nothing
+            # is raised, so no savepoint), then locked as found.
+            LessonProgress.objects.bulk_create(
+                [LessonProgress(user=user, lesson=lesson)], ignore_conflicts=True
+            )
+            progress = LessonProgress.objects.select_for_update().of(user, lesson).get()
         progress.counts = _counts(user_id=user.pk, lesson_id=lesson.pk)
         for kind in practice.every():
             if (count := kind.count()) is not None:

@@ -8,6 +8,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
+from django.db.models import Count, Q
 from django.utils import timezone
 
 from course.kinds.snippet import Snippet
@@ -32,13 +33,16 @@ def check_run_allowance(*, user: AbstractBaseUser) -> None:
     """Per-user rate limit and cap on queued runs, with a message a learner understands.
 
     Holds only under lock_learner(), in the transaction that then creates the run."""
-    now = timezone.now()
-    runs = Run.objects.filter(user=user)
-    if runs.pending().count() >= settings.RUNS_PENDING_MAX:
+    since = timezone.now() - timedelta(minutes=1)
+    found = Run.objects.filter(user=user).aggregate(  # both in one query
+        pending=Count("pk", filter=Q(status__in=Run.PENDING_STATUSES)),
+        recent=Count("pk", filter=Q(created_at__gte=since)),
+    )
+    if found["pending"] >= settings.RUNS_PENDING_MAX:
         raise RunRefused(
             "You already have runs waiting for a worker. Wait for them to finish, then try again."
         )
-    recent = runs.filter(created_at__gte=now - timedelta(minutes=1)).count()
+    recent = found["recent"]
     if recent >= settings.RUNS_PER_MINUTE:
         raise RunRefused(
             f"That's {recent} runs in the last minute, the most Parsnip allows. "

@@ -45,7 +45,9 @@ def record(
         "done": failed is False,
     }
     sql = (_LATER_SQL if later else _UPSERT_SQL)[failed]
-    with transaction.atomic(), connection.cursor() as cursor:
+    # No savepoint inside the caller's transaction: one statement, and an error in it
+    # ends the caller's transaction anyway (a savepoint is two more round trips).
+    with transaction.atomic(savepoint=False), connection.cursor() as cursor:
         cursor.execute(sql, params)
 
 

@@ -4,7 +4,8 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import IntegrityError, transaction
+from django.db import transaction
+from django.db.models import Count, Q
 from django.utils import timezone
 
 from course.kinds.snippet import Snippet
@@ -71,7 +72,7 @@ def settle_predictions(*, predictions: list[Prediction], run: Run) -> list[Predi
         if prediction.verdict != Prediction.Verdict.PENDING:
             continue
         verdict = verdict_for(prediction, run)
-        with transaction.atomic():
+        with transaction.atomic(savepoint=False):
             settled = Prediction.objects.pending().filter(pk=prediction.pk).update(verdict=verdict)
             if settled:
                 # the live view's "predicted" gets its verdict, while they are still there
@@ -113,10 +114,14 @@ def submit_prediction(
     """
     run = reveal_run(snippet=snippet)  # first, in its own short transaction
     with transaction.atomic():
-        lock_learner(user)
-        recent = Prediction.objects.filter(
-            user=user, created_at__gte=timezone.now() - timedelta(minutes=1)
-        ).count()
+        lock_learner(user)  # so the count and whether this one is first are exact
+        since = timezone.now() - timedelta(minutes=1)
+        this_version = Q(snippet=snippet, snippet_version=snippet.version, is_first=True)
+        found = Prediction.objects.filter(user=user).aggregate(
+            recent=Count("pk", filter=Q(created_at__gte=since)),
+            firsts=Count("pk", filter=this_version),
+        )
+        recent = found["recent"]
         if recent >= settings.PREDICTIONS_PER_MINUTE:
             raise PredictionRefused(
                 f"That's {recent} predictions in the last minute, the most Parsnip takes. "
@@ -132,16 +137,10 @@ def submit_prediction(
                 Prediction.Verdict.SELF_UNCHECKED if said_out_loud else Prediction.Verdict.PENDING
             ),
         )
-        prediction.is_first = not Prediction.objects.filter(
-            user=user, snippet=snippet, snippet_version=snippet.version, is_first=True
-        ).exists()
-        try:
-            with transaction.atomic():
-                prediction.save()
-        except IntegrityError:  # a concurrent first prediction won the race
-            prediction.pk = None
-            prediction.is_first = False
-            prediction.save()
+        # Under the learner's lock no other first prediction can be saved meanwhile (the
+        # constraint one_first_prediction_per_version still stands guard).
+        prediction.is_first = not found["firsts"]
+        prediction.save()
         learner_worked(user=user, block=snippet.block, what="said it out loud" if said_out_loud else "predicted", failed=False)
         settled = settle_predictions(predictions=[prediction], run=run)
         # A prediction still waiting for its output counts for nothing yet: whoever gives
