@@ -93,3 +93,20 @@ def test_every_response_carries_a_strict_content_security_policy(client, db):
     policy = client.get("/")["Content-Security-Policy"]
     assert "script-src 'self'" in policy
     assert "unsafe-inline" not in policy
+
+
+def test_postgresql_connections_are_pooled_and_bind_parameters_on_the_server():
+    """The scale-out path's connections, as `make run` makes them with DATABASE_URL set:
+    from a bounded pool, and with parameters sent apart from the statement (no query text
+    rebuilt in Python for each execution; a statement run often is prepared once)."""
+    probe = (
+        "from django.db import connection\n"
+        "with connection.cursor() as cursor:\n"
+        "    cursor.execute('SELECT %s + %s', [2, 3])\n"
+        "    print(cursor.fetchone()[0], type(cursor.cursor).__name__, connection.pool.max_size)\n"
+    )
+    done = manage(
+        "shell", "--no-imports", "-c", probe, DEBUG="1", DATABASE_URL="postgres:///postgres", DB_POOL_MAX="5"
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["5", "ServerBindingCursor", "5"]
