@@ -255,15 +255,20 @@ print("KV cache VRAM usage:")
 """
 
 
-def test_a_failed_check_of_a_submission_opens_at_the_check(learner_page):
-    page = learner_page
-    page.goto(SEED + EXERCISE)
+def submit(page, code: str) -> None:
+    """Replace what the exercise's editor holds, as pasting would, and press Test it."""
     editor = page.locator(f"{EXERCISE} .cm-content")
     editor.click()
     page.keyboard.press("ControlOrMeta+a")
     page.keyboard.press("Delete")
-    page.keyboard.insert_text(WRONG_UNIT)
+    page.keyboard.insert_text(code)
     page.locator(EXERCISE).get_by_role("button", name="Test it").click()
+
+
+def test_a_failed_check_of_a_submission_opens_at_the_check(learner_page):
+    page = learner_page
+    page.goto(SEED + EXERCISE)
+    submit(page, WRONG_UNIT)
     failed = page.locator(f"{EXERCISE}-results .test-failed").filter(
         has_text="16 bits for 1000 units is 16 GB"
     )
@@ -279,44 +284,30 @@ def test_a_failed_check_of_a_submission_opens_at_the_check(learner_page):
     expect(page.locator(".step-exception").first).to_contain_text("AssertionError")
 
 
-SOLUTION = """def kv_cache_vram(bits, capacity):
-    return bits * capacity / 1000
-
-
-print("KV cache VRAM usage:")
-for bits in (16, 8, 4):
-    print("%d-bit, 1000 units: %.2f GB" % (bits, kv_cache_vram(bits, 1000)))
-"""
-# Knows only the numbers the visible tests try: the hidden ones fail.
-ONLY_THE_EXAMPLES = SOLUTION.replace(
-    "    return bits * capacity / 1000", "    return {16: 16, 8: 8, 4: 4}[bits] if capacity == 1000 else 0"
-)
-
-
-def submit(page, code: str) -> None:
-    editor = page.locator(f"{EXERCISE} .cm-content")
-    editor.click()
-    page.keyboard.press("ControlOrMeta+a")
-    page.keyboard.press("Delete")
-    page.keyboard.insert_text(code)
-    page.locator(EXERCISE).get_by_role("button", name="Test it").click()
-
-
 def test_once_solved_a_failed_hidden_test_shows_and_steps_through(learner_page):
     """Before the exercise is solved a hidden test that fails says only that it failed (no
     step-through: it would read the test out); once solved, it shows in full and steps."""
+    from course.kinds.code_exercise import CodeExercise
+
+    solution = CodeExercise.objects.get(block__key=EXERCISE.removeprefix("#exercise-")).solution
+    # Knows only the numbers the visible tests try: the hidden ones fail.
+    only_the_examples = solution.replace(
+        "return bits * capacity / 1000", "return {16: 16, 8: 8, 4: 4}[bits] if capacity == 1000 else 0"
+    )
+    assert only_the_examples != solution
     page = learner_page
     page.goto(SEED + EXERCISE)
     results = page.locator(f"{EXERCISE}-results")
-    submit(page, ONLY_THE_EXAMPLES)
+    submit(page, only_the_examples)
     hidden = results.locator(".test-failed").filter(has_text="hidden")
     expect(hidden.first).to_be_visible()
     expect(results.get_by_role("button", name="Step through this test")).to_have_count(0)
     expect(results).not_to_contain_text("kv_cache_vram(16, 2000)")
 
-    submit(page, SOLUTION)
+    submit(page, solution)
+    expect(results).to_contain_text("Every test passes")
     expect(results.locator(".test-failed")).to_have_count(0)
-    submit(page, ONLY_THE_EXAMPLES)
+    submit(page, only_the_examples)
     failed = results.locator(".test-failed").filter(has_text="works for other capacities")
     expect(failed).to_contain_text("kv_cache_vram(16, 2000)")  # what it checks, in full now
     shoot(page, "hidden-test-results", f"{EXERCISE}-results")
