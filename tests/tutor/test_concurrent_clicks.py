@@ -179,3 +179,25 @@ def test_a_class_revealing_while_the_worker_finishes_the_run_leaves_no_verdict_w
     assert Run.objects.get(pk=run.pk).is_final
     assert Prediction.objects.count() == 12
     assert not Prediction.objects.pending().exists()
+
+
+def test_one_learners_draft_saved_from_eight_requests_at_once_is_one_row_holding_one_of_them():
+    """Typing in two tabs, or a save and a Run at once: each request replaces the draft in
+    one statement, so there is one row, holding what one of them sent, and none failed."""
+    from tutor.practice.snippet.actions import save_draft
+    from tutor.practice.snippet.models import CodeDraft
+
+    snippet, learner = make_snippet(), make_user()
+    sent = iter([f"print({n})\n" for n in range(8)])
+    lock = threading.Lock()
+
+    def save():
+        with lock:
+            code = next(sent)
+        return save_draft(user=learner, snippet=snippet, code=code)
+
+    results = at_once(8, save)
+    assert not [r for r in results if isinstance(r, Exception)]
+    kept = CodeDraft.objects.get(user=learner, snippet=snippet)
+    assert kept.code in {f"print({n})\n" for n in range(8)}
+    assert {draft.pk for draft in results} == {kept.pk}  # each request's row is that one

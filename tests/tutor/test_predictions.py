@@ -193,10 +193,13 @@ def test_a_failed_run_leaves_the_prediction_pending():
 def test_drafts_are_kept_per_learner_and_snippet_and_reset_forgets_them():
     user, other = make_user(), make_user()
     snippet = make_snippet()
-    actions.save_draft(user=user, snippet=snippet, code="print(1)\n")
-    actions.save_draft(user=user, snippet=snippet, code="print(2)\n")
+    first = actions.save_draft(user=user, snippet=snippet, code="print(1)\n")
+    second = actions.save_draft(user=user, snippet=snippet, code="print(2)\n")
     actions.save_draft(user=other, snippet=snippet, code="print(3)\n")
-    assert CodeDraft.objects.get(user=user, snippet=snippet).code == "print(2)\n"
+    kept = CodeDraft.objects.get(user=user, snippet=snippet)
+    assert kept.code == "print(2)\n"
+    assert first.pk == second.pk == kept.pk  # replaced in place, not a row per save
+    assert kept.updated_at >= first.updated_at
 
     assert actions.save_draft(user=user, snippet=snippet, code=snippet.code) is None
     assert not CodeDraft.objects.filter(user=user).exists()

@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from course.kinds.code_exercise import CodeExercise
 from tutor import sandbox
+from tutor.actions.drafts import keep_draft
 from tutor.actions.progress import learner_worked
 from tutor.actions.runs import limits_for, queue_run
 from tutor.models import Run
@@ -48,10 +49,7 @@ def save_draft(*, user: AbstractBaseUser, exercise: CodeExercise, code: str) -> 
     if code == exercise.starter:
         ExerciseDraft.objects.filter(user=user, exercise=exercise).delete()
         return None
-    draft, _ = ExerciseDraft.objects.update_or_create(
-        user=user, exercise=exercise, defaults={"code": code}
-    )
-    return draft
+    return keep_draft(ExerciseDraft, code=code, user=user, exercise=exercise)
 
 
 def discard_draft(*, user: AbstractBaseUser, exercise: CodeExercise) -> None:

@@ -9,6 +9,7 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from course.kinds.snippet import Snippet
+from tutor.actions.drafts import keep_draft
 from tutor.actions.progress import learner_worked, refresh_lesson_progress, start_lesson
 from tutor.actions.runs import lock_learner, queue_run
 from tutor.grading import compare_prediction
@@ -219,14 +220,10 @@ def run_own_version(
 
 def save_draft(*, user: AbstractBaseUser, snippet: Snippet, code: str) -> CodeDraft | None:
     """Keep the learner's edited code; code equal to the original needs no draft."""
-    with transaction.atomic():
-        if code == snippet.code:
-            discard_draft(user=user, snippet=snippet)
-            return None
-        draft, _ = CodeDraft.objects.update_or_create(
-            user=user, snippet=snippet, defaults={"code": code}
-        )
-    return draft
+    if code == snippet.code:
+        discard_draft(user=user, snippet=snippet)
+        return None
+    return keep_draft(CodeDraft, code=code, user=user, snippet=snippet)
 
 
 def discard_draft(*, user: AbstractBaseUser, snippet: Snippet) -> None:
