@@ -41,7 +41,7 @@ import requests
 from requests.adapters import HTTPAdapter
 from urllib3.util.retry import Retry
 
-from harness import p95
+from harness import machine_cpu_seconds, p95
 from bench.served import Site
 
 SEED = "/learn/local-models/optimising-speed-and-memory/"
@@ -205,9 +205,7 @@ def cpu_seconds_by_part(server: int) -> dict[str, float]:
         else:
             continue
         parts[part] += used
-    with open("/proc/stat") as f:
-        fields = [int(v) for v in f.readline().split()[1:]]
-    parts["other"] = (sum(fields) - fields[3] - fields[4]) / tick - sum(parts.values())
+    parts["other"] = machine_cpu_seconds() - sum(parts.values())
     return parts
 
 
