@@ -226,7 +226,7 @@ def test_output_grading_runs_the_assembled_program(
 def test_output_grading_says_wrong_when_the_output_differs(output_exercise):
     user = make_user()
     attempt = actions.check_order(
-        user=user, exercise=output_exercise, order=["l1", "d1", "l2", "l3", "l4"], unused=[]
+        user=user, exercise=output_exercise, order=["l1", "l2", "l4", "l3"], unused=["d1"]
     )
     execute_run(run_id=attempt.run.pk)
     attempt.run.refresh_from_db()

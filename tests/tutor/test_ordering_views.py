@@ -588,3 +588,50 @@ def test_a_reader_not_logged_in_never_sees_a_dependencies_exercise_already_solve
     for exercise in exercises:
         order = [line.key for line in shown[exercise.pk].order if not line.key.startswith("d")]
         assert not ExerciseLines.of(exercise).is_solved_without_running(order), order
+
+
+UNREACHABLE = {
+    "lines": ["def total(a, b):", "    return a + b", "print(total(2, 3))"],
+    "distractors": ["    print('never runs')"],  # after the return: changes no output
+    "grading": "output",
+    "expected_output": "5\n",
+}
+
+
+def test_a_line_that_does_not_belong_is_wrong_even_where_the_output_is_right(client, learner):
+    """The class's case: the distractor left in after a `return` prints nothing, so the
+    program's output is right; the check is still "not yet", names the line, runs nothing."""
+    exercise = make_exercise(**UNREACHABLE, key="unreachable")
+
+    response = client.post(
+        url("check", exercise), arrangement_post(learner, exercise, ["l1", "l2", "d1", "l3"]), **HTMX
+    )
+    html = response.content.decode()
+
+    assert "Check 1: not yet." in html and "Solved" not in html
+    assert "“print(&#x27;never runs&#x27;)” doesn&#x27;t belong in this program" in html
+    assert "move it to “Not used”" in html
+    attempt = OrderingAttempt.objects.get(user=learner)
+    assert (attempt.verdict, attempt.run) == ("wrong", None)
+    assert saved(learner, exercise).solved_at is None
+    html = client.get(lesson_page(exercise)).content.decode()
+    assert "Check 1: not yet." in html and "Solved on check" not in html
+
+
+def test_an_output_check_queued_with_a_line_that_does_not_belong_settles_wrong(learner):
+    """A check waiting for its run when this rule came in: the run prints the right output,
+    the verdict is still wrong."""
+    exercise = make_exercise(**UNREACHABLE, key="unreachable")
+    order = ["l1", "l2", "d1", "l3"]
+    lines = ExerciseLines.of(exercise)
+    run = actions.queue_run(code=lines.program(order), user=learner, purpose="check")
+    OrderingArrangement.objects.create(user=learner, exercise=exercise, order=order, checks=1)
+    attempt = OrderingAttempt.objects.create(
+        user=learner, exercise=exercise, order=order, verdict="pending", run=run
+    )
+    execute_run(run_id=run.pk)
+    run.refresh_from_db()
+    assert run.stdout == "5\n"
+
+    assert actions.settle_check(attempt=attempt).verdict == "wrong"
+    assert saved(learner, exercise).solved_at is None
