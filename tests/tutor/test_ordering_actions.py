@@ -87,7 +87,7 @@ def test_no_line_starts_in_place_unless_the_exercise_is_tiny(
     assert not any(
         correct.index(b) == correct.index(a) + 1 for a, b in zip(used, used[1:], strict=False)
     )
-    assert len(lines.grade(order).in_place) <= size // 2
+    assert len(lines.grade(order).in_order) <= size // 2
 
 
 def test_the_shuffle_is_never_solved_under_the_dependency_rule():

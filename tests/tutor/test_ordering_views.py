@@ -292,7 +292,7 @@ def test_the_endpoints_answer_post_only_and_unknown_exercises_404(client, learne
 # Checking -----------------------------------------------------------------------------
 
 
-def test_a_wrong_check_marks_lines_in_place_and_the_first_that_is_not(client, learner, exercise):
+def test_a_wrong_check_marks_lines_in_order_and_the_first_that_is_not(client, learner, exercise):
     response = client.post(
         url("check", exercise),
         arrangement_post(learner, exercise, ["l1", "l3", "l2", "l4"], ["d1"]),
@@ -301,13 +301,29 @@ def test_a_wrong_check_marks_lines_in_place_and_the_first_that_is_not(client, le
     html = response.content.decode()
 
     assert "Check 1: not yet." in html
-    assert "3 of 4 lines in place" in html
-    assert marked(html, "in-place") == ["l1", "l2", "l4"]
+    assert "3 of 4 lines in order" in html
+    assert marked(html, "in-order") == ["l1", "l2", "l4"]
     assert marked(html, "first-wrong") == ["l3"]
     assert "Move “charlie” next" in html
-    assert "Move this line" in html and "In place" in html
+    assert "Move this line" in html and "In order" in html
     attempt = OrderingAttempt.objects.get(user=learner)
     assert (attempt.verdict, attempt.lines_in_place) == ("wrong", 3)
+
+
+def test_lines_in_order_but_not_at_their_place_are_never_called_in_place(client, learner, exercise):
+    """The class's case: `def` at line 4 of 8 was marked "✓ In place". Lines in order with
+    each other say so; "in place" is for a line at its exact place only."""
+    response = client.post(
+        url("check", exercise),
+        arrangement_post(learner, exercise, ["l4", "l1", "l2", "l3"], ["d1"]),
+        **HTMX,
+    )
+    html = response.content.decode()
+
+    assert marked(html, "in-order") == ["l1", "l2", "l3"]  # none at its own place
+    assert "3 of 4 lines in order." in html
+    assert "In order</span>" in html
+    assert "in place" not in html.lower()
 
 
 def test_moving_a_line_that_does_not_belong_out_never_lowers_the_count(client, learner, exercise):
@@ -329,7 +345,7 @@ def test_moving_a_line_that_does_not_belong_out_never_lowers_the_count(client, l
     html = response.content.decode()
 
     assert before == 3
-    assert "3 of 4 lines in place" in html
+    assert "3 of 4 lines in order" in html
     assert marked(html, "first-wrong") == ["l4"]
     assert "Move “delta” next" in html
 

@@ -698,6 +698,7 @@ def test_student_timeline_shows_predictions_checks_and_runs_newest_first(client,
     assert [event.kind for event in response.context["events"]] == ["run", "ordering", "prediction"]
     html = response.text
     assert "Not quite" in html and "Not yet" in html
+    assert "0 lines in order" in html and "in place" not in html  # l2, l1: not a place
     assert "<details><summary>Code and output</summary>" in html
     assert "print(&#x27;mine&#x27;)" in html and "mine\n</pre>" in html
     assert "second\nfirst" in html  # their order, as lines

@@ -40,13 +40,13 @@ FAILED = {OrderingAttempt.Verdict.WRONG: True, OrderingAttempt.Verdict.SOLVED: F
 
 
 def check_words(attempt: OrderingAttempt, verdict: str | None = None) -> str:
-    """A check in the live view's words: "checked the order — wrong (3 lines in place)"."""
+    """A check in the live view's words: "checked the order — wrong (3 lines in order)"."""
     verdict = verdict or attempt.verdict
     if verdict == OrderingAttempt.Verdict.SOLVED:
         return "checked the order — solved"
     if verdict == OrderingAttempt.Verdict.PENDING:
         return "checked the order — running it"
-    return f"checked the order — wrong ({attempt.lines_in_place} lines in place)"
+    return f"checked the order — wrong ({attempt.lines_in_place} lines in order)"
 
 
 class NoReferenceOutput(Exception):
@@ -134,7 +134,7 @@ def check_order(
             exercise=exercise,
             order=submitted,
             verdict=verdict,
-            lines_in_place=len(result.in_place),
+            lines_in_place=len(result.in_order),
             help_used=arrangement.help_used,
             run=run,
         )
