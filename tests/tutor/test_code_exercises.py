@@ -158,6 +158,32 @@ def test_testing_again_with_the_same_result_says_so_with_the_time(client, learne
     assert "Every test passes" in html and "Tested again" not in html
 
 
+def test_a_fraction_where_the_test_expects_5_passes_and_the_panel_says_it_is_another_type(
+    client, learner
+):
+    """Python calls `Fraction(5) == 5` right, and so does the grader; the learner is told the
+    value is right but of another type."""
+    from course.kinds.code_exercise import CodeTest
+    from tests.factories import make_block, make_lesson
+
+    block = make_block(make_lesson(), "code_exercise", key="halves")
+    exercise = CodeExercise.objects.create(block=block, solution="def half(n):\n    return n // 2\n")
+    CodeTest.objects.create(exercise=exercise, key="ten", name="half of 10", check_code="assert half(10) == 5")
+    code = "from fractions import Fraction\n\ndef half(n):\n    return Fraction(n, 2)\n"
+
+    submit(client, exercise, code, **HX)
+    submission = grade_latest()
+    html = results_html(client, submission)
+
+    assert submission.verdict == Submission.Verdict.PASSED
+    assert "Every test passes" in html and "a different value" not in html
+    assert '<details class="tests-passing" open>' in html  # the note is not folded away
+    assert (
+        "Right value, another type: your code gave <code>Fraction(5, 1)</code> (a Fraction) "
+        "where the test expects <code>5</code> (an int)." in html
+    )
+
+
 DAY = timedelta(days=1)
 
 

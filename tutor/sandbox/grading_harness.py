@@ -71,7 +71,7 @@ CO_NOT_A_PLAIN_FUNCTION = 0x20 | 0x80 | 0x100 | 0x200  # generator, coroutine, a
 BYTE_ORDER = sys.byteorder  # read here: a test's code may change sys.byteorder
 # what the closures the learner's code may reach (through their frames) use: each test's
 # slot has its own copy of these, and of nothing else
-LEARNER_FACING = ("_describer", "_judging", "_encoder", "_honesty", "_check_runner", "_clean_exit",
+LEARNER_FACING = ("_describer", "_judging", "_encoder", "_numbers", "_honesty", "_check_runner", "_clean_exit",
                   "_never", "_nothing", "_finisher", "_flusher", "_too_slow", "pack", "text",
                   "TooSlow", "LEARNER_FILE", "FRAMES_KEPT", "DETAILS_CAP", "VALUE_CAP",
                   "_operator", "_collections", "_signal")  # fmt: skip
@@ -1436,8 +1436,9 @@ def _judging():
 def _encoder():
     """encode(value): a value as plain data (comparing.decode reads it on the host), with
     nothing of the learner's code run: exact built-in values as they are, a subclass of one
-    by its built-in content (read through the built-in type's own methods), anything else
-    described by its class's name; VALUE_CAP bytes and 100 levels at most."""
+    by its built-in content (read through the built-in type's own methods), a Fraction or a
+    Decimal by its number (_numbers), anything else described by its class's name;
+    VALUE_CAP bytes and 100 levels at most."""
     type_, subclass, len_, str_ = type, issubclass, len, str
     int_index, float_hex = int.__index__, float.hex
     real, imag = complex.real.__get__, complex.imag.__get__
@@ -1446,6 +1447,7 @@ def _encoder():
                  (set, b"S", set.__iter__), (frozenset, b"z", frozenset.__iter__))  # fmt: skip
     qualname = type.__dict__["__qualname__"].__get__
     cap, too_big = VALUE_CAP, b"?a value too big to compare"
+    number = _numbers()
 
     def encode(value, depth=0):
         kind = type_(value)
@@ -1478,6 +1480,9 @@ def _encoder():
                     tag, items = found, iterate(value)
                     break
             else:
+                found = number(value, kind)
+                if found is not None:
+                    return found if len_(found) < cap else too_big
                 name = qualname(kind)
                 return b"?" + text("an object of class " + (name if type_(name) is str_ else "?"))[:200]
         parts, size = [], 0
@@ -1490,6 +1495,72 @@ def _encoder():
         return tag + pack(parts)
 
     return encode
+
+
+def _numbers():
+    """number(value, kind): a Fraction (b"q" numerator, denominator) or a Decimal (b"D" its
+    digits) as plain data, or None. No method of the value's class runs, and nothing is
+    imported (fractions and decimal are not loaded before the learner's code is): a
+    Fraction's two integers are read from its slots through the member descriptors its
+    class holds (found by going through the class's dict, never looking a name up in it:
+    a key of the learner's could run code when compared), a Decimal's digits by the C type's
+    own __str__, which only a type made in C has (a class made in Python cannot be marked
+    immutable). A class of the learner's that only looks like Fraction gives the numbers it
+    holds: the same as returning that Fraction, decided on the host by value."""
+    type_, str_, int_, str_eq, str_encode = type, str, int, str.__eq__, str.encode
+    flags_of = type.__dict__["__flags__"].__get__
+    module_of = type.__dict__["__module__"].__get__
+    mro_of = type.__dict__["__mro__"].__get__
+    qualname = type.__dict__["__qualname__"].__get__
+    namespace_of = type.__dict__["__dict__"].__get__
+    proxy_items = type(type.__dict__).items
+    member = type(type.__dict__["__basicsize__"])
+    member_get = member.__get__
+    type_attribute = type.__getattribute__
+    heap, immutable = 1 << 9, 1 << 8  # Py_TPFLAGS_HEAPTYPE, Py_TPFLAGS_IMMUTABLETYPE
+    failure = Exception
+
+    def fraction(value, base):
+        found = {}
+        for key, item in proxy_items(namespace_of(base)):
+            if type_(key) is str_ and (str_eq(key, "_numerator") or str_eq(key, "_denominator")
+                                       or str_eq(key, "__module__")):  # fmt: skip
+                found[key] = item
+        module = found.get("__module__")
+        if type_(module) is not str_ or not str_eq(module, "fractions"):
+            return None
+        top, bottom = found.get("_numerator"), found.get("_denominator")
+        if type_(top) is not member or type_(bottom) is not member:
+            return None
+        top, bottom = member_get(top, value), member_get(bottom, value)
+        if type_(top) is not int_ or type_(bottom) is not int_ or bottom <= 0:
+            return None
+        return b"q" + pack([b"%x" % top, b"%x" % bottom])
+
+    def decimal(value, base):
+        if flags_of(base) & heap and not flags_of(base) & immutable:
+            return None  # made in Python
+        module = module_of(base)
+        if type_(module) is not str_ or not str_eq(module, "decimal"):
+            return None
+        digits = type_attribute(base, "__str__")(value)
+        return b"D" + str_encode(digits, "ascii") if type_(digits) is str_ else None
+
+    def number(value, kind):
+        try:
+            for base in mro_of(kind):
+                name = qualname(base)
+                if type_(name) is not str_:
+                    continue
+                if str_eq(name, "Fraction") and flags_of(base) & heap:
+                    return fraction(value, base)
+                if str_eq(name, "Decimal"):
+                    return decimal(value, base)
+        except failure:
+            return None
+        return None
+
+    return number
 
 
 def _recorder_template(site, left, op, right, literal):

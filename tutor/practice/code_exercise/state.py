@@ -54,6 +54,11 @@ class TestFeedback:
         return self.result.traceback if self.shown else ""
 
     @property
+    def note(self) -> str:
+        """A pass's word on a right value of another type: it names the expected value."""
+        return self.result.note if self.shown else ""
+
+    @property
     def args_text(self) -> str:
         return " ".join(self.result.args)
 
@@ -152,6 +157,11 @@ class ExercisePractice:
     @property
     def passing(self) -> list[TestFeedback]:
         return [test for test in self.feedback if test.passed]
+
+    @property
+    def passing_noted(self) -> bool:
+        """A passing test has a note (shown open: a folded list would hide it)."""
+        return any(test.note for test in self.passing)
 
 
 def practices(
