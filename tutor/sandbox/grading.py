@@ -65,7 +65,24 @@ KINDS = (
 )
 STATUSES = ("passed", "failed", "syntax_error", "not_checked")
 
-HARNESS = open(os.path.join(os.path.dirname(__file__), "grading_harness.py"), encoding="utf-8").read()
+# The harness is one program with one namespace (docs/grading.md says why that matters: its
+# functions are re-homed in private copies of it), kept in parts by process and joined in
+# this order; grading_harness/__init__.py runs the same parts when a test imports it.
+HARNESS_DIR = os.path.join(os.path.dirname(__file__), "grading_harness")
+HARNESS_PARTS = (
+    "header.py", "parent.py", "compiling.py", "forker.py", "values.py", "seal.py", "child.py",
+)
+
+
+def _harness_source() -> str:
+    parts = []
+    for part in HARNESS_PARTS:
+        with open(os.path.join(HARNESS_DIR, part), encoding="utf-8") as file:
+            parts.append(file.read())
+    return "\n\n".join(parts)
+
+
+HARNESS = _harness_source()
 
 # The run's program with the zygote strategy: the fork server compiled the harness and ran
 # its body once (sandbox.run's preload: it is public code), and the program finds its
