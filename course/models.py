@@ -15,6 +15,8 @@ from django.db import models
 from django.db.models.functions import Lower
 from django.urls import reverse
 
+from course import registry
+
 WORDS_PER_MINUTE = 238  # average silent reading speed of adults (Brysbaert, 2019)
 
 # What an author may set for a course's or one snippet's runs, in the content files' words;
@@ -130,10 +132,8 @@ class LessonQuerySet(models.QuerySet):
         )
 
     def search(self, query: str) -> "LessonQuerySet":
-        from course import kinds
-
         lookups = ["title", "summary", "blocks__title", "blocks__body"]
-        lookups += [f"blocks__{lookup}" for kind in kinds.every() for lookup in kind.search_lookups]
+        lookups += [f"blocks__{lookup}" for kind in registry.every() for lookup in kind.search_lookups]
         matches = models.Q()
         for lookup in dict.fromkeys(lookups):
             matches |= models.Q(**{f"{lookup}__icontains": query})
@@ -250,9 +250,7 @@ class Block(models.Model):
     @property
     def kind_spec(self):
         """The declaration of this block's kind (course.kinds.BlockKind)."""
-        from course import kinds
-
-        return kinds.get(self.kind)
+        return registry.get(self.kind)
 
 
 EXCEPTION_NAME = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")

@@ -176,9 +176,14 @@ class PredictionAdmin(LearnersRecordAdmin):
 
 @admin.register(OrderingAttempt)
 class OrderingAttemptAdmin(LearnersRecordAdmin):
-    list_display = ["user", "exercise", "verdict", "lines_in_place", "help_used", "created_at"]
+    list_display = ["user", "exercise", "verdict", "lines_in_order", "help_used", "created_at"]
     list_filter = ["verdict"]
     list_select_related = ["user", "exercise__block__lesson"]
+
+    @admin.display(description="Lines in order", ordering="lines_in_place")
+    def lines_in_order(self, attempt: OrderingAttempt) -> int:
+        """In order with each other, not necessarily each at its exact place."""
+        return attempt.lines_in_place
 
 
 @admin.register(OrderingHelp)

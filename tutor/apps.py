@@ -15,6 +15,11 @@ class TutorConfig(AppConfig):
         from tutor.practice.ordering.models import ordering_lines_in_attempts
 
         practice.discover()
+        # The live view keeps each learner's last action from what tutor's actions announce.
+        from tutor.live import actions as live
+        from tutor.signals import learner_worked
+
+        learner_worked.connect(live.learner_worked, dispatch_uid="parsnip-live-view")
         from tutor.views import progress  # the pages draw the progress a kind's answer brings
 
         practice.show_progress_with(progress.with_lesson_progress)

@@ -222,7 +222,9 @@ def _error_slips(expected: list[str], predicted: list[str], error: RaisedExcepti
 @dataclass(frozen=True)
 class OrderingResult:
     solved: bool
-    in_place: list[str]  # keys of lines already in the right place
+    # Keys of the lines in order with each other (in the solution's order, or each after the
+    # lines it needs): not necessarily at their exact place.
+    in_order: list[str]
     first_wrong: str | None  # key of the line to move next (None: a line is missing, or solved)
     message: str
 
@@ -235,7 +237,7 @@ def _first_wrong_message(first_wrong: str | None, texts: Mapping[str, str]) -> s
 
 def lines_in_order(submitted: Sequence[str], correct: Sequence[str]) -> list[str]:
     """The most lines of the answer that already come in the solution's order, as a learner
-    counts them: a line is in place when it is in order with the others, wherever they are
+    counts them: a line is in order when it is in order with the others, wherever they are
     (a longest common subsequence). Moving a line that does not belong out of the answer, or
     any line to where it belongs, never lowers the count. Of several such sets, the one that
     keeps the solution's first lines, as a learner builds a program from the top."""
@@ -263,8 +265,8 @@ def lines_in_order(submitted: Sequence[str], correct: Sequence[str]) -> list[str
 def grade_exact(
     submitted: Sequence[str], correct: Sequence[str], texts: Mapping[str, str]
 ) -> OrderingResult:
-    in_place = lines_in_order(submitted, correct)
-    kept = set(in_place)
+    in_order = lines_in_order(submitted, correct)
+    kept = set(in_order)
     first_wrong = next((key for key in submitted if key not in kept), None)
     solved = list(submitted) == list(correct)
     if solved:
@@ -273,7 +275,7 @@ def grade_exact(
         message = f"“{texts[first_wrong].strip()}” doesn't belong in this program."
     else:
         message = _first_wrong_message(first_wrong, texts)
-    return OrderingResult(solved, in_place, None if solved else first_wrong, message)
+    return OrderingResult(solved, in_order, None if solved else first_wrong, message)
 
 
 def grade_dependencies(
@@ -285,13 +287,13 @@ def grade_dependencies(
     """Any order is right when every line comes after the lines it depends on."""
     required_set = set(required)
     seen: set[str] = set()
-    in_place: list[str] = []
+    in_order: list[str] = []
     first_wrong = None
     for key in submitted:
-        # In place wherever it is, as long as what it needs is above it.
+        # In order wherever it is, as long as what it needs is above it.
         ok = key in required_set and all(dep in seen for dep in depends_on.get(key, ()))
         if ok:
-            in_place.append(key)
+            in_order.append(key)
         elif first_wrong is None:
             first_wrong = key
         seen.add(key)
@@ -307,7 +309,7 @@ def grade_dependencies(
         )
     else:
         message = _first_wrong_message(None, texts)
-    return OrderingResult(solved, in_place, first_wrong, message)
+    return OrderingResult(solved, in_order, first_wrong, message)
 
 
 def assemble_program(submitted: Sequence[str], texts: Mapping[str, str]) -> str:

@@ -5,3 +5,9 @@ from django.dispatch import Signal
 # A learner's progress on a lesson was recounted (sent once the transaction has committed).
 # Arguments: user_id, lesson_id.
 progress_changed = Signal()
+
+# A learner did something on a block (sent inside the action's transaction: a receiver's
+# write commits or rolls back with it, and its error fails the action). The live view
+# (tutor.live) keeps each learner's last action from it.
+# Arguments: user, block, what (in words), failed (True, False or None), later.
+learner_worked = Signal()

@@ -14,7 +14,7 @@ reading time — asks this registry rather than listing the kinds.
 
 import importlib
 import pkgutil
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from dataclasses import field as declared
 from typing import Any, Protocol
@@ -22,6 +22,11 @@ from typing import Any, Protocol
 from django.db import models
 
 from course.kinds.fields import Field, Reading, Text
+from course.models import Block
+from course.registry import UnknownKind, _kinds, every, get, names, register
+
+# The registry itself is course.registry, which the models ask without importing the kinds.
+__all__ = ["UnknownKind", "every", "get", "names", "register"]
 
 
 class Saving(Protocol):
@@ -37,8 +42,6 @@ class Saving(Protocol):
 
 def common_fields() -> tuple[Field, ...]:
     """Every block may have a title and a Markdown body."""
-    from course.models import Block
-
     return (
         Text("title", model_field=Block._meta.get_field("title")),
         Text("body", markdown=True),
@@ -184,35 +187,6 @@ class BlockKind:
             else:
                 texts.append(str(item))
         return texts
-
-
-_kinds: dict[str, BlockKind] = {}
-
-
-class UnknownKind(LookupError):
-    pass
-
-
-def register(kind: BlockKind) -> BlockKind:
-    if kind.name in _kinds and _kinds[kind.name] != kind:
-        raise ValueError(f"two block kinds are called {kind.name!r}")
-    _kinds[kind.name] = kind
-    return kind
-
-
-def get(name: str) -> BlockKind:
-    try:
-        return _kinds[name]
-    except KeyError:
-        raise UnknownKind(name) from None
-
-
-def names() -> list[str]:
-    return list(_kinds)
-
-
-def every() -> Iterable[BlockKind]:
-    return list(_kinds.values())
 
 
 def admin_inlines() -> list[type]:

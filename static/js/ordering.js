@@ -62,8 +62,8 @@
 
   // After a move the marks of the last check no longer describe the answer.
   function forgetCheck(slot) {
-    Array.prototype.forEach.call(slot.querySelectorAll(".is-in-place, .is-first-wrong"), function (li) {
-      li.classList.remove("is-in-place", "is-first-wrong");
+    Array.prototype.forEach.call(slot.querySelectorAll(".is-in-order, .is-first-wrong"), function (li) {
+      li.classList.remove("is-in-order", "is-first-wrong");
       var mark = li.querySelector(".line-mark");
       if (mark) {
         mark.remove();

@@ -177,6 +177,25 @@ def test_a_line_that_does_not_belong_goes_to_not_used_and_back(page, learner):
     eventually_saved(learner, exercise, shown(region), ["d1"])
 
 
+def test_a_checks_marks_say_in_order_and_go_once_a_line_moves(
+    page, login_in_browser, sample_content, inline_worker
+):
+    """Lines in order with each other are not "in place"; after a move the marks described
+    another answer, and the page takes them away without a reload."""
+    login_in_browser(make_user("ada"))
+    page.goto(SEED + "#exercise-kv-cache-vram-order")
+    region = page.locator("#exercise-kv-cache-vram-order-practice")
+    expect(region).to_have_class(re.compile("has-script"))
+    region.get_by_role("button", name="Check").click()
+    expect(region.locator(".ordering-feedback")).to_contain_text("Check 1: not yet.")
+    expect(region.locator(".is-in-order .line-mark").first).to_have_text(re.compile("In order"))
+    expect(region.get_by_text("In place")).to_have_count(0)
+
+    region.locator('[data-area="order"] .line-button').nth(1).click()
+    expect(region.locator(".is-in-order")).to_have_count(0)
+    expect(region.locator(".line-mark")).to_have_count(0)
+
+
 def test_help_appears_after_three_wrong_checks_and_leads_to_the_solution(
     page, login_in_browser, sample_content, inline_worker
 ):

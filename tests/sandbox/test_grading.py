@@ -1220,3 +1220,107 @@ def test_plain_values_round_trip_and_compare_exactly_as_python_does(value, other
     site = comparing.Site("==", comparing.MISSING, other, 1)
     record = comparing.Record(0, encode(value), b"N", None)
     assert comparing.judge(site, record)[0] == (value == other)
+
+
+# --- numbers of other types: compared as Python's == compares them ---------------------------
+HALVES = """\
+from decimal import Decimal
+from fractions import Fraction
+
+
+def half(n):
+    return Fraction(n, 2)
+
+
+def tenth(n):
+    return Decimal(n) / 10
+
+
+class Liar(Fraction):
+    def __eq__(self, other):
+        return True
+
+
+def liar():
+    return Liar(1, 3)
+"""
+
+
+def test_a_fraction_or_a_decimal_equal_to_the_expected_number_passes_with_a_note():
+    grading = graded(HALVES, [
+        Test("a Fraction for 5", check="assert half(10) == 5"),
+        Test("a Decimal for 2", check="assert tenth(20) == 2"),
+        Test("a Fraction for 2.5", check="assert half(5) == 2.5"),
+        Test("in a list", check="assert [half(2), tenth(10)] == [1, 1]"),
+        Test("a Decimal for a Fraction", check="assert tenth(5) == half(1)"),
+        Test("an int for 5", check="assert 5 == int(half(10))"),
+        Test("a wrong Fraction", check="assert half(3) == 1"),
+        Test("a subclass's __eq__ counts for nothing", check="assert liar() == 7"),
+        Test("a Decimal less than", check="assert tenth(5) < 0.25"),
+    ])  # fmt: skip
+    assert [r.passed for r in grading.results] == [True] * 6 + [False] * 3, grading
+    five, two, half_, *_ = grading.results
+    assert five.note == (
+        "Right value, another type: your code gave `Fraction(5, 1)` (a Fraction) where the "
+        "test expects `5` (an int). Python's == calls them equal, so the test passes; code "
+        "that uses the value may still notice the type."
+    )
+    assert "`Decimal('2')` (a Decimal)" in two.note and "`2.5` (a float)" in half_.note
+    assert [r.note for r in grading.results[3:6]] == ["", "", ""]  # no literal number to name
+    wrong, liar, less = grading.results[6:]
+    assert (wrong.kind, wrong.got, wrong.expected) == ("wrong_value", "Fraction(3, 2)", "1")
+    assert (liar.got, less.got) == ("Fraction(1, 3)", "Decimal('0.5')")
+
+
+def test_a_class_dressed_as_a_fraction_is_read_by_what_it_holds_and_runs_nothing():
+    """A key of the class's own that a look-up of "_numerator" would compare with (same
+    hash) ends the program when compared: the grader reads the class without a look-up."""
+    code = """\
+    armed = []
+    class Key(str):
+        def __eq__(self, other):
+            if armed:
+                raise SystemExit("the grader compared a key")
+            return str.__eq__(self, other)
+        def __hash__(self):
+            return hash("_numerator")
+    Fake = type("Fraction", (), {"__slots__": ("_numerator", "_denominator"),
+                                 "__module__": "fractions", Key("other"): 0})
+    def fake(top, bottom):
+        value = Fake()
+        value._numerator, value._denominator = top, bottom
+        return value
+    two, not_numbers, no_denominator = fake(6, 3), fake("6", 3), fake(6, 0)
+    armed.append(True)
+    """
+    grading = graded(code, [
+        Test("what it holds", check="assert two == 2"),
+        Test("not numbers", check="assert not_numbers == 2"),
+        Test("no denominator", check="assert no_denominator == 2"),
+    ])  # fmt: skip
+    assert [r.passed for r in grading.results] == [True, False, False], grading
+    assert grading.results[1].got == "<an object of class Fraction>"
+    assert grading.results[1].kind == grading.results[2].kind == "wrong_value"
+
+
+NUMBERS = (
+    st.integers(-(10**30), 10**30)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.fractions(max_denominator=10**6)
+    | st.decimals(allow_nan=False, places=None).filter(lambda d: d.is_finite())
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=NUMBERS, expected=NUMBERS | st.integers(-5, 5))
+def test_numbers_of_every_type_compare_on_the_host_exactly_as_python_does(value, expected):
+    from tutor.sandbox import comparing, grading_harness
+
+    encode = grading_harness._encoder()
+    decoded = comparing.decode(encode(value))
+    assert decoded == value and type(decoded) is type(value)
+    for op, holds in (("==", value == expected), ("!=", value != expected),
+                      ("<", value < expected), (">=", value >= expected)):  # fmt: skip
+        site = comparing.Site(op, comparing.MISSING, expected, 1)
+        record = comparing.Record(0, encode(value), b"N", None)
+        assert comparing.judge(site, record)[0] == holds

@@ -110,7 +110,7 @@ def test_submissions_group_by_failing_tests_and_kind():
         {"results": [result("empty list", False, "exception"), result("one", True)]}
     )
     assert one.key == two.key != other.key
-    assert one.description == "Fails “empty list” (wrong value (an assert failed))"
+    assert one.description == "Fails “empty list” (wrong value: a check's assert failed)"
 
 
 @pytest.mark.parametrize("names", [["a"], ["a", "b"]])

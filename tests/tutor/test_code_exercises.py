@@ -124,6 +124,66 @@ def test_a_failing_hidden_test_shows_only_its_name_until_solved(client, learner,
     assert "you will see whether they pass" not in page
 
 
+def test_once_solved_the_hidden_tests_are_listed_with_the_others(client, learner, exercise):
+    """The box said the hidden tests show now; they must then be there to see."""
+    submit(client, exercise, SOLUTION, **HX)
+    grade_latest()
+    page = client.get(exercise.block.lesson.get_absolute_url()).content.decode()
+    box = page.split("What the tests check", 1)[1].split("</div>", 1)[0]
+    assert "<li>works for other bit widths <span class=\"muted\">(hidden test)</span></li>" in box
+    assert "16 bits for 1000 units is 16 GB" in box
+    assert "The hidden tests are listed too: you have solved the exercise" in box
+
+
+def test_testing_again_with_the_same_result_says_so_with_the_time(client, learner, exercise):
+    """A second Test it that changes nothing must still show that it happened."""
+    submit(client, exercise, HARD_CODED, **HX)
+    first = grade_latest()
+    html = results_html(client, first)
+    assert f"Tested at {timezone.localtime(first.created_at):%H:%M}." in html
+    assert "Tested again" not in html
+
+    submit(client, exercise, HARD_CODED + "\n", **HX)
+    second = grade_latest()
+    html = results_html(client, second)
+    assert (
+        f"Tested again at {timezone.localtime(second.created_at):%H:%M} — the same result as "
+        "the time before." in html
+    )
+    html = results_html(client, first)  # the first one, seen again later: nothing before it
+    assert "Tested again" not in html
+
+    submit(client, exercise, SOLUTION, **HX)
+    html = results_html(client, grade_latest())
+    assert "Every test passes" in html and "Tested again" not in html
+
+
+def test_a_fraction_where_the_test_expects_5_passes_and_the_panel_says_it_is_another_type(
+    client, learner
+):
+    """Python calls `Fraction(5) == 5` right, and so does the grader; the learner is told the
+    value is right but of another type."""
+    from course.kinds.code_exercise import CodeTest
+    from tests.factories import make_block, make_lesson
+
+    block = make_block(make_lesson(), "code_exercise", key="halves")
+    exercise = CodeExercise.objects.create(block=block, solution="def half(n):\n    return n // 2\n")
+    CodeTest.objects.create(exercise=exercise, key="ten", name="half of 10", check_code="assert half(10) == 5")
+    code = "from fractions import Fraction\n\ndef half(n):\n    return Fraction(n, 2)\n"
+
+    submit(client, exercise, code, **HX)
+    submission = grade_latest()
+    html = results_html(client, submission)
+
+    assert submission.verdict == Submission.Verdict.PASSED
+    assert "Every test passes" in html and "a different value" not in html
+    assert '<details class="tests-passing" open>' in html  # the note is not folded away
+    assert (
+        "Right value, another type: your code gave <code>Fraction(5, 1)</code> (a Fraction) "
+        "where the test expects <code>5</code> (an int)." in html
+    )
+
+
 DAY = timedelta(days=1)
 
 
@@ -163,7 +223,8 @@ def test_hidden_tests_show_in_full_once_an_assignment_that_says_so_is_due_for_th
 
     for html in (results_html(client, submission),
                  client.get(exercise.block.lesson.get_absolute_url()).content.decode()):  # fmt: skip
-        hidden = html.split("works for other bit widths", 1)[1].split("</li>")[0]
+        results = html.split('class="exercise-results', 1)[1]  # the box above lists it too
+        hidden = results.split("works for other bit widths", 1)[1].split("</li>")[0]
         assert ("KeyError: 4" in hidden) is shown  # the input, through the error
         assert ("Step through this test" in hidden) is shown
     page = client.get(exercise.block.lesson.get_absolute_url()).content.decode()

@@ -153,7 +153,7 @@ TEXTS = {"a": "first", "b": "second", "c": "third", "x": "distractor"}
 def test_exact_grading_counts_lines_in_order_with_each_other_and_points_at_the_one_to_move():
     result = grade_exact(["a", "c", "b"], ["a", "b", "c"], TEXTS)
     assert not result.solved
-    assert result.in_place == ["a", "b"]
+    assert result.in_order == ["a", "b"]
     assert result.first_wrong == "c"
     assert "Move “third” next" in result.message
     assert grade_exact(["a", "b", "c"], ["a", "b", "c"], TEXTS).solved
@@ -162,20 +162,20 @@ def test_exact_grading_counts_lines_in_order_with_each_other_and_points_at_the_o
 def test_a_line_misplaced_at_the_top_leaves_the_others_in_place():
     """Positions would say "0 of 3"; a learner sees two lines in order and one to move."""
     result = grade_exact(["c", "a", "b"], ["a", "b", "c"], TEXTS)
-    assert (result.in_place, result.first_wrong) == (["a", "b"], "c")
+    assert (result.in_order, result.first_wrong) == (["a", "b"], "c")
 
 
 def test_exact_grading_refuses_a_distractor_left_in():
     result = grade_exact(["a", "b", "c", "x"], ["a", "b", "c"], TEXTS)
     assert not result.solved
-    assert result.in_place == ["a", "b", "c"]
+    assert result.in_order == ["a", "b", "c"]
     assert result.first_wrong == "x"
     assert result.message == "“distractor” doesn't belong in this program."
 
 
 def test_a_line_left_out_is_missing_without_naming_it():
     result = grade_exact(["a", "c"], ["a", "b", "c"], TEXTS)
-    assert (result.in_place, result.first_wrong) == (["a", "c"], None)
+    assert (result.in_order, result.first_wrong) == (["a", "c"], None)
     assert result.message == "Some lines are still missing from your answer."
 
 
@@ -189,7 +189,7 @@ MANY = {key: key for key in [*SOLUTION, "x", "y"]}
 @given(ORDERS)
 def test_the_count_is_the_lines_in_order_with_the_solution(submitted):
     result = grade_exact(submitted, SOLUTION, MANY)
-    kept = result.in_place
+    kept = result.in_order
     # In the answer's order, and in the solution's.
     assert kept == [key for key in submitted if key in kept]
     assert kept == [key for key in SOLUTION if key in kept]
@@ -204,10 +204,10 @@ def test_the_count_is_the_lines_in_order_with_the_solution(submitted):
 
 @given(ORDERS)
 def test_taking_out_a_line_that_does_not_belong_never_lowers_the_count(submitted):
-    before = len(grade_exact(submitted, SOLUTION, MANY).in_place)
+    before = len(grade_exact(submitted, SOLUTION, MANY).in_order)
     for distractor in ("x", "y"):
         without = [key for key in submitted if key != distractor]
-        assert len(grade_exact(without, SOLUTION, MANY).in_place) == before
+        assert len(grade_exact(without, SOLUTION, MANY).in_order) == before
 
 
 @given(ORDERS)
@@ -217,10 +217,10 @@ def test_moving_the_line_pointed_at_to_where_it_belongs_raises_the_count(submitt
     line = result.first_wrong
     rest = [key for key in submitted if key != line]
     # Where it belongs: just after the last counted line that comes before it in the solution.
-    before = [key for key in result.in_place if SOLUTION.index(key) < SOLUTION.index(line)]
+    before = [key for key in result.in_order if SOLUTION.index(key) < SOLUTION.index(line)]
     at = rest.index(before[-1]) + 1 if before else 0
     moved = rest[:at] + [line] + rest[at:]
-    assert len(grade_exact(moved, SOLUTION, MANY).in_place) == len(result.in_place) + 1
+    assert len(grade_exact(moved, SOLUTION, MANY).in_order) == len(result.in_order) + 1
 
 
 def test_dependency_grading_accepts_every_order_that_respects_dependencies():
@@ -230,7 +230,7 @@ def test_dependency_grading_accepts_every_order_that_respects_dependencies():
     result = grade_dependencies(["a", "c", "b"], ["a", "b", "c"], depends_on, TEXTS)
     assert not result.solved
     assert result.first_wrong == "c"
-    assert result.in_place == ["a", "b"]  # b needs nothing: it is in place wherever it is
+    assert result.in_order == ["a", "b"]  # b needs nothing: it is in order wherever it is
 
 
 def test_dependency_grading_refuses_distractors_and_missing_lines():

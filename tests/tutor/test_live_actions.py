@@ -54,7 +54,7 @@ def test_three_wrong_checks_in_a_row_make_a_student_stuck(student, exercise):
     row = activity(student, lesson)
     assert row.block == exercise.block
     assert row.failures == 3
-    assert row.what == "checked the order — wrong (3 lines in place)"
+    assert row.what == "checked the order — wrong (3 lines in order)"
 
 
 def test_a_solving_check_starts_the_count_again(student, exercise):

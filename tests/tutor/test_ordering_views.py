@@ -292,7 +292,7 @@ def test_the_endpoints_answer_post_only_and_unknown_exercises_404(client, learne
 # Checking -----------------------------------------------------------------------------
 
 
-def test_a_wrong_check_marks_lines_in_place_and_the_first_that_is_not(client, learner, exercise):
+def test_a_wrong_check_marks_lines_in_order_and_the_first_that_is_not(client, learner, exercise):
     response = client.post(
         url("check", exercise),
         arrangement_post(learner, exercise, ["l1", "l3", "l2", "l4"], ["d1"]),
@@ -301,13 +301,29 @@ def test_a_wrong_check_marks_lines_in_place_and_the_first_that_is_not(client, le
     html = response.content.decode()
 
     assert "Check 1: not yet." in html
-    assert "3 of 4 lines in place" in html
-    assert marked(html, "in-place") == ["l1", "l2", "l4"]
+    assert "3 of 4 lines in order" in html
+    assert marked(html, "in-order") == ["l1", "l2", "l4"]
     assert marked(html, "first-wrong") == ["l3"]
     assert "Move “charlie” next" in html
-    assert "Move this line" in html and "In place" in html
+    assert "Move this line" in html and "In order" in html
     attempt = OrderingAttempt.objects.get(user=learner)
     assert (attempt.verdict, attempt.lines_in_place) == ("wrong", 3)
+
+
+def test_lines_in_order_but_not_at_their_place_are_never_called_in_place(client, learner, exercise):
+    """The class's case: `def` at line 4 of 8 was marked "✓ In place". Lines in order with
+    each other say so; "in place" is for a line at its exact place only."""
+    response = client.post(
+        url("check", exercise),
+        arrangement_post(learner, exercise, ["l4", "l1", "l2", "l3"], ["d1"]),
+        **HTMX,
+    )
+    html = response.content.decode()
+
+    assert marked(html, "in-order") == ["l1", "l2", "l3"]  # none at its own place
+    assert "3 of 4 lines in order." in html
+    assert "In order</span>" in html
+    assert "in place" not in html.lower()
 
 
 def test_moving_a_line_that_does_not_belong_out_never_lowers_the_count(client, learner, exercise):
@@ -329,7 +345,7 @@ def test_moving_a_line_that_does_not_belong_out_never_lowers_the_count(client, l
     html = response.content.decode()
 
     assert before == 3
-    assert "3 of 4 lines in place" in html
+    assert "3 of 4 lines in order" in html
     assert marked(html, "first-wrong") == ["l4"]
     assert "Move “delta” next" in html
 
@@ -588,3 +604,50 @@ def test_a_reader_not_logged_in_never_sees_a_dependencies_exercise_already_solve
     for exercise in exercises:
         order = [line.key for line in shown[exercise.pk].order if not line.key.startswith("d")]
         assert not ExerciseLines.of(exercise).is_solved_without_running(order), order
+
+
+UNREACHABLE = {
+    "lines": ["def total(a, b):", "    return a + b", "print(total(2, 3))"],
+    "distractors": ["    print('never runs')"],  # after the return: changes no output
+    "grading": "output",
+    "expected_output": "5\n",
+}
+
+
+def test_a_line_that_does_not_belong_is_wrong_even_where_the_output_is_right(client, learner):
+    """The class's case: the distractor left in after a `return` prints nothing, so the
+    program's output is right; the check is still "not yet", names the line, runs nothing."""
+    exercise = make_exercise(**UNREACHABLE, key="unreachable")
+
+    response = client.post(
+        url("check", exercise), arrangement_post(learner, exercise, ["l1", "l2", "d1", "l3"]), **HTMX
+    )
+    html = response.content.decode()
+
+    assert "Check 1: not yet." in html and "Solved" not in html
+    assert "“print(&#x27;never runs&#x27;)” doesn&#x27;t belong in this program" in html
+    assert "move it to “Not used”" in html
+    attempt = OrderingAttempt.objects.get(user=learner)
+    assert (attempt.verdict, attempt.run) == ("wrong", None)
+    assert saved(learner, exercise).solved_at is None
+    html = client.get(lesson_page(exercise)).content.decode()
+    assert "Check 1: not yet." in html and "Solved on check" not in html
+
+
+def test_an_output_check_queued_with_a_line_that_does_not_belong_settles_wrong(learner):
+    """A check waiting for its run when this rule came in: the run prints the right output,
+    the verdict is still wrong."""
+    exercise = make_exercise(**UNREACHABLE, key="unreachable")
+    order = ["l1", "l2", "d1", "l3"]
+    lines = ExerciseLines.of(exercise)
+    run = actions.queue_run(code=lines.program(order), user=learner, purpose="check")
+    OrderingArrangement.objects.create(user=learner, exercise=exercise, order=order, checks=1)
+    attempt = OrderingAttempt.objects.create(
+        user=learner, exercise=exercise, order=order, verdict="pending", run=run
+    )
+    execute_run(run_id=run.pk)
+    run.refresh_from_db()
+    assert run.stdout == "5\n"
+
+    assert actions.settle_check(attempt=attempt).verdict == "wrong"
+    assert saved(learner, exercise).solved_at is None

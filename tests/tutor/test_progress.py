@@ -390,3 +390,23 @@ def test_my_progress_and_the_lesson_say_started_after_a_wrong_check(client, less
     assert "Continue where you left off: " + lesson.title in page
     lesson_page = client.get(lesson.get_absolute_url()).content.decode()
     assert "Not started" not in lesson_page and "Started, 0% done" in lesson_page
+
+
+def test_a_lessons_line_says_how_many_were_right_first_time_once_every_snippet_is_predicted(
+    client, lesson_with_items
+):
+    """One prediction says nothing yet: "(0 right first time)" after a single wrong one read
+    as a verdict on the whole lesson."""
+    lesson, (first, second), exercise = lesson_with_items
+    user = make_user()
+    client.force_login(user)
+    predict(user, first, verdict=Prediction.Verdict.WRONG)
+    refresh_lesson_progress(user=user, lesson=lesson)
+    html = client.get(reverse("tutor:my_progress")).content.decode()
+    assert "1 of 2 snippets predicted" in html
+    assert "right first time" not in html
+
+    predict(user, second)
+    refresh_lesson_progress(user=user, lesson=lesson)
+    html = client.get(reverse("tutor:my_progress")).content.decode()
+    assert "2 of 2 snippets predicted (1 of 2 right first time)" in html

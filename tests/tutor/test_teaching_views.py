@@ -25,7 +25,8 @@ from tests.factories import (
     make_teacher,
     make_user,
 )
-from tutor.models import Cohort, LessonProgress, Membership
+from tutor.actions.runs import execute_run
+from tutor.models import Cohort, LessonProgress, Membership, Run
 from tutor.practice.ordering.actions import check_order
 from tutor.practice.ordering.models import OrderingArrangement, OrderingHelp
 from tutor.practice.snippet.models import Prediction, VersionPrediction
@@ -698,9 +699,31 @@ def test_student_timeline_shows_predictions_checks_and_runs_newest_first(client,
     assert [event.kind for event in response.context["events"]] == ["run", "ordering", "prediction"]
     html = response.text
     assert "Not quite" in html and "Not yet" in html
+    assert "0 lines in order" in html and "in place" not in html  # l2, l1: not a place
     assert "<details><summary>Code and output</summary>" in html
     assert "print(&#x27;mine&#x27;)" in html and "mine\n</pre>" in html
     assert "second\nfirst" in html  # their order, as lines
+
+
+def test_a_timeline_never_says_solved_for_an_answer_that_keeps_a_line_that_does_not_belong(
+    client, people, lesson
+):
+    """The class's case: the distractor after a `return` changed no output, and the timeline
+    said "Solved · 6 lines in place"."""
+    student = people["student"]
+    exercise = make_exercise(
+        lesson, lines=["def f():", "    return 5", "print(f())"], distractors=["    print(0)"],
+        grading="output", expected_output="5\n", key="unreachable",
+    )  # fmt: skip
+    check_order(user=student, exercise=exercise, order=["l1", "l2", "d1", "l3"], unused=[])
+    for run in Run.objects.all():  # as the worker would: the program prints 5
+        execute_run(run_id=run.pk)
+    client.force_login(people["teacher"])
+    html = client.get(
+        reverse("tutor:class_student", args=[people["cohort"].pk, student.pk])
+    ).text
+    assert "Not yet</span> <span class=\"muted\">· 3 lines in order" in html
+    assert "Solved" not in html
 
 
 def test_student_timeline_when_nothing_happened(client, people):

@@ -7,10 +7,8 @@ from django.db.models import F
 from django.utils import timezone
 
 from course.models import Block, Lesson
-from tutor import practice
-from tutor.live import actions as live
+from tutor import practice, signals
 from tutor.models import LessonProgress
-from tutor.signals import progress_changed
 
 
 def learner_worked(
@@ -24,15 +22,18 @@ def learner_worked(
     attempt: bool = False,
 ) -> None:
     """The one call a kind's action makes for what a learner did on a block, inside the
-    action's transaction: the teacher's live view records it (`tutor.live.actions.record`:
-    `what` in words, `failed`, `later` for a verdict the worker gave), and when it may
+    action's transaction: `tutor.signals.learner_worked` announces it (the teacher's live
+    view listens and records it, `tutor.live.actions.record`: `what` in words, `failed`,
+    `later` for a verdict the worker gave), and when it may
     change what counts (`counts`: a verdict, a solved or passed item) the learner's
     progress on the lesson is recounted (`refresh_lesson_progress`, the one function
     every scoring change goes through); an `attempt` (a check, a submission, whatever its
     verdict) starts the lesson (`start_lesson`). The page's progress badge follows from the view
     (`tutor.practice.with_lesson_progress`); an assignment's closing is checked before, by
     the view (`tutor.assignments.closing.closed_to`)."""
-    live.record(user=user, block=block, what=what, failed=failed, later=later)
+    signals.learner_worked.send(
+        sender=learner_worked, user=user, block=block, what=what, failed=failed, later=later
+    )
     if counts:
         refresh_lesson_progress(user=user, lesson=block.lesson)
     elif attempt:
@@ -81,7 +82,7 @@ def refresh_lesson_progress(*, user: AbstractBaseUser, lesson: Lesson) -> Lesson
         progress.updated_at = now
         progress.save()
         transaction.on_commit(
-            lambda: progress_changed.send(
+            lambda: signals.progress_changed.send(
                 sender=LessonProgress, user_id=progress.user_id, lesson_id=progress.lesson_id
             )
         )

@@ -13,8 +13,7 @@ from django.utils import timezone
 
 from course.kinds.snippet import Snippet
 from tutor import practice, queueing, run_notices, sandbox
-from tutor.actions.progress import count_run
-from tutor.live import actions as live
+from tutor.actions.progress import count_run, learner_worked
 from tutor.models import Run, worker_name
 
 
@@ -72,7 +71,7 @@ def queue_run(
         queueing.enqueue_run_on_commit(run.pk)
         if purpose == Run.Purpose.RUN and user is not None and snippet is not None:
             count_run(user=user, lesson=snippet.block.lesson)
-            live.record(user=user, block=snippet.block, what="ran their code")
+            learner_worked(user=user, block=snippet.block, what="ran their code")
     return run
 
 

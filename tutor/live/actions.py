@@ -1,7 +1,8 @@
 """What moves the live view: every learner action, and hands raised, lowered and cleared.
 
-`record` is the one call each practice kind makes, inside the transaction of the action
-it records, so the activity row never disagrees with the attempt it describes.
+`record` runs inside the transaction of the action it records (tutor announces each one
+with `tutor.signals.learner_worked`, which `learner_worked` here listens to), so the
+activity row never disagrees with the attempt it describes.
 """
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -13,6 +14,14 @@ from tutor.live.models import LessonActivity, LiveSettings, RaisedHand
 from tutor.models import Cohort
 
 WHAT_MAX = LessonActivity._meta.get_field("what").max_length
+
+
+def learner_worked(
+    sender, *, user: AbstractBaseUser, block: Block, what: str, failed: bool | None,
+    later: bool, **kwargs,
+) -> None:
+    """Receives `tutor.signals.learner_worked` (connected in tutor.apps)."""
+    record(user=user, block=block, what=what, failed=failed, later=later)
 
 
 def record(

@@ -5,22 +5,25 @@ A check's ``assert left == right`` is split in two. The side that is a literal (
 gets the check with that side replaced by ``None`` (``stripped``), so an expected value
 never enters the process that runs the learner's code. There, every assert records what its
 sides evaluated to, encoded as plain data (``grading_harness._encoder``: None, bool, int,
-float, complex, str, bytes, bytearray, list, tuple, dict, set, frozenset, nested 100 deep
-and 16 KiB at most; a subclass of one of these by its built-in content, anything else only
-described), and ``judge`` compares here, with Python's own operators on plain values that no
+float, complex, Fraction, Decimal, str, bytes, bytearray, list, tuple, dict, set, frozenset,
+nested 100 deep and 16 KiB at most; a subclass of one of these by its built-in content,
+anything else only described), and ``judge`` compares here, with Python's own operators on plain values that no
 learner code can reach. Where neither side is a literal and one is not plain data (two
 objects of the learner's classes, say), or for ``is`` between two computed values, the
 sandbox's own comparison is what counts (``Record.child``): that is the weaker path,
 docs/grading.md says why.
 
-Numbers compare as Python compares them: ``1 == 1.0 == True``. A value that is not plain
-data never passes a comparison with a literal, whatever its ``__eq__`` says.
+Numbers compare as Python compares them, across int, float, complex, Fraction and Decimal:
+``1 == 1.0 == True == Fraction(1) == Decimal(1)``. A value that is not plain data never
+passes a comparison with a literal, whatever its ``__eq__`` says.
 """
 
 import ast
 import functools
 import math
 from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
 from .framing import unpack as _unpack
@@ -147,8 +150,8 @@ def decode(data: bytes, depth: int = 0) -> Any:
     """A value as the harness encoded it: plain data, or a Described."""
     try:
         return _decode(data, depth)
-    except (ValueError, IndexError, KeyError, TypeError, UnicodeDecodeError, OverflowError,
-            RecursionError):  # fmt: skip
+    except (ValueError, IndexError, KeyError, TypeError, UnicodeDecodeError, ArithmeticError,
+            RecursionError):  # fmt: skip  (ArithmeticError: a Decimal's, a zero denominator)
         return Described("a value the grader could not read")
 
 
@@ -167,6 +170,11 @@ def _decode(data: bytes, depth: int) -> Any:
     if tag == b"c":
         real, imag = _unpack(body)
         return complex(float.fromhex(real.decode("ascii")), float.fromhex(imag.decode("ascii")))
+    if tag == b"q":
+        top, bottom = _unpack(body)
+        return Fraction(int(top, 16), int(bottom, 16))
+    if tag == b"D":
+        return Decimal(body.decode("ascii"))
     if tag == b"s":
         return body.decode("utf-8", "surrogatepass")
     if tag == b"b":
@@ -232,8 +240,8 @@ def judge(site: Site, record: Record) -> tuple[bool, Any, Any]:
     elif both_plain:
         try:
             ok = bool(_COMPARE[site.op](left, right))
-        except (TypeError, ValueError, OverflowError, RecursionError):
-            ok = False
+        except (TypeError, ValueError, ArithmeticError, RecursionError):
+            ok = False  # ArithmeticError: decimal's InvalidOperation (a NaN ordered)
     elif site.literal_side:
         ok = False  # what is not plain data equals (is in, less than...) no expected value
     else:

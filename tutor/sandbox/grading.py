@@ -38,6 +38,8 @@ import os
 import secrets
 import threading
 from dataclasses import dataclass, field
+from decimal import Decimal
+from fractions import Fraction
 
 from . import _settings, can_preload, comparing, run
 from .framing import pack as _pack
@@ -63,7 +65,24 @@ KINDS = (
 )
 STATUSES = ("passed", "failed", "syntax_error", "not_checked")
 
-HARNESS = open(os.path.join(os.path.dirname(__file__), "grading_harness.py"), encoding="utf-8").read()
+# The harness is one program with one namespace (docs/grading.md says why that matters: its
+# functions are re-homed in private copies of it), kept in parts by process and joined in
+# this order; grading_harness/__init__.py runs the same parts when a test imports it.
+HARNESS_DIR = os.path.join(os.path.dirname(__file__), "grading_harness")
+HARNESS_PARTS = (
+    "header.py", "parent.py", "compiling.py", "forker.py", "values.py", "seal.py", "child.py",
+)
+
+
+def _harness_source() -> str:
+    parts = []
+    for part in HARNESS_PARTS:
+        with open(os.path.join(HARNESS_DIR, part), encoding="utf-8") as file:
+            parts.append(file.read())
+    return "\n\n".join(parts)
+
+
+HARNESS = _harness_source()
 
 # The run's program with the zygote strategy: the fork server compiled the harness and ran
 # its body once (sandbox.run's preload: it is public code), and the program finds its
@@ -175,6 +194,9 @@ class TestResult:
     line: int | None = None  # the line of the learner's code it is about, when there is one
     traceback: str = ""  # the learner's own frames only, as Python prints them
     duration_ms: int = 0
+    # For a pass: a check got a right number of another type than the one it expects (a
+    # Fraction where it wrote 5), which == accepts, as Python does. "" otherwise.
+    note: str = ""
 
     @property
     def hidden_message(self) -> str:
@@ -517,9 +539,11 @@ def _result(test: Test, fields: list[bytes], code: str, limits: Limits, budget: 
             "tell your teacher."))  # fmt: skip
     details = _Details.parse(details_b) if verdict == b"fail" else _Details()
     if test.is_check:
-        judged = _judged(test, sites, comparing.records(records_b))
+        records = comparing.records(records_b)
+        judged = _judged(test, sites, records)
         if judged is not None:  # an assert that did not hold came first, whatever followed
             return TestResult(**{**base, **judged})
+        base["note"] = _another_type(sites, records)
         if overflow and verdict == b"pass":
             return TestResult(**base, passed=False, kind="not_checked", message=(
                 "This test could not be checked: it compares more values than the grader "
@@ -550,6 +574,7 @@ def _result(test: Test, fields: list[bytes], code: str, limits: Limits, budget: 
     if verdict == b"pass":
         if test.is_check or _output_lines(stdout) == _output_lines(test.stdout):
             return TestResult(**base, passed=True)
+        base.pop("note", None)
         return TestResult(**base, passed=False, kind="wrong_output",
                           message=_output_difference(stdout, test.stdout))  # fmt: skip
     if verdict == b"fail":
@@ -580,6 +605,32 @@ def _judged(test: Test, sites: tuple[comparing.Site, ...], records: list[compari
                        "the one the test expects.",
         }  # fmt: skip
     return None
+
+
+_NUMBER_TYPES = {bool: "a bool", int: "an int", float: "a float", complex: "a complex number",
+                 Fraction: "a Fraction", Decimal: "a Decimal"}  # fmt: skip
+
+
+def _another_type(sites: tuple[comparing.Site, ...], records: list[comparing.Record]) -> str:
+    """Words for the first `==` that held between a number the check wrote and a number of
+    another type the code gave (`Fraction(5, 1)` for `5`), or ""."""
+    for record in records:
+        if not 0 <= record.site < len(sites):
+            continue
+        site = sites[record.site]
+        if site.op != "==" or not site.literal_side:
+            continue
+        ok, left, right = comparing.judge(site, record)
+        got, expected = (right, left) if site.left is not comparing.MISSING else (left, right)
+        got_type, expected_type = _NUMBER_TYPES.get(type(got)), _NUMBER_TYPES.get(type(expected))
+        if ok and got_type and expected_type and got_type != expected_type:
+            return (
+                f"Right value, another type: your code gave `{comparing.shown(got, 200)}` "
+                f"({got_type}) where the test expects `{comparing.shown(expected, 200)}` "
+                f"({expected_type}). Python's == calls them equal, so the test passes; "
+                "code that uses the value may still notice the type."
+            )
+    return ""
 
 
 def _output_difference(got: str, expected: str) -> str:

@@ -54,6 +54,11 @@ class TestFeedback:
         return self.result.traceback if self.shown else ""
 
     @property
+    def note(self) -> str:
+        """A pass's word on a right value of another type: it names the expected value."""
+        return self.result.note if self.shown else ""
+
+    @property
     def args_text(self) -> str:
         return " ".join(self.result.args)
 
@@ -74,6 +79,7 @@ class ExercisePractice:
     exercise: CodeExercise
     draft: ExerciseDraft | None = None
     submission: Submission | None = None  # the latest, or the one to show
+    previous: Submission | None = None  # the learner's submission just before that one
     solved: bool = False  # some submission passed every test
     attempts: int = 0
     due_shown: bool = False  # its hidden tests show in full: an assignment's due date passed
@@ -97,12 +103,24 @@ class ExercisePractice:
         return min(max(self.code.count("\n") + 2, 8), 30)
 
     @property
-    def visible_tests(self) -> list:
-        return [test for test in self.exercise.tests.all() if not test.hidden]
-
-    @property
     def hidden_count(self) -> int:
         return sum(test.hidden for test in self.exercise.tests.all())
+
+    @property
+    def listed_tests(self) -> list:
+        """The tests "What the tests check" lists: the visible ones, and the hidden ones too
+        once they show in full (solved, or an assignment's due date passed)."""
+        tests = self.exercise.tests.all()
+        return [test for test in tests if not test.hidden or self.hidden_tests_shown]
+
+    @property
+    def same_result_as_before(self) -> bool:
+        """This submission's tests came out as the one before did (each passed or failed,
+        and how): the panel says it was tested again, or a new click looks like nothing."""
+        now, before = self.submission, self.previous
+        if now is None or before is None or not now.results or not before.results:
+            return False
+        return now.verdict == before.verdict and _outcomes(now) == _outcomes(before)
 
     @property
     def waiting(self) -> bool:
@@ -140,6 +158,11 @@ class ExercisePractice:
     def passing(self) -> list[TestFeedback]:
         return [test for test in self.feedback if test.passed]
 
+    @property
+    def passing_noted(self) -> bool:
+        """A passing test has a note (shown open: a folded list would hide it)."""
+        return any(test.note for test in self.passing)
+
 
 def practices(
     user: AbstractBaseUser, exercises: list[CodeExercise], *, submission_id: int | None = None
@@ -158,14 +181,25 @@ def practices(
         .select_related("run")
         .latest_first()
     )
+    after_shown: dict[int, bool] = {}  # by exercise: the one shown came just before this one
     for submission in submissions:
         practice = found[submission.exercise_id]
         practice.attempts += 1
+        if after_shown.pop(submission.exercise_id, False):
+            practice.previous = submission
         if practice.submission is None or submission.pk == submission_id:
-            practice.submission = submission
+            practice.submission, practice.previous = submission, None
+            after_shown[submission.exercise_id] = True
         if submission.verdict == Submission.Verdict.PASSED:
             practice.solved = True
     return found
+
+
+def _outcomes(submission: Submission) -> list[tuple]:
+    return [
+        (result.get("name"), result.get("passed"), result.get("kind"))
+        for result in submission.results.get("results", [])
+    ]
 
 
 def practice_of(user: AbstractBaseUser, exercise: CodeExercise, **kwargs) -> ExercisePractice:

@@ -20,7 +20,7 @@ TOP = 5
 # A failure's kind (tutor.sandbox.grading.KINDS), as a teacher names it.
 FAILURE_NAMES = {
     "wrong_output": "wrong output",
-    "wrong_value": "wrong value (an assert failed)",
+    "wrong_value": "wrong value: a check's assert failed",
     "exception": "stopped with an exception",
     "too_slow": "too slow / infinite loop",
     "recursion": "recursion too deep",

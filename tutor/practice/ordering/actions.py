@@ -40,13 +40,13 @@ FAILED = {OrderingAttempt.Verdict.WRONG: True, OrderingAttempt.Verdict.SOLVED: F
 
 
 def check_words(attempt: OrderingAttempt, verdict: str | None = None) -> str:
-    """A check in the live view's words: "checked the order — wrong (3 lines in place)"."""
+    """A check in the live view's words: "checked the order — wrong (3 lines in order)"."""
     verdict = verdict or attempt.verdict
     if verdict == OrderingAttempt.Verdict.SOLVED:
         return "checked the order — solved"
     if verdict == OrderingAttempt.Verdict.PENDING:
         return "checked the order — running it"
-    return f"checked the order — wrong ({attempt.lines_in_place} lines in place)"
+    return f"checked the order — wrong ({attempt.lines_in_place} lines in order)"
 
 
 class NoReferenceOutput(Exception):
@@ -103,7 +103,8 @@ def check_order(
     """Grade the answer by the exercise's rule and record the attempt.
 
     Output grading runs the assembled program: the attempt is then `pending` until
-    `settle_check` sees the run finished. An answer equal to the solution needs no run.
+    `settle_check` sees the run finished. An answer equal to the solution needs no run, and
+    one with a line that does not belong is wrong without one.
     """
     lines = ExerciseLines.of(exercise)
     if order is not None:
@@ -115,7 +116,7 @@ def check_order(
         submitted = list(arrangement.order)
         result = lines.grade(submitted)
         run = None
-        if lines.grading == OrderingExercise.Grading.OUTPUT and submitted != lines.correct:
+        if lines.needs_a_run(submitted):
             run = queue_run(
                 code=lines.program(submitted), user=user, purpose=Run.Purpose.CHECK
             )
@@ -133,7 +134,7 @@ def check_order(
             exercise=exercise,
             order=submitted,
             verdict=verdict,
-            lines_in_place=len(result.in_place),
+            lines_in_place=len(result.in_order),
             help_used=arrangement.help_used,
             run=run,
         )
@@ -183,9 +184,11 @@ def settle_check(*, attempt: OrderingAttempt) -> OrderingAttempt:
     if not run.is_final:
         return attempt
     solved = False
-    if run.status == Run.Status.OK:
+    lines = ExerciseLines.of(attempt.exercise)
+    # A check queued before lines that do not belong were refused a run is wrong too.
+    if run.status == Run.Status.OK and not lines.not_belonging(attempt.order):
         try:
-            expected = _reference_output(ExerciseLines.of(attempt.exercise))
+            expected = _reference_output(lines)
         except NoReferenceOutput:
             expected = None  # nothing to compare with: "not yet", never a hang
         else:

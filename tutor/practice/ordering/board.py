@@ -57,7 +57,7 @@ class BoardLine:
     key: str
     token: str
     text: str
-    mark: str = ""  # "in-place", "first-wrong" or "fixed"
+    mark: str = ""  # "in-order" (with the others, not at its exact place), "first-wrong" or "fixed"
 
     @property
     def short(self) -> str:
@@ -132,13 +132,13 @@ def _feedback(board: Board, lines: ExerciseLines, attempt: OrderingAttempt) -> N
         board.pending = True
         board.message = "Running your program to see what it prints…"
         return
-    in_place, first_wrong = set(result.in_place), result.first_wrong
+    in_order, first_wrong = set(result.in_order), result.first_wrong
     for line in board.order:
-        if line.key in in_place and line.mark != "fixed":
-            line.mark = "in-place"
+        if line.key in in_order and line.mark != "fixed":
+            line.mark = "in-order"
         elif line.key == first_wrong:
             line.mark = "first-wrong"
-    count = f"{len(result.in_place)} of {len(lines.correct)} lines in place."
+    count = f"{len(result.in_order)} of {len(lines.correct)} lines in order."
     run = attempt.run
     if lines.grading == OrderingExercise.Grading.OUTPUT and run is not None:
         if run.status != Run.Status.OK:

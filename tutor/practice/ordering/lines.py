@@ -5,6 +5,7 @@ Below the models (an OrderingArrangement fits itself to the lines and moves its 
 with these) and above the content: it reads an exercise's lines, never a learner's rows.
 """
 
+import dataclasses
 import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -55,11 +56,37 @@ class ExerciseLines:
         correct = set(self.correct)
         return [key for key in self.texts if key not in correct]
 
+    def not_belonging(self, order: Sequence[str]) -> list[str]:
+        """The lines of `order` that do not belong in the program (its distractors)."""
+        correct = set(self.correct)
+        return [key for key in order if key not in correct]
+
     def grade(self, order: Sequence[str]) -> grading.OrderingResult:
-        """By the exercise's rule; for output grading, the marks compare with the solution."""
+        """By the exercise's rule; for output grading, the marks compare with the solution.
+
+        A line that does not belong is wrong by every rule: output grading too says so
+        first, even where the program would print the same (a line after a `return`)."""
         if self.grading == OrderingExercise.Grading.DEPENDENCIES:
             return grading.grade_dependencies(order, self.correct, self.depends_on, self.texts)
-        return grading.grade_exact(order, self.correct, self.texts)
+        result = grading.grade_exact(order, self.correct, self.texts)
+        extra = self.not_belonging(order)
+        if self.grading == OrderingExercise.Grading.OUTPUT and extra:
+            text = self.texts[extra[0]].strip()
+            return dataclasses.replace(
+                result,
+                message=f"“{text}” doesn't belong in this program, even where it changes "
+                "nothing it prints: move it to “Not used”.",
+            )
+        return result
+
+    def needs_a_run(self, order: Sequence[str]) -> bool:
+        """Output grading runs the assembled program, unless it is the solution or holds a
+        line that does not belong (wrong whatever it prints)."""
+        return (
+            self.grading == OrderingExercise.Grading.OUTPUT
+            and list(order) != self.correct
+            and not self.not_belonging(order)
+        )
 
     def is_solved_without_running(self, order: Sequence[str]) -> bool:
         return self.grade(order).solved or list(order) == self.correct

@@ -226,7 +226,7 @@ class OrderingAttempt(models.Model):
     )
     order = models.JSONField(help_text="The submitted line keys, top to bottom.")
     verdict = models.CharField(max_length=10, choices=Verdict.choices)
-    lines_in_place = models.PositiveIntegerField(default=0)
+    lines_in_place = models.PositiveIntegerField(default=0)  # in order with each other (a longest run)
     help_used = models.PositiveIntegerField(default=0)
     run = models.ForeignKey(Run, null=True, blank=True, on_delete=models.SET_NULL)
     created_at = models.DateTimeField(default=timezone.now)

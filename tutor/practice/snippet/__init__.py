@@ -94,10 +94,14 @@ class SnippetKind(practice.PracticeKind):
             yield from rows.values_list("user_id", "snippet__block__lesson").distinct()
 
     def progress_text(self, counts: dict[str, int]) -> str:
-        return (
-            f"{counts['done']} of {counts['total']} snippets predicted "
-            f"({counts.get('right', 0)} right first time)"
-        )
+        """How many right first time once every snippet of the lesson is predicted, as
+        "x of y": one prediction says nothing yet (as My progress's accuracy waits for a
+        handful), and "(0 right first time)" after the first read as a verdict on the lesson."""
+        done, total = counts["done"], counts["total"]
+        text = f"{done} of {total} snippets predicted"
+        if done and done >= total:
+            text += f" ({min(counts.get('right', 0), done)} of {done} right first time)"
+        return text
 
     def done_at(self, *, blocks: list[int], users) -> dict:
         # Predicted at all, as progress counts it: the first prediction given a verdict.
