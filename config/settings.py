@@ -58,6 +58,8 @@ INSTALLED_APPS = [
     # LMS integration (LTI 1.3): django-lti's records, and Parsnip's links on top (docs/lti.md).
     "lti_tool",
     "lti",
+    # Running Parsnip for years: backups, health, a learner's data on request (docs/operations.md).
+    "operations",
 ]
 
 MIDDLEWARE = [
