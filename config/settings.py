@@ -60,6 +60,7 @@ INSTALLED_APPS = [
     "lti",
     # Running Parsnip for years: backups, health, a learner's data on request (docs/operations.md).
     "operations",
+    "health_check",
 ]
 
 MIDDLEWARE = [
