@@ -11,7 +11,8 @@ from operations import learner_data
 from tutor.admin import AccountAdmin
 
 
-@admin.action(description=gettext_lazy("Export the selected accounts' data (zip)"))
+@admin.action(description=gettext_lazy("Export the selected accounts' data (zip)"),
+              permissions=["change"])
 def export_data(modeladmin, request, queryset):
     if queryset.count() != 1:
         modeladmin.message_user(
@@ -25,7 +26,8 @@ def export_data(modeladmin, request, queryset):
     return response
 
 
-@admin.action(description=gettext_lazy("Erase the selected accounts' data"))
+@admin.action(description=gettext_lazy("Erase the selected accounts' data"),
+              permissions=["delete"])
 def erase_data(modeladmin, request, queryset):
     if request.POST.get("confirmed") != "yes":
         return TemplateResponse(
