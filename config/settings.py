@@ -98,6 +98,7 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "django.template.context_processors.csp",
                 "tutor.assignments.closed_book.header",
+                "operations.context_processors.version",
             ],
         },
     },

@@ -144,3 +144,18 @@ def test_the_page_names_each_part_for_a_person(client):
     text = response.content.decode()
     assert "Every part a class needs is up." in text
     assert "Sandbox()" in text and "<style" not in text
+
+
+def test_every_page_and_the_admin_show_the_release(client):
+    import tomllib
+
+    from django.conf import settings
+
+    from tests.factories import make_admin
+
+    with open(settings.BASE_DIR / "pyproject.toml", "rb") as file:
+        version = tomllib.load(file)["project"]["version"]
+    assert f"## {version}" in (settings.BASE_DIR / "CHANGELOG.md").read_text()
+    assert f"Parsnip {version}" in client.get("/").content.decode()
+    client.force_login(make_admin())
+    assert f"Parsnip {version}" in client.get("/admin/").content.decode()
