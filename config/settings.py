@@ -313,6 +313,9 @@ if SANDBOX_BACKEND != "bwrap" and not DEBUG:
         "when DEBUG is off. Install bubblewrap and unset SANDBOX_BACKEND."
     )
 
+# /metrics/ for Prometheus (queue depth, run latency): off unless a scraper's token is set.
+METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
+
 # One JSON line per log record (LOG_FORMAT=json, the default with DEBUG off): every request
 # and every background task logs one, with the request id that joins a click to its run
 # (operations/request_log.py). LOG_FORMAT=text for people reading a terminal.
