@@ -15,16 +15,15 @@ import tarfile
 from contextlib import closing
 from pathlib import Path
 
-from django.conf import settings
-
 # The release before operations (CHANGELOG.md, 0.5.0): main on 2026-12-06 before this work.
 RELEASE = "2047ef9"
 POPULATION = Path(__file__).with_name("population.py")
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def checkout(release: str, into: Path) -> Path:
     archive = subprocess.run(
-        ["git", "-C", str(settings.BASE_DIR), "archive", "--format=tar", release],
+        ["git", "-C", str(ROOT), "archive", "--format=tar", release],
         capture_output=True, check=True,
     ).stdout
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
