@@ -48,6 +48,8 @@ system-deps:
 	command -v setpriv >/dev/null 2>&1 || missing="$$missing util-linux"; \
 	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
 	command -v node >/dev/null 2>&1 || missing="$$missing nodejs npm"; \
+	command -v systemd-analyze >/dev/null 2>&1 || missing="$$missing systemd"; \
+	command -v pg_dump >/dev/null 2>&1 || missing="$$missing postgresql-client"; \
 	if [ -n "$$missing" ]; then \
 		echo "Installing system packages:$$missing"; \
 		if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \

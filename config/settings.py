@@ -58,9 +58,15 @@ INSTALLED_APPS = [
     # LMS integration (LTI 1.3): django-lti's records, and Parsnip's links on top (docs/lti.md).
     "lti_tool",
     "lti",
+    # Running Parsnip for years: backups, health, a learner's data on request (docs/operations.md).
+    "operations",
+    "health_check",
 ]
 
 MIDDLEWARE = [
+    # First: a request id for every log line of the request and its tasks, and one JSON line
+    # per request with its status and time (operations/request_log.py).
+    "operations.request_log.request_log_middleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -95,6 +101,7 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "django.template.context_processors.csp",
                 "tutor.assignments.closed_book.header",
+                "operations.context_processors.version",
             ],
         },
     },
@@ -306,10 +313,32 @@ if SANDBOX_BACKEND != "bwrap" and not DEBUG:
         "when DEBUG is off. Install bubblewrap and unset SANDBOX_BACKEND."
     )
 
+# /metrics/ for Prometheus (queue depth, run latency): off unless a scraper's token is set.
+METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
+
+# One JSON line per log record (LOG_FORMAT=json, the default with DEBUG off): every request
+# and every background task logs one, with the request id that joins a click to its run
+# (operations/request_log.py). LOG_FORMAT=text for people reading a terminal.
+LOG_FORMAT = os.environ.get("LOG_FORMAT", "text" if DEBUG else "json")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"request_id": {"()": "operations.request_log.RequestIdFilter"}},
+    "formatters": {
+        "json": {
+            "()": "pythonjsonlogger.json.JsonFormatter",
+            "fmt": ["asctime", "levelname", "name", "message", "request_id"],
+            "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
+        },
+        "text": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"},
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "filters": ["request_id"],
+            "formatter": "json" if LOG_FORMAT == "json" else "text",
+        }
+    },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
 }
 

@@ -16,3 +16,5 @@ urlpatterns = [
 
 if apps.is_installed("lti"):  # LMS integration (LTI 1.3): Parsnip works without it
     urlpatterns.append(path("", include("lti.urls")))
+if apps.is_installed("operations"):  # backups, health, a learner's data (docs/operations.md)
+    urlpatterns.append(path("", include("operations.urls")))
