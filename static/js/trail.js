@@ -15,6 +15,10 @@
     while (start < limit && old[start] === now[start]) start++;
     var end = 0;
     while (end < limit - start && old[old.length - 1 - end] === now[now.length - 1 - end]) end++;
+    // Never between the two halves of an emoji (positions count UTF-16 units): 😀 to 😃
+    // replaces the whole character, not its second half.
+    if (start > 0 && /[\uD800-\uDBFF]/.test(old[start - 1])) start--;
+    if (end > 0 && /[\uDC00-\uDFFF]/.test(old[old.length - end])) end--;
     return [start, old.length - start - end, now.slice(start, now.length - end)];
   }
 

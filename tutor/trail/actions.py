@@ -122,8 +122,8 @@ def _edits(trail: Trail, edits: list, *, code: str, base: str | None, now: datet
         timed.append((max(first, floor), sync))
         text = base
     for ago, kind, pos, delete, insert in edits:
-        step = Step(0, kind, pos, delete, insert)
         try:
+            step = Step(0, kind, *encoding.from_utf16(text, pos, delete, insert))
             text = step.apply(text)
         except encoding.BadSteps:
             break
@@ -157,7 +157,7 @@ def carried_edits(fields) -> tuple[list, str | None]:
     except encoding.BadSteps:
         return [], None
     base = fields.get("trail_base", "") if fields.get("trail_has_base") else None
-    return edits, base
+    return edits, None if base is None else encoding.normalise_line_breaks(base)
 
 
 def purge_older_than(*, days: int, now: datetime | None = None) -> int:

@@ -8,6 +8,7 @@ started with rebuilds every text the learner had, exactly.
 """
 
 import json
+import re
 from dataclasses import dataclass
 
 EDIT, PASTE, SYNC = "e", "p", "s"
@@ -84,14 +85,28 @@ def replay(text: str, steps: list[Step]) -> str:
 
 MAX_STEPS = 2000  # in one batch (a few seconds of typing is a few dozen)
 MAX_AGO_MS = 10 * 60 * 1000
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")  # two UTF-16 units each
+
+
+def normalise_line_breaks(text: str) -> str:
+    """A line break as the editors and every code form keep it (a form sends CRLF)."""
+    return text.replace("\r\n", "\n")
+
+
+def half_characters_inside(insert: str) -> bool:
+    """Half of a UTF-16 pair anywhere but at an end of the insertion, where its other half
+    may be the text's (the editor's diff can cut between the halves of an emoji)."""
+    return bool(_SURROGATE.search(insert, 1, max(1, len(insert) - 1)))
 
 
 def parse_batch(raw: str) -> list[tuple[int, str, int, int, str]]:
     """The browser's batch: a JSON list of [ms ago, "e" or "p", pos, delete, insert], oldest
-    first. Checked for shape only; whether each edit fits the text is the replay's to say."""
+    first, positions in UTF-16 units (see `from_utf16`), line breaks normalised. Checked for
+    shape only; whether each edit fits the text is the replay's to say."""
     try:
         rows = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: lists nested thousands deep
         raise BadSteps("The edits are not readable.") from None
     if not isinstance(rows, list) or len(rows) > MAX_STEPS:
         raise BadSteps(f"Send at most {MAX_STEPS} edits at a time.")
@@ -112,8 +127,44 @@ def parse_batch(raw: str) -> list[tuple[int, str, int, int, str]]:
             raise BadSteps(
                 "An edit is not of the form [ms ago, kind, position, deleted, inserted]."
             )
-        parsed.append(tuple(row))
+        if half_characters_inside(row[4]):
+            raise BadSteps("An edit holds half of a character (a broken UTF-16 pair).")
+        parsed.append((row[0], row[1], row[2], row[3], normalise_line_breaks(row[4])))
     return parsed
+
+
+def from_utf16(text: str, pos: int, delete: int, insert: str) -> tuple[int, int, str]:
+    """The edit (`pos` and `delete` counted in UTF-16 units, as the browser counts) in
+    Python's characters. A position between the two halves of an emoji's pair (the editor's
+    diff of 😀 to 😃 changes the second half only) moves out to the whole character, so the
+    edit replaces whole characters. BadSteps if it falls outside the text, or leaves half a
+    character that has no other half."""
+    if not _ASTRAL.search(text) and not _SURROGATE.search(insert):
+        if pos + delete > len(text):
+            raise BadSteps("An edit outside the text.")
+        return pos, delete, insert  # one unit a character: the same positions
+    units = text.encode("utf-16-le")
+    size = len(units) // 2
+    start, end = pos, pos + delete
+    if end > size:
+        raise BadSteps("An edit outside the text.")
+
+    def after_first_half(i: int) -> bool:  # unit i-1 opens a pair (stored text has no halves)
+        return 0 < i < size and units[2 * i - 1] & 0xFC == 0xD8
+
+    if after_first_half(start):
+        start -= 1
+    if after_first_half(end):
+        end += 1
+    middle = (
+        units[2 * start : 2 * pos]
+        + insert.encode("utf-16-le", "surrogatepass")
+        + units[2 * (pos + delete) : 2 * end]
+    ).decode("utf-16-le", "surrogatepass")
+    if _SURROGATE.search(middle):
+        raise BadSteps("An edit holds half of a character.")
+    before = len(units[: 2 * start].decode("utf-16-le"))
+    return before, len(units[2 * start : 2 * end].decode("utf-16-le")), middle
 
 
 def marked_span(step: Step) -> tuple[int, int] | None:
