@@ -74,14 +74,17 @@
       return data;
     }
 
+    var pausedUntil = 0; // refused for recording too much (429): try again later
+
     function send() {
-      if (sending || !queue.length) return;
+      if (sending || !queue.length || Date.now() < pausedUntil) return;
       sending = queue.length;
       var code = last;
       fetch(url, { method: "POST", body: batch(0), credentials: "same-origin" })
         .then(function (response) {
           // Sent, or refused as unreadable: either way the code it ended with is the server's
           // now. Kept for the next try only when it never arrived.
+          if (response.status === 429) pausedUntil = Date.now() + 60000;
           if (response.ok || (response.status >= 400 && response.status < 500)) {
             queue.splice(0, sending);
             base = response.ok ? null : code;
@@ -200,10 +203,21 @@
     }
   });
 
+  // Bring the step's change into view inside the code box (not the page: the links stay put).
+  function showChange(region) {
+    var code = region.querySelector(".trail-code");
+    var change = region.querySelector("#trail-change");
+    if (!code || !change) return;
+    var offset = change.getBoundingClientRect().top - code.getBoundingClientRect().top;
+    code.scrollTop += offset - code.clientHeight / 3;
+  }
+
   htmx.onLoad(function (root) {
     var forms = root.matches && root.matches("form[data-trail]") ? [root] : root.querySelectorAll("form[data-trail]");
     Array.prototype.forEach.call(forms, record);
     root.querySelectorAll("[data-trail-player]").forEach(player);
+    var region = root.id === "replay-step" ? root : root.querySelector && root.querySelector("#replay-step");
+    if (region) showChange(region);
     if (root.id === "replay-step" && speed) playOn();
   });
 })();

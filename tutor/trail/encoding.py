@@ -15,7 +15,7 @@ EDIT, PASTE, SYNC = "e", "p", "s"
 RUN, CHECK, SUBMIT = "run", "check", "submit"
 CHANGES = (EDIT, PASTE, SYNC)
 MOMENTS = (RUN, CHECK, SUBMIT)
-# A paste counts as one (marked, and the largest kept) from this size: a line or so.
+# An insertion is a paste (marked, and the largest kept) from this size: tutor.trail.pastes.
 PASTE_MIN_CHARS = 40
 
 
@@ -41,13 +41,6 @@ class Step:
         if not 0 <= self.pos <= len(text) or self.delete < 0 or self.pos + self.delete > len(text):
             raise BadSteps("An edit outside the text.")
         return text[: self.pos] + self.insert + text[self.pos + self.delete :]
-
-    @property
-    def is_paste(self) -> bool:
-        """A paste worth marking: more than a line or so."""
-        return self.kind == PASTE and (
-            "\n" in self.insert.strip("\n") or len(self.insert) >= PASTE_MIN_CHARS
-        )
 
 
 def splice_between(old: str, new: str) -> tuple[int, int, str]:

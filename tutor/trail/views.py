@@ -28,7 +28,7 @@ from tutor.trail.models import Trail
 TEMPLATE = "tutor/trail/replay.html"
 WATCH_TEMPLATE = "tutor/trail/watch.html"
 MAX_CODE_CHARS = 20_000  # as the editors' forms
-MAX_BATCH_CHARS = 200_000
+MAX_BATCH_CHARS = 100_000  # a few seconds of editing: a whole code pasted twice
 
 
 class BatchForm(forms.Form):
@@ -73,13 +73,16 @@ def trail_record(request: HttpRequest, block_pk: int) -> HttpResponse:
         return HttpResponseBadRequest(
             " ".join(e for errors in form.errors.values() for e in errors)
         )
-    actions.record_edits(
-        user=request.user,
-        block=block,
-        edits=form.cleaned_data["edits"],
-        code=form.cleaned_data["code"],
-        base=form.cleaned_data["base"] if "base" in request.POST else None,
-    )
+    try:
+        actions.record_edits(
+            user=request.user,
+            block=block,
+            edits=form.cleaned_data["edits"],
+            code=form.cleaned_data["code"],
+            base=form.cleaned_data["base"] if "base" in request.POST else None,
+        )
+    except actions.RecordingRefused as refused:
+        return HttpResponse(str(refused), status=429, content_type="text/plain; charset=utf-8")
     return HttpResponse(status=204)
 
 
@@ -102,6 +105,7 @@ def replay_response(
     context = context | {
         "trail": trail,
         "shown": shown,
+        "submission": replay.submission_at(trail, shown),
         "base_url": base_url,
         "marks": replay.marks_in_words(trail),
         "speeds": replay.SPEEDS,

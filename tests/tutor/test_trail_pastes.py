@@ -1,0 +1,201 @@
+"""Pastes marked by what they are, not by what the batch claims, and how much one student
+may record (issue 36)."""
+
+from datetime import timedelta
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+
+from tests.factories import make_cohort, make_prediction, make_snippet, make_teacher, make_user
+from tutor.trail import actions, encoding, pastes
+from tutor.trail.models import Trail, TrailChunk
+
+pytestmark = pytest.mark.django_db
+
+SOLUTION = "".join(f"value_{n} = compute(value_{n - 1}, {n})\n" for n in range(1, 27))
+
+
+def pastes_of(trail: Trail) -> list:
+    return [mark for mark in trail.marks if mark[1] == encoding.PASTE]
+
+
+def send(user, block, edits, *, code, at, base=None):
+    """One batch of (seconds before `at`, kind, pos, delete, insert)."""
+    return actions.record_edits(
+        user=user,
+        block=block,
+        edits=[
+            (int(ago * 1000), kind, pos, delete, insert) for ago, kind, pos, delete, insert in edits
+        ],
+        code=code,
+        base=base,
+        now=at,
+    )
+
+
+def test_two_thousand_characters_that_say_they_were_typed_are_a_paste():
+    user, snippet = make_user(), make_snippet(code="")
+    big = "x = 1\n" * 334
+    trail = send(user, snippet.block, [(1, "e", 0, 0, big)], code=big, at=timezone.now())
+    assert pastes_of(trail) == [[1, encoding.PASTE, len(big)]]
+    assert trail.largest_paste == len(big)
+
+
+@pytest.mark.parametrize("kind", [encoding.PASTE, encoding.EDIT])
+def test_a_solution_pasted_in_26_pieces_is_one_paste(kind):
+    """26 lines of under 40 characters, a batch every 4 s as the editor sends them, each
+    line a piece; said to be pasted, or said to be typed (but faster than anyone types)."""
+    user, snippet = make_user(), make_snippet(code="")
+    lines = SOLUTION.splitlines(keepends=True)
+    assert all(len(line) < encoding.PASTE_MIN_CHARS for line in lines)
+    start, text, trail = timezone.now() - timedelta(minutes=5), "", None
+    for batch in range(0, 26, 13):  # two batches, 4 s apart: the window spans them
+        edits = []
+        for n, line in enumerate(lines[batch : batch + 13]):
+            edits.append((4 - n * 0.3, kind, len(text), 0, line))
+            text += line
+        trail = send(
+            user,
+            snippet.block,
+            edits,
+            code=text,
+            at=start + timedelta(seconds=4 * (batch // 13 + 1)),
+        )
+    found = pastes_of(trail)
+    assert len(found) == 1
+    first, _, chars, last = found[0]
+    assert last == 26 and first <= 2 and chars >= len(SOLUTION) - 2 * 40
+
+
+def test_a_minute_of_fast_honest_typing_is_no_paste():
+    """Ten characters a second, as the editor sends them: a step for each 2 s of typing at
+    one place, a new line's indentation added by the editor."""
+    user, snippet = make_user(), make_snippet(code="")
+    start, text = timezone.now() - timedelta(minutes=5), ""
+    pieces = [
+        "def total(values):\n    ",
+        "result = 0\n    for v ",
+        "in values:\n        ",
+        "result += v\n    return",
+        " result\n",
+    ]
+    for second in range(0, 60, 4):
+        edits = []
+        for offset, piece in ((4, pieces[second % 5]), (2, pieces[(second + 1) % 5][:19])):
+            edits.append((offset, encoding.EDIT, len(text), 0, piece))
+            text += piece
+        trail = send(
+            user, snippet.block, edits, code=text, at=start + timedelta(seconds=second + 4)
+        )
+    assert pastes_of(trail) == []
+
+
+def test_a_small_paste_of_a_name_is_not_marked():
+    user, snippet = make_user(), make_snippet(code="")
+    trail = send(
+        user, snippet.block, [(1, "p", 0, 0, "value_1")], code="value_1", at=timezone.now()
+    )
+    assert pastes_of(trail) == [] and trail.largest_paste == 0
+
+
+def test_code_that_arrives_unrecorded_faster_than_typing_is_a_paste():
+    user, snippet = make_user(), make_snippet(code="")
+    start = timezone.now() - timedelta(minutes=30)
+    send(user, snippet.block, [(1, "e", 0, 0, "# start\n")], code="# start\n", at=start)
+    soon = send(
+        user, snippet.block, [], code="# start\n" + SOLUTION, at=start + timedelta(seconds=3)
+    )
+    assert pastes_of(soon) == [[2, encoding.PASTE, len(SOLUTION)]]
+    other = make_snippet(code="")
+    send(user, other.block, [(1, "e", 0, 0, "# start\n")], code="# start\n", at=start)
+    slow = send(
+        user, other.block, [], code="# start\n" + SOLUTION, at=start + timedelta(minutes=10)
+    )
+    assert pastes_of(slow) == []  # typed at 1.6 a second, unrecorded: the correction shows it
+
+
+def test_the_replay_marks_a_paste_it_was_not_told_of(client):
+    student, teacher = make_user("stu"), make_teacher("tea")
+    cohort = make_cohort(teacher, students=[student])
+    snippet = make_snippet(code="")
+    send(student, snippet.block, [(1, "e", 0, 0, SOLUTION)], code=SOLUTION, at=timezone.now())
+    client.force_login(teacher)
+    url = reverse("tutor:class_trail", args=[cohort.pk, student.pk, snippet.block_id])
+    page = client.get(url + "?step=1").content.decode()
+    assert "More at once than anyone types: marked as a paste." in page
+    assert 'class="trail-line trail-line-changed trail-line-pasted" id="trail-change"' in page
+    assert f"Paste of {len(SOLUTION)} characters (step 1)" in page
+
+
+def test_the_judging_rule_in_words():
+    def one(number, at_ms, insert, kind=encoding.EDIT, after=100):
+        return pastes.Insertion.of(number, at_ms, encoding.Step(0, kind, 0, 0, insert), after)
+
+    marks = []
+    pastes.judge([one(1, 0, "x = 1\ny = 2\n", encoding.PASTE)], recent=[], marks=marks)
+    assert marks == [[1, encoding.PASTE, 12]]  # said to be pasted, more than a line
+    marks = []
+    pastes.judge([one(1, 0, "if x:\n" + " " * 36 + "y")], recent=[], marks=marks)
+    assert marks == []  # the editor's indentation is not typed
+    marks = []
+    pastes.judge([one(1, 0, "a" * 40)], recent=[], marks=marks)
+    assert marks == [[1, encoding.PASTE, 40]]
+
+
+# How much one student may record -------------------------------------------------------
+
+
+def test_more_batches_than_an_hour_allows_are_refused_in_words_and_the_teacher_sees_it(
+    client, monkeypatch
+):
+    monkeypatch.setattr(actions, "BATCHES_PER_HOUR", 3)
+    student, teacher = make_user("stu"), make_teacher("tea")
+    cohort = make_cohort(teacher, students=[student])
+    snippet = make_snippet(code="print(1)\n")
+    make_prediction(student, snippet)
+    client.force_login(student)
+    url = reverse("tutor:trail_record", args=[snippet.block_id])
+    text = "print(1)\n"
+    for _ in range(3):
+        assert (
+            client.post(
+                url, {"edits": f'[[0, "e", {len(text)}, 0, "#"]]', "code": text + "#"}
+            ).status_code
+            == 204
+        )
+        text += "#"
+    refused = client.post(url, {"edits": f'[[0, "e", {len(text)}, 0, "x"]]', "code": text + "x"})
+    assert refused.status_code == 429
+    assert "as much of your editing as it keeps in an hour" in refused.content.decode()
+    trail = Trail.objects.get(user=student)
+    assert trail.text == text and trail.refused == 1 and trail.chunks == 3
+    # A run is still recorded, with its code (not the edits it carried).
+    client.post(
+        reverse("tutor:run_create", args=[snippet.pk]),
+        {"code": text + "x\n", "trail_edits": f'[[0, "e", {len(text)}, 0, "x"]]'},
+    )
+    trail.refresh_from_db()
+    assert trail.runs == 1 and trail.text == text + "x\n" and trail.refused == 2
+    client.force_login(teacher)
+    page = client.get(
+        reverse("tutor:class_trail", args=[cohort.pk, student.pk, snippet.block_id])
+    ).content.decode()
+    assert "2 batches of edits were not recorded" in page
+
+
+def test_more_characters_than_an_hour_allows_are_refused(monkeypatch):
+    monkeypatch.setattr(actions, "CHARACTERS_PER_HOUR", 30_000)
+    user = make_user()
+    stored = []
+    for n in range(5):
+        snippet = make_snippet(code="")  # over every trail of the student's
+        big = f"# {n}\n" + "x" * 10_000
+        try:
+            send(user, snippet.block, [(0, "p", 0, 0, big)], code=big, at=timezone.now())
+        except actions.RecordingRefused:
+            stored.append(False)
+        else:
+            stored.append(True)
+    assert stored == [True, True, True, False, False]
+    assert TrailChunk.objects.filter(trail__user=user).count() == 3

@@ -1,0 +1,88 @@
+"""Which insertions the trail marks as pastes: by what they are (how much arrived, how fast),
+not by what the browser claims. A claim of a paste can add a mark, never hide one.
+
+- One step inserting PASTE_MIN_CHARS or more (a new line's indentation not counted: the
+  editor adds it) is a paste: the editor sends typing at one place as one step only within
+  2 seconds, and nobody types 40 characters in 2 seconds.
+- A step the browser said was pasted, of more than a line, is a paste (as before).
+- Smaller insertions are summed over WINDOW_MS: pieces the browser said were pasted adding
+  up to PASTE_MIN_CHARS, or any insertions adding up to more than TYPED_MAX (20 characters a
+  second for 10 seconds, faster than anyone types code), make one paste of all of them.
+- A correction (the code as the server received it: edits not recorded) is a paste when it
+  inserts more than PASTE_MIN_CHARS plus 20 characters a second since the trail's last step.
+
+The times are the browser's, but each is clamped between the trail's previous step and the
+moment the server received it (tutor.trail.actions): an hour of "typing" takes an hour.
+"""
+
+import re
+from dataclasses import dataclass
+
+from tutor.trail import encoding
+
+PASTE_MIN_CHARS = encoding.PASTE_MIN_CHARS
+WINDOW_MS = 10_000
+TYPED_PER_SECOND = 20
+TYPED_MAX = TYPED_PER_SECOND * WINDOW_MS // 1000
+_INDENT = re.compile(r"\n[ \t]+")
+
+
+def typed_length(insert: str) -> int:
+    """The characters a person would type for it: a new line's indentation is the editor's."""
+    return len(_INDENT.sub("\n", insert))
+
+
+@dataclass(frozen=True)
+class Insertion:
+    number: int  # the step's number in the trail
+    at_ms: int  # since the epoch
+    kind: str
+    chars: int  # len(insert)
+    typed: int  # typed_length(insert)
+    lines: bool  # more than a line
+    after_ms: int | None  # since the trail's step before it (None: the first)
+
+    @classmethod
+    def of(cls, number: int, at_ms: int, step: encoding.Step, after_ms: int | None) -> "Insertion":
+        return cls(
+            number,
+            at_ms,
+            step.kind,
+            len(step.insert),
+            typed_length(step.insert),
+            "\n" in step.insert.strip("\n"),
+            after_ms,
+        )
+
+
+def judge(insertions: list[Insertion], *, recent: list, marks: list) -> list:
+    """Add to `marks` ([step, "p", characters] or, for pieces, [first, "p", characters,
+    last step]) the pastes among `insertions` (in order); `recent` is the trail's small
+    insertions of the last WINDOW_MS ([step, ms, kind, chars, typed]), kept across batches.
+    Returns the new `recent`."""
+    recent = [list(row) for row in recent]
+    for one in insertions:
+        if one.kind == encoding.SYNC:
+            if (
+                one.after_ms is not None
+                and one.typed > PASTE_MIN_CHARS + TYPED_PER_SECOND * one.after_ms / 1000
+            ):
+                marks.append([one.number, encoding.PASTE, one.chars])
+            continue
+        if one.typed >= PASTE_MIN_CHARS or (one.kind == encoding.PASTE and one.lines):
+            marks.append([one.number, encoding.PASTE, one.chars])
+            continue
+        recent = [row for row in recent if one.at_ms - row[1] <= WINDOW_MS]
+        recent.append([one.number, one.at_ms, one.kind, one.chars, one.typed])
+        claimed = sum(row[4] for row in recent if row[2] == encoding.PASTE)
+        typed = sum(row[4] for row in recent)
+        if claimed < PASTE_MIN_CHARS and typed <= TYPED_MAX:
+            continue
+        last = marks[-1] if marks else None
+        if last is not None and len(last) == 4 and last[3] >= recent[0][0]:
+            # The same run of pieces: the paste grows.
+            last[2] += sum(row[3] for row in recent if row[0] > last[3])
+            last[3] = one.number
+        else:
+            marks.append([recent[0][0], encoding.PASTE, sum(row[3] for row in recent), one.number])
+    return recent
