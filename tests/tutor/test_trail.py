@@ -484,3 +484,15 @@ def test_a_submission_step_shows_its_result_and_a_deletion_shows_where(client, s
         'id="trail-change"><span class="trail-line-number" aria-hidden="true">1</span>x<span class="trail-deleted"'
         in page
     )
+
+
+def test_a_moments_code_is_escaped_once(client, recorded):
+    client.force_login(recorded["teacher"])
+    actions.record_moment(
+        user=recorded["student"],
+        block=recorded["snippet"].block,
+        what=actions.RUN,
+        code='print("a")\n',
+    )
+    page = client.get(class_trail_url(recorded) + "?step=5").content.decode()
+    assert "Ran the code." in page and "print(&quot;a&quot;)" in page and "&amp;quot;" not in page

@@ -100,7 +100,7 @@ class ReplayStep:
         step = self.step
         if step is None or not step.changes_text:
             return [
-                Line(n, line, False, False, False)
+                Line(n, mark_safe(line), False, False, False)  # noqa: S308 -- escaped
                 for n, line in enumerate(escape(self.text).split("\n"), start=1)
             ]
         start, end = step.pos, step.pos + len(step.insert)
@@ -121,7 +121,7 @@ class ReplayStep:
             marked = f'<span class="trail-deleted" title="{escape(deleted)}"><span class="visually-hidden">[{escape(deleted)}]</span></span>'
         html = escape(self.text[:start]) + marked + escape(self.text[end:])
         first = self.text.count("\n", 0, start) + 1
-        last = first + self.text.count("\n", start, end)
+        last = first + self.text.count("\n", start, max(start, end - 1))  # not past a final \n
         return [
             Line(
                 n,
