@@ -8,7 +8,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from tests.factories import make_cohort, make_prediction, make_snippet, make_teacher, make_user
-from tutor.trail import actions, encoding, pastes
+from tutor.trail import actions, encoding
 from tutor.trail.models import Trail, TrailChunk
 
 pytestmark = pytest.mark.django_db
@@ -129,6 +129,8 @@ def test_the_replay_marks_a_paste_it_was_not_told_of(client):
 
 
 def test_the_judging_rule_in_words():
+    from tutor.trail import pastes
+
     def one(number, at_ms, insert, kind=encoding.EDIT, after=100):
         return pastes.Insertion.of(number, at_ms, encoding.Step(0, kind, 0, 0, insert), after)
 
