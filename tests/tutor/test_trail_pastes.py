@@ -201,3 +201,51 @@ def test_more_characters_than_an_hour_allows_are_refused(monkeypatch):
             stored.append(True)
     assert stored == [True, True, True, False, False]
     assert TrailChunk.objects.filter(trail__user=user).count() == 3
+
+
+def test_text_the_code_already_had_is_no_paste(client):
+    """Duplicating a block, an undo that brings a deleted block back, cut and paste: the
+    text was the student's already."""
+    student, teacher = make_user("stu"), make_teacher("tea")
+    cohort = make_cohort(teacher, students=[student])
+    snippet = make_snippet(code="")
+    block_of_code = "for value in values:\n    total += value * weight\n"
+    start = timezone.now() - timedelta(minutes=5)
+    text = ""
+    for n, char in enumerate(block_of_code):  # typed, a character at a time
+        send(
+            student,
+            snippet.block,
+            [(0, "e", n, 0, char)],
+            code=text + char,
+            at=start + timedelta(seconds=n),
+        )
+        text += char
+    at = start + timedelta(seconds=len(text) + 5)
+    trail = send(
+        student,
+        snippet.block,
+        [
+            (3, "p", len(text), 0, block_of_code),
+            (2, "e", 0, len(text), ""),
+            (1, "e", 0, 0, block_of_code),
+        ],
+        code=block_of_code * 2,
+        at=at,
+    )
+    assert pastes_of(trail) == []
+    assert trail.largest_paste == 0
+    client.force_login(teacher)
+    url = reverse("tutor:class_trail", args=[cohort.pk, student.pk, snippet.block_id])
+    page = client.get(url, {"step": trail.steps - 2}).content.decode()
+    assert "Text the code already had" in page
+    # Something new of the same size is a paste.
+    fresh = "while tries < limit:\n    tries = attempt(tries) + 1\n"
+    trail = send(
+        student,
+        snippet.block,
+        [(0, "p", 0, 0, fresh)],
+        code=fresh + block_of_code * 2,
+        at=at + timedelta(seconds=5),
+    )
+    assert pastes_of(trail) == [[trail.steps, encoding.PASTE, len(fresh)]]

@@ -13,7 +13,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='trail',
             name='recent',
-            field=models.JSONField(blank=True, default=list),
+            field=models.JSONField(blank=True, default=dict),
         ),
         migrations.AddField(
             model_name='trail',

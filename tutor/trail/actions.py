@@ -59,6 +59,7 @@ def _append(trail: Trail, timed: list[tuple[datetime, Step]]) -> None:
     if not trail.steps:
         trail.started_at = start
     steps, insertions = [], []
+    memory, text = pastes.Memory(trail.recent), trail.text
     for at, step in timed:
         steps.append(
             Step(
@@ -74,9 +75,12 @@ def _append(trail: Trail, timed: list[tuple[datetime, Step]]) -> None:
                 min(max(at - last, timedelta(0)), ACTIVE_GAP).total_seconds()
             )
         trail.steps += 1
-        if step.insert:
-            after = None if last is None else max(0, _ms(at) - _ms(last))
-            insertions.append(pastes.Insertion.of(trail.steps, _ms(at), step, after))
+        if step.changes_text:
+            known = memory.knows(text, step, _ms(at))
+            text = step.apply(text)
+            if step.insert:
+                after = None if last is None else max(0, _ms(at) - _ms(last))
+                insertions.append(pastes.Insertion.of(trail.steps, _ms(at), step, after, known))
         last = at
         if step.kind == encoding.RUN:
             trail.runs += 1
@@ -84,7 +88,8 @@ def _append(trail: Trail, timed: list[tuple[datetime, Step]]) -> None:
             trail.submissions += 1
         if step.kind in encoding.MOMENTS:
             trail.marks.append([trail.steps, step.kind, 0])
-    trail.recent = pastes.judge(insertions, recent=trail.recent, marks=trail.marks)
+    memory.pieces = pastes.judge(insertions, recent=memory.pieces, marks=trail.marks)
+    trail.recent = memory.kept()
     trail.marks.sort(key=lambda mark: mark[0])
     trail.largest_paste = max(
         [trail.largest_paste] + [mark[2] for mark in trail.marks if mark[1] == encoding.PASTE]
@@ -99,8 +104,7 @@ def _append(trail: Trail, timed: list[tuple[datetime, Step]]) -> None:
     )
     trail.chunks += 1
     trail.updated_at = last
-    for _, step in timed:
-        trail.text = step.apply(trail.text)
+    trail.text = text
     trail.save()
 
 

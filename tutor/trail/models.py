@@ -30,8 +30,9 @@ class Trail(models.Model):
     # The steps to jump to: [[step, kind, characters]] for runs, checks, submissions, pastes
     # ([first step, "p", characters, last step] for a paste in pieces: tutor.trail.pastes).
     marks = models.JSONField(default=list, blank=True)
-    # The small insertions of the last few seconds, summed to find a paste sent in pieces.
-    recent = models.JSONField(default=list, blank=True)
+    # What judging pastes remembers between batches (tutor.trail.pastes.Memory): the small
+    # insertions of the last seconds, digests of the large deletions of the last minutes.
+    recent = models.JSONField(default=dict, blank=True)
     refused = models.PositiveIntegerField(
         default=0, help_text="Batches of edits refused: more than a student may record an hour."
     )

@@ -10,11 +10,14 @@ not by what the browser claims. A claim of a paste can add a mark, never hide on
   second for 10 seconds, faster than anyone types code), make one paste of all of them.
 - A correction (the code as the server received it: edits not recorded) is a paste when it
   inserts more than PASTE_MIN_CHARS plus 20 characters a second since the trail's last step.
+- Text the code already had is no paste: copied from elsewhere in it, or brought back (an
+  undo, a cut and paste) within KNOWN_FOR_MS of being deleted.
 
 The times are the browser's, but each is clamped between the trail's previous step and the
 moment the server received it (tutor.trail.actions): an hour of "typing" takes an hour.
 """
 
+import hashlib
 import re
 from dataclasses import dataclass
 
@@ -24,6 +27,8 @@ PASTE_MIN_CHARS = encoding.PASTE_MIN_CHARS
 WINDOW_MS = 10_000
 TYPED_PER_SECOND = 20
 TYPED_MAX = TYPED_PER_SECOND * WINDOW_MS // 1000
+KNOWN_FOR_MS = 10 * 60 * 1000
+KEEP_DELETED = 20  # the latest large deletions remembered (their digests)
 _INDENT = re.compile(r"\n[ \t]+")
 
 
@@ -41,9 +46,17 @@ class Insertion:
     typed: int  # typed_length(insert)
     lines: bool  # more than a line
     after_ms: int | None  # since the trail's step before it (None: the first)
+    known: bool = False  # text the code already had (see `Memory.knows`)
 
     @classmethod
-    def of(cls, number: int, at_ms: int, step: encoding.Step, after_ms: int | None) -> "Insertion":
+    def of(
+        cls,
+        number: int,
+        at_ms: int,
+        step: encoding.Step,
+        after_ms: int | None,
+        known: bool = False,
+    ) -> "Insertion":
         return cls(
             number,
             at_ms,
@@ -52,7 +65,47 @@ class Insertion:
             typed_length(step.insert),
             "\n" in step.insert.strip("\n"),
             after_ms,
+            known,
         )
+
+
+def _digest(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+
+
+class Memory:
+    """What the trail remembers between batches (kept in `Trail.recent`): the small
+    insertions of the last WINDOW_MS, and digests of the large deletions of the last
+    KNOWN_FOR_MS (an insertion bringing one back is no paste)."""
+
+    def __init__(self, kept) -> None:
+        kept = kept if isinstance(kept, dict) else {}
+        self.pieces: list = [list(row) for row in kept.get("pieces", [])]
+        self.deleted: list = [list(row) for row in kept.get("deleted", [])]
+
+    def knows(self, text_before: str, step: encoding.Step, at_ms: int) -> bool:
+        """Whether the step inserts a large text the code had: elsewhere in it now, or
+        deleted from it lately. Remembers what the step deletes."""
+        insert = step.insert
+        known = (
+            step.kind != encoding.SYNC
+            and len(insert) >= PASTE_MIN_CHARS
+            and (
+                insert in text_before
+                or any(
+                    digest == _digest(insert)
+                    for ms, digest in self.deleted
+                    if at_ms - ms <= KNOWN_FOR_MS
+                )
+            )
+        )
+        if step.delete >= PASTE_MIN_CHARS:
+            removed = text_before[step.pos : step.pos + step.delete]
+            self.deleted = [*self.deleted[-(KEEP_DELETED - 1) :], [at_ms, _digest(removed)]]
+        return known
+
+    def kept(self) -> dict:
+        return {"pieces": self.pieces, "deleted": self.deleted}
 
 
 def judge(insertions: list[Insertion], *, recent: list, marks: list) -> list:
@@ -62,6 +115,8 @@ def judge(insertions: list[Insertion], *, recent: list, marks: list) -> list:
     Returns the new `recent`."""
     recent = [list(row) for row in recent]
     for one in insertions:
+        if one.known:
+            continue
         if one.kind == encoding.SYNC:
             if (
                 one.after_ms is not None

@@ -10,7 +10,7 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext, ngettext
 
 from tutor.practice.code_exercise.models import Submission
-from tutor.trail import encoding
+from tutor.trail import encoding, pastes
 from tutor.trail.encoding import Step
 from tutor.trail.models import CHECKPOINT_EVERY, Trail, TrailChunk
 
@@ -79,7 +79,20 @@ class ReplayStep:
     def paste_words(self) -> str:
         """Why the step is marked as a paste when the browser did not say so."""
         mark = self.paste
+        step = self.step
         if mark is None:
+            if (
+                step is not None
+                and step.kind in (encoding.EDIT, encoding.PASTE)
+                and (
+                    pastes.typed_length(step.insert) >= pastes.PASTE_MIN_CHARS
+                    or (step.kind == encoding.PASTE and "\n" in step.insert.strip("\n"))
+                )
+            ):
+                return gettext(
+                    "Text the code already had (copied within it, or brought back by an undo): "
+                    "not a paste."
+                )
             return ""
         if len(mark) > 3:
             return gettext(
