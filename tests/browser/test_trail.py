@@ -428,3 +428,27 @@ def replay_step(trail, number: int) -> str:
     from tutor.trail import replay
 
     return replay.step_of(trail, number).text
+
+
+def test_an_item_a_closed_book_assignment_does_not_name_refuses_work_in_its_panel(
+    browser, live_server, sample_content
+):
+    teacher, student = make_teacher("tess"), make_user("sam")
+    cohort = make_cohort(teacher, students=[student])
+    lesson = Lesson.objects.get(slug="optimising-speed-and-memory")
+    now = timezone.now()
+    assignment = Assignment.objects.create(
+        cohort=cohort,
+        lesson=lesson,
+        whole_lesson=False,
+        opens_at=now - timedelta(minutes=1),
+        due_at=now + timedelta(hours=1),
+        closed_book=True,
+    )
+    assignment.blocks.set([Block.objects.get(key="write-kv-cache-vram")])
+    page = page_of(browser, live_server, student)
+    page.goto(SEED)
+    region = page.locator("#exercise-kv-cache-vram-order")
+    region.get_by_role("button", name="Check").click()
+    expect(region).to_contain_text("is not part of the closed-book assignment")
+    assert page.url.startswith(live_server.url + SEED)  # still on the assignment's page

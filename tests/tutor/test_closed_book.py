@@ -421,3 +421,20 @@ def test_an_assignment_that_names_its_items_takes_work_only_on_those(exam):
     from tutor.trail.models import Trail
 
     assert not Trail.objects.filter(block=second.block).exists()
+
+
+def test_an_item_the_assignment_does_not_name_says_why_in_its_own_panel(exam):
+    ordering = make_exercise(exam["lesson"])
+    assignment = exam["assignment"]
+    assignment.whole_lesson = False
+    assignment.save()
+    assignment.blocks.set([exam["snippet"].block])
+    client = signed_in(exam["student"])
+    response = client.post(
+        reverse("tutor:ordering_check", args=[ordering.pk]), headers={"HX-Request": "true"}
+    )
+    assert response.status_code == 403
+    assert response["HX-Retarget"] == "closest .practice-slot"
+    assert response["HX-Reswap"] == "innerHTML"
+    assert "not part of the closed-book assignment" in response.content.decode()
+    assert ClosedBookSeat.objects.get(student=exam["student"]).refusals == 1

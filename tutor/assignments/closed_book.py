@@ -23,7 +23,9 @@ from django.template.response import TemplateResponse
 from django.urls import Resolver404, resolve
 from django.utils import timezone
 from django.utils.translation import gettext
+from django_htmx.http import reswap, retarget
 
+from course.htmx import REFUSAL_TEMPLATE, wants_partial
 from tutor.assignments.models import Assignment, ClosedBookSeat, Extension
 
 SESSION_KEY = "closed_book"
@@ -283,15 +285,18 @@ class ClosedBookMiddleware:
         if is_open(window, match.namespace, name, view_kwargs):
             return None
         if match.namespace == "tutor" and item_of(name, view_kwargs)[0] == window["lesson"]:
-            return refuse(
-                request,
-                window,
-                gettext(
-                    "This item of “%(title)s” is not part of the closed-book assignment: only "
-                    "the items it names take work until it is due."
+            why = gettext(
+                "This item of “%(title)s” is not part of the closed-book assignment: only "
+                "the items it names take work until it is due."
+            ) % {"title": window["title"]}
+            refused = refuse(request, window, why)
+            if wants_partial(request):
+                # On the assignment's own page: the item's panel says why, in place.
+                refused = TemplateResponse(
+                    request, REFUSAL_TEMPLATE, {"message": why}, status=403
                 )
-                % {"title": window["title"]},
-            )
+                refused = reswap(retarget(refused, "closest .practice-slot"), "innerHTML")
+            return refused
         return refuse(
             request, window, f"During this closed-book assignment only “{window['title']}” is open."
         )
