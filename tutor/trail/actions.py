@@ -8,6 +8,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Count, Sum
 from django.db.models.functions import Coalesce, Length
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from course.models import Block
 from tutor.trail import encoding, pastes
@@ -157,7 +158,7 @@ def over_the_hours_allowance(*, user: AbstractBaseUser, now: datetime) -> str | 
         and found["steps"] + found["checkpoints"] < CHARACTERS_PER_HOUR
     ):
         return None
-    return (
+    return gettext(
         "Parsnip has recorded as much of your editing as it keeps in an hour, so your edits "
         "are not recorded for now. Your runs and submissions still are, with their code."
     )

@@ -11,6 +11,8 @@ import json
 import re
 from dataclasses import dataclass
 
+from django.utils.translation import gettext
+
 EDIT, PASTE, SYNC = "e", "p", "s"
 RUN, CHECK, SUBMIT = "run", "check", "submit"
 CHANGES = (EDIT, PASTE, SYNC)
@@ -39,7 +41,7 @@ class Step:
         if not self.changes_text:
             return text
         if not 0 <= self.pos <= len(text) or self.delete < 0 or self.pos + self.delete > len(text):
-            raise BadSteps("An edit outside the text.")
+            raise BadSteps(gettext("An edit outside the text."))
         return text[: self.pos] + self.insert + text[self.pos + self.delete :]
 
 
@@ -100,9 +102,9 @@ def parse_batch(raw: str) -> list[tuple[int, str, int, int, str]]:
     try:
         rows = json.loads(raw)
     except (ValueError, RecursionError):  # RecursionError: lists nested thousands deep
-        raise BadSteps("The edits are not readable.") from None
+        raise BadSteps(gettext("The edits are not readable.")) from None
     if not isinstance(rows, list) or len(rows) > MAX_STEPS:
-        raise BadSteps(f"Send at most {MAX_STEPS} edits at a time.")
+        raise BadSteps(gettext("Send at most %(count)s edits at a time.") % {"count": MAX_STEPS})
     parsed = []
     for row in rows:
         if not (
@@ -118,10 +120,10 @@ def parse_batch(raw: str) -> list[tuple[int, str, int, int, str]]:
             and row[3] >= 0
         ):
             raise BadSteps(
-                "An edit is not of the form [ms ago, kind, position, deleted, inserted]."
+                gettext("An edit is not of the form [ms ago, kind, position, deleted, inserted].")
             )
         if half_characters_inside(row[4]):
-            raise BadSteps("An edit holds half of a character (a broken UTF-16 pair).")
+            raise BadSteps(gettext("An edit holds half of a character (a broken UTF-16 pair)."))
         parsed.append((row[0], row[1], row[2], row[3], normalise_line_breaks(row[4])))
     return parsed
 
@@ -134,13 +136,13 @@ def from_utf16(text: str, pos: int, delete: int, insert: str) -> tuple[int, int,
     character that has no other half."""
     if not _ASTRAL.search(text) and not _SURROGATE.search(insert):
         if pos + delete > len(text):
-            raise BadSteps("An edit outside the text.")
+            raise BadSteps(gettext("An edit outside the text."))
         return pos, delete, insert  # one unit a character: the same positions
     units = text.encode("utf-16-le")
     size = len(units) // 2
     start, end = pos, pos + delete
     if end > size:
-        raise BadSteps("An edit outside the text.")
+        raise BadSteps(gettext("An edit outside the text."))
 
     def after_first_half(i: int) -> bool:  # unit i-1 opens a pair (stored text has no halves)
         return 0 < i < size and units[2 * i - 1] & 0xFC == 0xD8
@@ -155,7 +157,7 @@ def from_utf16(text: str, pos: int, delete: int, insert: str) -> tuple[int, int,
         + units[2 * (pos + delete) : 2 * end]
     ).decode("utf-16-le", "surrogatepass")
     if _SURROGATE.search(middle):
-        raise BadSteps("An edit holds half of a character.")
+        raise BadSteps(gettext("An edit holds half of a character."))
     before = len(units[: 2 * start].decode("utf-16-le"))
     return before, len(units[2 * start : 2 * end].decode("utf-16-le")), middle
 

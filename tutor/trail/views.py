@@ -14,6 +14,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import reverse
+from django.utils.translation import gettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
@@ -42,7 +43,7 @@ class BatchForm(forms.Form):
     def clean(self):
         # A batch always says where the editor ended: one without is not the editor's.
         if "code" not in self.data:
-            raise forms.ValidationError("A batch must carry the code it ended with.")
+            raise forms.ValidationError(gettext("A batch must carry the code it ended with."))
         return super().clean()
 
     def clean_edits(self):
@@ -100,7 +101,7 @@ def replay_response(
 ) -> HttpResponse:
     number = step_number(request)
     if number is None:
-        return HttpResponseBadRequest("The step must be a number, such as ?step=3.")
+        return HttpResponseBadRequest(gettext("The step must be a number, such as ?step=3."))
     shown = replay.step_of(trail, number)
     context = context | {
         "trail": trail,
