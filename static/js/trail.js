@@ -203,13 +203,15 @@
     }
   });
 
-  // Bring the step's change into view inside the code box (not the page: the links stay put).
+  // Bring the step's change into view: a third of the way down the code box, then the page
+  // only as far as it must (the step's links move as little as they can).
   function showChange(region) {
     var code = region.querySelector(".trail-code");
     var change = region.querySelector("#trail-change");
     if (!code || !change) return;
     var offset = change.getBoundingClientRect().top - code.getBoundingClientRect().top;
     code.scrollTop += offset - code.clientHeight / 3;
+    change.scrollIntoView({ block: "nearest" });
   }
 
   htmx.onLoad(function (root) {

@@ -452,3 +452,42 @@ def test_an_item_a_closed_book_assignment_does_not_name_refuses_work_in_its_pane
     region.get_by_role("button", name="Check").click()
     expect(region).to_contain_text("is not part of the closed-book assignment")
     assert page.url.startswith(live_server.url + SEED)  # still on the assignment's page
+
+
+@pytest.mark.parametrize("javascript", [True, False])
+def test_each_step_of_a_long_code_brings_its_change_into_view(
+    browser, live_server, a_trail, javascript
+):
+    """Issue 39.6: Next shows the step's change, far down a long code, highlighted: with
+    JavaScript by scrolling the code box, without it by the link's #trail-change."""
+    w = a_trail
+    text = "".join(f"line_{n} = {n}\n" for n in range(120))
+    actions.record_edits(user=w["student"], block=w["block"], edits=[], code=text)
+    trail = Trail.objects.get(user=w["student"], block=w["block"])
+    at = text.index("line_100")
+    actions.record_edits(
+        user=w["student"],
+        block=w["block"],
+        edits=[(0, "e", at, 0, "# far\n")],
+        code=text[:at] + "# far\n" + text[at:],
+    )
+    client = Client()
+    client.force_login(w["teacher"])
+    context = browser.new_context(
+        base_url=live_server.url,
+        viewport={"width": 390, "height": 800},
+        java_script_enabled=javascript,
+    )
+    context.add_cookies(
+        [{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server.url}]
+    )
+    page = context.new_page()
+    url = reverse("tutor:class_trail", args=[w["cohort"].pk, w["student"].pk, w["block"].pk])
+    page.goto(f"{url}?step={trail.steps}")
+    page.get_by_role("link", name="Next").click()
+    expect(page.locator("#replay-step h2")).to_contain_text(f"Step {trail.steps + 1} of")
+    change = page.locator("#trail-change")
+    expect(change).to_contain_text("# far")
+    expect(change).to_have_class("trail-line trail-line-changed")
+    expect(change).to_be_in_viewport()
+    context.close()
