@@ -249,3 +249,27 @@ def test_text_the_code_already_had_is_no_paste(client):
         at=at + timedelta(seconds=5),
     )
     assert pastes_of(trail) == [[trail.steps, encoding.PASTE, len(fresh)]]
+
+
+def test_pieces_pasted_around_a_run_are_one_paste_listed_once(client):
+    """A run between the pieces (its form carries the pieces not sent yet) does not split
+    the paste in two overlapping ones."""
+    user, snippet = make_user(), make_snippet(code="")
+    make_prediction(user, snippet)
+    lines = SOLUTION.splitlines(keepends=True)
+    at, text = timezone.now() - timedelta(seconds=2), ""
+    edits = []
+    for n, line in enumerate(lines[:8]):
+        edits.append((3 - n * 0.3, "p", len(text), 0, line))
+        text += line
+    send(user, snippet.block, edits, code=text, at=at)
+    actions.record_moment(user=user, block=snippet.block, what=actions.RUN, code=text)
+    more = text + lines[8]
+    trail = send(
+        user,
+        snippet.block,
+        [(0, "p", len(text), 0, lines[8])],
+        code=more,
+        at=timezone.now() + timedelta(seconds=1),
+    )
+    assert len(pastes_of(trail)) == 1

@@ -133,8 +133,8 @@ def judge(insertions: list[Insertion], *, recent: list, marks: list) -> list:
         typed = sum(row[4] for row in recent)
         if claimed < PASTE_MIN_CHARS and typed <= TYPED_MAX:
             continue
-        last = marks[-1] if marks else None
-        if last is not None and len(last) == 4 and last[3] >= recent[0][0]:
+        last = next((mark for mark in reversed(marks) if len(mark) == 4), None)  # in pieces
+        if last is not None and last[3] >= recent[0][0]:
             # The same run of pieces: the paste grows.
             last[2] += sum(row[3] for row in recent if row[0] > last[3])
             last[3] = one.number
