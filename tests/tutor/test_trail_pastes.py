@@ -273,3 +273,20 @@ def test_pieces_pasted_around_a_run_are_one_paste_listed_once(client):
         at=timezone.now() + timedelta(seconds=1),
     )
     assert len(pastes_of(trail)) == 1
+
+
+def test_a_paste_in_pieces_is_listed_with_its_steps(client):
+    student, teacher = make_user("stu"), make_teacher("tea")
+    cohort = make_cohort(teacher, students=[student])
+    snippet = make_snippet(code="")
+    lines = SOLUTION.splitlines(keepends=True)[:6]
+    edits, text = [], ""
+    for n, line in enumerate(lines):
+        edits.append((3 - n * 0.3, "p", len(text), 0, line))
+        text += line
+    send(student, snippet.block, edits, code=text, at=timezone.now())
+    client.force_login(teacher)
+    url = reverse("tutor:class_trail", args=[cohort.pk, student.pk, snippet.block_id])
+    page = client.get(url, {"step": 4}).content.decode()
+    assert f"Paste in pieces of {len(text)} characters (steps 1–6)" in page
+    assert "Part of a paste in pieces" in page

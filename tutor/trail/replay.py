@@ -96,8 +96,8 @@ class ReplayStep:
             return ""
         if len(mark) > 3:
             return gettext(
-                "Part of %(chars)s characters inserted in steps %(first)s to %(last)s, faster "
-                "than anyone types: marked as a paste."
+                "Part of a paste in pieces: %(chars)s characters in steps %(first)s to "
+                "%(last)s (pasted, or inserted faster than anyone types)."
             ) % {"chars": mark[2], "first": mark[0], "last": mark[3]}
         if self.step is not None and self.step.kind != encoding.PASTE:
             return gettext("More at once than anyone types: marked as a paste.")
@@ -184,7 +184,8 @@ def step_of(trail: Trail, number: int) -> ReplayStep:
     return ReplayStep(number, trail.steps, text, here[2], here[1], next_in, paste)
 
 
-def marks_in_words(trail: Trail) -> list[tuple[int, str]]:
+def marks_in_words(trail: Trail) -> list[tuple[int, str, int | None]]:
+    """The steps to jump to: (step, what happened, the last step of a paste in pieces)."""
     words = {
         encoding.RUN: gettext("Run"),
         encoding.CHECK: gettext("Check"),
@@ -193,17 +194,17 @@ def marks_in_words(trail: Trail) -> list[tuple[int, str]]:
     found = []
     for number, kind, size, *through in trail.marks:
         if kind != encoding.PASTE:
-            found.append((number, words.get(kind, kind)))
+            found.append((number, words.get(kind, kind), None))
         elif through:
             found.append(
                 (
                     number,
-                    gettext("Paste in pieces, %(chars)s characters to step %(last)s")
-                    % {"chars": size, "last": through[0]},
+                    gettext("Paste in pieces of %(chars)s characters") % {"chars": size},
+                    through[0],
                 )
             )
         else:
-            found.append((number, gettext("Paste of %(chars)s characters") % {"chars": size}))
+            found.append((number, gettext("Paste of %(chars)s characters") % {"chars": size}, None))
     return found
 
 
