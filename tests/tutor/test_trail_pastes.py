@@ -6,6 +6,8 @@ from datetime import timedelta
 import pytest
 from django.urls import reverse
 from django.utils import timezone
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tests.factories import make_cohort, make_prediction, make_snippet, make_teacher, make_user
 from tutor.trail import actions, encoding
@@ -124,7 +126,10 @@ def test_the_replay_marks_a_paste_it_was_not_told_of(client):
     url = reverse("tutor:class_trail", args=[cohort.pk, student.pk, snippet.block_id])
     page = client.get(url + "?step=1").content.decode()
     assert "More at once than anyone types: marked as a paste." in page
-    assert 'class="trail-line trail-line-changed trail-line-pasted" id="trail-change"' in page
+    assert (
+        'class="trail-line trail-line-changed trail-line-pasted trail-line-from-paste" id="trail-change"'
+        in page
+    )
     assert f"Paste of {len(SOLUTION)} characters (step 1)" in page
 
 
@@ -290,3 +295,64 @@ def test_a_paste_in_pieces_is_listed_with_its_steps(client):
     page = client.get(url, {"step": 4}).content.decode()
     assert f"Paste in pieces of {len(text)} characters (steps 1–6)" in page
     assert "Part of a paste in pieces" in page
+
+
+# Where pasted text sits at every later step ----------------------------------------------
+
+
+@given(
+    size=st.integers(0, 30),
+    span=st.tuples(st.integers(0, 30), st.integers(0, 30)),
+    edits=st.lists(st.tuples(st.integers(0, 60), st.integers(0, 5), st.integers(0, 4)), max_size=8),
+)
+def test_carried_spans_hold_exactly_the_pasted_characters_still_there(size, span, edits):
+    from tutor.trail import pastes
+
+    text = "".join(chr(0x100 + i) for i in range(size))  # every character different
+    start, end = sorted((min(span[0], size), min(span[1], size)))
+    pasted = set(text[start:end])
+    spans, fresh = [[start, end]], 0x1000
+    for pos, delete, inserted in edits:
+        pos = min(pos, len(text))
+        delete = min(delete, len(text) - pos)
+        insert = "".join(chr(fresh + i) for i in range(inserted))
+        fresh += inserted
+        step = encoding.Step(0, encoding.EDIT, pos, delete, insert)
+        spans = pastes.carry(spans, step)
+        text = step.apply(text)
+    inside = "".join(text[a:b] for a, b in spans)
+    assert set(inside) == pasted & set(text) and len(inside) == len(set(inside))
+
+
+def test_pasted_lines_stay_marked_at_every_later_step_across_checkpoints(client):
+    student, teacher = make_user("stu"), make_teacher("tea")
+    cohort = make_cohort(teacher, students=[student])
+    snippet = make_snippet(code="")
+    pasted = "def helper(values):\n    return sum(values) * 2\n"
+    at = timezone.now() - timedelta(minutes=20)
+    send(student, snippet.block, [(0, "p", 0, 0, pasted)], code=pasted, at=at)
+    text = pasted
+    for n in range(40):  # 40 batches of typing above it: two checkpoints on
+        line = f"x{n} = {n}\n"
+        send(
+            student,
+            snippet.block,
+            [(0, "e", 0, 0, line)],
+            code=line + text,
+            at=at + timedelta(seconds=5 * n + 5),
+        )
+        text = line + text
+    trail = Trail.objects.get(user=student)
+    assert (
+        trail.chunks == 41 and trail.chunk_rows.filter(checkpoint_spans__isnull=False).count() == 3
+    )
+    client.force_login(teacher)
+    url = reverse("tutor:class_trail", args=[cohort.pk, student.pk, snippet.block_id])
+    page = client.get(url, {"step": trail.steps}).content.decode()
+    from_paste = page.count("trail-line-from-paste")
+    assert from_paste == 2  # the two pasted lines, now lines 41 and 42
+    assert "holds pasted text" in page and "An amber line number" in page
+    assert (
+        '<span class="trail-line-number" aria-hidden="true">41</span><span class="visually-hidden">[holds pasted text:]</span>def helper'
+        in page
+    )

@@ -95,18 +95,36 @@ def _append(trail: Trail, timed: list[tuple[datetime, Step]]) -> None:
     trail.largest_paste = max(
         [trail.largest_paste] + [mark[2] for mark in trail.marks if mark[1] == encoding.PASTE]
     )
+    checkpoint = trail.chunks % CHECKPOINT_EVERY == 0
     TrailChunk.objects.create(
         trail=trail,
         seq=trail.chunks,
         first_step=trail.steps - len(steps),
         at=start,
         data=encoding.encode(steps),
-        checkpoint=trail.text if trail.chunks % CHECKPOINT_EVERY == 0 else None,
+        checkpoint=trail.text if checkpoint else None,
+        checkpoint_spans=_spans_now(trail) if checkpoint else None,
     )
     trail.chunks += 1
     trail.updated_at = last
     trail.text = text
     trail.save()
+
+
+def _spans_now(trail: Trail) -> list:
+    """Where pasted text sits in the trail's text before its next chunk: the last
+    checkpoint's spans carried through the chunks since (one query, every 16th chunk)."""
+    if not trail.chunks:
+        return []
+    chunks = list(
+        TrailChunk.objects.filter(trail=trail, seq__gte=trail.chunks - CHECKPOINT_EVERY).order_by(
+            "seq"
+        )
+    )
+    numbered = [
+        (chunk.first_step + i + 1, step) for chunk in chunks for i, step in enumerate(chunk.steps())
+    ]
+    return pastes.spans_after(chunks[0].checkpoint_spans or [], numbered, trail.paste_at)
 
 
 def _sync(text: str, code: str) -> Step | None:

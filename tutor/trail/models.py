@@ -76,6 +76,8 @@ class TrailChunk(models.Model):
     data = models.TextField(help_text="Its steps (tutor.trail.encoding).")
     # None: no checkpoint here ("" is a checkpoint: the code was empty).
     checkpoint = models.TextField(null=True, blank=True, help_text="The text before its steps.")  # noqa: DJ001
+    # With a checkpoint: where pasted text sits in it ([[start, end], ...], tutor.trail.pastes).
+    checkpoint_spans = models.JSONField(null=True, blank=True)
 
     class Meta:
         app_label = "tutor"

@@ -141,3 +141,39 @@ def judge(insertions: list[Insertion], *, recent: list, marks: list) -> list:
         else:
             marks.append([recent[0][0], encoding.PASTE, sum(row[3] for row in recent), one.number])
     return recent
+
+
+# Where pasted text sits as the code changes after it --------------------------------------
+
+MAX_SPANS = 200  # the latest kept: a trail of more pastes forgets its oldest
+
+
+def carry(spans: list, step: encoding.Step) -> list:
+    """The spans ([start, end) of pasted text) after `step`: moved by what it inserted
+    before them, cut where it deleted inside them (typing inside pasted text is not pasted)."""
+    if not step.changes_text:
+        return spans
+    pos, end, grow = step.pos, step.pos + step.delete, len(step.insert) - step.delete
+    kept = []
+    for start, stop in spans:
+        if stop <= pos:
+            kept.append([start, stop])
+        elif start >= end:
+            kept.append([start + grow, stop + grow])
+        else:
+            if start < pos:
+                kept.append([start, pos])
+            if stop > end:
+                kept.append([end + grow, stop + grow])
+    return kept
+
+
+def spans_after(spans: list, numbered_steps, paste_at) -> list:
+    """`spans` carried through `numbered_steps` ((number, step) in order), each step a
+    paste (`paste_at(number)` is a mark) adding where its text landed."""
+    spans = [list(span) for span in spans]
+    for number, step in numbered_steps:
+        spans = carry(spans, step)
+        if step.insert and paste_at(number) is not None:
+            spans.append([step.pos, step.pos + len(step.insert)])
+    return spans[-MAX_SPANS:]

@@ -2,7 +2,7 @@
 queries (the chunk that holds the step, then the chunks from its checkpoint to it),
 whatever the trail's length."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from django.utils.html import escape
@@ -25,6 +25,7 @@ class Line:
     changed: bool  # holds what the step inserted, or where it deleted
     pasted: bool  # ... and that was a paste
     first: bool  # the first changed line: the replay scrolls to it
+    from_paste: bool = False  # holds text pasted at this step or before
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,7 @@ class ReplayStep:
     at: datetime | None
     next_in_ms: int | None  # until the next step happened (capped), for playing
     paste: list | None = None  # the paste mark covering this step (tutor.trail.pastes)
+    spans: list = field(default_factory=list)  # where pasted text sits in `text`
 
     @property
     def words(self) -> str:
@@ -111,9 +113,10 @@ class ReplayStep:
         """The code's lines, the step's inserted text marked (a paste says so in words), the
         lines it changed flagged; a deletion leaves a mark where it was."""
         step = self.step
+        pasted = self.lines_from_pastes()
         if step is None or not step.changes_text:
             return [
-                Line(n, mark_safe(line), False, False, False)  # noqa: S308 -- escaped
+                Line(n, mark_safe(line), False, False, False, n in pasted)  # noqa: S308 -- escaped
                 for n, line in enumerate(escape(self.text).split("\n"), start=1)
             ]
         start, end = step.pos, step.pos + len(step.insert)
@@ -142,9 +145,23 @@ class ReplayStep:
                 first <= n <= last,
                 first <= n <= last and self.is_paste,
                 n == first,
+                n in pasted,
             )
             for n, line in enumerate(html.split("\n"), start=1)
         ]
+
+    def lines_from_pastes(self) -> set[int]:
+        """The numbers of the lines holding pasted text (this step's paste or earlier ones)."""
+        found, start = set(), 0
+        for n, line in enumerate(self.text.split("\n"), start=1):
+            end = start + len(line) + 1  # its line break with it
+            if any(
+                a < end and b > start and self.text[max(a, start) : min(b, end)].strip()
+                for a, b in self.spans
+            ):
+                found.add(n)
+            start = end
+        return found
 
 
 def step_of(trail: Trail, number: int) -> ReplayStep:
@@ -153,7 +170,10 @@ def step_of(trail: Trail, number: int) -> ReplayStep:
         first = trail.chunk_rows.filter(seq=0).first()
         text = first.checkpoint if first is not None else trail.text
         following = first.steps()[0] if first is not None and first.steps() else None
-        return ReplayStep(0, trail.steps, text, None, None, None if following is None else 0)
+        spans = (first.checkpoint_spans or []) if first is not None else []
+        return ReplayStep(
+            0, trail.steps, text, None, None, None if following is None else 0, None, spans
+        )
     holder = (
         TrailChunk.objects.filter(trail=trail, first_step__lt=number)
         .order_by("-seq")
@@ -175,13 +195,18 @@ def step_of(trail: Trail, number: int) -> ReplayStep:
         if n > number:
             break
         text = step.apply(text)
+    spans = pastes.spans_after(
+        chunks[0].checkpoint_spans or [],
+        [(n, step) for n, _, step in timed if n <= number],
+        trail.paste_at,
+    )
     here = next(t for t in timed if t[0] == number)
     after = next((t for t in timed if t[0] == number + 1), None)
     next_in = None
     if after is not None:
         next_in = min(int((after[1] - here[1]).total_seconds() * 1000), LONGEST_PAUSE_MS)
     paste = trail.paste_at(number) if here[2].changes_text else None
-    return ReplayStep(number, trail.steps, text, here[2], here[1], next_in, paste)
+    return ReplayStep(number, trail.steps, text, here[2], here[1], next_in, paste, spans)
 
 
 def marks_in_words(trail: Trail) -> list[tuple[int, str, int | None]]:

@@ -11,6 +11,11 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.AddField(
+            model_name='trailchunk',
+            name='checkpoint_spans',
+            field=models.JSONField(blank=True, null=True),
+        ),
+        migrations.AddField(
             model_name='trail',
             name='recent',
             field=models.JSONField(blank=True, default=dict),
