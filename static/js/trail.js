@@ -15,6 +15,10 @@
     while (start < limit && old[start] === now[start]) start++;
     var end = 0;
     while (end < limit - start && old[old.length - 1 - end] === now[now.length - 1 - end]) end++;
+    // Never between the two halves of an emoji (positions count UTF-16 units): 😀 to 😃
+    // replaces the whole character, not its second half.
+    if (start > 0 && /[\uD800-\uDBFF]/.test(old[start - 1])) start--;
+    if (end > 0 && /[\uDC00-\uDFFF]/.test(old[old.length - end])) end--;
     return [start, old.length - start - end, now.slice(start, now.length - end)];
   }
 
@@ -70,14 +74,17 @@
       return data;
     }
 
+    var pausedUntil = 0; // refused for recording too much (429): try again later
+
     function send() {
-      if (sending || !queue.length) return;
+      if (sending || !queue.length || Date.now() < pausedUntil) return;
       sending = queue.length;
       var code = last;
       fetch(url, { method: "POST", body: batch(0), credentials: "same-origin" })
         .then(function (response) {
           // Sent, or refused as unreadable: either way the code it ended with is the server's
           // now. Kept for the next try only when it never arrived.
+          if (response.status === 429) pausedUntil = Date.now() + 60000;
           if (response.ok || (response.status >= 400 && response.status < 500)) {
             queue.splice(0, sending);
             base = response.ok ? null : code;
@@ -196,10 +203,23 @@
     }
   });
 
+  // Bring the step's change into view: a third of the way down the code box, then the page
+  // only as far as it must (the step's links move as little as they can).
+  function showChange(region) {
+    var code = region.querySelector(".trail-code");
+    var change = region.querySelector("#trail-change");
+    if (!code || !change) return;
+    var offset = change.getBoundingClientRect().top - code.getBoundingClientRect().top;
+    code.scrollTop += offset - code.clientHeight / 3;
+    change.scrollIntoView({ block: "nearest" });
+  }
+
   htmx.onLoad(function (root) {
     var forms = root.matches && root.matches("form[data-trail]") ? [root] : root.querySelectorAll("form[data-trail]");
     Array.prototype.forEach.call(forms, record);
     root.querySelectorAll("[data-trail-player]").forEach(player);
+    var region = root.id === "replay-step" ? root : root.querySelector && root.querySelector("#replay-step");
+    if (region) showChange(region);
     if (root.id === "replay-step" && speed) playOn();
   });
 })();

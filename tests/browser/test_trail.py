@@ -334,3 +334,160 @@ def test_the_player_keeps_play_at_on_one_line_on_a_phone(browser, live_server, a
     )
     assert rows == 1  # not "Play" above "at"
     assert fits_the_width(page)
+
+
+def test_typing_an_emoji_a_paste_and_many_lines_replays_every_batch_with_no_correction(
+    browser, live_server, sample_content, inline_worker
+):
+    """Issue 36: what the real editor sends (FormData's CRLF, UTF-16 positions, an emoji
+    changed into another) replays to the code of every batch, with no correction step."""
+    teacher, student = make_teacher("tess"), make_user("sam")
+    cohort = make_cohort(teacher, students=[student])
+    block = Block.objects.get(key="write-kv-cache-vram")
+    page = page_of(browser, live_server, student)
+    batches = []
+    page.on(
+        "request",
+        lambda request: (
+            batches.append(request.post_data_buffer)
+            if request.url.endswith(f"/trail/{block.pk}/record/")
+            else None
+        ),
+    )
+    page.goto(SEED + PANEL)
+    page.locator(f"{PANEL} .cm-content").click()
+    page.keyboard.press("ControlOrMeta+End")
+
+    def sent(action) -> None:
+        """Do `action`, then wait for the batch that carries it (one every 4 s)."""
+        with page.expect_response(lambda r: r.url.endswith(f"/trail/{block.pk}/record/")) as got:
+            action()
+        assert got.value.status == 204
+
+    sent(lambda: page.keyboard.type("\n# mood: 😀 fine\nmood = 'ok'\nif mood:\n"))
+    sent(lambda: (page.keyboard.type("print(mood)\n"), page.keyboard.press("Backspace")))
+    sent(lambda: paste(page, PASTED))
+    # 😀 to 😃: the two characters share their first UTF-16 half.
+    page.locator(f"{PANEL} .cm-content").evaluate(
+        """(content) => {
+            const walker = document.createTreeWalker(content, NodeFilter.SHOW_TEXT);
+            while (walker.nextNode()) {
+                const at = walker.currentNode.data.indexOf("😀");
+                if (at >= 0) {
+                    getSelection().setBaseAndExtent(walker.currentNode, at, walker.currentNode, at + 2);
+                    return;
+                }
+            }
+        }"""
+    )
+    expect(page.locator(f"{PANEL} .cm-selectionBackground")).to_have_count(1)
+    sent(lambda: page.keyboard.type("😃"))
+    page.locator(PANEL).get_by_role("button", name="Test it").click()
+    expect(page.locator(f"{PANEL}-results")).to_contain_text("tests pass")
+    assert page.errors == []
+
+    trail = Trail.objects.get(user=student, block=block)
+    final = page.locator(f"{PANEL} textarea[name=code]").input_value()
+    assert "😃 fine" in final and "😀" not in final
+    assert trail.text == final
+    chunks = list(trail.chunk_rows.order_by("seq"))
+    kinds = [step.kind for chunk in chunks for step in chunk.steps()]
+    assert encoding.SYNC not in kinds, kinds  # every keystroke batch replayed as sent
+    assert len(batches) >= 4 and kinds[-1] == encoding.SUBMIT
+    # Each batch's code (as FormData sent it: CRLF) is the replay's text after its edits.
+    from email.parser import BytesParser
+
+    for chunk, body in zip(chunks, batches, strict=False):
+        form = BytesParser().parsebytes(
+            b"Content-Type: multipart/form-data; boundary="
+            + body.split(b"\r\n", 1)[0][2:]
+            + b"\r\n\r\n"
+            + body
+        )
+        code = next(
+            part.get_payload(decode=True).decode()
+            for part in form.get_payload()
+            if part.get_param("name", header="content-disposition") == "code"
+        )
+        assert "\r\n" in code  # what Chromium really sends
+        shown = replay_step(trail, chunk.first_step + len(chunk.steps()))
+        assert shown == code.replace("\r\n", "\n")
+    assert trail.largest_paste == len(PASTED)
+
+    replay = page_of(browser, live_server, teacher)
+    replay.goto(
+        reverse("tutor:class_trail", args=[cohort.pk, student.pk, block.pk])
+        + f"?step={trail.steps}"
+    )
+    expect(replay.locator("#replay-step .trail-words")).to_contain_text("Submitted the code.")
+    expect(replay.locator("#replay-step .trail-result")).to_contain_text("tests pass")
+    assert replay.errors == []
+
+
+def replay_step(trail, number: int) -> str:
+    from tutor.trail import replay
+
+    return replay.step_of(trail, number).text
+
+
+def test_an_item_a_closed_book_assignment_does_not_name_refuses_work_in_its_panel(
+    browser, live_server, sample_content
+):
+    teacher, student = make_teacher("tess"), make_user("sam")
+    cohort = make_cohort(teacher, students=[student])
+    lesson = Lesson.objects.get(slug="optimising-speed-and-memory")
+    now = timezone.now()
+    assignment = Assignment.objects.create(
+        cohort=cohort,
+        lesson=lesson,
+        whole_lesson=False,
+        opens_at=now - timedelta(minutes=1),
+        due_at=now + timedelta(hours=1),
+        closed_book=True,
+    )
+    assignment.blocks.set([Block.objects.get(key="write-kv-cache-vram")])
+    page = page_of(browser, live_server, student)
+    page.goto(SEED)
+    region = page.locator("#exercise-kv-cache-vram-order")
+    region.get_by_role("button", name="Check").click()
+    expect(region).to_contain_text("is not part of the closed-book assignment")
+    assert page.url.startswith(live_server.url + SEED)  # still on the assignment's page
+
+
+@pytest.mark.parametrize("javascript", [True, False])
+def test_each_step_of_a_long_code_brings_its_change_into_view(
+    browser, live_server, a_trail, javascript
+):
+    """Issue 39.6: Next shows the step's change, far down a long code, highlighted: with
+    JavaScript by scrolling the code box, without it by the link's #trail-change."""
+    w = a_trail
+    text = "".join(f"line_{n} = {n}\n" for n in range(120))
+    actions.record_edits(user=w["student"], block=w["block"], edits=[], code=text)
+    trail = Trail.objects.get(user=w["student"], block=w["block"])
+    at = text.index("line_100")
+    actions.record_edits(
+        user=w["student"],
+        block=w["block"],
+        edits=[(0, "e", at, 0, "# far\n")],
+        code=text[:at] + "# far\n" + text[at:],
+    )
+    client = Client()
+    client.force_login(w["teacher"])
+    context = browser.new_context(
+        base_url=live_server.url,
+        viewport={"width": 390, "height": 800},
+        java_script_enabled=javascript,
+    )
+    context.add_cookies(
+        [{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server.url}]
+    )
+    page = context.new_page()
+    url = reverse("tutor:class_trail", args=[w["cohort"].pk, w["student"].pk, w["block"].pk])
+    page.goto(f"{url}?step={trail.steps}")
+    page.get_by_role("link", name="Next").click()
+    expect(page.locator("#replay-step h2")).to_contain_text(f"Step {trail.steps + 1} of")
+    change = page.locator("#trail-change")
+    expect(change).to_contain_text("# far")
+    expect(change).to_have_class("trail-line trail-line-changed")
+    expect(change).to_be_in_viewport()
+    context.close()

@@ -386,3 +386,55 @@ def test_every_link_on_the_exam_page_opens_for_its_student(exam):
     assert links
     refused = [link for link in sorted(links) if client.get(link).status_code == 403]
     assert refused == []
+
+
+def test_an_assignment_that_names_its_items_takes_work_only_on_those(exam):
+    """Issue 36: with one exercise named, the lesson's other items (an ordering exercise, a
+    second snippet) take no check, prediction or trail record while the session runs."""
+    from tests.factories import make_prediction
+
+    lesson = exam["lesson"]
+    ordering = make_exercise(lesson)
+    second = make_snippet(lesson, code="print(2)\n")
+    assignment = exam["assignment"]
+    assignment.whole_lesson = False
+    assignment.save()
+    assignment.blocks.set([exam["snippet"].block])
+    client = signed_in(exam["student"])
+    assert client.get(lesson.get_absolute_url()).status_code == 200
+    named = client.post(
+        reverse("tutor:trail_record", args=[exam["snippet"].block_id]),
+        {"edits": "[]", "code": "print(3)\n"},
+    )
+    assert named.status_code == 204
+    prediction = make_prediction(exam["student"], second)
+    for url, data in (
+        (reverse("tutor:ordering_check", args=[ordering.pk]), {}),
+        (reverse("tutor:prediction_create", args=[second.pk]), {"text": "2\n"}),
+        (reverse("tutor:trail_record", args=[second.block_id]), {"edits": "[]", "code": "x"}),
+        (reverse("tutor:run_create", args=[second.pk]), {"code": "print(9)\n"}),
+        (reverse("tutor:reveal_retry", args=[prediction.pk]), {}),
+    ):
+        response = client.post(url, data)
+        assert response.status_code == 403, url
+        assert "not part of the closed-book assignment" in response.content.decode()
+    from tutor.trail.models import Trail
+
+    assert not Trail.objects.filter(block=second.block).exists()
+
+
+def test_an_item_the_assignment_does_not_name_says_why_in_its_own_panel(exam):
+    ordering = make_exercise(exam["lesson"])
+    assignment = exam["assignment"]
+    assignment.whole_lesson = False
+    assignment.save()
+    assignment.blocks.set([exam["snippet"].block])
+    client = signed_in(exam["student"])
+    response = client.post(
+        reverse("tutor:ordering_check", args=[ordering.pk]), headers={"HX-Request": "true"}
+    )
+    assert response.status_code == 403
+    assert response["HX-Retarget"] == "closest .practice-slot"
+    assert response["HX-Reswap"] == "innerHTML"
+    assert "not part of the closed-book assignment" in response.content.decode()
+    assert ClosedBookSeat.objects.get(student=exam["student"]).refusals == 1

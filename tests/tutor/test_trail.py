@@ -6,6 +6,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
+from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -452,3 +453,46 @@ def test_watching_starts_its_breadcrumbs_at_classes_as_the_other_teaching_pages_
     assert crumbs.index(f'href="{reverse("tutor:class_list")}"') < crumbs.index(
         recorded["cohort"].name
     )
+
+
+def test_a_submission_step_shows_its_result_and_a_deletion_shows_where(client, sample_content):
+    """Issue 39.6: the replay says how a submission did, and marks where text was deleted."""
+    from course.kinds.code_exercise import CodeExercise
+    from tutor.practice.code_exercise.models import Submission
+
+    student, teacher = make_user("stu"), make_teacher("tea")
+    cohort = make_cohort(teacher, students=[student])
+    exercise = CodeExercise.objects.get(block__key="write-kv-cache-vram")
+    Submission.objects.create(
+        user=student,
+        exercise=exercise,
+        code="x = 1\n",
+        verdict=Submission.Verdict.FAILED,
+        tests_total=6,
+        tests_passed=4,
+        graded_at=timezone.now(),
+    )
+    actions.record_moment(user=student, block=exercise.block, what=actions.SUBMIT, code="x = 1\n")
+    actions.record_edits(user=student, block=exercise.block, edits=[(0, "e", 1, 4, "")], code="x\n")
+    client.force_login(teacher)
+    url = reverse("tutor:class_trail", args=[cohort.pk, student.pk, exercise.block_id])
+    page = client.get(url + "?step=2").content.decode()
+    assert "Submitted the code." in page and "4 of 6 tests pass." in page
+    page = client.get(url + "?step=3").content.decode()
+    assert "Deleted 4 characters." in page
+    assert (
+        'id="trail-change"><span class="trail-line-number" aria-hidden="true">1</span>x<span class="trail-deleted"'
+        in page
+    )
+
+
+def test_a_moments_code_is_escaped_once(client, recorded):
+    client.force_login(recorded["teacher"])
+    actions.record_moment(
+        user=recorded["student"],
+        block=recorded["snippet"].block,
+        what=actions.RUN,
+        code='print("a")\n',
+    )
+    page = client.get(class_trail_url(recorded) + "?step=5").content.decode()
+    assert "Ran the code." in page and "print(&quot;a&quot;)" in page and "&amp;quot;" not in page

@@ -63,7 +63,15 @@ def test_a_batch_not_of_the_right_shape_is_refused(raw):
 
 
 def test_a_paste_is_marked_from_more_than_a_line():
-    assert not Step(0, encoding.PASTE, 0, 0, "x = 1").is_paste
-    assert Step(0, encoding.PASTE, 0, 0, "x = 1\ny = 2\n").is_paste
-    assert Step(0, encoding.PASTE, 0, 0, "x" * encoding.PASTE_MIN_CHARS).is_paste
-    assert not Step(0, encoding.EDIT, 0, 0, "x = 1\ny = 2\n").is_paste
+    from tutor.trail import pastes
+
+    def marked(kind, insert):
+        marks = []
+        step = Step(0, kind, 0, 0, insert)
+        pastes.judge([pastes.Insertion.of(1, 0, step, None)], recent=[], marks=marks)
+        return bool(marks)
+
+    assert not marked(encoding.PASTE, "x = 1")
+    assert marked(encoding.PASTE, "x = 1\ny = 2\n")
+    assert marked(encoding.PASTE, "x" * encoding.PASTE_MIN_CHARS)
+    assert not marked(encoding.EDIT, "x = 1\ny = 2\n")

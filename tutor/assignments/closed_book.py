@@ -22,7 +22,10 @@ from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.urls import Resolver404, resolve
 from django.utils import timezone
+from django.utils.translation import gettext
+from django_htmx.http import reswap, retarget
 
+from course.htmx import REFUSAL_TEMPLATE, wants_partial
 from tutor.assignments.models import Assignment, ClosedBookSeat, Extension
 
 SESSION_KEY = "closed_book"
@@ -31,35 +34,39 @@ RECHECK_SECONDS = 60
 ALWAYS_OPEN = {"login", "logout"}
 
 
-# The lesson an item's URL acts in, by the name of its argument (the model is looked up by
-# name, so this stays true when a kind's models move).
-LESSON_OF_ARGUMENT = {
-    "snippet_id": ("course", "Snippet", "block__lesson_id"),
-    "prediction_id": ("tutor", "Prediction", "snippet__block__lesson_id"),
-    "run_id": ("tutor", "Run", "snippet__block__lesson_id"),
-    "submission_id": ("tutor", "Submission", "exercise__block__lesson_id"),
-    "block_pk": ("course", "Block", "lesson_id"),
+# The block an item's URL acts in and its lesson, by the name of its argument (the model is
+# looked up by name, so this stays true when a kind's models move).
+ITEM_OF_ARGUMENT = {
+    "snippet_id": ("course", "Snippet", "block_id"),
+    "prediction_id": ("tutor", "Prediction", "snippet__block_id"),
+    "run_id": ("tutor", "Run", "snippet__block_id"),
+    "submission_id": ("tutor", "Submission", "exercise__block_id"),
+    "block_pk": ("course", "Block", "pk"),
 }
 
 
-def lesson_of(url_name: str, kwargs: dict) -> int | None:
-    """The lesson the URL's item belongs to; None when the URL names no item of a lesson."""
+def item_of(url_name: str, kwargs: dict) -> tuple[int | None, int | None]:
+    """The lesson and the block the URL's item belongs to: (lesson, None) for a URL about a
+    whole lesson, (None, None) when it names no item of a lesson."""
     if "lesson_pk" in kwargs and not url_name.startswith(("class_", "live_")):
-        return kwargs["lesson_pk"]
+        return kwargs["lesson_pk"], None
     if "stepping_id" in kwargs:
         stepping = apps.get_model("tutor", "Stepping").objects.filter(pk=kwargs["stepping_id"])
-        return stepping.values_list(
-            Coalesce(F("snippet__block__lesson_id"), F("exercise__block__lesson_id")), flat=True
+        found = stepping.values_list(
+            Coalesce(F("snippet__block__lesson_id"), F("exercise__block__lesson_id")),
+            Coalesce(F("snippet__block_id"), F("exercise__block_id")),
         ).first()
+        return found or (None, None)
     if "exercise_id" in kwargs:
         model = "OrderingExercise" if url_name.startswith("ordering") else "CodeExercise"
         found = apps.get_model("course", model).objects.filter(pk=kwargs["exercise_id"])
-        return found.values_list("block__lesson_id", flat=True).first()
-    for argument, (app, model, path) in LESSON_OF_ARGUMENT.items():
+        return found.values_list("block__lesson_id", "block_id").first() or (None, None)
+    for argument, (app, model, block) in ITEM_OF_ARGUMENT.items():
         if argument in kwargs:
+            lesson = "lesson_id" if block == "pk" else block.replace("_id", "__lesson_id")
             found = apps.get_model(app, model).objects.filter(pk=kwargs[argument])
-            return found.values_list(path, flat=True).first()
-    return None
+            return found.values_list(lesson, block).first() or (None, None)
+    return None, None
 
 
 def windows_of(user) -> list[dict]:
@@ -80,9 +87,10 @@ def windows_of(user) -> list[dict]:
             "lesson__course__slug",
             "lesson__title",
             "allowed_addresses",
+            "whole_lesson",
         )
     )
-    return [
+    windows = [
         {
             "pk": pk,
             "opens": opens.timestamp(),
@@ -92,9 +100,17 @@ def windows_of(user) -> list[dict]:
             "course": course,
             "title": title,
             "allowed": allowed,
+            "blocks": None if whole else [],
         }
-        for pk, opens, due, lesson, slug, course, title, allowed in rows
+        for pk, opens, due, lesson, slug, course, title, allowed, whole in rows
     ]
+    # An assignment that names its items: only those take work (one more query, then).
+    if named := {w["pk"]: w for w in windows if w["blocks"] is not None}:
+        for assignment, block in Assignment.blocks.through.objects.filter(
+            assignment__in=named
+        ).values_list("assignment_id", "block_id"):
+            named[assignment]["blocks"].append(block)
+    return windows
 
 
 def remember_windows(session: SessionBase, user) -> list[dict]:
@@ -166,7 +182,8 @@ def lesson_url(window: dict) -> str:
 
 
 def is_open(window: dict, namespace: str, name: str, kwargs: dict) -> bool:
-    """The page is the assignment's lesson or one of its items."""
+    """The page is the assignment's lesson or one of its items: when the assignment names
+    its items, only those (the lesson's other items are there to read, not to work on)."""
     if namespace != "tutor":
         return False
     if name == "lesson_detail":
@@ -174,7 +191,11 @@ def is_open(window: dict, namespace: str, name: str, kwargs: dict) -> bool:
             window["course"],
             window["slug"],
         )
-    return lesson_of(name, kwargs) == window["lesson"]
+    lesson, block = item_of(name, kwargs)
+    if lesson != window["lesson"]:
+        return False
+    named = window.get("blocks")  # absent from a session kept before items were named
+    return named is None or block is None or block in named
 
 
 def opens(window: dict, url: str) -> bool:
@@ -263,6 +284,19 @@ class ClosedBookMiddleware:
             )
         if is_open(window, match.namespace, name, view_kwargs):
             return None
+        if match.namespace == "tutor" and item_of(name, view_kwargs)[0] == window["lesson"]:
+            why = gettext(
+                "This item of “%(title)s” is not part of the closed-book assignment: only "
+                "the items it names take work until it is due."
+            ) % {"title": window["title"]}
+            refused = refuse(request, window, why)
+            if wants_partial(request):
+                # On the assignment's own page: the item's panel says why, in place.
+                refused = TemplateResponse(
+                    request, REFUSAL_TEMPLATE, {"message": why}, status=403
+                )
+                refused = reswap(retarget(refused, "closest .practice-slot"), "innerHTML")
+            return refused
         return refuse(
             request, window, f"During this closed-book assignment only “{window['title']}” is open."
         )

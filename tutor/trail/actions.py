@@ -5,14 +5,25 @@ from datetime import datetime, timedelta
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
+from django.db.models import Count, Sum
+from django.db.models.functions import Coalesce, Length
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from course.models import Block
-from tutor.trail import encoding
+from tutor.trail import encoding, pastes
 from tutor.trail.encoding import CHECK, RUN, SUBMIT, Step  # noqa: F401 (the moments views name)
 from tutor.trail.models import CHECKPOINT_EVERY, Trail, TrailChunk
 
 ACTIVE_GAP = timedelta(seconds=60)  # a longer pause is not counted as time at work
+# What one student may record in an hour, over all their trails: the editor sends a batch
+# every 4 s at most (900 an hour); an hour of steady typing keeps about 60,000 characters.
+BATCHES_PER_HOUR = 1800
+CHARACTERS_PER_HOUR = 500_000
+
+
+class RecordingRefused(Exception):
+    """The student has recorded as much as Parsnip keeps in an hour; the message says so."""
 
 
 def original_code(block: Block) -> str:
@@ -36,6 +47,10 @@ def trail_for_update(*, user: AbstractBaseUser, block: Block) -> Trail:
         return Trail.objects.select_for_update().get(user=user, block=block)
 
 
+def _ms(at: datetime) -> int:
+    return int(at.timestamp() * 1000)
+
+
 def _append(trail: Trail, timed: list[tuple[datetime, Step]]) -> None:
     """Keep the steps (each with its time) as one chunk and bring the trail's figures on."""
     if not timed:
@@ -44,7 +59,8 @@ def _append(trail: Trail, timed: list[tuple[datetime, Step]]) -> None:
     last = trail.updated_at if trail.steps else None
     if not trail.steps:
         trail.started_at = start
-    steps = []
+    steps, insertions = [], []
+    memory, text = pastes.Memory(trail.recent), trail.text
     for at, step in timed:
         steps.append(
             Step(
@@ -59,29 +75,56 @@ def _append(trail: Trail, timed: list[tuple[datetime, Step]]) -> None:
             trail.active_seconds += int(
                 min(max(at - last, timedelta(0)), ACTIVE_GAP).total_seconds()
             )
-        last = at
         trail.steps += 1
+        if step.changes_text:
+            known = memory.knows(text, step, _ms(at))
+            text = step.apply(text)
+            if step.insert:
+                after = None if last is None else max(0, _ms(at) - _ms(last))
+                insertions.append(pastes.Insertion.of(trail.steps, _ms(at), step, after, known))
+        last = at
         if step.kind == encoding.RUN:
             trail.runs += 1
         elif step.kind in (encoding.SUBMIT, encoding.CHECK):
             trail.submissions += 1
-        if step.is_paste:
-            trail.largest_paste = max(trail.largest_paste, len(step.insert))
-        if step.kind in encoding.MOMENTS or step.is_paste:
-            trail.marks.append([trail.steps, step.kind, len(step.insert)])
+        if step.kind in encoding.MOMENTS:
+            trail.marks.append([trail.steps, step.kind, 0])
+    memory.pieces = pastes.judge(insertions, recent=memory.pieces, marks=trail.marks)
+    trail.recent = memory.kept()
+    trail.marks.sort(key=lambda mark: mark[0])
+    trail.largest_paste = max(
+        [trail.largest_paste] + [mark[2] for mark in trail.marks if mark[1] == encoding.PASTE]
+    )
+    checkpoint = trail.chunks % CHECKPOINT_EVERY == 0
     TrailChunk.objects.create(
         trail=trail,
         seq=trail.chunks,
         first_step=trail.steps - len(steps),
         at=start,
         data=encoding.encode(steps),
-        checkpoint=trail.text if trail.chunks % CHECKPOINT_EVERY == 0 else None,
+        checkpoint=trail.text if checkpoint else None,
+        checkpoint_spans=_spans_now(trail) if checkpoint else None,
     )
     trail.chunks += 1
     trail.updated_at = last
-    for _, step in timed:
-        trail.text = step.apply(trail.text)
+    trail.text = text
     trail.save()
+
+
+def _spans_now(trail: Trail) -> list:
+    """Where pasted text sits in the trail's text before its next chunk: the last
+    checkpoint's spans carried through the chunks since (one query, every 16th chunk)."""
+    if not trail.chunks:
+        return []
+    chunks = list(
+        TrailChunk.objects.filter(trail=trail, seq__gte=trail.chunks - CHECKPOINT_EVERY).order_by(
+            "seq"
+        )
+    )
+    numbered = [
+        (chunk.first_step + i + 1, step) for chunk in chunks for i, step in enumerate(chunk.steps())
+    ]
+    return pastes.spans_after(chunks[0].checkpoint_spans or [], numbered, trail.paste_at)
 
 
 def _sync(text: str, code: str) -> Step | None:
@@ -108,8 +151,35 @@ def record_edits(
     now = now or timezone.now()
     with transaction.atomic():
         trail = trail_for_update(user=user, block=block)
-        _append(trail, _edits(trail, edits, code=code, base=base, now=now))
-        return trail
+        refused = over_the_hours_allowance(user=user, now=now)
+        if refused:
+            trail.refused += 1
+            trail.save(update_fields=["refused"])
+        else:
+            _append(trail, _edits(trail, edits, code=code, base=base, now=now))
+    if refused:
+        raise RecordingRefused(refused)
+    return trail
+
+
+def over_the_hours_allowance(*, user: AbstractBaseUser, now: datetime) -> str | None:
+    """Why the student's edits are not recorded now (more batches or characters in the last
+    hour than BATCHES_PER_HOUR, CHARACTERS_PER_HOUR), or None. One query. A chunk's time may
+    be up to MAX_AGO_MS before it arrived, so an hour counts a little less for a forger."""
+    found = TrailChunk.objects.filter(trail__user=user, at__gte=now - timedelta(hours=1)).aggregate(
+        batches=Count("pk"),
+        steps=Coalesce(Sum(Length("data")), 0),
+        checkpoints=Coalesce(Sum(Length("checkpoint")), 0),
+    )
+    if (
+        found["batches"] < BATCHES_PER_HOUR
+        and found["steps"] + found["checkpoints"] < CHARACTERS_PER_HOUR
+    ):
+        return None
+    return gettext(
+        "Parsnip has recorded as much of your editing as it keeps in an hour, so your edits "
+        "are not recorded for now. Your runs and submissions still are, with their code."
+    )
 
 
 def _edits(trail: Trail, edits: list, *, code: str, base: str | None, now: datetime) -> list:
@@ -122,8 +192,8 @@ def _edits(trail: Trail, edits: list, *, code: str, base: str | None, now: datet
         timed.append((max(first, floor), sync))
         text = base
     for ago, kind, pos, delete, insert in edits:
-        step = Step(0, kind, pos, delete, insert)
         try:
+            step = Step(0, kind, *encoding.from_utf16(text, pos, delete, insert))
             text = step.apply(text)
         except encoding.BadSteps:
             break
@@ -144,6 +214,9 @@ def record_moment(
     edits, base = carried_edits(carried or {})
     with transaction.atomic():
         trail = trail_for_update(user=user, block=block)
+        if (edits or base is not None) and over_the_hours_allowance(user=user, now=now):
+            trail.refused += 1
+            edits, base = [], None  # the moment and its code are kept all the same
         timed = _edits(trail, edits, code=code, base=base, now=now)
         timed.append((now, Step(0, what)))
         _append(trail, timed)
@@ -157,7 +230,7 @@ def carried_edits(fields) -> tuple[list, str | None]:
     except encoding.BadSteps:
         return [], None
     base = fields.get("trail_base", "") if fields.get("trail_has_base") else None
-    return edits, base
+    return edits, None if base is None else encoding.normalise_line_breaks(base)
 
 
 def purge_older_than(*, days: int, now: datetime | None = None) -> int:

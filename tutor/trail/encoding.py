@@ -8,13 +8,16 @@ started with rebuilds every text the learner had, exactly.
 """
 
 import json
+import re
 from dataclasses import dataclass
+
+from django.utils.translation import gettext
 
 EDIT, PASTE, SYNC = "e", "p", "s"
 RUN, CHECK, SUBMIT = "run", "check", "submit"
 CHANGES = (EDIT, PASTE, SYNC)
 MOMENTS = (RUN, CHECK, SUBMIT)
-# A paste counts as one (marked, and the largest kept) from this size: a line or so.
+# An insertion is a paste (marked, and the largest kept) from this size: tutor.trail.pastes.
 PASTE_MIN_CHARS = 40
 
 
@@ -38,15 +41,8 @@ class Step:
         if not self.changes_text:
             return text
         if not 0 <= self.pos <= len(text) or self.delete < 0 or self.pos + self.delete > len(text):
-            raise BadSteps("An edit outside the text.")
+            raise BadSteps(gettext("An edit outside the text."))
         return text[: self.pos] + self.insert + text[self.pos + self.delete :]
-
-    @property
-    def is_paste(self) -> bool:
-        """A paste worth marking: more than a line or so."""
-        return self.kind == PASTE and (
-            "\n" in self.insert.strip("\n") or len(self.insert) >= PASTE_MIN_CHARS
-        )
 
 
 def splice_between(old: str, new: str) -> tuple[int, int, str]:
@@ -84,17 +80,31 @@ def replay(text: str, steps: list[Step]) -> str:
 
 MAX_STEPS = 2000  # in one batch (a few seconds of typing is a few dozen)
 MAX_AGO_MS = 10 * 60 * 1000
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")  # two UTF-16 units each
+
+
+def normalise_line_breaks(text: str) -> str:
+    """A line break as the editors and every code form keep it (a form sends CRLF)."""
+    return text.replace("\r\n", "\n")
+
+
+def half_characters_inside(insert: str) -> bool:
+    """Half of a UTF-16 pair anywhere but at an end of the insertion, where its other half
+    may be the text's (the editor's diff can cut between the halves of an emoji)."""
+    return bool(_SURROGATE.search(insert, 1, max(1, len(insert) - 1)))
 
 
 def parse_batch(raw: str) -> list[tuple[int, str, int, int, str]]:
     """The browser's batch: a JSON list of [ms ago, "e" or "p", pos, delete, insert], oldest
-    first. Checked for shape only; whether each edit fits the text is the replay's to say."""
+    first, positions in UTF-16 units (see `from_utf16`), line breaks normalised. Checked for
+    shape only; whether each edit fits the text is the replay's to say."""
     try:
         rows = json.loads(raw)
-    except ValueError:
-        raise BadSteps("The edits are not readable.") from None
+    except (ValueError, RecursionError):  # RecursionError: lists nested thousands deep
+        raise BadSteps(gettext("The edits are not readable.")) from None
     if not isinstance(rows, list) or len(rows) > MAX_STEPS:
-        raise BadSteps(f"Send at most {MAX_STEPS} edits at a time.")
+        raise BadSteps(gettext("Send at most %(count)s edits at a time.") % {"count": MAX_STEPS})
     parsed = []
     for row in rows:
         if not (
@@ -110,10 +120,46 @@ def parse_batch(raw: str) -> list[tuple[int, str, int, int, str]]:
             and row[3] >= 0
         ):
             raise BadSteps(
-                "An edit is not of the form [ms ago, kind, position, deleted, inserted]."
+                gettext("An edit is not of the form [ms ago, kind, position, deleted, inserted].")
             )
-        parsed.append(tuple(row))
+        if half_characters_inside(row[4]):
+            raise BadSteps(gettext("An edit holds half of a character (a broken UTF-16 pair)."))
+        parsed.append((row[0], row[1], row[2], row[3], normalise_line_breaks(row[4])))
     return parsed
+
+
+def from_utf16(text: str, pos: int, delete: int, insert: str) -> tuple[int, int, str]:
+    """The edit (`pos` and `delete` counted in UTF-16 units, as the browser counts) in
+    Python's characters. A position between the two halves of an emoji's pair (the editor's
+    diff of 😀 to 😃 changes the second half only) moves out to the whole character, so the
+    edit replaces whole characters. BadSteps if it falls outside the text, or leaves half a
+    character that has no other half."""
+    if not _ASTRAL.search(text) and not _SURROGATE.search(insert):
+        if pos + delete > len(text):
+            raise BadSteps(gettext("An edit outside the text."))
+        return pos, delete, insert  # one unit a character: the same positions
+    units = text.encode("utf-16-le")
+    size = len(units) // 2
+    start, end = pos, pos + delete
+    if end > size:
+        raise BadSteps(gettext("An edit outside the text."))
+
+    def after_first_half(i: int) -> bool:  # unit i-1 opens a pair (stored text has no halves)
+        return 0 < i < size and units[2 * i - 1] & 0xFC == 0xD8
+
+    if after_first_half(start):
+        start -= 1
+    if after_first_half(end):
+        end += 1
+    middle = (
+        units[2 * start : 2 * pos]
+        + insert.encode("utf-16-le", "surrogatepass")
+        + units[2 * (pos + delete) : 2 * end]
+    ).decode("utf-16-le", "surrogatepass")
+    if _SURROGATE.search(middle):
+        raise BadSteps(gettext("An edit holds half of a character."))
+    before = len(units[: 2 * start].decode("utf-16-le"))
+    return before, len(units[2 * start : 2 * end].decode("utf-16-le")), middle
 
 
 def marked_span(step: Step) -> tuple[int, int] | None:

@@ -27,8 +27,15 @@ class Trail(models.Model):
     runs = models.PositiveIntegerField(default=0)
     submissions = models.PositiveIntegerField(default=0)
     largest_paste = models.PositiveIntegerField(default=0, help_text="Characters.")
-    # The steps to jump to: [[step, kind, characters]] for runs, checks, submissions, pastes.
+    # The steps to jump to: [[step, kind, characters]] for runs, checks, submissions, pastes
+    # ([first step, "p", characters, last step] for a paste in pieces: tutor.trail.pastes).
     marks = models.JSONField(default=list, blank=True)
+    # What judging pastes remembers between batches (tutor.trail.pastes.Memory): the small
+    # insertions of the last seconds, digests of the large deletions of the last minutes.
+    recent = models.JSONField(default=dict, blank=True)
+    refused = models.PositiveIntegerField(
+        default=0, help_text="Batches of edits refused: more than a student may record an hour."
+    )
 
     class Meta:
         app_label = "tutor"
@@ -39,6 +46,15 @@ class Trail(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user}'s trail on {self.block}"
+
+    def paste_at(self, number: int) -> list | None:
+        """The paste mark covering step `number`, if any."""
+        for mark in self.marks:
+            if mark[1] == encoding.PASTE and mark[0] <= number <= (
+                mark[3] if len(mark) > 3 else mark[0]
+            ):
+                return mark
+        return None
 
     @property
     def active_minutes(self) -> int:
@@ -60,6 +76,8 @@ class TrailChunk(models.Model):
     data = models.TextField(help_text="Its steps (tutor.trail.encoding).")
     # None: no checkpoint here ("" is a checkpoint: the code was empty).
     checkpoint = models.TextField(null=True, blank=True, help_text="The text before its steps.")  # noqa: DJ001
+    # With a checkpoint: where pasted text sits in it ([[start, end], ...], tutor.trail.pastes).
+    checkpoint_spans = models.JSONField(null=True, blank=True)
 
     class Meta:
         app_label = "tutor"

@@ -6,17 +6,21 @@ a teacher only their class's students' (403 for non-teachers, 404 for another te
 as tutor.views.teaching does).
 """
 
+import re
+
 from django import forms
 from django.contrib.auth.models import User
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import reverse
+from django.utils.translation import gettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
 from course.htmx import login_required_htmx, vary_on_htmx, wants_partial
 from course.models import Block, Lesson
+from tutor.forms import LinesField
 from tutor.live.views import POLL_SECONDS
 from tutor.roles import taught_class
 from tutor.trail import actions, encoding, replay
@@ -25,14 +29,22 @@ from tutor.trail.models import Trail
 TEMPLATE = "tutor/trail/replay.html"
 WATCH_TEMPLATE = "tutor/trail/watch.html"
 MAX_CODE_CHARS = 20_000  # as the editors' forms
-MAX_BATCH_CHARS = 200_000
+MAX_BATCH_CHARS = 100_000  # a few seconds of editing: a whole code pasted twice
 
 
 class BatchForm(forms.Form):
+    """A batch as the editor sends it (FormData: line breaks arrive as CRLF)."""
+
     edits = forms.CharField(required=False, strip=False, max_length=MAX_BATCH_CHARS)
-    code = forms.CharField(required=False, strip=False, max_length=MAX_CODE_CHARS)
+    code = LinesField(required=False, strip=False, max_length=MAX_CODE_CHARS)
     # The text the edits start from, sent with a page's first batch.
-    base = forms.CharField(required=False, strip=False, max_length=MAX_CODE_CHARS)
+    base = LinesField(required=False, strip=False, max_length=MAX_CODE_CHARS)
+
+    def clean(self):
+        # A batch always says where the editor ended: one without is not the editor's.
+        if "code" not in self.data:
+            raise forms.ValidationError(gettext("A batch must carry the code it ended with."))
+        return super().clean()
 
     def clean_edits(self):
         try:
@@ -62,28 +74,39 @@ def trail_record(request: HttpRequest, block_pk: int) -> HttpResponse:
         return HttpResponseBadRequest(
             " ".join(e for errors in form.errors.values() for e in errors)
         )
-    actions.record_edits(
-        user=request.user,
-        block=block,
-        edits=form.cleaned_data["edits"],
-        code=form.cleaned_data["code"],
-        base=form.cleaned_data["base"] if "base" in request.POST else None,
-    )
+    try:
+        actions.record_edits(
+            user=request.user,
+            block=block,
+            edits=form.cleaned_data["edits"],
+            code=form.cleaned_data["code"],
+            base=form.cleaned_data["base"] if "base" in request.POST else None,
+        )
+    except actions.RecordingRefused as refused:
+        return HttpResponse(str(refused), status=429, content_type="text/plain; charset=utf-8")
     return HttpResponse(status=204)
 
 
-def step_number(request: HttpRequest) -> int:
+STEP = re.compile(r"-?[0-9]{1,12}")  # ASCII digits: isdigit() takes "²", which int() refuses
+
+
+def step_number(request: HttpRequest) -> int | None:
+    """The step asked for (past either end: that end), or None when it is not a number."""
     raw = request.GET.get("step", "0")
-    return int(raw) if raw.isdigit() and len(raw) < 10 else 0
+    return int(raw) if STEP.fullmatch(raw) else None
 
 
 def replay_response(
     request: HttpRequest, trail: Trail, *, base_url: str, context: dict
-) -> TemplateResponse:
-    shown = replay.step_of(trail, step_number(request))
+) -> HttpResponse:
+    number = step_number(request)
+    if number is None:
+        return HttpResponseBadRequest(gettext("The step must be a number, such as ?step=3."))
+    shown = replay.step_of(trail, number)
     context = context | {
         "trail": trail,
         "shown": shown,
+        "submission": replay.submission_at(trail, shown),
         "base_url": base_url,
         "marks": replay.marks_in_words(trail),
         "speeds": replay.SPEEDS,
@@ -97,7 +120,7 @@ def replay_response(
 
 @require_GET
 @login_required_htmx
-def my_trail(request: HttpRequest, block_pk: int) -> TemplateResponse:
+def my_trail(request: HttpRequest, block_pk: int) -> HttpResponse:
     """The learner's own trail on a block, step by step."""
     trail = get_object_or_404(
         Trail.objects.select_related("block__lesson__course"),
@@ -120,7 +143,7 @@ def students_trail(request: HttpRequest, pk: int, student_pk: int, block_pk: int
 
 @require_GET
 @login_required_htmx
-def class_trail(request: HttpRequest, pk: int, student_pk: int, block_pk: int) -> TemplateResponse:
+def class_trail(request: HttpRequest, pk: int, student_pk: int, block_pk: int) -> HttpResponse:
     """A student's trail on a block, for their teacher."""
     cohort, student, block = students_trail(request, pk, student_pk, block_pk)
     trail = get_object_or_404(
