@@ -361,6 +361,13 @@ RUN_LONG_POLL_SECONDS = float(os.environ.get("RUN_LONG_POLL_SECONDS", "10"))
 RUNS_PER_MINUTE = int(os.environ.get("RUNS_PER_MINUTE", "20"))
 # Editing trails (tutor/trail/) nobody added to for this many days are deleted, every night.
 TRAIL_RETENTION_DAYS = int(os.environ.get("TRAIL_RETENTION_DAYS", "180"))
+# Records of where and when a person was, kept as long as a teacher needs them and deleted
+# (or, for closed-book seats, their addresses blanked) every night after (operations/retention.py).
+RETENTION_DAYS = {
+    "presence": int(os.environ.get("PRESENCE_RETENTION_DAYS", "60")),  # live view, raised hands
+    "addresses": int(os.environ.get("ADDRESS_RETENTION_DAYS", "30")),  # closed-book seats
+    "logins": int(os.environ.get("LOGIN_RECORD_RETENTION_DAYS", "90")),  # log-in records
+}
 RUNS_PENDING_MAX = int(os.environ.get("RUNS_PENDING_MAX", "3"))
 # Per learner: predictions a minute (one per snippet is what counts; this stops floods).
 PREDICTIONS_PER_MINUTE = int(os.environ.get("PREDICTIONS_PER_MINUTE", "20"))

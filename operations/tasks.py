@@ -5,6 +5,7 @@ import socket
 from django.conf import settings
 from django.utils import timezone
 
+from operations import retention
 from operations.models import Heartbeat
 from tutor import sandbox
 
@@ -25,3 +26,8 @@ def heartbeat() -> bool:
         defaults={"beat_at": timezone.now(), "sandbox_ok": ok, "sandbox_detail": detail},
     )
     return ok
+
+
+def purge_old_records() -> dict[str, int]:
+    """Scheduled every day (migration 0003): records older than RETENTION_DAYS go."""
+    return retention.purge()
