@@ -66,10 +66,10 @@ class SigningRegistration(Registration):
         """Signs a launch (the only message it signs this way); `FakeLms.edit_claims`, when
         set, changes the claims first, as a faulty or hostile LMS would."""
         key, kid = _loaded(self.get_platform_private_key())
-        headers = {"kid": kid} if kid else None
+        fake = CURRENT.get("lms")
+        headers = {"kid": kid} if kid and (fake is None or fake.send_kid) else None
         if expiration:
             payload.update({"iat": int(time.time()), "exp": int(time.time()) + expiration})
-        fake = CURRENT.get("lms")
         if fake is not None and fake.edit_claims is not None:
             fake.edit_claims(payload)
         return Registration.encode_and_sign(payload, key, headers)
@@ -126,6 +126,7 @@ class FakeLms:
     keyset_reads: int = 0  # how often its public keyset was fetched
     # Changes a launch's claims just before it is signed (deletes `exp`, lists two audiences...).
     edit_claims: object = None
+    send_kid: bool = True  # False: launches' JWT headers name no key id
     # Every roster entry goes through this before it is answered (drops a field, adds one...).
     edit_member: object = None
     lock: threading.Lock = field(default_factory=threading.Lock)
