@@ -8,6 +8,8 @@ claim is then trusted for is in docs/lti.md's threat model."""
 import unicodedata
 from urllib.parse import urlsplit
 
+from django.utils.translation import gettext as _
+
 LTI = "https://purl.imsglobal.org/spec/lti/claim/"
 ROLES = f"{LTI}roles"
 CONTEXT = f"{LTI}context"
@@ -38,16 +40,19 @@ def text(value, limit: int) -> str:
 def identifier(claims: dict, key: str, name: str) -> None:
     value = claims.get(key)
     if not isinstance(value, str) or not value or len(value) > 255:
-        raise BadClaim(f"{name} must be a string of 1 to 255 characters.")
+        raise BadClaim(_("%(name)s must be a string of 1 to 255 characters.") % {"name": name})
 
 
 def service_url(value, name: str, limit: int) -> str:
     """An LMS service address: http(s), with a host, short enough to keep."""
     if not isinstance(value, str):
-        raise BadClaim(f"{name} must be a URL.")
+        raise BadClaim(_("%(name)s must be a URL.") % {"name": name})
     parts = urlsplit(value)
     if parts.scheme not in ("https", "http") or not parts.hostname or len(value) > limit:
-        raise BadClaim(f"{name} must be an http(s) URL of at most {limit} characters.")
+        raise BadClaim(
+            _("%(name)s must be an http(s) URL of at most %(limit)d characters.")
+            % {"name": name, "limit": limit}
+        )
     return value
 
 
@@ -56,41 +61,41 @@ def normalise(body: dict) -> None:
     dict). Raises BadClaim, before anything is stored."""
     roles = body.get(ROLES)
     if not isinstance(roles, list) or not all(isinstance(role, str) for role in roles):
-        raise BadClaim("The roles claim must be a list of role names.")
+        raise BadClaim(_("The roles claim must be a list of role names."))
     body[ROLES] = [role.strip() for role in roles]
     for claim in OBJECTS:
         if claim in body and not isinstance(body[claim], dict):
-            raise BadClaim(f"The claim {claim} must be a JSON object.")
-    identifier(body, "sub", "The user (sub)")
+            raise BadClaim(_("The claim %(claim)s must be a JSON object.") % {"claim": claim})
+    identifier(body, "sub", _("The user (sub)"))
     for key in UNUSED_PERSONAL:
         body.pop(key, None)
     for key in ("name", "given_name", "family_name"):
         if key in body:
             if not isinstance(body[key], str | None):
-                raise BadClaim(f"The claim {key} must be a string.")
+                raise BadClaim(_("The claim %(claim)s must be a string.") % {"claim": key})
             body[key] = text(body[key] or "", 150)
     if context := body.get(CONTEXT):
-        identifier(context, "id", "The course (context) id")
+        identifier(context, "id", _("The course (context) id"))
         for key, limit in (("title", 500), ("label", 255)):
             if not isinstance(context.get(key) or "", str):
-                raise BadClaim(f"The course's {key} must be a string.")
+                raise BadClaim(_("The course's %(claim)s must be a string.") % {"claim": key})
             context[key] = text(context.get(key) or "", limit)
     elif CONTEXT in body:
         del body[CONTEXT]  # an empty object is no course
     if link := body.get(RESOURCE_LINK):
-        identifier(link, "id", "The link (resource_link) id")
+        identifier(link, "id", _("The link (resource_link) id"))
         for key in ("title", "description"):
             if key in link and not isinstance(link[key], str | None):
-                raise BadClaim(f"The link's {key} must be a string.")
+                raise BadClaim(_("The link's %(claim)s must be a string.") % {"claim": key})
         link["title"] = text(link.get("title") or "", 500)
     if nrps := body.get(NRPS):
-        service_url(nrps.get("context_memberships_url"), "The roster (NRPS) URL", 200)
+        service_url(nrps.get("context_memberships_url"), _("The roster (NRPS) URL"), 200)
     if ags := body.get(AGS):
         if "lineitems" in ags:
-            service_url(ags["lineitems"], "The gradebook (AGS lineitems) URL", 200)
+            service_url(ags["lineitems"], _("The gradebook (AGS lineitems) URL"), 200)
         if "lineitem" in ags:
-            service_url(ags["lineitem"], "The gradebook column (AGS lineitem) URL", 1000)
+            service_url(ags["lineitem"], _("The gradebook column (AGS lineitem) URL"), 1000)
         if not isinstance(ags.get("scope", []), list):
-            raise BadClaim("The gradebook (AGS) scope must be a list.")
+            raise BadClaim(_("The gradebook (AGS) scope must be a list."))
     if settings := body.get(DEEP_LINKING):
-        service_url(settings.get("deep_link_return_url"), "The Deep Linking return URL", 2000)
+        service_url(settings.get("deep_link_return_url"), _("The Deep Linking return URL"), 2000)

@@ -270,6 +270,8 @@ def is_launch_url(request: HttpRequest, url) -> bool:
     except ValueError:
         return False
     here = urlsplit(request.build_absolute_uri("/"))
+    # Behind a TLS proxy this request may look like http on port 80 while the LMS rightly
+    # says https: a port is compared only where one is written.
     default = {"https": 443, "http": 80}.get(parts.scheme)
     return (
         parts.scheme in ("https", here.scheme)
@@ -277,7 +279,7 @@ def is_launch_url(request: HttpRequest, url) -> bool:
         and not parts.username
         and not parts.password
         and (parts.hostname or "") == (here.hostname or "")
-        and (port or default) == (here.port or {"https": 443, "http": 80}[here.scheme])
+        and (port or default) == (here.port or default)
         and parts.path == reverse("lti:launch")
         and not parts.query
         and not parts.fragment

@@ -200,6 +200,7 @@ def test_a_forged_token_does_not_use_up_the_real_ones_nonce(lms, link, person, l
 def test_a_submission_review_launch_is_refused_before_anything_is_stored(lms, link, person):
     """Parsnip has no submission review: the launch signed the reviewer in (and made their
     account and seat) before saying so."""
+
     def review(claims):
         claims[f"{LTI}message_type"] = "LtiSubmissionReviewRequest"
         claims[f"{LTI}for_user"] = {"user_id": "s1"}

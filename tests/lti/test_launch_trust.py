@@ -433,3 +433,28 @@ def test_a_token_for_parsnip_is_accepted_however_aud_is_spelled(
     lms.edit_claims = audience
     page = person("s1").launch(taught_course)
     assert page.status_code == 200 and page.url.endswith(lesson.get_absolute_url())
+
+
+@pytest.mark.parametrize(
+    "url, secure, ok",
+    [
+        ("https://parsnip.example/lti/launch/", False, True),  # behind a TLS proxy
+        ("https://parsnip.example/lti/launch/", True, True),
+        ("https://PARSNIP.example:443/lti/launch/", True, True),
+        ("http://parsnip.example/lti/launch/", False, True),  # a plain-http server
+        ("http://parsnip.example/lti/launch/", True, False),  # never down to http
+        ("https://parsnip.example:8443/lti/launch/", True, False),
+        ("https://parsnip.example.evil.example/lti/launch/", True, False),
+        ("https://user@parsnip.example/lti/launch/", True, False),
+        ("https://parsnip.example/lti/launch/#x", True, False),
+        ("https://parsnip.example/lti/launch", True, False),
+        ("//parsnip.example/lti/launch/", True, False),
+        ("https://parsnip.example:99999/lti/launch/", True, False),
+    ],
+)
+def test_what_counts_as_this_parsnips_launch_url(settings, rf, url, secure, ok):
+    from lti.launch import is_launch_url
+
+    settings.ALLOWED_HOSTS = ["parsnip.example"]
+    request = rf.get("/", HTTP_HOST="parsnip.example", secure=secure)
+    assert is_launch_url(request, url) is ok
