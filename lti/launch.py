@@ -4,30 +4,49 @@ course as teacher (the class's teacher, or a co-teacher after the first) or stud
 LMS course as a Parsnip class, the link's lesson."""
 
 import hashlib
+from urllib.parse import parse_qs, urlsplit
 
+import jwt
 from django.contrib.auth.models import Group, User
 from django.db import IntegrityError, transaction
-from lti_tool.models import LtiContext, LtiDeployment, LtiLaunch, LtiRegistration, LtiUser
+from django.http import HttpRequest
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from lti_tool.models import (
+    LtiContext,
+    LtiDeployment,
+    LtiLaunch,
+    LtiMembership,
+    LtiRegistration,
+    LtiUser,
+)
 from lti_tool.utils import DjangoToolConfig, sync_data_from_launch
 from pylti1p3.contrib.django import DjangoMessageLaunch, DjangoOIDCLogin
 from pylti1p3.exception import LtiException, OIDCException
 
 from course.models import Lesson
-from lti import cookies, http
+from lti import claims, cookies, http, roles
 from lti.launch_store import DatabaseLaunchStorage
 from lti.models import ClassLink, LineItem, LinkedResource
 from tutor.actions.classes import add_co_teacher, create_class
 from tutor.assignments.models import Assignment
-from tutor.models import Membership
+from tutor.models import Cohort, Membership
 from tutor.roles import TEACHERS_GROUP
 
-INSTRUCTOR = "http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor"
 CUSTOM_LESSON = "parsnip_lesson"  # the custom parameter a Parsnip link carries: the lesson's pk
 CUSTOM_ASSIGNMENT = "parsnip_assignment"  # or an assignment's pk
 
 
 class LaunchRefused(Exception):
     """The launch is not honoured; the message says why, for the person who clicked."""
+
+    status = 403  # the refusal page's HTTP status
+
+
+class LinkRefused(LaunchRefused):
+    """The launch is good but its link opens nothing this course may open."""
+
+    status = 404
 
 
 class StateCookieMissing(LaunchRefused):
@@ -100,15 +119,188 @@ class KeysetKeepingLaunch(DjangoMessageLaunch):
         return super().get_public_key()
 
 
+class CheckedLaunch(KeysetKeepingLaunch):
+    """pylti1p3's launch, checked as LTI 1.3 and OpenID Connect say where pylti1p3 does not:
+
+    - the state must match this browser's state cookie (pylti1p3 also let a state through
+      once a launch had used it, cookie or not);
+    - the nonce must be the one the login made *for that state*, and both are used at once
+      (pylti1p3 checked only that the nonce existed: a token minted for another browser's
+      login passed with this browser's good state), after the signature is checked (so a
+      forged token cannot use up someone's nonce);
+    - `aud` must name Parsnip's client id; when it lists several audiences, `azp` must be
+      there and be Parsnip's (OIDC Core 3.1.3.7); `azp`, when present, must be Parsnip's;
+    - `exp` and `iat` are required (PyJWT checks them only when present);
+    - `target_link_uri` is required and must be this Parsnip's launch URL, the one the login
+      was for;
+    - the claims Parsnip reads are checked and normalised (lti.claims).
+    The login's launch data is not kept (Parsnip never restores a launch)."""
+
+    def __init__(self, request, tool_config, **kwargs):
+        super().__init__(request, tool_config, **kwargs)
+        self._django_request = request
+        self._login_params: dict = {}
+
+    def validate(self):
+        if self._restored:
+            raise LtiException("Can't validate restored launch")
+        self._validated = True
+        try:
+            return (
+                self.validate_state()
+                .validate_jwt_format()
+                .validate_audience()
+                .validate_registration()
+                .validate_jwt_signature()
+                .validate_nonce()
+                .validate_deployment()
+                .validate_message()
+                .validate_target_link_uri()
+                .validate_claims()
+            )
+        except Exception:
+            self._validated = False
+            raise
+
+    def validate_state(self):
+        state = self._get_request_param("state")
+        if not state:
+            raise LtiException("Missing state param")
+        if self._cookie_service.get_cookie(state) != state:
+            raise LtiException("State not found")
+        return self
+
+    def audiences(self) -> list:
+        aud = self._get_jwt_body().get("aud")
+        return [aud] if isinstance(aud, str) else aud if isinstance(aud, list) else []
+
+    def get_client_id(self):
+        """The client id the token is for: `azp` when it says, else its one audience."""
+        azp = self._get_jwt_body().get("azp")
+        audiences = self.audiences()
+        return azp if azp else audiences[0] if len(audiences) == 1 else None
+
+    def validate_audience(self):
+        audiences, azp = self.audiences(), self._get_jwt_body().get("azp")
+        if not audiences or not all(isinstance(a, str) for a in audiences):
+            raise LtiException(_("The token names no audience (aud)."))
+        if len(audiences) > 1 and not azp:
+            raise LtiException(
+                _("The token names several audiences (aud) and no authorised party (azp).")
+            )
+        if azp and azp not in audiences:
+            raise LtiException(_("The token's authorised party (azp) is not among its audiences."))
+        return self
+
+    def validate_registration(self):
+        try:
+            super().validate_registration()
+        except LtiException:
+            if len(self.audiences()) > 1:
+                raise LtiException(
+                    _("The token is authorised for another tool (azp) than Parsnip.")
+                ) from None
+            raise
+        return self
+
+    def validate_jwt_signature(self):
+        public_key, key_alg = self.get_public_key()
+        try:
+            jwt.decode(
+                self._get_id_token(),
+                public_key,
+                algorithms=[key_alg],
+                audience=self._registration.get_client_id(),
+                issuer=self._registration.get_issuer(),
+                options={"require": ["exp", "iat", "iss", "aud", "nonce"]},
+            )
+        except jwt.InvalidTokenError as e:
+            raise LtiException(f"Can't decode id_token: {e}") from e
+        return self
+
+    def validate_nonce(self):
+        nonce = self._get_jwt_body().get("nonce")
+        if not nonce or not isinstance(nonce, str):
+            raise LtiException('"nonce" is empty')
+        storage = self._session_service.data_storage
+        taken = storage.take_launch(nonce, self._get_request_param("state"))
+        if taken is None:
+            raise LtiException("Invalid Nonce")
+        self._login_params = taken.get(cookies.STATE_PARAMS_KEY, {}).get("params", {})
+        return self
+
+    def validate_target_link_uri(self):
+        target = self._get_jwt_body().get(claims.TARGET_LINK_URI)
+        if not target:
+            raise LtiException(_("The token has no target_link_uri."))
+        asked = self._login_params.get("target_link_uri")
+        if not is_launch_url(self._django_request, target) or (asked and asked != target):
+            raise LtiException(
+                _("The token's target_link_uri is not the Parsnip launch its login asked for.")
+            )
+        return self
+
+    def validate_claims(self):
+        try:
+            claims.normalise(self._get_jwt_body())
+        except claims.BadClaim as error:
+            raise LtiException(str(error)) from error
+        return self
+
+
+class BoundNonceLogin(DjangoOIDCLogin):
+    """pylti1p3's OIDC login, keeping the nonce it makes bound to the state it makes."""
+
+    def _prepare_redirect_url(self, launch_url: str) -> str:
+        url = super()._prepare_redirect_url(launch_url)
+        sent = parse_qs(urlsplit(url).query)
+        self._launch_data_storage.bind_nonce(sent["nonce"][0], sent["state"][0])
+        return url
+
+
+def is_launch_url(request: HttpRequest, url) -> bool:
+    """`url` is this Parsnip's launch URL, the one every registration is given (the redirect
+    URI the LMS has registered): this host, that path, no query. https always; http only
+    when this request came by http (a development server, the tests)."""
+    if not isinstance(url, str):
+        return False
+    parts = urlsplit(url)
+    try:
+        port = parts.port
+    except ValueError:
+        return False
+    here = urlsplit(request.build_absolute_uri("/"))
+    # Behind a TLS proxy this request may look like http on port 80 while the LMS rightly
+    # says https: a port is compared only where one is written.
+    default = {"https": 443, "http": 80}.get(parts.scheme)
+    return (
+        parts.scheme in ("https", here.scheme)
+        and default is not None
+        and not parts.username
+        and not parts.password
+        and (parts.hostname or "") == (here.hostname or "")
+        and (port or default) == (here.port or default)
+        and parts.path == reverse("lti:launch")
+        and not parts.query
+        and not parts.fragment
+    )
+
+
 def oidc_login(request, registration_uuid):
     """The first step: the LMS sends the browser here; it goes back to the LMS with a state
-    (kept in a cookie) and a nonce (kept server side), which the launch must then match."""
+    (kept in a cookie) and a nonce bound to it (kept server side), which the launch must
+    then match. The LMS's answer may go only to this Parsnip's launch URL."""
     tool_conf = ToolConfig(registration_uuid)
-    login = DjangoOIDCLogin(request, tool_conf, launch_data_storage=DatabaseLaunchStorage())
+    login = BoundNonceLogin(request, tool_conf, launch_data_storage=DatabaseLaunchStorage())
     params = request.POST if request.method == "POST" else request.GET
     target = params.get("target_link_uri")
     if not target:
         raise LaunchRefused("The LMS did not say which Parsnip page to open.")
+    if not is_launch_url(request, target):
+        raise LaunchRefused(
+            _("The LMS asked to open %(target)s, which is not a Parsnip launch address.")
+            % {"target": target[:200]}
+        )
     cookies.remember_login(login, registration_uuid, request)
     try:
         return login.redirect(target)
@@ -117,9 +309,10 @@ def oidc_login(request, registration_uuid):
 
 
 def validate(request) -> LtiLaunch:
-    """The launch's id token, checked: signature and key id against the platform's keys,
-    issuer, audience, expiry, nonce (once only), state against its cookie, deployment."""
-    message_launch = KeysetKeepingLaunch(
+    """The launch's id token, checked (CheckedLaunch): signature and key id against the
+    platform's keys, issuer, audience, expiry, nonce and state (this browser's, once),
+    deployment, target, and the claims Parsnip reads."""
+    message_launch = CheckedLaunch(
         request, ToolConfig(), launch_data_storage=DatabaseLaunchStorage()
     )
     try:
@@ -135,24 +328,121 @@ def validate(request) -> LtiLaunch:
 
 
 def is_instructor(launch: LtiLaunch) -> bool:
-    return any(
-        role.endswith("#Instructor") or role == "Instructor" for role in launch.roles_claim or []
+    """The launch's roles give the teaching of its LMS course (lti.roles: context roles only)."""
+    return roles.teaches(launch.roles_claim or [])
+
+
+def record_roles(lti_user: LtiUser, context: LtiContext, role_names: list[str]) -> None:
+    """The person's roles in the LMS course as they are now, on django-lti's membership."""
+    LtiMembership.objects.update_or_create(
+        user=lti_user,
+        context=context,
+        defaults={**roles.membership_flags(role_names), "is_active": True},
     )
+
+
+def seated_learners(context: LtiContext):
+    """The people the LMS lists in the course (active) with a seat in its class."""
+    from django.db.models import Q
+
+    return User.objects.filter(
+        Q(lti_users__memberships__is_learner=True)
+        | Q(
+            lti_users__memberships__is_mentor=False,
+            lti_users__memberships__is_content_developer=False,
+            lti_users__memberships__is_administrator=False,
+        ),
+        lti_users__memberships__context=context,
+        lti_users__memberships__is_active=True,
+        lti_users__memberships__is_instructor=False,
+    ).distinct()
+
+
+def take_course_role(cohort: Cohort, user: User, role_names: list[str]) -> bool:
+    """What the LMS now says of `user` in the course of `cohort`, made true in the class:
+    teaching it, they co-teach it (and are a Parsnip teacher); not teaching it, they stop
+    co-teaching it (the LMS took the role away), and take a seat if their roles give one.
+    The class's own teacher is settled by `hand_over_if_demoted`. Returns whether a seat
+    was taken now."""
+    if roles.teaches(role_names):
+        user.groups.add(Group.objects.get_or_create(name=TEACHERS_GROUP)[0])
+        add_co_teacher(cohort=cohort, teacher=user)
+        return False
+    cohort.co_teachers.remove(user)
+    if cohort.teacher_id == user.pk or not roles.has_a_seat(role_names):
+        return False
+    _, created = Membership.objects.get_or_create(cohort=cohort, student=user)
+    return created
+
+
+def hand_over_if_demoted(link: ClassLink) -> None:
+    """The class's teacher, listed by the LMS in its course without teaching it, hands the
+    class to a co-teacher the LMS lists as teaching the course, and takes a seat in it. With
+    nobody to take it the class stays theirs (a class has a teacher) until one comes: their
+    first launch, or the roster read that lists them."""
+    cohort = link.cohort
+    demoted = LtiMembership.objects.filter(
+        context=link.context,
+        user__auth_user=cohort.teacher_id,
+        is_active=True,
+        is_instructor=False,
+    ).exists()
+    if not demoted:
+        return
+    successor = (
+        cohort.co_teachers.filter(
+            lti_users__memberships__context=link.context,
+            lti_users__memberships__is_instructor=True,
+            lti_users__memberships__is_active=True,
+        )
+        .order_by("pk")
+        .first()
+    )
+    if successor is None:
+        return
+    former = cohort.teacher_id
+    Cohort.objects.filter(pk=cohort.pk).update(teacher=successor)
+    cohort.teacher = successor
+    cohort.co_teachers.remove(successor)
+    Membership.objects.get_or_create(cohort=cohort, student_id=former)
+    drop_unearned_teaching(User.objects.get(pk=former))
+
+
+def drop_unearned_teaching(user: User) -> None:
+    """An account the LMS made is a Parsnip teacher (the Teachers group) only while the LMS
+    has them teach a course or they teach a class: the group an institution role once gave
+    (before roles were read by course) goes at their next launch."""
+    from lti.accounts import is_made_by_lms
+
+    if not is_made_by_lms(user):
+        return  # a Parsnip account's group is the admin's to give and take
+    teaching = (
+        LtiMembership.objects.filter(
+            user__auth_user=user, is_instructor=True, is_active=True
+        ).exists()
+        or Cohort.objects.filter(teacher=user).exists()
+        or Cohort.objects.filter(co_teachers=user).exists()
+    )
+    if not teaching:
+        user.groups.remove(*Group.objects.filter(name=TEACHERS_GROUP))
 
 
 @transaction.atomic
 def sign_in_data(launch: LtiLaunch) -> tuple[User, ClassLink | None, LtiContext | None]:
     """Record the launch (django-lti's rows) and make Parsnip's: the account, the class,
-    the membership. Returns the Parsnip user, the class link and the LMS course."""
+    the membership. Returns the Parsnip user, the class link and the LMS course. Roles are
+    read from the launch's course only (lti.roles), and taken away when the LMS does."""
     sync_data_from_launch(launch)
     lti_user = launch.user
     user = account_for(lti_user)
-    teacher = is_instructor(launch)
+    role_names = launch.roles_claim or []
+    teacher = roles.teaches(role_names)
     if teacher:
         user.groups.add(Group.objects.get_or_create(name=TEACHERS_GROUP)[0])
     context = launch.context if launch.context_claim else None
     link = None
     if context is not None:
+        record_roles(lti_user, context, role_names)
         link = ClassLink.objects.select_related("cohort").filter(context=context).first()
         if link is None and teacher:
             try:
@@ -165,15 +455,13 @@ def sign_in_data(launch: LtiLaunch) -> tuple[User, ClassLink | None, LtiContext 
                 # (and this teacher becomes its co-teacher, below)
                 link = ClassLink.objects.select_related("cohort").get(context=context)
             # Learners who launched before any teacher join the class now.
-            for learner in User.objects.filter(
-                lti_users__memberships__context=context, lti_users__memberships__is_learner=True
-            ).distinct():
+            for learner in seated_learners(context):
                 Membership.objects.get_or_create(cohort=link.cohort, student=learner)
-        if link is not None and teacher:
-            # A second instructor of the LMS course teaches its class too.
-            add_co_teacher(cohort=link.cohort, teacher=user)
-        if link is not None and not teacher:
-            Membership.objects.get_or_create(cohort=link.cohort, student=user)
+        if link is not None:
+            take_course_role(link.cohort, user, role_names)
+            hand_over_if_demoted(link)
+    if not teacher:
+        drop_unearned_teaching(user)
     return user, link, context
 
 
@@ -219,6 +507,8 @@ def lesson_of_link(
         .first()
     )
     lesson = assignment = None
+    if not isinstance(custom, dict):
+        custom = {}
     if str(custom.get(CUSTOM_ASSIGNMENT, "")).isdigit():
         assignment = (
             Assignment.objects.select_related("lesson")
@@ -230,6 +520,16 @@ def lesson_of_link(
         lesson = Lesson.objects.published().filter(pk=int(custom[CUSTOM_LESSON])).first()
     if lesson is None and known is not None:
         lesson, assignment = known.lesson, known.assignment
+    if assignment is not None and not is_course_assignment(assignment, context):
+        # The custom parameter is typed in the LMS by anyone who edits the link: it may
+        # name any class's assignment, whose name and due date would become this course's
+        # column. As the picker does, only the launch's own class's assignments open.
+        raise LinkRefused(
+            _(
+                "This link points at an assignment of another class, not of this LMS "
+                "course's. Ask your teacher to add it again from Parsnip's picker."
+            )
+        )
     if lesson is None:
         return None, None
     line_item = None
@@ -242,6 +542,14 @@ def lesson_of_link(
         defaults={"lesson": lesson, "assignment": assignment, "line_item": line_item},
     )
     return lesson, assignment
+
+
+def is_course_assignment(assignment: Assignment, context: LtiContext | None) -> bool:
+    """The assignment is set for a class the LMS course is linked to."""
+    return (
+        context is not None
+        and ClassLink.objects.filter(context=context, cohort_id=assignment.cohort_id).exists()
+    )
 
 
 def column_for(

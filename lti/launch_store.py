@@ -1,6 +1,8 @@
 """Where pylti1p3 keeps a launch's state and nonce between the OIDC login and the launch:
-a table (lti.LaunchState), shared by every web process. A nonce is consumed when checked
-(pylti1p3 only checks that it exists), so a launch replayed is refused."""
+a table (lti.LaunchState), shared by every web process. A nonce is kept bound to the state
+of the login that made it (pylti1p3 keeps it alone, so any live nonce passed with any good
+state), and the launch takes both at once: a token is good for the one browser whose login
+asked for it (its state cookie), once."""
 
 from datetime import timedelta
 
@@ -37,6 +39,28 @@ class DatabaseLaunchStorage(LaunchDataStorage):
                 )
         except IntegrityError:  # written at the same moment by another request: theirs stands
             pass
+
+    def bind_nonce(self, nonce: str, state: str) -> None:
+        """The nonce, saved by the login, belongs to that login's state (and so browser)."""
+        LaunchState.objects.filter(key=self._prepare_key(f"nonce-{nonce}")).update(value=state)
+
+    def take_launch(self, nonce: str, state: str) -> dict | None:
+        """Use the nonce and its state, once: the state's login parameters (a dict, maybe
+        empty), or None when the nonce is unknown, used, expired or another login's."""
+        now = timezone.now()
+        with transaction.atomic():
+            taken, _ = LaunchState.objects.filter(
+                key=self._prepare_key(f"nonce-{nonce}"), value=state, expires_at__gt=now
+            ).delete()
+            if not taken:
+                return None
+            row = (
+                LaunchState.objects.filter(key=self._prepare_key(state), expires_at__gt=now)
+                .values_list("value", flat=True)
+                .first()
+            )
+            LaunchState.objects.filter(key=self._prepare_key(state)).delete()
+        return row if isinstance(row, dict) else {}
 
     def check_value(self, key) -> bool:
         key = self._prepare_key(key)

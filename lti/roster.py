@@ -10,20 +10,19 @@ when it failed. A failed read changes nothing in the class."""
 
 import logging
 
-from django.contrib.auth.models import Group
 from django.db import models, transaction
 from django.utils import timezone
 from lti_tool.models import LtiMembership, LtiUser
 from pylti1p3.names_roles import NamesRolesProvisioningService
 
+from lti import roles
+from lti.claims import text
 from lti.grades import describe_failure
 from lti.http import TokenKeepingConnector
-from lti.launch import LaunchRefused, account_for
+from lti.launch import LaunchRefused, account_for, hand_over_if_demoted, take_course_role
 from lti.models import ClassLink
-from tutor.actions.classes import add_co_teacher
 from tutor.models import Membership
 from tutor.queueing import enqueue_task_on_commit
-from tutor.roles import TEACHERS_GROUP
 
 log = logging.getLogger(__name__)
 
@@ -36,14 +35,39 @@ def enqueue_sync(class_link_id: int) -> None:
 
 def fetch_member_data(context) -> list[dict]:
     """django-lti's NRPS read, with a timeout on each call (pylti1p3 sets none) and the
-    LMS's access token kept (lti/http.py)."""
+    LMS's access token kept (lti/http.py); each entry normalised (`member_entry`)."""
     if not context.memberships_url:
         return []
     service = NamesRolesProvisioningService(
         TokenKeepingConnector(context.deployment.registration.to_registration()),
         {"context_memberships_url": context.memberships_url},
     )
-    return list(service.get_members())
+    entries = [member_entry(m) for m in service.get_members()]
+    return [entry for entry in entries if entry is not None]
+
+
+def member_entry(member) -> dict | None:
+    """A roster entry as Parsnip reads it, normalised once where it enters, or None when it
+    names nobody (no user id) or its roles are not a list: NRPS's `status` is optional
+    (absent means Active), names are shown (control characters out, to their columns'
+    lengths), e-mail and picture are not kept (Parsnip uses neither)."""
+    if not isinstance(member, dict):
+        return None
+    user_id, member_roles = member.get("user_id"), member.get("roles")
+    if not isinstance(user_id, str) or not user_id or len(user_id) > 255:
+        return None
+    if not isinstance(member_roles, list) or not all(isinstance(r, str) for r in member_roles):
+        return None
+    status = member.get("status", "Active")
+    entry = {
+        "user_id": user_id,
+        "roles": [r.strip() for r in member_roles],
+        "status": status if status in ("Active", "Inactive", "Deleted") else "Active",
+    }
+    for key in ("name", "given_name", "family_name"):
+        if isinstance(member.get(key), str):
+            entry[key] = text(member[key], 150)
+    return entry
 
 
 def readable() -> "models.QuerySet[ClassLink]":
@@ -58,16 +82,6 @@ def sync_all_rosters() -> int:
     for pk in ids:
         enqueue_sync(pk)
     return len(ids)
-
-
-def with_role(members: list[dict], role: str) -> set[str]:
-    """The members (their LMS ids) holding `role` ("Learner", "Instructor"), named either
-    way LTI allows: the full vocabulary URI or the short name."""
-    return {
-        m["user_id"]
-        for m in members
-        if any(r == role or r.endswith(f"#{role}") for r in m.get("roles", []))
-    }
 
 
 def sync_roster(*, class_link_id: int) -> dict[str, int] | None:
@@ -94,22 +108,25 @@ def sync_roster(*, class_link_id: int) -> dict[str, int] | None:
     joined = left = 0
     with transaction.atomic():
         context.update_memberships(members)  # django-lti: LtiUser and LtiMembership rows
-        active = {m["user_id"] for m in members if m.get("status", "Active") == "Active"}
-        learners, instructors = (with_role(members, role) for role in ("Learner", "Instructor"))
+        listed = {m["user_id"]: m["roles"] for m in members if m["status"] == "Active"}
+        for sub, member_roles in listed.items():  # django-lti's flags, read as launches read them
+            LtiMembership.objects.filter(context=context, user__sub=sub).update(
+                **roles.membership_flags(member_roles)
+            )
         registration = context.deployment.registration
-        for lti_user in LtiUser.objects.filter(
-            registration=registration, sub__in=active & (learners | instructors)
-        ):
+        for lti_user in LtiUser.objects.filter(registration=registration, sub__in=listed):
+            member_roles = listed[lti_user.sub]
+            if not (roles.teaches(member_roles) or roles.has_a_seat(member_roles)):
+                if lti_user.auth_user_id:  # a mentor, say: teaches nothing, takes no seat
+                    link.cohort.co_teachers.remove(lti_user.auth_user_id)
+                continue
             try:
                 user = account_for(lti_user)
             except LaunchRefused:
                 continue  # a name clash the admin must look at; the rest of the roster still comes in
-            if lti_user.sub in instructors:
-                user.groups.add(Group.objects.get_or_create(name=TEACHERS_GROUP)[0])
-                add_co_teacher(cohort=link.cohort, teacher=user)
-            else:
-                _, created = Membership.objects.get_or_create(cohort=link.cohort, student=user)
-                joined += created
+            joined += take_course_role(link.cohort, user, member_roles)
+        hand_over_if_demoted(link)
+        active = set(listed)
         gone = LtiMembership.objects.filter(context=context).exclude(user__sub__in=active)
         gone.update(is_active=False)
         gone_users = [

@@ -9,6 +9,7 @@ from django.contrib.admin.views.decorators import staff_member_required
 from django.contrib.auth import authenticate, login
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
+from django.db import transaction
 from django.db.models import Count, Q
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import get_object_or_404, redirect
@@ -88,32 +89,35 @@ def launch_view(request: HttpRequest) -> HttpResponse:
         return state_cookie_missing(request, error)
     except launch.LaunchRefused as error:
         return refused(request, f"Parsnip could not accept this launch from your LMS: {error}")
+    if not (lti_launch.is_resource_launch or lti_launch.is_deep_link_launch):
+        # Before anything is stored: a submission review or data privacy launch signs nobody in.
+        return refused(request, "Parsnip does not handle this kind of LMS message.", status=400)
     if lti_launch.is_deep_link_launch and not launch.is_instructor(lti_launch):
         return refused(request, "Only a teacher of the LMS course can add Parsnip links to it.")
     try:
-        user, link, context = launch.sign_in_data(lti_launch)
+        with transaction.atomic():  # a refused link leaves no account, class or seat behind
+            user, link, context = launch.sign_in_data(lti_launch)
+            lesson = None
+            if lti_launch.is_resource_launch:
+                lesson, _assignment = launch.lesson_of_link(lti_launch, context)
+                if lesson is None:
+                    raise launch.LinkRefused(
+                        "This link does not point at a Parsnip lesson. Ask your teacher to add it again."
+                    )
     except launch.LaunchRefused as error:
-        return refused(request, str(error))
+        return refused(request, str(error), status=error.status)
     login(request, user, backend="django.contrib.auth.backends.ModelBackend")
     framing.allow_framing_by(request, lti_launch.registration)
     if lti_launch.is_deep_link_launch:
         request.session[DEEP_LINK_SESSION_KEY] = {
             "registration": lti_launch.registration.pk,
             "deployment_id": lti_launch.deployment.deployment_id,
+            "context": context.pk if context is not None else None,
             "settings": lti_launch.get_launch_data()[
                 "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"
             ],
         }
         return redirect("lti:deep_link")
-    if not lti_launch.is_resource_launch:
-        return refused(request, "Parsnip does not handle this kind of LMS message.", status=400)
-    lesson, _assignment = launch.lesson_of_link(lti_launch, context)
-    if lesson is None:
-        return refused(
-            request,
-            "This link does not point at a Parsnip lesson. Ask your teacher to add it again.",
-            status=404,
-        )
     if link is not None and launch.is_instructor(lti_launch) and link.cohort.is_taught_by(user):
         # The teacher's first view of a linked lesson is their class's view of it.
         return redirect("tutor:class_lesson", pk=link.cohort.pk, lesson_pk=lesson.pk)
@@ -145,8 +149,12 @@ def deep_link(request: HttpRequest) -> HttpResponse:
     lessons = (
         Lesson.objects.published().select_related("course").order_by("course__title", "position")
     )
+    # Only the LMS course's own class's assignments: their learners are that class's.
     assignments = (
-        Assignment.objects.filter(cohort__in=Cohort.objects.visible_to(request.user))
+        Assignment.objects.filter(
+            cohort__in=Cohort.objects.visible_to(request.user),
+            cohort__lms_links__context_id=data.get("context"),
+        )
         .select_related("lesson", "cohort")
         .order_by("cohort__name", "due_at")
     )

@@ -70,6 +70,7 @@ class Person:
         self.session = requests.Session()
         self.tamper = None  # a function that changes the launch form's fields before sending
         self.last_launch = None  # the launch form's fields, as sent
+        self.hold = False  # stop at the LMS's launch form (kept in last_launch), not sending it
 
     def open(self, url: str) -> requests.Response:
         response = self.session.get(url, timeout=30)
@@ -94,6 +95,8 @@ class Person:
                 if self.tamper:
                     self.tamper(self, fields)
                 self.last_launch = (unescape(form.group(1)), fields)
+                if self.hold:
+                    return response
             response = self.session.post(unescape(form.group(1)), data=fields, timeout=30)
         return response
 

@@ -12,6 +12,7 @@ button, which a browser test clicks and a requests-driven test submits itself.
 import functools
 import json
 import threading
+import time
 import uuid
 from dataclasses import dataclass, field
 from html import escape
@@ -62,9 +63,16 @@ class SigningRegistration(Registration):
         return _loaded(self.get_platform_private_key())[1]
 
     def platform_encode_and_sign(self, payload, expiration=None):
+        """Signs a launch (the only message it signs this way); `FakeLms.edit_claims`, when
+        set, changes the claims first, as a faulty or hostile LMS would."""
         key, kid = _loaded(self.get_platform_private_key())
-        headers = {"kid": kid} if kid else None
-        return Registration.encode_and_sign(payload, key, headers, expiration=expiration)
+        fake = CURRENT.get("lms")
+        headers = {"kid": kid} if kid and (fake is None or fake.send_kid) else None
+        if expiration:
+            payload.update({"iat": int(time.time()), "exp": int(time.time()) + expiration})
+        if fake is not None and fake.edit_claims is not None:
+            fake.edit_claims(payload)
+        return Registration.encode_and_sign(payload, key, headers)
 
     @staticmethod
     def encode_and_sign(payload, private_key, headers=None, expiration=None):
@@ -116,6 +124,11 @@ class FakeLms:
     private_key: str = PLATFORM_PRIVATE  # the key it signs with and publishes (`rotate_key`)
     public_key: str = PLATFORM_PUBLIC
     keyset_reads: int = 0  # how often its public keyset was fetched
+    # Changes a launch's claims just before it is signed (deletes `exp`, lists two audiences...).
+    edit_claims: object = None
+    send_kid: bool = True  # False: launches' JWT headers name no key id
+    # Every roster entry goes through this before it is answered (drops a field, adds one...).
+    edit_member: object = None
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
@@ -150,8 +163,16 @@ class FakeLms:
 
     # What a person in the LMS does ------------------------------------------------------
 
-    def add_person(self, sub: str, name: str, **roles: str) -> None:
+    def add_person(self, sub: str, name: str, **roles: str | list[str]) -> None:
+        """Someone in the LMS, with their role (or list of roles) in each course they are in."""
         self.people[sub] = {"name": name, "roles": roles}
+
+    def roles_in(self, sub: str, context_id: str) -> list[str]:
+        """The roles claim of `sub` in a course: the course's roles, and any of the
+        institution's (`institution`, a list) which the LMS sends with every launch."""
+        person = self.people[sub]
+        role = person["roles"].get(context_id, LEARNER)
+        return [*([role] if isinstance(role, str) else role), *person.get("institution", [])]
 
     def start_url(
         self, sub: str, *, link: str | None = None, deep_link_in: str | None = None
@@ -204,8 +225,7 @@ class Launch(LTIAdvantageMessageLaunchAbstract):
         kind, _, target = preflight_response["lti_message_hint"].partition(":")
         person = fake.people[sub]
         context_id = fake.links[target]["context"] if kind == "link" else target
-        role = person["roles"].get(context_id, LEARNER)
-        self.set_user_data(sub, [role], full_name=person["name"])
+        self.set_user_data(sub, fake.roles_in(sub, context_id), full_name=person["name"])
         self.set_launch_context_claim(
             context_id,
             context_types=["http://purl.imsglobal.org/vocab/lis/v2/course#CourseOffering"],
@@ -433,11 +453,14 @@ def memberships(request, context_id):
             "user_id": sub,
             "name": person["name"],
             "status": "Active",
-            "roles": [person["roles"].get(context_id, LEARNER)],
+            "roles": fake.roles_in(sub, context_id),
         }
         for sub, person in fake.people.items()
         if sub not in fake.dropped and context_id in person["roles"]
     ]
+    if fake.edit_member is not None:
+        for member in members:
+            fake.edit_member(member)
     return JsonResponse(
         {"id": request.build_absolute_uri(), "context": {"id": context_id}, "members": members}
     )
