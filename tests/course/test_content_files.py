@@ -415,6 +415,14 @@ BAD_FILES = {
         "oops: indented",
         "YAML syntax error",
     ),
+    "colon in unquoted text": (
+        SEED,
+        "caption: Compare backend latency across hardware.",
+        "caption: Compare backend latency: across hardware.",
+        "caption: Compare backend latency: across hardware.",
+        "YAML syntax error: mapping values are not allowed here (a text with ': ' in it must "
+        "be put in quotes, or written as a literal block after '|' on lines of its own)",
+    ),
     "missing title": (
         SEED,
         "title: Optimising speed and memory\n",
@@ -661,3 +669,23 @@ def test_a_snippet_reads_its_input_and_declared_exception_from_the_files(content
     import_content(content)
     snippet.refresh_from_db()
     assert (snippet.raises, snippet.version) == ("", 2)
+
+
+@pytest.mark.parametrize(
+    ("text", "hinted"),
+    [
+        ("caption: Step 1: load it\n", True),
+        ("- title: Why: the cache\n", True),
+        ("level: Master\n  oops: indented\n", False),  # an indentation slip, not a colon in text
+        ("caption: 'Step 1: load it'\n", None),  # quoted: no error at all
+    ],
+)
+def test_a_colon_in_unquoted_text_says_to_quote_it(text, hinted):
+    from course.content_files.yaml_lines import YamlSyntaxError, load
+
+    if hinted is None:
+        assert load(text, lambda line, message: None) == {"caption": "Step 1: load it"}
+        return
+    with pytest.raises(YamlSyntaxError) as error:
+        load(text, lambda line, message: None)
+    assert ("must be put in quotes" in error.value.message) is hinted
