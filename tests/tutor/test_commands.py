@@ -181,3 +181,41 @@ def test_check_content_leaves_a_preview_of_its_own_alone(sample_content):
     call_command("check_content", "--lesson", lesson.slug, stdout=out)
 
     assert "MISMATCH" not in out.getvalue()
+
+
+def test_check_content_runs_each_ordering_exercise_graded_by_output(sample_content):
+    out = StringIO()
+    call_command("check_content", "--lesson", "kv-cache-and-long-contexts", stdout=out)
+
+    assert "ok        local-models/kv-cache-and-long-contexts · kv-cache-size-order\n" in out.getvalue()
+    assert "All 1 ordering exercises graded by output: the solution's order prints what it must." in (
+        out.getvalue()
+    )
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        ({"text": "    return layers * kv_heads  *"}, "the lines in the solution's order end with status error"),
+        ({"expected_output": "Llama 3.1 8B: 64 KiB per token\n"}, "declares 'Llama 3.1 8B: 64 KiB per token\\n' but"),
+        ({"every_text": "x = 1"}, "print nothing, so any order that prints nothing passes"),
+    ],
+)
+def test_check_content_reports_an_ordering_exercise_no_learner_could_solve(sample_content, change, problem):
+    from course.kinds.ordering import OrderingExercise
+
+    exercise = OrderingExercise.objects.get(block__key="kv-cache-size-order")
+    if "text" in change:
+        exercise.lines.filter(key="return").update(text=change["text"])
+    elif "every_text" in change:
+        exercise.lines.update(text=change["every_text"])
+    else:
+        exercise.expected_output = change["expected_output"]
+        exercise.save()
+    out = StringIO()
+
+    with pytest.raises(CommandError, match="1 of 1 ordering exercises graded by output cannot be solved"):
+        call_command("check_content", "--lesson", "kv-cache-and-long-contexts", stdout=out)
+
+    assert "MISMATCH  local-models/kv-cache-and-long-contexts · kv-cache-size-order" in out.getvalue()
+    assert problem in out.getvalue()
