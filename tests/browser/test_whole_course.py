@@ -86,3 +86,22 @@ def test_the_course_reads_at_desktop_and_phone_width(page, sample_content, width
         overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
         assert overflow <= 0, f"{href} is {overflow}px wider than a {width}px window"
         shoot(page, f"{href.strip('/').split('/')[-1]}-{width}")
+
+
+def test_a_teacher_picks_a_class_and_the_lessons_show_how_it_stands(page, login_in_browser, sample_content):
+    from tests.factories import make_cohort, make_teacher
+
+    teacher = make_teacher()
+    make_cohort(teacher, name="Alpha")
+    beta = make_cohort(teacher, name="Beta", students=[make_user("ada"), make_user("bob")])
+    page = login_in_browser(teacher)
+    page.goto(COURSE)
+    expect(page.locator(".course-class-summary")).to_contain_text("Alpha: 0 students.")
+
+    page.get_by_label("Show how this class stands on each lesson").select_option(label="Beta")
+
+    expect(page.locator(".course-class-summary")).to_contain_text("Beta: 2 students.")
+    expect(page).to_have_url(f"{page.url.split('?')[0]}?class={beta.pk}")
+    expect(page.get_by_role("link", name="Assign to Beta")).to_have_count(Course.objects.get(slug="local-models").lessons.count())
+    page.go_back()
+    expect(page.locator(".course-class-summary")).to_contain_text("Alpha: 0 students.")
