@@ -203,6 +203,36 @@ class Lesson(models.Model):
                 return block
         return None
 
+    def preview_mismatch(self) -> str:
+        """What is wrong with "What you will see" when it was copied from a snippet's
+        output that has changed since (or was copied with a slip): it then shares lines
+        with that output but is not it, so the page shows it unfolded, before the learner
+        has predicted it, and shows what the snippet does not print. "" when it is a
+        snippet's output, or text of its own."""
+        preview = comparable_output(self.what_you_will_see)
+        if not preview or self.block_shown_in_preview() is not None:
+            return ""
+        for block in self.blocks.all():
+            output = block.kind_spec.output_to_predict(block)
+            if output is None:
+                continue
+            lines = comparable_output(output)
+            shared = sum(line in lines for line in preview)
+            if preview[0] not in lines and 2 * shared < len(preview):
+                continue
+            n, shown, printed = next(
+                (n, a, b)
+                for n, (a, b) in enumerate(zip([*preview, ""], [*lines, ""], strict=False), 1)
+                if a != b
+            )
+            return (
+                f"'What you will see' is almost the output of {block.kind_spec.noun} "
+                f"'{block.key}', but its line {n} is {shown!r} where the snippet prints "
+                f"{printed!r}: copy the output exactly, so the page keeps it folded until "
+                "the learner has predicted it"
+            )
+        return ""
+
 
 def comparable_output(text: str) -> list[str]:
     """Output lines as a reader compares them: trailing spaces and blank lines at either

@@ -6,6 +6,7 @@ block (`|`) can say on which file line each of its characters stands. Scalars fo
 1.2 (`yes` and `no` are text, not booleans).
 """
 
+import re
 from collections.abc import Callable
 
 from ruamel.yaml import YAML, nodes
@@ -67,9 +68,25 @@ def load(text: str, error: Callable[[int, str], None]) -> YamlMap | YamlList | o
         detail = exc.problem or ""
         if exc.context:
             detail = f"{exc.context}, {detail}" if detail else exc.context
+        if mark and (hint := _syntax_hint(detail, text.split("\n")[mark.line])):
+            detail = f"{detail} ({hint})"
         raise YamlSyntaxError(mark.line + 1 if mark else None, detail) from None
     except YAMLError as exc:
         raise YamlSyntaxError(None, str(exc)) from None
+
+
+# `caption: Step 1: load it` -- a field's unquoted text with ": " in it -- is the slip every
+# author makes; YAML's own words for it ("mapping values are not allowed here") say nothing.
+_COLON_IN_TEXT = re.compile(r"^\s*(?:- )?[\w-]+: +[^'\"|>\s].*?: ")
+
+
+def _syntax_hint(problem: str, line: str) -> str:
+    if "mapping values are not allowed" in problem and _COLON_IN_TEXT.match(line):
+        return (
+            "a text with ': ' in it must be put in quotes, or written as a literal block "
+            "after '|' on lines of its own"
+        )
+    return ""
 
 
 class _Converter:

@@ -124,12 +124,15 @@ def wipe() -> None:
 
 def test_shipped_content_imports(sample_content):
     lessons = list(Lesson.objects.in_order())
-    assert [lesson.slug for lesson in lessons] == [
-        "choosing-hardware-for-local-models",
-        "optimising-speed-and-memory",
-        "deploying-a-private-model-safely",
-    ]
-    seed = lessons[1]
+    listed = YAML(typ="safe").load((SHIPPED / "local-models" / "course.yaml").read_text())["lessons"]
+    assert [lesson.slug for lesson in lessons] == listed
+    assert len(lessons) == 12
+    # The three lessons the course grew from keep their places in its arc.
+    assert [lesson.slug for lesson in lessons if lesson.slug in (
+        "choosing-hardware-for-local-models", "optimising-speed-and-memory", "deploying-a-private-model-safely"
+    )] == ["choosing-hardware-for-local-models", "optimising-speed-and-memory", "deploying-a-private-model-safely"]
+    assert [lesson.level for lesson in lessons] == ["Beginner"] * 3 + ["Practitioner"] * 5 + ["Master"] * 4
+    seed = next(lesson for lesson in lessons if lesson.slug == "optimising-speed-and-memory")
     assert seed.level == "Master"
     assert seed.what_you_will_see.startswith("KV cache VRAM usage:\n")
     snippets = Snippet.objects.filter(block__lesson=seed).order_by("block__position")
@@ -182,7 +185,13 @@ def test_glossary_links_in_definitions_count_as_terms_pointed_at(sample_content)
         "pagedattention",
         "continuous-batching",
     }
-    assert kv_cache.lessons.count() == 2
+    # The lessons whose files list it in their terms.
+    listing = [
+        path.stem for path in (SHIPPED / "local-models").glob("*.yaml")
+        if "  - kv-cache\n" in path.read_text()
+    ]
+    assert len(listing) >= 2
+    assert set(kv_cache.lessons.values_list("slug", flat=True)) == set(listing)
 
 
 def test_dependencies_between_lines_are_imported(sample_content):
@@ -193,7 +202,8 @@ def test_dependencies_between_lines_are_imported(sample_content):
 
 
 def test_the_summary_says_what_changed(content):
-    assert "Created: 1 course, 3 lessons" in import_content(content)
+    lessons = len(list((content / "local-models").glob("*.yaml"))) - 1  # all but course.yaml
+    assert f"Created: 1 course, {lessons} lessons" in import_content(content)
     edit(
         content / SEED, "caption: Compare backend latency", "caption: Compare how fast backends are"
     )
@@ -273,10 +283,9 @@ def test_reordering_lessons_and_terms_is_kept(content, tmp_path):
     edit(content / SEED, "  - kv-cache\n  - vram\n", "  - vram\n  - kv-cache\n")
     import_content(content)
 
-    assert [lesson.slug for lesson in Lesson.objects.in_order()][:2] == [
-        "optimising-speed-and-memory",
-        "choosing-hardware-for-local-models",
-    ]
+    order = [lesson.slug for lesson in Lesson.objects.in_order()]
+    assert order.index("optimising-speed-and-memory") + 1 == order.index("choosing-hardware-for-local-models")
+    assert order.index("choosing-hardware-for-local-models") + 1 == order.index("deploying-a-private-model-safely")
     call_command("export_content", str(tmp_path), verbosity=0)
     assert read_yaml((tmp_path / SEED).read_text())["terms"][:2] == ["vram", "kv-cache"]
 
@@ -367,12 +376,13 @@ def test_a_snippet_whose_output_ends_in_an_empty_line_exports(sample_content, tm
 
 def test_export_removes_lesson_files_of_deleted_lessons(sample_content, tmp_path):
     call_command("export_content", str(tmp_path), verbosity=0)
+    lessons = Lesson.objects.count()
     Lesson.objects.filter(slug="deploying-a-private-model-safely").delete()
     call_command("export_content", str(tmp_path), verbosity=0)
     assert not (tmp_path / DEPLOYING).exists()
     wipe()
     import_content(tmp_path)
-    assert Lesson.objects.count() == 2
+    assert Lesson.objects.count() == lessons - 1
 
 
 # --- Bad content ----------------------------------------------------------------------------
@@ -414,6 +424,14 @@ BAD_FILES = {
         "level: Master\n  oops: indented\n",
         "oops: indented",
         "YAML syntax error",
+    ),
+    "colon in unquoted text": (
+        SEED,
+        "caption: Compare backend latency across hardware.",
+        "caption: Compare backend latency: across hardware.",
+        "caption: Compare backend latency: across hardware.",
+        "YAML syntax error: mapping values are not allowed here (a text with ': ' in it must "
+        "be put in quotes, or written as a literal block after '|' on lines of its own)",
     ),
     "missing title": (
         SEED,
@@ -661,3 +679,23 @@ def test_a_snippet_reads_its_input_and_declared_exception_from_the_files(content
     import_content(content)
     snippet.refresh_from_db()
     assert (snippet.raises, snippet.version) == ("", 2)
+
+
+@pytest.mark.parametrize(
+    ("text", "hinted"),
+    [
+        ("caption: Step 1: load it\n", True),
+        ("- title: Why: the cache\n", True),
+        ("level: Master\n  oops: indented\n", False),  # an indentation slip, not a colon in text
+        ("caption: 'Step 1: load it'\n", None),  # quoted: no error at all
+    ],
+)
+def test_a_colon_in_unquoted_text_says_to_quote_it(text, hinted):
+    from course.content_files.yaml_lines import YamlSyntaxError, load
+
+    if hinted is None:
+        assert load(text, lambda line, message: None) == {"caption": "Step 1: load it"}
+        return
+    with pytest.raises(YamlSyntaxError) as error:
+        load(text, lambda line, message: None)
+    assert ("must be put in quotes" in error.value.message) is hinted

@@ -61,18 +61,20 @@ def test_catalogue_lists_courses_with_their_lessons_in_order(client):
     assert "Beginner" in html
 
 
-def test_course_page_lists_its_lessons_in_order_with_level_badges(client):
+def test_course_page_lists_its_lessons_in_order_under_their_levels(client):
     course = make_course(title="Local models")
     make_lesson(course, title="Later", position=5, level="Master")
     make_lesson(course, title="Earlier", position=1, level="Beginner")
+    make_lesson(course, title="Between", position=3, level="Beginner")
     make_lesson(title="Another course's lesson")
 
     response = client.get(reverse("tutor:course_detail", args=[course.slug]))
 
     assert response.status_code == 200
     html = response.content.decode()
-    assert html.index("Earlier") < html.index("Later")
-    assert '<span class="visually-hidden">Level: </span>Master' in html
+    order = ['id="level-1">Beginner</h2>', "Earlier", "Between", 'id="level-2">Master</h2>', "Later"]
+    assert [html.index(text) for text in order] == sorted(html.index(text) for text in order)
+    assert "Beginner</h2>" in html and html.count("Beginner</h2>") == 1
     assert "Another course&#x27;s lesson" not in html
 
 
@@ -380,7 +382,7 @@ def test_seed_lesson_reads_like_the_seed(seed_html):
         "Words this lesson uses",
         "Each one is defined here on this site. Open the entry for the full definition and the other words it points at.",
         "Previous Lesson",
-        "← Choosing hardware for local models",
+        "← Batching and throughput",
         "Next Lesson",
         "Deploying a private model safely →",
     ]

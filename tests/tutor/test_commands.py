@@ -36,7 +36,8 @@ def test_sandbox_run_names_a_missing_file():
 def test_check_content_passes_on_the_shipped_course(sample_content):
     out = StringIO()
     call_command("check_content", stdout=out)
-    assert "All 8 snippets print what they declare, and end as declared." in out.getvalue()
+    n = Snippet.objects.count()
+    assert f"All {n} snippets print what they declare, and end as declared." in out.getvalue()
     assert "optimising-speed-and-memory · backend-latency" in out.getvalue()
     # fed its input, the sample that fails on purpose stops as it declares
     assert (
@@ -50,7 +51,7 @@ def test_check_content_reports_a_snippet_whose_declared_output_is_wrong(sample_c
     snippet.expected_output = snippet.expected_output.replace("16.00 GB", "32.00 GB")
     snippet.save()
     out = StringIO()
-    with pytest.raises(CommandError, match="1 of 8 snippets"):
+    with pytest.raises(CommandError, match=f"1 of {Snippet.objects.count()} snippets"):
         call_command("check_content", stdout=out)
     assert "MISMATCH  local-models/optimising-speed-and-memory · kv-cache-vram" in out.getvalue()
     assert "32.00 GB" in out.getvalue()
@@ -58,7 +59,7 @@ def test_check_content_reports_a_snippet_whose_declared_output_is_wrong(sample_c
 
 def check_content_output(**options) -> str:
     out = StringIO()
-    with pytest.raises(CommandError, match="1 of 8 snippets"):
+    with pytest.raises(CommandError, match=f"1 of {Snippet.objects.count()} snippets"):
         call_command("check_content", stdout=out, **options)
     return out.getvalue()
 
@@ -148,3 +149,73 @@ def test_check_content_asks_every_kind_through_the_registry(sample_content, monk
              "code_exercise": "write-kv-cache-vram"}  # fmt: skip
     order = [kind.name for kind in practice.every() if kind.name in first]
     assert sorted(order, key=lambda name: report.index(first[name])) == order
+
+
+def test_check_content_reports_a_preview_copied_from_a_snippet_with_a_slip(sample_content):
+    from course.models import Lesson
+
+    lesson = Lesson.objects.get(slug="kv-cache-and-long-contexts")
+    lesson.what_you_will_see = lesson.what_you_will_see.replace("     8192 tokens", "   8192 tokens")
+    lesson.save()
+    assert lesson.block_shown_in_preview() is None  # so the page shows it unfolded
+    out = StringIO()
+
+    with pytest.raises(CommandError, match="'What you will see' differs from its snippet's output"):
+        call_command("check_content", "--lesson", lesson.slug, stdout=out)
+
+    assert (
+        "MISMATCH  local-models/kv-cache-and-long-contexts: 'What you will see' is almost the "
+        "output of snippet 'kv-cache-size', but its line 2 is '   8192 tokens:  1.00 GiB' where "
+        "the snippet prints '     8192 tokens:  1.00 GiB'"
+    ) in out.getvalue()
+
+
+def test_check_content_leaves_a_preview_of_its_own_alone(sample_content):
+    from course.models import Lesson
+
+    lesson = Lesson.objects.get(slug="kv-cache-and-long-contexts")
+    lesson.what_you_will_see = "A table of memory sizes, one line per context length.\n"
+    lesson.save()
+    out = StringIO()
+
+    call_command("check_content", "--lesson", lesson.slug, stdout=out)
+
+    assert "MISMATCH" not in out.getvalue()
+
+
+def test_check_content_runs_each_ordering_exercise_graded_by_output(sample_content):
+    out = StringIO()
+    call_command("check_content", "--lesson", "kv-cache-and-long-contexts", stdout=out)
+
+    assert "ok        local-models/kv-cache-and-long-contexts · kv-cache-size-order\n" in out.getvalue()
+    assert "All 1 ordering exercises graded by output: the solution's order prints what it must." in (
+        out.getvalue()
+    )
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        ({"text": "    return layers * kv_heads  *"}, "the lines in the solution's order end with status error"),
+        ({"expected_output": "Llama 3.1 8B: 64 KiB per token\n"}, "declares 'Llama 3.1 8B: 64 KiB per token\\n' but"),
+        ({"every_text": "x = 1"}, "print nothing, so any order that prints nothing passes"),
+    ],
+)
+def test_check_content_reports_an_ordering_exercise_no_learner_could_solve(sample_content, change, problem):
+    from course.kinds.ordering import OrderingExercise
+
+    exercise = OrderingExercise.objects.get(block__key="kv-cache-size-order")
+    if "text" in change:
+        exercise.lines.filter(key="return").update(text=change["text"])
+    elif "every_text" in change:
+        exercise.lines.update(text=change["every_text"])
+    else:
+        exercise.expected_output = change["expected_output"]
+        exercise.save()
+    out = StringIO()
+
+    with pytest.raises(CommandError, match="1 of 1 ordering exercises graded by output cannot be solved"):
+        call_command("check_content", "--lesson", "kv-cache-and-long-contexts", stdout=out)
+
+    assert "MISMATCH  local-models/kv-cache-and-long-contexts · kv-cache-size-order" in out.getvalue()
+    assert problem in out.getvalue()

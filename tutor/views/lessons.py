@@ -15,11 +15,13 @@ from django.utils.functional import SimpleLazyObject
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
+from course.htmx import vary_on_htmx, wants_partial
 from course.models import ContentVersion, Course, Lesson
 from course.pages import CACHE_SECONDS, LessonContent, catalogue_courses, lessons_in_order
 from tutor import practice
 from tutor.assignments import learners
 from tutor.clusters.comments import teacher_notes
+from tutor.course_overview import by_level, practised, teaching, where_to_continue
 from tutor.live.hands import hand_state
 from tutor.models import LessonProgress
 
@@ -52,11 +54,22 @@ def course_detail(request: HttpRequest, course_slug: str) -> TemplateResponse:
         slug=course_slug,
     )
     lessons = list(course.lessons.all())
+    progress = progress_by_lesson(request, lessons)
+    resume = where_to_continue(lessons, progress) if request.user.is_authenticated else None
     context = {
         "course": course,
-        "progress_by_lesson": progress_by_lesson(request, lessons),
+        "progress_by_lesson": progress,
+        "levels": by_level(lessons, progress),
+        "resume": resume,
+        "practised": practised(lessons),
+        # A teacher sees how the class chosen (?class=) stands on each lesson, to pick
+        # what to set; the class chooser swaps only the list (#course-lessons).
+        "teaching": teaching(request.user, lessons, chosen=request.GET.get("class", "")),
     } | learners.context(request.user, lessons=lessons)
-    return TemplateResponse(request, "tutor/course_detail.html", context)
+    template = "tutor/course_detail.html"
+    if wants_partial(request):
+        template += "#course-lessons"
+    return vary_on_htmx(TemplateResponse(request, template, context))
 
 
 @require_GET

@@ -10,7 +10,8 @@ class Command(BaseCommand):
         "now: each snippet, fed its declared input, must print what it declares and end as "
         "declared (without an error, or with the exception it declares); each code "
         "exercise's solution must pass every test and its starter fail one. Each kind says "
-        "how (tutor.practice: check_content). Exits non-zero when any differs."
+        "how (tutor.practice: check_content). A lesson's 'What you will see' copied from a "
+        "snippet's output must still be that output. Exits non-zero when any differs."
     )
 
     def add_arguments(self, parser) -> None:
@@ -37,6 +38,15 @@ class Command(BaseCommand):
                     self.stdout.write(line)
             wrong = sum(not check.ok for check in checks)
             (bad if wrong else good).append(kind.check_summary(wrong=wrong, total=len(checks)))
+        previews = [
+            (lesson, problem)
+            for lesson in lessons.select_related("course").prefetch_related("blocks__snippet")
+            if (problem := lesson.preview_mismatch())
+        ]
+        for lesson, problem in previews:
+            self.stdout.write(self.style.ERROR(f"MISMATCH  {lesson.course.slug}/{lesson.slug}: {problem}"))
+        if previews:
+            bad.append(f"{len(previews)} lesson(s): 'What you will see' differs from its snippet's output.")
         if bad:
             raise CommandError(" ".join(bad))
         for summary in good:

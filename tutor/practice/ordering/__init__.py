@@ -15,7 +15,7 @@ from course.kinds.ordering import OrderingExercise
 from course.models import Block
 from tutor import practice
 from tutor.practice.ordering import actions as ordering_actions
-from tutor.practice.ordering import clusters, teaching
+from tutor.practice.ordering import checks, clusters, teaching
 from tutor.practice.ordering.board import boards
 from tutor.practice.ordering.models import OrderingAttempt
 
@@ -36,6 +36,19 @@ class OrderingKind(practice.PracticeKind):
             return {}
         found = boards(user, exercises, lesson_url=blocks[0].lesson.get_absolute_url())
         return {exercise.block_id: found[exercise.pk] for exercise in exercises}
+
+    # -- the author's check: an output-graded exercise's solution runs and prints what
+    # learners must match (the admin's queued "Check outputs" does not check these yet)
+
+    checks_content = True
+
+    def check_content(self, *, lessons) -> list:
+        return checks.check_exercises(checks.output_graded_in_order().filter(block__lesson__in=lessons))
+
+    def check_summary(self, *, wrong: int, total: int) -> str:
+        if wrong:
+            return f"{wrong} of {total} ordering exercises graded by output cannot be solved as written."
+        return f"All {total} ordering exercises graded by output: the solution's order prints what it must."
 
     def settle(self, run) -> None:
         ordering_actions.settle_checks_for_run(run=run)
