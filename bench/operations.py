@@ -3,7 +3,7 @@
     .venv/bin/python bench/operations.py [--learners 2000] [--pg]
 
 Builds a database with the previous release's own code (tests/operations/upgrade.py) holding
-N learners' work (each: a prediction, an ordering attempt, a submission, a run, progress and
+N learners' work on L lessons (each lesson: a prediction, an ordering attempt, a submission, a run, progress and
 an editing trail; a class, an assignment, a grade for the LMS), then measures, against the
 baseline of reading every row of that database once in the same run:
 - each migration from that release to this code (the slowest is what a class would wait on:
@@ -59,15 +59,18 @@ def timed(step) -> tuple[float, object]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--learners", type=int, default=2000)
+    parser.add_argument("--lessons", type=int, default=12, help="lessons each learner worked")
     parser.add_argument("--pg", action="store_true", help="PostgreSQL instead of SQLite")
     options = parser.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="parsnip-bench-ops-") as work:
         work = Path(work)
         url = pg_database("parsnip_bench_ops") if options.pg else f"sqlite:///{work}/school.sqlite3"
-        print(f"building {options.learners} learners' work with release {RELEASE}'s code ...",
+        print(f"building {options.learners} learners' work on {options.lessons} lessons with "
+              f"release {RELEASE}'s code ...",
               file=sys.stderr)
-        built, _ = timed(lambda: build_old_database(work, url, students=options.learners))
+        built, _ = timed(lambda: build_old_database(work, url, students=options.learners,
+                                                  lessons=options.lessons))
         baseline, rows = timed(lambda: rows_by_table(url))
         total_rows = sum(len(r) for _, r in rows.values())
         print(f"database: {total_rows:,} rows in {len(rows)} tables (built in {built:.0f} s)")

@@ -52,14 +52,15 @@ django.setup()
 from django.conf import settings
 settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 from tests.operations_population import populate
-populate(students={students})
+populate(students={students}, lessons={lessons})
 """
 
 
-def build_old_database(tmp_path: Path, database_url: str, *, students: int = 8) -> Path:
+def build_old_database(tmp_path: Path, database_url: str, *, students: int = 8,
+                       lessons: int = 1) -> Path:
     code = checkout(RELEASE, tmp_path / "release")
     run_manage(code, database_url, "migrate", "--no-input", "-v", "0")
-    run_manage(code, database_url, script=POPULATE.format(students=students))
+    run_manage(code, database_url, script=POPULATE.format(students=students, lessons=lessons))
     return code
 
 
