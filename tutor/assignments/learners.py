@@ -76,6 +76,17 @@ def named(assigned: list[Assigned]) -> list[Assigned]:
     ]
 
 
+def sets_block(assigned: list[Assigned], block) -> bool:
+    """Whether one of these assignments, still taking work, sets the block (a query only
+    for assignments of some of a lesson's exercises)."""
+    taking = [item.assignment for item in assigned if not item.closed]
+    if any(assignment.whole_lesson for assignment in taking):
+        return True
+    return bool(taking) and (
+        Assignment.blocks.through.objects.filter(assignment__in=taking, block=block).exists()
+    )
+
+
 def context(
     user: AbstractBaseUser | AnonymousUser, *, lessons: list | None = None, names: bool = False
 ) -> dict:
