@@ -241,3 +241,59 @@
     }
   });
 })();
+
+// The Raise-hand bar (templates/tutor/live/hand.html): the page reserves its height
+// (--hand-space, read by live.css), measured again whenever it changes (a hand raised,
+// a wrapped line); and its "About" follows the item the student last worked on (typed in,
+// sent something from), as the server's choice did at page load.
+(function () {
+  "use strict";
+
+  function bar() {
+    return document.getElementById("raise-hand");
+  }
+
+  function measure() {
+    var region = bar();
+    if (region) {
+      document.documentElement.style.setProperty("--hand-space", region.offsetHeight + "px");
+    }
+  }
+
+  var observer = window.ResizeObserver ? new ResizeObserver(measure) : null;
+
+  htmx.onLoad(function (root) {
+    var region = root.id === "raise-hand" ? root : root.querySelector && root.querySelector("#raise-hand");
+    if (!region) {
+      return;
+    }
+    measure();
+    if (observer) {
+      observer.disconnect();
+      observer.observe(region);
+    }
+  });
+
+  function follow(event) {
+    var target = event.type === "htmx:beforeRequest" ? event.detail.elt : event.target;
+    if (event.type === "htmx:beforeRequest" && event.detail.requestConfig.verb === "get") {
+      return; // a poll is not the student working
+    }
+    var item = target && target.closest ? target.closest("[data-block]") : null;
+    var about = document.getElementById("hand-about");
+    if (!item || !about) {
+      return;
+    }
+    var value = item.getAttribute("data-block");
+    for (var i = 0; i < about.options.length; i++) {
+      if (about.options[i].value === value) {
+        about.value = value;
+        return;
+      }
+    }
+  }
+
+  ["input", "submit", "htmx:beforeRequest"].forEach(function (name) {
+    document.addEventListener(name, follow, true);
+  });
+})();

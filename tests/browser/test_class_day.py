@@ -1,0 +1,89 @@
+"""A class day, in the system Chromium at a phone's and a laptop's width: what only a browser
+shows of issue 39 (the Raise-hand bar over the content, and the item it names)."""
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+from playwright.sync_api import expect
+
+from course.models import Lesson
+from tests.factories import make_cohort, make_teacher, make_user
+from tutor.live.models import RaisedHand
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+SEED = "/learn/local-models/optimising-speed-and-memory/"
+
+
+def page_of(browser, live_server, user, *, width=1280, height=800):
+    """A browser tab logged in as `user` (a session cookie from the test client); console
+    errors (a CSP refusal among them) are kept in `page.errors`."""
+    client = Client()
+    client.force_login(user)
+    context = browser.new_context(
+        base_url=live_server.url, viewport={"width": width, "height": height}
+    )
+    context.set_default_timeout(15_000)
+    context.add_cookies(
+        [{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server.url}]
+    )
+    page = context.new_page()
+    page.errors = []
+    page.on("pageerror", lambda exc: page.errors.append(str(exc)))
+    page.on("console", lambda msg: page.errors.append(msg.text) if msg.type == "error" else None)
+    return page
+
+
+def bar_top(page) -> float:
+    return page.locator("#raise-hand").bounding_box()["y"]
+
+
+def bottom_of(page, selector: str) -> float:
+    box = page.locator(selector).first.bounding_box()
+    return box["y"] + box["height"]
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_the_raise_hand_bar_never_covers_the_lesson(browser, live_server, sample_content, width):
+    """Whatever is scrolled or focused into view stops above the bar, the page's end too,
+    with the hand down and up (the bar is taller then)."""
+    student = make_user("sam")
+    make_cohort(make_teacher(), students=[student])
+    page = page_of(browser, live_server, student, width=width)
+    page.goto(SEED)
+    expect(page.locator("#raise-hand")).to_be_visible()
+    for raised in (False, True):
+        if raised:
+            page.get_by_role("button", name="Raise hand").click()
+            expect(page.get_by_role("button", name="Hand raised — lower it")).to_be_visible()
+        # A panel brought into view from below (as a swap or a link does) ends above the bar.
+        for selector in ("#snippet-kv-cache-vram-prediction", "#exercise-kv-cache-vram-order"):
+            page.locator(selector).evaluate("element => element.scrollIntoView({block: 'end', behavior: 'instant'})")
+            assert bottom_of(page, selector) <= bar_top(page) + 0.5, (selector, raised)
+        # The page's last line is above the bar once scrolled to the end.
+        page.evaluate("window.scrollTo({top: document.documentElement.scrollHeight, behavior: 'instant'})")
+        assert bottom_of(page, ".lesson-pager") <= bar_top(page) + 0.5, raised
+        page.screenshot(path=f"/tmp/cd/hand-bar-{width}-{'up' if raised else 'down'}.png")
+    assert page.errors == []
+
+
+def test_the_hand_is_about_the_item_the_student_last_worked_on(browser, live_server, sample_content):
+    """The item chosen at page load follows the student: typing a prediction on another
+    snippet chooses it, and the teacher's queue names it."""
+    student = make_user("sam")
+    make_cohort(make_teacher(), students=[student])
+    lesson = Lesson.objects.get(slug="optimising-speed-and-memory")
+    page = page_of(browser, live_server, student, width=390)
+    page.goto(SEED)
+    about = page.locator("#hand-about")
+    expect(about).to_have_value("")
+    page.locator("#snippet-kv-cache-vram-prediction").fill("16-bit")
+    snippet = lesson.blocks.get(key="kv-cache-vram")
+    expect(about).to_have_value(str(snippet.pk))
+    page.locator("#snippet-backend-latency-prediction").fill("fast")
+    backend = lesson.blocks.get(key="backend-latency")
+    expect(about).to_have_value(str(backend.pk))
+    page.get_by_role("button", name="Raise hand").click()
+    expect(page.locator("#raise-hand-message")).to_contain_text("Compare backend latency")
+    assert RaisedHand.objects.get(user=student).block_id == backend.pk
+    assert page.errors == []
