@@ -1,9 +1,10 @@
 """A class day, in the system Chromium at a phone's and a laptop's width: what only a browser
 shows of issue 39 (the Raise-hand bar over the content, and the item it names)."""
 
+import re
+
 import pytest
 from django.test import Client
-from django.urls import reverse
 from playwright.sync_api import expect
 
 from course.models import Lesson
@@ -87,3 +88,47 @@ def test_the_hand_is_about_the_item_the_student_last_worked_on(browser, live_ser
     expect(page.locator("#raise-hand-message")).to_contain_text("Compare backend latency")
     assert RaisedHand.objects.get(user=student).block_id == backend.pk
     assert page.errors == []
+
+
+def test_a_closed_book_laptop_signed_out_by_the_phone_says_why_and_keeps_the_prediction(
+    browser, live_server, sample_content
+):
+    """The laptop's Reveal, after the student signed in on a phone, lands on the log-in page
+    saying why; signing in there again brings back the lesson with the typed prediction."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from tutor.assignments.models import Assignment
+
+    student = make_user("sam")
+    student.set_password("a long pass phrase")
+    student.save()
+    cohort = make_cohort(make_teacher(), students=[student])
+    lesson = Lesson.objects.get(slug="optimising-speed-and-memory")
+    Assignment.objects.create(
+        cohort=cohort,
+        lesson=lesson,
+        opens_at=timezone.now() - timedelta(minutes=5),
+        due_at=timezone.now() + timedelta(hours=1),
+        closed_book=True,
+    )
+    laptop = page_of(browser, live_server, student)
+    laptop.goto(SEED)
+    box = laptop.locator("#snippet-kv-cache-vram-prediction")
+    box.fill("16-bit, 1000 units: 16.00 GB")
+    phone = page_of(browser, live_server, student, width=390)  # signs in: takes the seat
+    phone.goto(SEED)
+    laptop.locator("#snippet-kv-cache-vram-practice").get_by_role("button", name="Reveal").click()
+    expect(laptop).to_have_url(re.compile("/accounts/login/"))
+    expect(laptop.get_by_role("status")).to_contain_text(
+        "You were signed out here because you signed in on another device"
+    )
+    laptop.screenshot(path="/tmp/cd/closed-book-moved-1280.png", full_page=True)
+    laptop.get_by_label("Username").fill("sam")
+    laptop.get_by_label("Password").fill("a long pass phrase")
+    laptop.get_by_role("button", name="Log in").click()
+    expect(laptop.locator("#snippet-kv-cache-vram-prediction")).to_have_value(
+        "16-bit, 1000 units: 16.00 GB"
+    )
+    assert [e for e in laptop.errors if "401" not in e and "403" not in e] == []
