@@ -132,3 +132,52 @@ def test_a_closed_book_laptop_signed_out_by_the_phone_says_why_and_keeps_the_pre
         "16-bit, 1000 units: 16.00 GB"
     )
     assert [e for e in laptop.errors if "401" not in e and "403" not in e] == []
+
+
+LONG_PROGRAM = "\n".join(
+    ["def fits(size, room):", "    return size <= room", ""]
+    + [f"note_{n} = {n}  # a line to read past" for n in range(30)]
+    + ['print("fits:", fits(8, 16))', 'print("fits:", fits(32, 16))', ""]
+)
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_the_step_bar_stays_in_reach_of_the_line_it_moves(
+    browser, live_server, inline_worker, width
+):
+    """On a phone the current line was 1.5 screens below Next: the bar stays at the top and
+    each step brings its line into view under it."""
+    from tutor.actions.runs import execute_run
+    from tutor.practice.stepping import actions
+    from tutor.practice.stepping.models import Stepping
+
+    user = make_user("stepper")
+    stepping = actions.start_stepping(
+        user=user, code=LONG_PROGRAM, stdin="", origin=Stepping.Origin.OWN
+    )
+    stepping.trace.refresh_from_db()
+    if not stepping.trace.run.is_final:
+        execute_run(run_id=stepping.trace.run_id)
+    page = page_of(browser, live_server, user, width=width)
+    page.goto(f"/trace/{stepping.pk}/step/1/")
+
+    def in_reach():
+        nav = page.locator(".step-nav").bounding_box()
+        line = page.locator(".code-line.is-current").bounding_box()
+        button = page.locator("#step-next").bounding_box()
+        height = page.viewport_size["height"]
+        assert 0 <= button["y"] and button["y"] + button["height"] <= height
+        assert line["y"] >= nav["y"] + nav["height"] - 0.5  # not under the bar
+        assert line["y"] + line["height"] <= height
+
+    total = int(page.locator("#step-region").get_attribute("data-total"))
+    page.locator("#step-slider-input").fill(str(total - 6))  # the prints at the end
+    expect(page.locator("#step-region")).to_have_attribute("data-step", str(total - 6))
+    in_reach()
+    for _ in range(4):
+        number = int(page.locator("#step-region").get_attribute("data-step"))
+        page.locator("#step-next").click()
+        expect(page.locator("#step-region")).to_have_attribute("data-step", str(number + 1))
+        in_reach()
+    page.screenshot(path=f"/tmp/cd/step-{width}.png")
+    assert page.errors == []
