@@ -181,3 +181,40 @@ def test_the_step_bar_stays_in_reach_of_the_line_it_moves(
         in_reach()
     page.screenshot(path=f"/tmp/cd/step-{width}.png")
     assert page.errors == []
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_prediction_and_output_wrap_and_code_says_there_is_more(
+    browser, live_server, sample_content, inline_worker, width
+):
+    """Side by side, a long output line was cut at `fits: Fals`: now it wraps, whole; code
+    keeps its lines and scrolls sideways with a shadow at the edge that hides more."""
+    page = page_of(browser, live_server, make_user("reader"), width=width)
+    page.goto(SEED)
+    said = "16-bit, 1000 units: 16.00 GB and a long guess about whether it fits: False"
+    page.locator("#snippet-kv-cache-vram-prediction").fill(said)
+    page.locator("#snippet-kv-cache-vram-practice").get_by_role("button", name="Reveal").click()
+    answer = page.locator("#snippet-kv-cache-vram-answer")
+    expect(answer.locator(".real-output")).to_be_visible()
+    for box in (answer.locator(".prediction-said"), answer.locator(".real-output")):
+        assert box.evaluate("e => e.scrollWidth <= e.clientWidth"), box
+    last = answer.locator(".prediction-said .out-line").first
+    expect(last).to_contain_text("fits: False")
+    # The end of the line is inside its box: nothing cut off.
+    said_box = answer.locator(".prediction-said").bounding_box()
+    end = last.evaluate(
+        "e => { const r = document.createRange(); r.selectNodeContents(e);"
+        " const rects = [...r.getClientRects()]; const l = rects[rects.length - 1];"
+        " return l.right; }"
+    )
+    assert end <= said_box["x"] + said_box["width"]
+    page.screenshot(path=f"/tmp/cd/answer-{width}.png", full_page=False)
+    # Code too wide for the screen scrolls and shows a shadow cue at its edge.
+    wide = page.evaluate(
+        "[...document.querySelectorAll('.code-block pre')]"
+        ".filter(e => e.scrollWidth > e.clientWidth + 1)"
+        ".map(e => getComputedStyle(e).backgroundImage.includes('radial-gradient'))"
+    )
+    if width == 390:
+        assert wide and all(wide)
+    assert page.errors == []
