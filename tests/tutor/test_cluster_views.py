@@ -257,6 +257,7 @@ def test_the_projector_shows_answers_and_counts_never_names(client, world):
     body = page.content.decode()
     text = " ".join(re.sub("<[^>]+>", " ", body).split())
     assert page.status_code == 200 and "<html" in body
+    assert '<link rel="icon" href="data:image/svg+xml,' in body  # no /favicon.ico 404
     assert "4 answers · 25 % right" in text.replace("25%", "25 %")  # one of four right
     # Each group: a short label, the answer with the line that differs marked; no controls.
     assert "Line 2 differs" in text and "Leaves out line 1" in text

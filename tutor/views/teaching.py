@@ -9,6 +9,7 @@ import heapq
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
+from django.contrib.auth.views import redirect_to_login
 from django.db.models import Count, Min, Q, prefetch_related_objects
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect
@@ -105,10 +106,12 @@ def class_create(request: HttpRequest) -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
-@login_required
 def class_join(request: HttpRequest, code: str = "") -> HttpResponse:
     """With a code in the link, GET asks to confirm; without one, it shows the code form.
-    POST joins."""
+    POST joins. A visitor not signed in is most often a new student: the link leads to
+    Sign up (which links to Log in), and back here."""
+    if not request.user.is_authenticated:
+        return redirect_to_login(request.get_full_path(), login_url=reverse("tutor:signup"))
     if request.method == "POST":
         form = JoinForm(request.POST)
         if form.is_valid():
