@@ -94,6 +94,10 @@ def lesson_detail(request: HttpRequest, course_slug: str, lesson_slug: str) -> H
         # "What you will see" may be a snippet's answer: open once the learner revealed it;
         # folded for reading; not sent at all while predicting it is assigned work.
         "preview_revealed": preview_revealed,
+        # Items a closed assignment covers: no Check, and a line saying why.
+        "closed_blocks": learners.closed_items(
+            assigned["assigned"], [item.block for item in blocks if item.practice]
+        ),
         "preview_withheld": shown is not None
         and preview_state is not None
         and not preview_revealed
