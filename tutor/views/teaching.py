@@ -221,7 +221,7 @@ def class_remove_student(request: HttpRequest, pk: int, student_pk: int) -> Http
     except ClassRefused as refused:
         messages.error(request, str(refused))
     else:
-        messages.success(request, f"{student.get_username()} is no longer in “{cohort.name}”.")
+        messages.success(request, f"{teaching.name_of(student)} is no longer in “{cohort.name}”.")
     return redirect("tutor:class_detail", cohort.pk)
 
 
