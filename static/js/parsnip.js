@@ -8,7 +8,11 @@
 // swapped element's attributes while settling, and a copied style attribute is inline
 // style, which the Content-Security-Policy refuses.)
 // The browser's time zone, for times shown and typed in it (tutor/time_zones.py): a
-// cookie the server reads on the next request; set again only when it changed.
+// cookie the server reads on the next request; set again only when it changed. A page
+// that shows or asks for times and was made in another zone (the zone just changed, or the
+// first visit) is fetched again at once, so it never lags one page behind: once per zone
+// and tab (a browser that keeps no cookie must not reload for ever), and not over a form
+// the server sent back with errors (what was typed there would be lost).
 (function () {
   "use strict";
   var zone;
@@ -21,6 +25,35 @@
     return;
   }
   document.cookie = "tz=" + encodeURIComponent(zone) + "; path=/; max-age=31536000; SameSite=Lax";
+  if (document.cookie.split("; ").indexOf("tz=" + encodeURIComponent(zone)) < 0) {
+    return; // cookies are refused: nothing to gain by asking again
+  }
+  var done;
+  try {
+    done = window.sessionStorage.getItem("parsnip-zone-reloaded") === zone;
+    window.sessionStorage.setItem("parsnip-zone-reloaded", zone);
+  } catch (error) {
+    return;
+  }
+  function showsTimes() {
+    return (
+      document.querySelector("time[datetime], input[type=datetime-local], [data-time-zone]") &&
+      !document.querySelector(".errorlist, [aria-invalid=true]")
+    );
+  }
+  if (done) {
+    return;
+  }
+  function again() {
+    if (showsTimes()) {
+      window.location.replace(window.location.href);
+    }
+  }
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", again);
+  } else {
+    again();
+  }
 })();
 
 (function () {

@@ -218,3 +218,42 @@ def test_prediction_and_output_wrap_and_code_says_there_is_more(
     if width == 390:
         assert wide and all(wide)
     assert page.errors == []
+
+
+def test_a_changed_time_zone_shows_on_the_first_page_not_the_next(
+    browser, live_server, sample_content
+):
+    """The browser moved from Paris to New York: the first page with times already shows
+    them in New York's zone (it lagged one page behind)."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from tutor.assignments.models import Assignment
+
+    student = make_user("traveller")
+    cohort = make_cohort(make_teacher(), students=[student])
+    lesson = Lesson.objects.get(slug="optimising-speed-and-memory")
+    Assignment.objects.create(
+        cohort=cohort,
+        lesson=lesson,
+        opens_at=timezone.now() - timedelta(days=1),
+        due_at=timezone.now() + timedelta(days=3),
+    )
+    client = Client()
+    client.force_login(student)
+    context = browser.new_context(
+        base_url=live_server.url, timezone_id="America/New_York", viewport={"width": 1280, "height": 800}
+    )
+    context.add_cookies(
+        [
+            {"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server.url},
+            {"name": "tz", "value": "Europe/Paris", "url": live_server.url},  # where it was
+        ]
+    )
+    page = context.new_page()
+    page.goto(SEED)
+    due = page.locator(".lesson-assignment time").first
+    expect(due).to_contain_text(re.compile(r"E[SD]T$"))
+    assert "tz=America/New_York" in page.evaluate("document.cookie").replace("%2F", "/")
+    context.close()
