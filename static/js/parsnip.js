@@ -9,8 +9,9 @@
 // style, which the Content-Security-Policy refuses.)
 // The browser's time zone, for times shown and typed in it (tutor/time_zones.py): a
 // cookie the server reads on the next request; set again only when it changed. A page
-// that shows or asks for times and was made in another zone (the zone just changed, or the
-// first visit) is fetched again at once, so it never lags one page behind: once per zone
+// that shows or asks for times and was made in the zone the browser just left is fetched
+// again at once, so it never lags one page behind (a first visit, with no cookie yet, shows
+// the class's zone, named, as documented in docs/assignments.md): once per zone
 // and tab (a browser that keeps no cookie must not reload for ever), and not over a form
 // the server sent back with errors (what was typed there would be lost).
 (function () {
@@ -24,9 +25,12 @@
   if (!zone || document.cookie.split("; ").indexOf("tz=" + encodeURIComponent(zone)) >= 0) {
     return;
   }
+  var changed = document.cookie.split("; ").some(function (pair) {
+    return pair.indexOf("tz=") === 0;
+  });
   document.cookie = "tz=" + encodeURIComponent(zone) + "; path=/; max-age=31536000; SameSite=Lax";
-  if (document.cookie.split("; ").indexOf("tz=" + encodeURIComponent(zone)) < 0) {
-    return; // cookies are refused: nothing to gain by asking again
+  if (!changed || document.cookie.split("; ").indexOf("tz=" + encodeURIComponent(zone)) < 0) {
+    return; // a first visit, or cookies are refused: nothing to gain by asking again
   }
   var done;
   try {
