@@ -6,6 +6,7 @@ the class is theirs (404 otherwise; an admin may review any class).
 
 import heapq
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
@@ -108,10 +109,12 @@ def class_create(request: HttpRequest) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def class_join(request: HttpRequest, code: str = "") -> HttpResponse:
     """With a code in the link, GET asks to confirm; without one, it shows the code form.
-    POST joins. A visitor not signed in is most often a new student: the link leads to
-    Sign up (which links to Log in), and back here."""
+    POST joins. A visitor not signed in who follows a class's link is most often a new
+    student: it leads to Sign up (which links to Log in), and back here; the bare form, to
+    Log in."""
     if not request.user.is_authenticated:
-        return redirect_to_login(request.get_full_path(), login_url=reverse("tutor:signup"))
+        first = "tutor:signup" if code and request.method == "GET" else settings.LOGIN_URL
+        return redirect_to_login(request.get_full_path(), login_url=reverse(first))
     if request.method == "POST":
         form = JoinForm(request.POST)
         if form.is_valid():
