@@ -257,3 +257,24 @@ def test_a_changed_time_zone_shows_on_the_first_page_not_the_next(
     expect(due).to_contain_text(re.compile(r"E[SD]T$"))
     assert "tz=America/New_York" in page.evaluate("document.cookie").replace("%2F", "/")
     context.close()
+
+
+def test_an_inline_style_the_policy_refuses_is_reported_to_the_server(
+    browser, live_server, sample_content, caplog
+):
+    """Refusals were intermittent console errors nobody heard of: the browser now reports
+    each one, with what was refused, and the server logs it."""
+    import logging
+
+    page = page_of(browser, live_server, make_user("reader"))
+    page.goto(SEED)
+    with caplog.at_level(logging.WARNING, logger="parsnip.csp"):
+        page.evaluate("document.querySelector('h1').setAttribute('style', 'color: red')")
+        page.wait_for_timeout(50)
+        for _ in range(100):  # the browser sends its report on its own, soon after
+            if any(r.name == "parsnip.csp" for r in caplog.records):
+                break
+            page.wait_for_timeout(100)
+    [line] = [r.getMessage() for r in caplog.records if r.name == "parsnip.csp"]
+    assert "style-src" in line and "script-sample=color: red" in line
+    assert SEED in line

@@ -32,8 +32,9 @@ SESSION_KEY = "closed_book"
 # Kept in a session the seat moved away from, once signed out: the log-in page says why.
 MOVED_KEY = "closed_book_moved"
 RECHECK_SECONDS = 60
-# Pages anyone signed in may still reach: signing out and in.
-ALWAYS_OPEN = {"login", "logout"}
+# Pages anyone signed in may still reach: signing out and in (and the browser's reports of
+# what the CSP refused, which are no page).
+ALWAYS_OPEN = {"login", "logout", "csp_report"}
 
 
 # The lesson an item's URL acts in, by the name of its argument (the model is looked up by
