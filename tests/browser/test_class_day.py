@@ -278,3 +278,30 @@ def test_an_inline_style_the_policy_refuses_is_reported_to_the_server(
     [line] = [r.getMessage() for r in caplog.records if r.name == "parsnip.csp"]
     assert "style-src" in line and "script-sample=color: red" in line
     assert SEED in line
+
+
+def test_a_swap_never_copies_an_inline_style_the_policy_refuses(
+    browser, live_server, inline_worker
+):
+    """htmx settled a swapped element's old `style` onto the new one (setAttribute: a CSP
+    refusal in the console), whenever the old one had a style: a textarea the learner
+    resized, a dragged line, a script's CSSOM. Steps swap their region: none now."""
+    from tutor.actions.runs import execute_run
+    from tutor.practice.stepping import actions
+    from tutor.practice.stepping.models import Stepping
+
+    user = make_user("stepper")
+    stepping = actions.start_stepping(
+        user=user, code=LONG_PROGRAM, stdin="", origin=Stepping.Origin.OWN
+    )
+    stepping.trace.refresh_from_db()
+    if not stepping.trace.run.is_final:
+        execute_run(run_id=stepping.trace.run_id)
+    page = page_of(browser, live_server, user, width=390)
+    page.goto(f"/trace/{stepping.pk}/step/1/")
+    # As a resize handle or a drag would: a style set through the CSSOM (which the CSP allows).
+    page.evaluate("document.getElementById('step-heading').style.outline = '1px solid red'")
+    page.locator("#step-next").click()
+    expect(page.locator("#step-region")).to_have_attribute("data-step", "2")
+    expect(page.locator("#step-heading")).not_to_have_class(re.compile("htmx-settling"))
+    assert [e for e in page.errors if "Content Security Policy" in e] == []
