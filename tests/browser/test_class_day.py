@@ -305,3 +305,40 @@ def test_a_swap_never_copies_an_inline_style_the_policy_refuses(
     expect(page.locator("#step-region")).to_have_attribute("data-step", "2")
     expect(page.locator("#step-heading")).not_to_have_class(re.compile("htmx-settling"))
     assert [e for e in page.errors if "Content Security Policy" in e] == []
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_an_answer_groups_long_line_wraps_whole_in_the_item_analysis(
+    browser, live_server, sample_content, width
+):
+    """The group's answer and the right one, side by side, cut the differing line at the
+    box's edge: it wraps now, and its end (where it differs) is inside the box."""
+    from course.kinds.snippet import Snippet
+    from tests.factories import make_prediction, make_run
+    from tutor.practice.snippet.models import Prediction
+
+    snippet = Snippet.objects.get(block__key="kv-cache-vram")
+    make_run(snippet, purpose="reveal", stdout=snippet.expected_output, stdin=snippet.stdin)
+    said = snippet.expected_output.replace(
+        "frees VRAM: True", "frees a great deal of VRAM on every card we tried: False"
+    )
+    teacher = make_teacher("tess")
+    students = [make_user(name) for name in ("sam", "sue")]
+    cohort = make_cohort(teacher, students=students)
+    for student in students:
+        make_prediction(student, snippet, text=said, verdict=Prediction.Verdict.WRONG)
+    page = page_of(browser, live_server, teacher, width=width)
+    page.goto(f"/classes/{cohort.pk}/lessons/{snippet.block.lesson_id}/")
+    marked = page.locator(".group-compare .answer-line.is-marked").first
+    expect(marked).to_contain_text("every card we tried: False")
+    box = page.locator(".group-compare .answer-text").first
+    assert box.evaluate("e => e.scrollWidth <= e.clientWidth")
+    end = marked.evaluate(
+        "e => { const r = document.createRange(); r.selectNodeContents(e);"
+        " const rects = [...r.getClientRects()]; return rects[rects.length - 1].right; }"
+    )
+    frame = box.bounding_box()
+    assert end <= frame["x"] + frame["width"]
+    marked.scroll_into_view_if_needed()
+    page.screenshot(path=f"/tmp/cd/groups-{width}.png")
+    assert page.errors == []
