@@ -342,3 +342,40 @@ def test_an_answer_groups_long_line_wraps_whole_in_the_item_analysis(
     marked.scroll_into_view_if_needed()
     page.screenshot(path=f"/tmp/cd/groups-{width}.png")
     assert page.errors == []
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_the_live_view_says_who_is_away_at_both_widths(browser, live_server, sample_content, width):
+    """An absent student reads "Away", where they are, not "Stuck", on a phone as on a
+    laptop; a snippet is named by its caption."""
+    from datetime import timedelta
+
+    from django.urls import reverse
+    from django.utils import timezone
+
+    from tests.factories import make_exercise, make_lesson
+    from tutor.live import actions
+    from tutor.live.models import LessonActivity
+
+    teacher = make_teacher("tess")
+    sam, sue = make_user("sam"), make_user("sue")
+    cohort = make_cohort(teacher, students=[sam, sue], name="Year 10")
+    lesson = Lesson.objects.get(slug="optimising-speed-and-memory")
+    snippet = lesson.blocks.get(key="kv-cache-vram")
+    actions.record(user=sam, block=snippet, what="predicted", failed=None)
+    actions.record(user=sue, block=snippet, what="predicted", failed=None)
+    LessonActivity.objects.filter(lesson=lesson).update(
+        acted_at=timezone.now() - timedelta(minutes=11), since=timezone.now() - timedelta(minutes=11)
+    )
+    elsewhere = make_exercise(make_lesson(title="Loops again"))
+    actions.record(user=sam, block=elsewhere.block, what="moved a line", failed=None)
+    actions.raise_hand(user=sue, lesson=lesson, block=snippet)
+    page = page_of(browser, live_server, teacher, width=width)
+    page.goto(reverse("tutor:live_view", args=[cohort.pk, lesson.pk]))
+    board = page.locator("#live-board")
+    expect(board.get_by_role("row").filter(has_text="sam")).to_contain_text("Away In “Loops again”")
+    expect(board.get_by_role("row").filter(has_text="sue")).to_contain_text("Stuck")
+    expect(board.locator(".hand-queue")).to_contain_text("about Show how lower KV cache precision")
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    page.screenshot(path=f"/tmp/cd/live-{width}.png", full_page=True)
+    assert page.errors == []
