@@ -5,6 +5,7 @@ from datetime import timedelta
 
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
 from tests.factories import (
     make_cohort,
@@ -93,7 +94,7 @@ def test_a_student_working_in_another_lesson_is_away_not_stuck(
     """Eleven minutes "without progress" here were spent in another lesson: say so."""
     fail_three_times(student, exercise)
     LessonActivity.objects.filter(user=student).update(
-        acted_at=NOW - timedelta(minutes=11), since=NOW - timedelta(minutes=11)
+        acted_at=timezone.now() - timedelta(minutes=11), since=timezone.now() - timedelta(minutes=11)
     )
     elsewhere = make_exercise(make_lesson(title="Loops again"))
     actions.record(user=student, block=elsewhere.block, what="moved a line", failed=None)
@@ -109,7 +110,7 @@ def test_a_student_who_has_done_nothing_for_a_while_is_last_seen_not_stuck(
 ):
     actions.record(user=student, block=exercise.block, what="moved a line", failed=None)
     LessonActivity.objects.filter(user=student).update(
-        acted_at=NOW - timedelta(minutes=40), since=NOW - timedelta(minutes=40)
+        acted_at=timezone.now() - timedelta(minutes=40), since=timezone.now() - timedelta(minutes=40)
     )
     client.force_login(teacher)
     html = client.get(live(cohort, lesson)).text
@@ -118,7 +119,7 @@ def test_a_student_who_has_done_nothing_for_a_while_is_last_seen_not_stuck(
     assert "for 40 min" not in html
     # Still here a little while ago: stuck, as before.
     LessonActivity.objects.filter(user=student).update(
-        acted_at=NOW - timedelta(minutes=7), since=NOW - timedelta(minutes=7)
+        acted_at=timezone.now() - timedelta(minutes=7), since=timezone.now() - timedelta(minutes=7)
     )
     html = client.get(live(cohort, lesson)).text
     assert "⚠ Stuck" in html and "7 min without progress" in html
