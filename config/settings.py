@@ -242,8 +242,9 @@ DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Parsnip <parsnip@loca
 # No inline scripts or styles anywhere: every script and stylesheet is a static file.
 SECURE_CSP = {
     "default-src": [CSP.SELF],
-    "script-src": [CSP.SELF],
-    "style-src": [CSP.SELF],
+    # 'report-sample': a refusal's report carries the first characters refused (config/csp.py).
+    "script-src": [CSP.SELF, CSP.REPORT_SAMPLE],
+    "style-src": [CSP.SELF, CSP.REPORT_SAMPLE],
     "img-src": [CSP.SELF, "data:"],
     "font-src": [CSP.SELF],
     "connect-src": [CSP.SELF],
@@ -251,6 +252,7 @@ SECURE_CSP = {
     "base-uri": [CSP.SELF],
     "frame-ancestors": [CSP.NONE],
     "form-action": [CSP.SELF],
+    "report-uri": ["/csp-report/"],
 }
 
 # HTTPS=0 serves plain HTTP with DEBUG off (`make run` on 127.0.0.1); a deployment keeps it

@@ -2,6 +2,8 @@ from django.apps import apps
 from django.contrib import admin
 from django.urls import include, path
 
+from config.csp import csp_report
+
 # The admin speaks the site's language: Parsnip, classes, lessons (not "Django", "cohorts").
 admin.site.site_header = "Parsnip administration"
 admin.site.site_title = "Parsnip admin"
@@ -9,6 +11,7 @@ admin.site.index_title = "Content, classes and learners' work"
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    path("csp-report/", csp_report, name="csp_report"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("", include("tutor.urls")),
     path("", include("course.urls")),

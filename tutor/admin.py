@@ -52,13 +52,36 @@ class LoginAttemptAdmin(AccessAttemptAdmin):
         super().cleanup_expired_attempts(request, queryset)
 
 
+class SaysWhenNothingChanged:
+    """A change form saved as it was shown says "nothing changed", not "was changed
+    successfully" (Django says so whatever the form held): the admin's own change message,
+    empty when no field and no inline changed, decides."""
+
+    def construct_change_message(self, request, form, formsets, add=False):
+        message = super().construct_change_message(request, form, formsets, add)
+        if not add and not message:
+            request.admin_saved_unchanged = form.instance
+        return message
+
+    def message_user(self, request, message, level=messages.INFO, *args, **kwargs):
+        unchanged = getattr(request, "admin_saved_unchanged", None)
+        if unchanged is not None and level == messages.SUCCESS:
+            level = messages.INFO
+            message = format_html(
+                "Nothing changed: the {} “{}” is as it was.",
+                unchanged._meta.verbose_name,
+                unchanged,
+            )
+        super().message_user(request, message, level, *args, **kwargs)
+
+
 # Accounts made or edited in the admin follow the sign-up rules: no look-alike of a taken
 # username, one account per e-mail address.
 admin.site.unregister(User)
 
 
 @admin.register(User)
-class AccountAdmin(UserAdmin):
+class AccountAdmin(SaysWhenNothingChanged, UserAdmin):
     form = AccountChangeForm
     add_form = AccountCreationForm
 
@@ -70,7 +93,7 @@ MAX_CHECKED_RUNS = 1000
 # The content admin lives in `course`; running snippets needs the worker, which is this
 # app's. So the Lesson admin is registered here, with its "Check outputs" action.
 @admin.register(Lesson)
-class LessonWithChecksAdmin(LessonAdmin):
+class LessonWithChecksAdmin(SaysWhenNothingChanged, LessonAdmin):
     actions = ["check_outputs"]
 
     def get_urls(self):

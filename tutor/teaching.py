@@ -34,6 +34,11 @@ def student_name(username: str, first_name: str = "", last_name: str = "") -> st
     return f"{full} ({username})" if full else username
 
 
+def name_of(user) -> str:
+    """A student as every teacher's page names them: "Ada Lovelace (ada)", or "ada"."""
+    return student_name(user.get_username(), user.first_name, user.last_name)
+
+
 # The class grid ----------------------------------------------------------------------
 
 

@@ -8,7 +8,12 @@
 // swapped element's attributes while settling, and a copied style attribute is inline
 // style, which the Content-Security-Policy refuses.)
 // The browser's time zone, for times shown and typed in it (tutor/time_zones.py): a
-// cookie the server reads on the next request; set again only when it changed.
+// cookie the server reads on the next request; set again only when it changed. A page
+// that shows or asks for times and was made in the zone the browser just left is fetched
+// again at once, so it never lags one page behind (a first visit, with no cookie yet, shows
+// the class's zone, named, as documented in docs/assignments.md): once per zone
+// and tab (a browser that keeps no cookie must not reload for ever), and not over a form
+// the server sent back with errors (what was typed there would be lost).
 (function () {
   "use strict";
   var zone;
@@ -20,7 +25,39 @@
   if (!zone || document.cookie.split("; ").indexOf("tz=" + encodeURIComponent(zone)) >= 0) {
     return;
   }
+  var changed = document.cookie.split("; ").some(function (pair) {
+    return pair.indexOf("tz=") === 0;
+  });
   document.cookie = "tz=" + encodeURIComponent(zone) + "; path=/; max-age=31536000; SameSite=Lax";
+  if (!changed || document.cookie.split("; ").indexOf("tz=" + encodeURIComponent(zone)) < 0) {
+    return; // a first visit, or cookies are refused: nothing to gain by asking again
+  }
+  var done;
+  try {
+    done = window.sessionStorage.getItem("parsnip-zone-reloaded") === zone;
+    window.sessionStorage.setItem("parsnip-zone-reloaded", zone);
+  } catch (error) {
+    return;
+  }
+  function showsTimes() {
+    return (
+      document.querySelector("time[datetime], input[type=datetime-local], [data-time-zone]") &&
+      !document.querySelector(".errorlist, [aria-invalid=true]")
+    );
+  }
+  if (done) {
+    return;
+  }
+  function again() {
+    if (showsTimes()) {
+      window.location.replace(window.location.href);
+    }
+  }
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", again);
+  } else {
+    again();
+  }
 })();
 
 (function () {
@@ -239,5 +276,61 @@
         htmx.trigger(region, "parsnip:shown");
       });
     }
+  });
+})();
+
+// The Raise-hand bar (templates/tutor/live/hand.html): the page reserves its height
+// (--hand-space, read by live.css), measured again whenever it changes (a hand raised,
+// a wrapped line); and its "About" follows the item the student last worked on (typed in,
+// sent something from), as the server's choice did at page load.
+(function () {
+  "use strict";
+
+  function bar() {
+    return document.getElementById("raise-hand");
+  }
+
+  function measure() {
+    var region = bar();
+    if (region) {
+      document.documentElement.style.setProperty("--hand-space", region.offsetHeight + "px");
+    }
+  }
+
+  var observer = window.ResizeObserver ? new ResizeObserver(measure) : null;
+
+  htmx.onLoad(function (root) {
+    var region = root.id === "raise-hand" ? root : root.querySelector && root.querySelector("#raise-hand");
+    if (!region) {
+      return;
+    }
+    measure();
+    if (observer) {
+      observer.disconnect();
+      observer.observe(region);
+    }
+  });
+
+  function follow(event) {
+    var target = event.type === "htmx:beforeRequest" ? event.detail.elt : event.target;
+    if (event.type === "htmx:beforeRequest" && event.detail.requestConfig.verb === "get") {
+      return; // a poll is not the student working
+    }
+    var item = target && target.closest ? target.closest("[data-block]") : null;
+    var about = document.getElementById("hand-about");
+    if (!item || !about) {
+      return;
+    }
+    var value = item.getAttribute("data-block");
+    for (var i = 0; i < about.options.length; i++) {
+      if (about.options[i].value === value) {
+        about.value = value;
+        return;
+      }
+    }
+  }
+
+  ["input", "submit", "htmx:beforeRequest"].forEach(function (name) {
+    document.addEventListener(name, follow, true);
   });
 })();

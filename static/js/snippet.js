@@ -185,3 +185,60 @@
     }
   });
 })();
+
+// A prediction typed and not yet sent is kept in this tab (sessionStorage), so a page that
+// goes away before it is sent (signed out: an expired session, a closed-book assignment
+// opened on another device) does not lose it: it is back in its box when the lesson opens
+// again. Sent and accepted, it is forgotten.
+(function () {
+  "use strict";
+
+  function key(box) {
+    return "parsnip-draft:" + window.location.pathname + "#" + box.id;
+  }
+
+  function store(action, box, value) {
+    try {
+      if (action === "set") {
+        window.sessionStorage.setItem(key(box), value);
+      } else if (action === "remove") {
+        window.sessionStorage.removeItem(key(box));
+      } else {
+        return window.sessionStorage.getItem(key(box));
+      }
+    } catch (error) {
+      // storage refused (a private window, full): the box works as before
+    }
+    return null;
+  }
+
+  document.addEventListener("input", function (event) {
+    var box = event.target;
+    if (box.matches && box.matches("textarea[data-keep]") && box.id) {
+      store(box.value ? "set" : "remove", box, box.value);
+    }
+  });
+
+  htmx.onLoad(function (root) {
+    var boxes = root.matches && root.matches("textarea[data-keep]") ? [root] : root.querySelectorAll("textarea[data-keep]");
+    Array.prototype.forEach.call(boxes, function (box) {
+      var kept = store("get", box);
+      if (kept && !box.value) {
+        box.value = kept;
+        box.dispatchEvent(new Event("input", { bubbles: true })); // the character count
+      }
+    });
+  });
+
+  // Accepted (not refused, not sent to the log-in page): the draft has done its work.
+  document.addEventListener("htmx:afterRequest", function (event) {
+    var form = event.detail.elt;
+    var xhr = event.detail.xhr;
+    if (!form || !form.querySelectorAll || !event.detail.successful || xhr.getResponseHeader("HX-Redirect")) {
+      return;
+    }
+    Array.prototype.forEach.call(form.querySelectorAll("textarea[data-keep]"), function (box) {
+      store("remove", box);
+    });
+  });
+})();

@@ -86,12 +86,32 @@
     });
   }
 
+  // The step bar stays at the top (stepping.css): the page keeps its height clear when it
+  // brings something into view, and each step brings its current line into view under it,
+  // so Next and the line it moves are on one screen (a phone too).
+  function showCurrentLine(here) {
+    var nav = here.querySelector(".step-nav");
+    if (nav) {
+      document.documentElement.style.setProperty("--step-nav-space", nav.offsetHeight + "px");
+    }
+    var line = here.querySelector(".code-line.is-current");
+    if (!line) {
+      return;
+    }
+    var box = line.getBoundingClientRect();
+    var top = nav ? nav.getBoundingClientRect().bottom : 0;
+    if (box.top < top || box.bottom > window.innerHeight) {
+      line.scrollIntoView({ block: "nearest", behavior: "instant" });
+    }
+  }
+
   function setUp(here) {
     if (here.dataset.enhanced) {
       return;
     }
     here.dataset.enhanced = "true";
     listen();
+    showCurrentLine(here);
     // The slider says where it is as it moves; the step loads when it is let go.
     var slider = here.querySelector("input[type=range]");
     if (slider) {

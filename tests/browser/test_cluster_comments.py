@@ -67,7 +67,7 @@ def test_one_comment_reaches_everyone_with_the_same_wrong_prediction(
     group.get_by_label("Your comment").fill(COMMENT)  # 2: typing
     group.get_by_role("button", name="Save").click()  # 3
     expect(group).to_contain_text(COMMENT)
-    expect(group).to_contain_text("Seen now by 2 students")
+    expect(group).to_contain_text("Shown to the 2 students in this group")
     expect(tess.locator(".groups-coverage")).to_contain_text("100%")
 
     for name in ("sam", "sue"):
@@ -85,7 +85,7 @@ def test_one_comment_reaches_everyone_with_the_same_wrong_prediction(
     tess.reload()
     group = item.locator(".group").filter(has_text="Leaves out line 1, an empty line")
     expect(group).to_contain_text("3 students")
-    expect(group).to_contain_text("Seen now by 3 students")
+    expect(group).to_contain_text("Shown to the 3 students in this group")
 
     tess.goto(reverse("tutor:cluster_projector", args=[cohort.pk, snippet.block_id]))
     tess.set_viewport_size({"width": 1280, "height": 900})

@@ -85,7 +85,7 @@ def test_a_live_class_assignment_a_stuck_student_and_one_comment_for_a_group(
     group.get_by_role("link", name="Comment").click()
     group.get_by_label("Your comment").fill(COMMENT)
     group.get_by_role("button", name="Save").click()
-    expect(group).to_contain_text("Seen now by 2 students")
+    expect(group).to_contain_text("Shown to the 2 students in this group")
 
     for name in ("sam", "sue"):
         pages[name].goto(lesson.get_absolute_url())

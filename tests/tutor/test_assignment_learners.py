@@ -1,6 +1,7 @@
 """What students see of their assignments (home page, My progress, the lesson), and the
 refusal every practice kind gives once the teacher closes an assignment."""
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -248,3 +249,40 @@ def test_handing_in_the_last_exercise_with_htmx_brings_the_new_status_out_of_ban
 def test_a_learner_without_assignments_gets_no_assignment_region(client, world):
     response, _ = submit_snippet(client, world, **HTMX)
     assert 'id="lesson-assignments"' not in response.content.decode()
+
+
+def check_and_test_buttons(html: str, world) -> dict[str, bool]:
+    """Whether each of Check (ordering) and Test it (code exercise) is disabled."""
+    ordering = world["items"]["ordering"].block.key
+    code = world["items"]["code_exercise"].block.key
+    check = re.search(
+        rf'id="exercise-{ordering}-practice".*?<button type="submit" class="button primary"([^>]*)>Check<',
+        html,
+        re.S,
+    )
+    test_it = re.search(rf'id="exercise-{code}-submit"([^>]*)>Test it<', html)
+    return {"check": "disabled" in check.group(1), "test it": "disabled" in test_it.group(1)}
+
+
+def test_a_closed_assignments_check_and_test_it_are_off_and_say_why(client, world):
+    """They stayed active after closing and only refused once pressed (issue 39)."""
+    lesson_url = world["lesson"].get_absolute_url()
+    html = client.get(lesson_url).content.decode()
+    assert check_and_test_buttons(html, world) == {"check": False, "test it": False}
+    assign(world["cohort"], world["lesson"], closed_at=NOW)
+    html = client.get(lesson_url).content.decode()
+    assert check_and_test_buttons(html, world) == {"check": True, "test it": True}
+    assert "so Check is off. You can still move the lines." in html
+    assert "so Test it is off." in html
+    # Moving a line (still allowed) swaps the board in: Check stays off.
+    exercise = world["items"]["ordering"]
+    board = client.get(reverse("tutor:ordering_practice", args=[exercise.pk]), **HTMX)
+    assert "so Check is off." in board.content.decode()
+
+
+def test_only_the_closed_exercises_buttons_are_off(client, world):
+    assign(
+        world["cohort"], world["lesson"], blocks=[world["items"]["ordering"].block], closed_at=NOW
+    )
+    html = client.get(world["lesson"].get_absolute_url()).content.decode()
+    assert check_and_test_buttons(html, world) == {"check": True, "test it": False}

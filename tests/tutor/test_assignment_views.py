@@ -7,6 +7,7 @@ import re
 from datetime import timedelta
 
 import pytest
+from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
@@ -526,3 +527,25 @@ def test_assignment_pages_cost_the_same_queries_for_a_class_of_two_or_forty(
         do_everything(student, world["items"], NOW)
     with django_assert_num_queries(len(small.captured_queries)):
         assert client.get(page(world, assignment)).status_code == 200
+
+
+def test_a_student_with_a_full_name_is_named_alike_in_tables_and_messages(client, world):
+    """ "Ann (ann)" in the table, but "ann now has until…" after an extension and "ann" in the
+    closed-book seats (issue 39): the same name everywhere on the teacher's pages."""
+    assignment = assign(world["cohort"], world["lesson"], due=NOW + HOUR, closed_book=True)
+    student = Client()
+    student.force_login(world["ann"])  # takes a closed-book seat
+    client.force_login(world["teacher"])
+    data = {"student": world["ann"].pk, "due_at": minute(NOW + 3 * HOUR)}
+    page = client.post(url("extension_grant", world, assignment.pk), data, follow=True).text
+    assert "Ann (ann) now has until" in page
+    seats = page.split("Closed-book: who is in it")[1]
+    assert '<th scope="row">Ann (ann)</th>' in seats
+    assert '<th scope="row">ann</th>' not in page
+    withdrawn = client.post(
+        reverse("tutor:extension_withdraw", args=[world["cohort"].pk, assignment.pk, world["ann"].pk]),
+        follow=True,
+    ).text
+    assert "Ann (ann) is due at the assignment&#x27;s date again." in withdrawn or (
+        "Ann (ann) is due at the assignment's date again." in withdrawn
+    )

@@ -105,6 +105,35 @@ def test_a_new_sign_in_ends_the_old_session(exam):
     assert response.status_code == 302 and "/login/" in response["Location"]
 
 
+def test_the_session_a_new_sign_in_ended_is_told_why_on_the_log_in_page(exam):
+    """The laptop's next click (a page, or a prediction sent with htmx) lands on the log-in
+    page, which says why; signing in again there moves the seat back and forgets the why."""
+    laptop = signed_in(exam["student"])
+    assert laptop.get(exam["lesson"].get_absolute_url()).status_code == 200
+    phone = signed_in(exam["student"])
+    assert phone.get(exam["lesson"].get_absolute_url()).status_code == 200
+    predicted = laptop.post(
+        reverse("tutor:prediction_create", args=[exam["snippet"].pk]),
+        {"text": "1", "mode": "typed"},
+        HTTP_HX_REQUEST="true",
+        HTTP_HX_CURRENT_URL="http://testserver" + exam["lesson"].get_absolute_url(),
+    )
+    assert "/login/" in predicted["HX-Redirect"]
+    page = laptop.get(predicted["HX-Redirect"])
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "You were signed out here because you signed in on another device" in html
+    assert "closed-book assignment “The exam”" in html
+    # Once: signing in again here moves the seat back, and the phone is told in turn.
+    assert "another device" not in laptop.get(reverse("login")).content.decode()
+    laptop.force_login(exam["student"])
+    assert laptop.get(exam["lesson"].get_absolute_url()).status_code == 200
+    response = phone.get(exam["lesson"].get_absolute_url(), follow=True)
+    assert "signed in on another device" in response.content.decode()
+    # Someone who simply signed out is not told so.
+    assert "another device" not in Client().get(reverse("login")).content.decode()
+
+
 def test_a_session_from_before_the_window_finds_the_seat_taken(exam, monkeypatch):
     from tutor.assignments import closed_book
 

@@ -6,6 +6,7 @@ from datetime import timedelta
 
 import pytest
 from django.db import connection
+from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
@@ -106,7 +107,7 @@ def test_saving_a_comment_returns_the_group_with_its_reach(client, world):
     )
     assert response.status_code == 200
     body = response.content.decode()
-    assert "Look at the loop again." in body and "Seen now by 2 students" in body
+    assert "Look at the loop again." in body and "Shown to the 2 students in this group; nobody has opened it yet." in body
     comment = ClusterComment.objects.get()
     assert (comment.author, comment.cohort, comment.key) == (
         world["teacher"],
@@ -257,6 +258,7 @@ def test_the_projector_shows_answers_and_counts_never_names(client, world):
     body = page.content.decode()
     text = " ".join(re.sub("<[^>]+>", " ", body).split())
     assert page.status_code == 200 and "<html" in body
+    assert '<link rel="icon" href="data:image/svg+xml,' in body  # no /favicon.ico 404
     assert "4 answers · 25 % right" in text.replace("25%", "25 %")  # one of four right
     # Each group: a short label, the answer with the line that differs marked; no controls.
     assert "Line 2 differs" in text and "Leaves out line 1" in text
@@ -398,7 +400,7 @@ def reach_numbers(html: str) -> dict[str, tuple[int, ...]]:
         (int(a), int(b))
         for a, b in re.findall(r"Your comments reach (\d+) of the (\d+) students? with", html)
     )
-    found["groups"] = tuple(int(n) for n in re.findall(r"Seen now by (\d+) students?", html))
+    found["groups"] = tuple(int(n) for n in re.findall(r"Shown to the (\d+) students? in this group", html))
     return found
 
 
@@ -554,6 +556,24 @@ def test_the_lesson_page_marks_a_comment_read_when_it_is_seen(client, world):
     assert f'hx-post="{url}" hx-trigger="intersect once"' in page
     assert client.post(url, **HTMX).status_code == 204
     assert "teacher-note-new" not in client.get(reverse("tutor:my_progress")).content.decode()
+
+
+def test_the_teacher_sees_how_many_of_the_group_opened_the_comment_not_seen_before_it_is(
+    client, world
+):
+    """ "Seen now by 2" before anyone opened it (issue 39): the group's count is who it is
+    shown to; who opened it (since its last edit) is counted apart."""
+    comment = save_comment(world)
+    url = lesson_url(world)
+    client.force_login(world["teacher"])
+    assert "Shown to the 2 students in this group; nobody has opened it yet." in client.get(url).text
+    student = Client()
+    student.force_login(world["students"][0])
+    student.post(reverse("tutor:comment_read", args=[comment.pk]), **HTMX)
+    assert "Shown to the 2 students in this group; opened by 1 of them." in client.get(url).text
+    comment.text, comment.updated_at = "Changed.", comment.updated_at + timedelta(minutes=5)
+    comment.save()  # changed since: not opened as it is now
+    assert "nobody has opened it yet" in client.get(url).text
 
 
 def test_only_a_student_of_the_class_may_mark_a_comment_read(client, world):

@@ -5,12 +5,20 @@ from datetime import timedelta
 
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
-from tests.factories import make_cohort, make_exercise, make_lesson, make_teacher, make_user
+from tests.factories import (
+    make_cohort,
+    make_exercise,
+    make_lesson,
+    make_snippet,
+    make_teacher,
+    make_user,
+)
 from tests.tutor.assignment_world import NOW, assign, do_everything, do_ordering, practice_lesson
 from tutor.assignments.models import Extension
 from tutor.live import actions
-from tutor.live.models import LiveSettings, RaisedHand
+from tutor.live.models import LessonActivity, LiveSettings, RaisedHand
 
 pytestmark = pytest.mark.django_db
 
@@ -78,6 +86,53 @@ def test_the_teacher_sees_each_student_their_block_last_action_and_stuck_in_word
     # Stuck first, in the table's order.
     assert html.index(">sam</a>") < html.index(">ada</a>")
     assert "Not started" in html
+
+
+def test_a_student_working_in_another_lesson_is_away_not_stuck(
+    client, teacher, cohort, student, exercise, lesson
+):
+    """Eleven minutes "without progress" here were spent in another lesson: say so."""
+    fail_three_times(student, exercise)
+    LessonActivity.objects.filter(user=student).update(
+        acted_at=timezone.now() - timedelta(minutes=11), since=timezone.now() - timedelta(minutes=11)
+    )
+    elsewhere = make_exercise(make_lesson(title="Loops again"))
+    actions.record(user=student, block=elsewhere.block, what="moved a line", failed=None)
+    client.force_login(teacher)
+    html = client.get(live(cohort, lesson)).text
+    assert "⚠ Stuck" not in html
+    assert 'Away</span> <span class="away-where">In “Loops again” · ' in html
+    assert "<strong>0</strong> stuck" in html
+
+
+def test_a_student_who_has_done_nothing_for_a_while_is_last_seen_not_stuck(
+    client, teacher, cohort, student, exercise, lesson
+):
+    actions.record(user=student, block=exercise.block, what="moved a line", failed=None)
+    LessonActivity.objects.filter(user=student).update(
+        acted_at=timezone.now() - timedelta(minutes=40), since=timezone.now() - timedelta(minutes=40)
+    )
+    client.force_login(teacher)
+    html = client.get(live(cohort, lesson)).text
+    assert "⚠ Stuck" not in html
+    assert "Last seen 40 min ago" in html
+    assert "for 40 min" not in html
+    # Still here a little while ago: stuck, as before.
+    LessonActivity.objects.filter(user=student).update(
+        acted_at=timezone.now() - timedelta(minutes=7), since=timezone.now() - timedelta(minutes=7)
+    )
+    html = client.get(live(cohort, lesson)).text
+    assert "⚠ Stuck" in html and "7 min without progress" in html
+
+
+def test_the_live_view_names_a_snippet_by_its_caption(client, teacher, cohort, student, lesson):
+    snippet = make_snippet(lesson, key="s-fits", caption="Does it fit?")
+    actions.record(user=student, block=snippet.block, what="predicted", failed=False)
+    RaisedHand.objects.create(user=student, lesson=lesson, block=snippet.block)
+    client.force_login(teacher)
+    html = client.get(live(cohort, lesson)).text
+    assert "Does it fit? (" in html and "about Does it fit? (" in html
+    assert "s-fits (" not in html
 
 
 def test_the_poll_gets_only_the_board(client, teacher, cohort, lesson):

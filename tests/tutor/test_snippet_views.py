@@ -147,6 +147,56 @@ def test_the_preview_stays_folded_for_learners_who_have_not_revealed_it(client, 
     assert '<details class="what-you-will-see is-answer">' in Client().get(lesson_url(snippet)).text
 
 
+def assigned_to_learner(learner, snippet, **fields):
+    from tests.tutor.assignment_world import assign, class_of
+
+    cohort = class_of(learner)
+    return assign(cohort, snippet.block.lesson, **fields)
+
+
+@pytest.mark.parametrize("how", ["whole lesson", "that snippet", "closed book"])
+def test_the_preview_of_an_assigned_prediction_is_not_on_the_page_until_it_is_made(
+    client, learner, snippet, how
+):
+    """Folded is not enough for graded work: the answer is not sent until the prediction is."""
+    lesson = snippet.block.lesson
+    lesson.what_you_will_see = OUTPUT
+    lesson.save()
+    fields = {"blocks": [snippet.block]} if how == "that snippet" else {}
+    assigned_to_learner(learner, snippet, closed_book=how == "closed book", **fields)
+    html = client.get(lesson_url(snippet)).text
+    assert "What you will see" in html
+    assert "Shown once you have made your prediction for" in html
+    assert "part of your assignment" in html
+    preview = html.split('id="what-you-will-see"')[1].split("</section>")[0]
+    assert "<pre" not in preview and "<details" not in html.split('id="what-you-will-see"')[0][-300:]
+    predict(client, snippet)
+    html = client.get(lesson_url(snippet)).text
+    assert '<section class="what-you-will-see"' in html
+    assert "Shown once you have made your prediction" not in html
+
+
+def test_the_preview_stays_folded_for_reading_and_for_an_assignment_of_other_items(
+    client, learner, snippet
+):
+    lesson = snippet.block.lesson
+    lesson.what_you_will_see = OUTPUT
+    lesson.save()
+    html = client.get(lesson_url(snippet)).text
+    assert '<details class="what-you-will-see is-answer">' in html  # ungraded reading: folded
+    other = make_snippet(lesson, key="other")
+    assigned_to_learner(learner, snippet, blocks=[other.block])
+    assert '<details class="what-you-will-see is-answer">' in client.get(lesson_url(snippet)).text
+
+
+def test_the_preview_of_a_closed_assignments_prediction_is_folded_again(client, learner, snippet):
+    lesson = snippet.block.lesson
+    lesson.what_you_will_see = OUTPUT
+    lesson.save()
+    assigned_to_learner(learner, snippet, closed_at=timezone.now())
+    assert '<details class="what-you-will-see is-answer">' in client.get(lesson_url(snippet)).text
+
+
 @pytest.mark.parametrize("run_id", ["²", "abc", "-1", "9" * 30, "9" * 5000])
 def test_a_run_number_the_page_cannot_read_is_ignored(client, learner, snippet, run_id):
     revealed(learner, snippet)

@@ -254,3 +254,25 @@ def test_the_sample_courses_shared_default_snippet_shows_the_one_list(client, le
         last,
     ), "the same list, from the first step to the last"
     assert re.search(rf'id="object-{default}">.*?2 items', last, re.S)
+
+
+def test_after_a_call_returns_the_callers_line_is_the_one_just_run(client, learner):
+    """`print(fits(x))` printed: the line just run is the print's, not the `return` inside
+    `fits` (issue 39), on the page's marks and in the screen reader's words."""
+    stepping = stepping_for(
+        learner,
+        """\
+        def fits(size):
+            return size <= 16
+
+        print("fits:", fits(8))
+        print("done")
+        """,
+    )
+    steps = stepping.trace.steps()
+    printed = step_where(stepping, lambda step: step["stdout_len"] > 0)
+    assert steps[printed - 2]["event"] == "return"  # it came from the return of `fits`
+    shown = page(client, stepping, printed)
+    ran = re.findall(r'<li class="code-line[^"]*is-ran[^"]*".*?code-line-number">(\d+)<', shown)
+    assert ran == ["4"]
+    assert "Line 4 ran; line 5 is next." in words(shown)

@@ -210,11 +210,14 @@ def test_the_join_link_tells_its_teacher_it_is_theirs(client, people):
     assert 'name="code"' not in response.text
 
 
-def test_the_join_link_sends_a_visitor_to_log_in_first(client, people):
+def test_the_join_link_sends_a_visitor_to_sign_up_first_with_log_in_a_click_away(client, people):
+    """A visitor on a join link is most often a new student: Sign up, not Log in (issue 39)."""
     url = reverse("tutor:class_join", args=[people["cohort"].join_code])
     response = client.get(url)
     assert response.status_code == 302
-    assert response["Location"] == f"{reverse('login')}?next={url}"
+    assert response["Location"] == f"{reverse('tutor:signup')}?next={url}"
+    page = client.get(response["Location"]).text
+    assert f'href="{reverse("login")}?next={url}">Log in</a>' in page
 
 
 def test_a_visitor_who_signs_up_from_a_join_link_comes_back_to_join(client, people):

@@ -12,6 +12,7 @@ from django.utils import timezone
 from course.models import Block, Lesson
 from tutor.assignments.models import Assignment, Extension
 from tutor.models import Cohort
+from tutor.teaching import name_of
 
 
 class AssignmentRefused(Exception):
@@ -115,7 +116,7 @@ def grant_extension(
     """A later due date for one student of the class; granting again moves it. Two grants
     at once leave one extension, with one of the two dates."""
     if not assignment.cohort.memberships.filter(student=student.pk).exists():
-        raise AssignmentRefused(f"{student.get_username()} is not in “{assignment.cohort.name}”.")
+        raise AssignmentRefused(f"{name_of(student)} is not in “{assignment.cohort.name}”.")
     if due_at <= assignment.due_at:
         raise AssignmentRefused("An extension must be after the assignment's due date.")
     for _ in range(2):
@@ -135,4 +136,4 @@ def grant_extension(
 def withdraw_extension(*, assignment: Assignment, student: AbstractBaseUser) -> None:
     deleted, _ = Extension.objects.filter(assignment=assignment, student=student.pk).delete()
     if not deleted:
-        raise AssignmentRefused(f"{student.get_username()} has no extension on this assignment.")
+        raise AssignmentRefused(f"{name_of(student)} has no extension on this assignment.")

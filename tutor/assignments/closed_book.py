@@ -10,11 +10,14 @@ RECHECK_SECONDS), so a page costs no query for it; a refusal and taking the seat
 import ipaddress
 import time
 from datetime import datetime
+from importlib import import_module
 from urllib.parse import urlsplit
 
 from django.apps import apps
+from django.conf import settings
+from django.contrib import messages
 from django.contrib.auth import logout
-from django.contrib.sessions.backends.base import SessionBase
+from django.contrib.sessions.backends.base import SessionBase, UpdateError
 from django.contrib.sessions.models import Session
 from django.db.models import F, OuterRef, Subquery
 from django.db.models.functions import Coalesce
@@ -29,9 +32,12 @@ from course.htmx import REFUSAL_TEMPLATE, wants_partial
 from tutor.assignments.models import Assignment, ClosedBookSeat, Extension
 
 SESSION_KEY = "closed_book"
+# Kept in a session the seat moved away from, once signed out: the log-in page says why.
+MOVED_KEY = "closed_book_moved"
 RECHECK_SECONDS = 60
-# Pages anyone signed in may still reach: signing out and in.
-ALWAYS_OPEN = {"login", "logout"}
+# Pages anyone signed in may still reach: signing out and in (and the browser's reports of
+# what the CSP refused, which are no page).
+ALWAYS_OPEN = {"login", "logout", "csp_report"}
 
 
 # The block an item's URL acts in and its lesson, by the name of its argument (the model is
@@ -157,11 +163,40 @@ def take_seat(request: HttpRequest, window: dict, *, user=None, signing_in: bool
         ):
             return False
         if seat.session_key:
-            Session.objects.filter(session_key=seat.session_key).delete()  # the old one ends
+            moved_away(seat.session_key, window)  # the old one ends
         seat.session_key, seat.address = key, request.META.get("REMOTE_ADDR")
         seat.save(update_fields=["session_key", "address"])
     request.session[f"{SESSION_KEY}_seat"] = window["pk"]
     return True
+
+
+def moved_away(session_key: str, window: dict) -> None:
+    """The session that held the seat ends: signed out, keeping only why (its next page,
+    the log-in page, says so rather than appearing bare)."""
+    store = import_module(settings.SESSION_ENGINE).SessionStore
+    old = store(session_key=session_key)
+    if not old.exists(session_key):
+        return
+    old.clear()
+    old[MOVED_KEY] = {"title": window["title"], "at": time.time()}
+    try:
+        old.save(must_create=False)
+    except UpdateError:  # gone meanwhile (it expired, or signed out): ended anyway
+        pass
+
+
+def say_why_signed_out(request: HttpRequest) -> None:
+    """The first request of a session the seat moved away from: whatever page it lands on
+    (the log-in page, mostly: the lesson's clicks ask for it) says why, once."""
+    moved = request.session.pop(MOVED_KEY)
+    messages.warning(
+        request,
+        f"You were signed out here because you signed in on another device during the "
+        f"closed-book assignment “{moved['title']}”: it is open in one place at a time. "
+        "To carry on here, sign in again (the other device is then signed out). A prediction "
+        "you typed here and had not sent is kept in this browser: it is back in its box when "
+        "the lesson opens.",
+    )
 
 
 def signed_in(sender, request: HttpRequest, user, **kwargs) -> None:
@@ -238,6 +273,8 @@ class ClosedBookMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
+        if not request.user.is_authenticated and MOVED_KEY in request.session:
+            say_why_signed_out(request)
         response = self.get_response(request)
         match = request.resolver_match
         if (

@@ -76,6 +76,34 @@ def named(assigned: list[Assigned]) -> list[Assigned]:
     ]
 
 
+def sets_block(assigned: list[Assigned], block) -> bool:
+    """Whether one of these assignments, still taking work, sets the block (a query only
+    for assignments of some of a lesson's exercises)."""
+    taking = [item.assignment for item in assigned if not item.closed]
+    if any(assignment.whole_lesson for assignment in taking):
+        return True
+    return bool(taking) and (
+        Assignment.blocks.through.objects.filter(assignment__in=taking, block=block).exists()
+    )
+
+
+def closed_items(assigned: list[Assigned], blocks: list) -> set[int]:
+    """The pks of those of `blocks` a closed assignment of these covers: their panels say
+    so and offer no Check (the views refuse them anyway: tutor.assignments.closing). A
+    query only for closed assignments of some of a lesson's exercises."""
+    closed = [item.assignment for item in assigned if item.closed]
+    if not closed or not blocks:
+        return set()
+    pks = {block.pk for block in blocks}
+    if any(assignment.whole_lesson for assignment in closed):
+        return pks
+    return set(
+        Assignment.blocks.through.objects.filter(assignment__in=closed, block__in=pks).values_list(
+            "block_id", flat=True
+        )
+    )
+
+
 def context(
     user: AbstractBaseUser | AnonymousUser, *, lessons: list | None = None, names: bool = False
 ) -> dict:

@@ -27,6 +27,7 @@ from tutor.assignments.status import items_of, standings
 from tutor.models import Cohort
 from tutor.practice import lessons_with_practice
 from tutor.roles import class_students, taught_class
+from tutor.teaching import name_of
 
 TEMPLATES = "tutor/assignments/"
 
@@ -257,7 +258,7 @@ def extension_grant(request: HttpRequest, pk: int, assignment_pk: int) -> HttpRe
         )
         return response
     due = date_format(timezone.localtime(form.cleaned_data["due_at"]), "j M Y, H:i T")
-    said = f"{student.get_username()} now has until {due}."
+    said = f"{name_of(student)} now has until {due}."
     if not wants_partial(request):
         messages.success(request, said)
         return redirect(assignment_url(assignment))
@@ -281,7 +282,7 @@ def extension_withdraw(
             return refusal(request, str(refused), into="extension-message", status=400)
         messages.error(request, str(refused))
         return redirect(assignment_url(assignment))
-    said = f"{student.get_username()} is due at the assignment's date again."
+    said = f"{name_of(student)} is due at the assignment's date again."
     if not wants_partial(request):
         messages.success(request, said)
         return redirect(assignment_url(assignment))

@@ -7,13 +7,13 @@ check), so a student who lands in a group later sees the comment too."""
 import weakref
 from dataclasses import dataclass, field
 
-from django.db.models import Q
+from django.db.models import F, Q
 from django.http import HttpRequest
 
 from course.models import Block, Lesson
 from tutor import practice
 from tutor.clusters.groups import Distribution, Group
-from tutor.clusters.models import ClusterComment
+from tutor.clusters.models import ClusterComment, ClusterCommentRead
 from tutor.models import Cohort
 from tutor.practice import item_title, practice_blocks, practice_blocks_of
 
@@ -71,10 +71,16 @@ class GroupRow:
     block: Block
     group: Group
     comment: ClusterComment | None = None
+    readers: frozenset[int] = frozenset()  # students who opened the comment since its last edit
 
     @property
     def dom_id(self) -> str:
         return f"group-{self.block.pk}-{self.group.key}"
+
+    @property
+    def read(self) -> int:
+        """Of the students it is shown to, those who have seen it (as they see it now)."""
+        return len(self.reached_students & self.readers)
 
     @property
     def reached_students(self) -> set[int]:
@@ -135,13 +141,20 @@ def item_groups(cohort: Cohort, blocks: list[Block]) -> list[ItemGroups]:
             cohort=cohort, block__in=blocks
         ).select_related("author")
     }
+    readers: dict[int, set[int]] = {}
+    for comment_id, student_id in ClusterCommentRead.objects.filter(
+        comment__in=[comment.pk for comment in comments.values()],
+        read_at__gte=F("comment__updated_at"),
+    ).values_list("comment_id", "student_id"):
+        readers.setdefault(comment_id, set()).add(student_id)
     items = []
     for block in blocks:
         distribution = distributions.get(block.pk) or Distribution(block.pk)
-        rows = [
-            GroupRow(block, group, comments.pop((block.pk, group.key), None))
-            for group in distribution.groups
-        ]
+        rows = []
+        for group in distribution.groups:
+            comment = comments.pop((block.pk, group.key), None)
+            seen = frozenset(readers.get(comment.pk, ())) if comment is not None else frozenset()
+            rows.append(GroupRow(block, group, comment, seen))
         item = ItemGroups(block, practice.get(block.kind), distribution, rows)
         items.append(item)
     by_block = {item.block.pk: item for item in items}
@@ -228,8 +241,6 @@ def teacher_notes(user, *, limit: int = 5) -> list[TeacherNote]:
     queries, for this student alone) and one for what they read."""
     if not user.is_authenticated:
         return []
-    from tutor.clusters.models import ClusterCommentRead
-
     comments = list(
         ClusterComment.objects.seen_by(user)
         .filter(block__lesson__in=Lesson.objects.visible_to(user))

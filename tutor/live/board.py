@@ -7,12 +7,12 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from django.contrib.auth.models import User
-from django.db.models import FilteredRelation, Q
+from django.db.models import FilteredRelation, OuterRef, Q, Subquery
 
 from course import kinds
 from tutor.assignments.models import Assignment
 from tutor.assignments.status import Standing, standings
-from tutor.live.models import LiveSettings, RaisedHand
+from tutor.live.models import LessonActivity, LiveSettings, RaisedHand
 from tutor.models import Cohort, Membership
 from tutor.teaching import student_name
 
@@ -29,11 +29,14 @@ def ago(then: datetime | None, now: datetime) -> str:
     return f"{seconds // 3600} h ago"
 
 
-def block_label(key: str | None, title: str | None, kind: str | None) -> str:
+def block_label(
+    key: str | None, title: str | None, kind: str | None, caption: str | None = None
+) -> str:
+    """The block as its learners see it named: its title, a snippet's caption, else its key."""
     if key is None:
         return ""
     spec = kinds.get(kind) if kind in kinds.names() else None
-    label = title or key
+    label = title or caption or key
     return f"{label} ({spec.label.lower()})" if spec else label
 
 
@@ -53,6 +56,7 @@ class Student:
     failures: int = 0
     on_for: str = ""  # how long on this block without progress: "4 min"
     stuck: list[str] = field(default_factory=list)  # why, in words
+    away: str = ""  # not here: where they are ("In “Loops”") or when last seen, in words
     hand: "Hand | None" = None
     standing: Standing | None = None  # on the assignment the board is for, if any
 
@@ -99,16 +103,42 @@ def stuck_reasons(
     return reasons
 
 
+def away_from(
+    *,
+    acted_at: datetime | None,
+    elsewhere: str | None,
+    elsewhere_at: datetime | None,
+    rules: LiveSettings,
+    now: datetime,
+) -> str:
+    """Why a student is not here, in words ("" when they are): their last action is in
+    another lesson, or they have done nothing anywhere for three times the class's minutes
+    without progress. Such a student is not stuck: nobody is working on the item."""
+    if elsewhere_at is not None and (acted_at is None or elsewhere_at > acted_at):
+        return f"In “{elsewhere}” · {ago(elsewhere_at, now)}"
+    last = max((t for t in (acted_at, elsewhere_at) if t is not None), default=None)
+    if acted_at is not None and now - last >= timedelta(minutes=3 * rules.stuck_minutes):
+        return f"Last seen {ago(last, now)}"
+    return ""
+
+
 def build_board(
     cohort: Cohort, lesson, *, now: datetime, assignment: Assignment | None = None
 ) -> Board:
     """The class in `lesson` now; with `assignment` (one of the lesson's, for the class),
     each student's standing on it too."""
     rules = settings_of(cohort)
+    elsewhere = (
+        LessonActivity.objects.filter(user=OuterRef("pk"))
+        .exclude(lesson=lesson)
+        .order_by("-acted_at", "-pk")
+    )
     rows = (
         User.objects.filter(memberships__cohort=cohort)
         .annotate(
-            act=FilteredRelation("lesson_activity", condition=Q(lesson_activity__lesson=lesson))
+            act=FilteredRelation("lesson_activity", condition=Q(lesson_activity__lesson=lesson)),
+            elsewhere=Subquery(elsewhere.values("lesson__title")[:1]),
+            elsewhere_at=Subquery(elsewhere.values("acted_at")[:1]),
         )
         .values_list(
             "pk",
@@ -124,38 +154,61 @@ def build_board(
             "act__block__title",
             "act__block__kind",
             "act__block_id",
+            "act__block__snippet__caption",
+            "elsewhere",
+            "elsewhere_at",
         )
     )
     students = {}
-    for pk, username, first, last, what, acted_at, failures, since, done, key, title, kind, block_pk in rows:
+    for (
+        pk, username, first, last, what, acted_at, failures, since, done, key, title, kind,
+        block_pk, caption, elsewhere_title, elsewhere_at,
+    ) in rows:  # fmt: skip
+        away = away_from(
+            acted_at=acted_at,
+            elsewhere=elsewhere_title,
+            elsewhere_at=elsewhere_at,
+            rules=rules,
+            now=now,
+        )
         students[pk] = Student(
             pk=pk,
             name=student_name(username, first, last),
-            block=block_label(key, title, kind),
+            block=block_label(key, title, kind, caption),
             block_pk=block_pk,
             watchable=kind in CODE_KINDS,
             what=what or "",
             acted_at=acted_at,
             ago=ago(acted_at, now),
             failures=failures or 0,
-            on_for="" if done or since is None else ago(since, now).removesuffix(" ago"),
-            stuck=stuck_reasons(
+            on_for="" if done or away or since is None else ago(since, now).removesuffix(" ago"),
+            stuck=[]
+            if away
+            else stuck_reasons(
                 failures=failures or 0, since=since, done=bool(done), rules=rules, now=now
             ),
+            away=away,
         )
     hands = []
     raised = (
         RaisedHand.objects.filter(lesson=lesson, user__memberships__cohort=cohort)
         .order_by("raised_at", "pk")
-        .values_list("user_id", "raised_at", "block__key", "block__title", "block__kind")
+        .values_list(
+            "user_id",
+            "raised_at",
+            "block__key",
+            "block__title",
+            "block__kind",
+            "block__snippet__caption",
+        )
     )
-    for user_id, raised_at, key, title, kind in raised:
+    for user_id, raised_at, key, title, kind, caption in raised:
         if (student := students.get(user_id)) is not None:
             student.hand = Hand(
                 student=student,
                 raised_at=raised_at,
                 waiting=ago(raised_at, now).removesuffix(" ago"),
-                about=block_label(key, title, kind),
+                about=block_label(key, title, kind, caption),
             )
             hands.append(student.hand)
     if assignment is not None:

@@ -15,6 +15,7 @@ from django.utils.safestring import SafeString
 
 from tutor import time_zones
 from tutor.clusters.comments import teacher_name
+from tutor.teaching import name_of
 from tutor.time_zones import zone_for
 
 register = template.Library()
@@ -26,6 +27,12 @@ def _when(moment: datetime, zone: str) -> SafeString:
     return format_html(
         '<time datetime="{}">{}</time>', local.isoformat(), date_format(local, "D j M Y, H:i T")
     )
+
+
+@register.filter
+def person(user) -> str:
+    """A student as teachers' pages name them everywhere: "Ada Lovelace (ada)", or "ada"."""
+    return name_of(user)
 
 
 @register.filter

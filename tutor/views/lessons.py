@@ -97,13 +97,24 @@ def lesson_detail(request: HttpRequest, course_slug: str, lesson_slug: str) -> H
     # During a closed-book assignment the glossary refuses its student: the page's terms are
     # words, not links, and its cached parts are kept apart from everyone else's.
     closed_book = getattr(request, "closed_book", None) is not None
+    assigned = learners.context(request.user, lessons=[lesson], names=True)
+    preview_revealed = bool(getattr(preview_state, "revealed", False))
     context = {
         "lesson": lesson,
         "content_version": f"{lesson.content_version or 0}{'-closed-book' if closed_book else ''}",
         "content": content,
         "blocks": blocks,
-        # "What you will see" may be a snippet's answer: open once the learner revealed it.
-        "preview_revealed": bool(getattr(preview_state, "revealed", False)),
+        # "What you will see" may be a snippet's answer: open once the learner revealed it;
+        # folded for reading; not sent at all while predicting it is assigned work.
+        "preview_revealed": preview_revealed,
+        # Items a closed assignment covers: no Check, and a line saying why.
+        "closed_blocks": learners.closed_items(
+            assigned["assigned"], [item.block for item in blocks if item.practice]
+        ),
+        "preview_withheld": shown is not None
+        and preview_state is not None
+        and not preview_revealed
+        and learners.sets_block(assigned["assigned"], shown),
         "lesson_progress": progress_by_lesson(request, [lesson]).get(lesson.pk),
         # The "Raise hand" button (tutor.live), about one of the page's practice items.
         "hand": hand_state(request.user, lesson, items=[item.block for item in blocks if item.practice]),
@@ -112,7 +123,7 @@ def lesson_detail(request: HttpRequest, course_slug: str, lesson_slug: str) -> H
         ),
         "practice_styles": styles,
         "practice_scripts": scripts,
-    } | learners.context(request.user, lessons=[lesson], names=True)
+    } | assigned
     response = TemplateResponse(request, "tutor/lesson.html", context)
     if anonymous_key is not None:
         response.add_post_render_callback(

@@ -6,9 +6,11 @@ the class is theirs (404 otherwise; an admin may review any class).
 
 import heapq
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
+from django.contrib.auth.views import redirect_to_login
 from django.db.models import Count, Min, Q, prefetch_related_objects
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect
@@ -105,10 +107,14 @@ def class_create(request: HttpRequest) -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
-@login_required
 def class_join(request: HttpRequest, code: str = "") -> HttpResponse:
     """With a code in the link, GET asks to confirm; without one, it shows the code form.
-    POST joins."""
+    POST joins. A visitor not signed in who follows a class's link is most often a new
+    student: it leads to Sign up (which links to Log in), and back here; the bare form, to
+    Log in."""
+    if not request.user.is_authenticated:
+        first = "tutor:signup" if code and request.method == "GET" else settings.LOGIN_URL
+        return redirect_to_login(request.get_full_path(), login_url=reverse(first))
     if request.method == "POST":
         form = JoinForm(request.POST)
         if form.is_valid():
@@ -218,7 +224,7 @@ def class_remove_student(request: HttpRequest, pk: int, student_pk: int) -> Http
     except ClassRefused as refused:
         messages.error(request, str(refused))
     else:
-        messages.success(request, f"{student.get_username()} is no longer in “{cohort.name}”.")
+        messages.success(request, f"{teaching.name_of(student)} is no longer in “{cohort.name}”.")
     return redirect("tutor:class_detail", cohort.pk)
 
 

@@ -172,6 +172,8 @@ def practice_response(
     context = {
         "exercise": exercise, "block": exercise.block, "board": board_of(request.user, exercise),
         "notice": notice, "help_removed": help_removed,
+        # A closed assignment covers it: no Check (the lesson page says the same).
+        "closed_blocks": {exercise.block.pk} if closed_to(request.user, exercise.block) else set(),
     }
     response = TemplateResponse(request, PARTIAL, context)
     if progress:

@@ -555,6 +555,25 @@ def listed(names: list[str]) -> str:
     return ", ".join(names[:-1]) + " and " + names[-1]
 
 
+def line_just_run(before: dict, step: dict) -> int | None:
+    """The line that has just run, going from `before` to `step`: the line `before` was
+    about to run, except after a return to a caller (its frame was already running in
+    `before`), where the caller's line has just finished (`print(fits(x))`: the print's
+    line, not the `return` inside `fits`)."""
+    frames, earlier = step.get("frames") or [], before.get("frames") or []
+    if frames and len(earlier) > len(frames) and before.get("event") in ("return", "exception"):
+        current = frames[-1]
+        if current.get("id") is not None:
+            found = next((f for f in earlier if f.get("id") == current["id"]), None)
+        elif not before.get("hidden_frames"):  # a trace from before frame ids: by position
+            found = earlier[len(frames) - 1]
+        else:
+            found = None
+        if found is not None and found.get("function") == current.get("function"):
+            return found.get("line")
+    return before.get("line")
+
+
 def describe(steps: list[dict], number: int, stdout: str, *, total: int) -> str:
     """What step `number` (from 1) shows, against the step before: for screen readers."""
     step = steps[number - 1]
@@ -565,7 +584,7 @@ def describe(steps: list[dict], number: int, stdout: str, *, total: int) -> str:
         before: dict = {"frames": [], "heap": {}, "stdout_len": 0}
     else:
         before = steps[number - 2]
-        ran = before.get("line")
+        ran = line_just_run(before, step)
         if step.get("event") == "return":
             parts.append(f"Line {ran} ran.")
         else:
@@ -785,7 +804,7 @@ def step_view(data: "dict | Steps", code: str, number: int) -> StepView:
     steps.read(number - 2, number - 1)  # this step and the one before, read at once
     step = steps[number - 1]
     heap = step.get("heap", {})
-    ran = steps[number - 2].get("line") if number > 1 else None
+    ran = line_just_run(steps[number - 2], step) if number > 1 else None
     line = step.get("line", 0)
     lines = [
         CodeLine(n, text, current=n == line, ran=n == ran)
