@@ -16,3 +16,6 @@ urlpatterns = [
 
 if apps.is_installed("lti"):  # LMS integration (LTI 1.3): Parsnip works without it
     urlpatterns.append(path("", include("lti.urls")))
+
+# A database or Redis outage is answered "busy, try again", never a server error page.
+handler500 = "tutor.outages.server_error"
