@@ -2,7 +2,9 @@
 backup) waits a moment or says plainly to try again: never a server error page.
 
 - `OutageMiddleware`: a view that fails on a lost connection before it wrote anything is
-  run once more, on a fresh connection from the pool (which checks what it hands out).
+  run once more, on a fresh connection from the pool (which checks what it hands out); a
+  read outside a transaction that fails so (after the click's writes were committed, say)
+  is sent again on a fresh connection.
 - `server_error` (the site's handler500): any request that still fails on an outage is
   answered "busy, try again" with 503 and Retry-After -- for htmx, a refusal in the page's
   busy line (`#busy-message`, base.html), which a waiting panel's poll asks again after;
@@ -29,17 +31,38 @@ BUSY_INTO = "busy-message"
 _READS = ("SELECT", "SAVEPOINT", "RELEASE", "ROLLBACK", "SET ", "SHOW")
 
 
-class _Writes:
-    """An execute wrapper that notes the first statement that may have changed something
-    (noted before it runs: a write whose answer was lost may still have been committed)."""
+class _Statements:
+    """An execute wrapper for one request: notes the first statement that may have changed
+    something (noted before it runs: a write whose answer was lost may still have been
+    committed), and sends again, on a new connection, a read outside any transaction that
+    failed on a lost connection (a read changes nothing: the click's writes before it stay
+    done, and the learner gets their answer instead of a "try again" that would make them
+    do it twice)."""
+
+    READ_AGAIN_AT_MOST = 3
 
     def __init__(self) -> None:
-        self.made = False
+        self.wrote = False
+        self.read_again = 0
 
     def __call__(self, execute, sql, params, many, context):
-        if not self.made and not str(sql).lstrip()[:10].upper().startswith(_READS):
-            self.made = True
-        return execute(sql, params, many, context)
+        read = str(sql).lstrip()[:10].upper().startswith(_READS)
+        if not read:
+            self.wrote = True
+        try:
+            return execute(sql, params, many, context)
+        except DATABASE_OUTAGES as error:
+            db, cursor = context["connection"], context["cursor"]
+            if (not read or db.in_atomic_block or db.vendor == "sqlite"
+                    or self.read_again >= self.READ_AGAIN_AT_MOST
+                    or getattr(cursor.cursor, "name", None)):  # a server-side cursor's rows
+                raise
+            self.read_again += 1
+            logger.warning("a read lost its database connection (%s); once more", error)
+            forget_broken_connection()
+            db.ensure_connection()
+            cursor.cursor = db.create_cursor()
+            return execute(sql, params, many, context)
 
 
 def _rendered(response: HttpResponse) -> HttpResponse:
@@ -57,13 +80,13 @@ class OutageMiddleware:
         return self.get_response(request)
 
     def process_view(self, request: HttpRequest, view, args, kwargs) -> HttpResponse:
-        writes = _Writes()
-        with connection.execute_wrapper(writes):
+        statements = _Statements()
+        with connection.execute_wrapper(statements):
             try:
                 return _rendered(view(request, *args, **kwargs))
             except DATABASE_OUTAGES as error:
                 # SQLite locked: it has already waited its busy timeout; the answer is "busy".
-                if writes.made or connection.in_atomic_block or connection.vendor == "sqlite":
+                if statements.wrote or connection.in_atomic_block or connection.vendor == "sqlite":
                     raise
                 logger.warning("%s %s: the database connection was lost (%s); once more",
                                request.method, request.path, error)

@@ -114,13 +114,16 @@ def _terminate(pids: list[int]) -> None:
 
 
 @contextmanager
-def cut_before(fragment: str):
+def cut_before(fragment: str, *, after: str = ""):
     """This thread's PostgreSQL connection is cut (as a restart cuts it) just before the
-    first statement containing `fragment` is sent."""
+    first statement containing `fragment` is sent (after one containing `after`)."""
     cut: list[str] = []
+    seen = [not after]
 
     def wrapper(execute, sql, params, many, context):
-        if not cut and fragment in sql:
+        if after and after in sql:
+            seen[0] = True
+        elif not cut and seen[0] and fragment in sql:
             cut.append(sql)
             _terminate([context["connection"].connection.info.backend_pid])
         return execute(sql, params, many, context)
@@ -140,6 +143,18 @@ if ON_POSTGRES:
         assert response.status_code == 200
         assert "Waiting for a worker" in response.content.decode()
         run = Run.objects.get(purpose=Run.Purpose.RUN)  # one run, not two
+        assert enqueued == [run.pk]
+
+    def test_a_click_whose_connection_is_cut_after_its_run_was_stored_is_answered_as_usual(
+        learner_client, snippet, enqueued
+    ):
+        # The run is committed; the click then reads it back (is it done yet?): that read is
+        # sent again on a new connection, so the learner is not asked to click twice.
+        with cut_before('FROM "tutor_run"', after='INSERT INTO "tutor_run"'):
+            response = click_run(learner_client, snippet, **HX)
+        assert response.status_code == 200
+        assert "Waiting for a worker" in response.content.decode()
+        run = Run.objects.get(purpose=Run.Purpose.RUN)
         assert enqueued == [run.pk]
 
     @pytest.mark.parametrize("htmx", [True, False])
@@ -172,7 +187,7 @@ if ON_POSTGRES:
         assert click_run(learner_client, snippet, **HX).status_code == 200
         assert Run.objects.filter(purpose=Run.Purpose.RUN).count() == 2
 
-    @pytest.mark.parametrize("fragment", ['UPDATE "tutor_run" SET "status"', 'SET "status" = '])
+    @pytest.mark.parametrize("fragment", ['"worker" = ', '"exit_code" = '], ids=["claim", "result"])
     def test_the_worker_finishes_a_run_whose_connection_was_cut(snippet, fragment):
         # First the claim (queued -> running), then the result (the row saved): each is
         # tried again on a new connection, and the run ends once, with its output.
