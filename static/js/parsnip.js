@@ -197,10 +197,19 @@
     }
   });
 
+  var BUSY_SHOWN_MS = 8000;
+  var busyTimer = null;
+
   document.addEventListener("htmx:afterRequest", function (event) {
     var busy = document.getElementById("busy-message");
     var xhr = event.detail.xhr;
-    if (busy && busy.textContent && xhr && xhr.status >= 200 && xhr.status < 400) {
+    if (!busy || !xhr) {
+      return;
+    }
+    if (xhr.status === 503) {
+      clearTimeout(busyTimer);
+      busyTimer = setTimeout(function () { busy.textContent = ""; }, BUSY_SHOWN_MS);
+    } else if (busy.textContent && xhr.status >= 200 && xhr.status < 400) {
       busy.textContent = "";
     }
   });
