@@ -3,8 +3,8 @@ backup) waits a moment or says plainly to try again: never a server error page.
 
 - `OutageMiddleware`: a view that fails on a lost connection before it wrote anything is
   run once more, on a fresh connection from the pool (which checks what it hands out); a
-  read outside a transaction that fails so (after the click's writes were committed, say)
-  is sent again on a fresh connection.
+  statement outside a transaction that fails so (after the click's writes were committed,
+  say) is sent again on a fresh connection when that cannot do anything twice.
 - `server_error` (the site's handler500): any request that still fails on an outage is
   answered "busy, try again" with 503 and Retry-After -- for htmx, a refusal in the page's
   busy line (`#busy-message`, base.html), which a waiting panel's poll asks again after;
@@ -31,38 +31,87 @@ BUSY_INTO = "busy-message"
 _READS = ("SELECT", "SAVEPOINT", "RELEASE", "ROLLBACK", "SET ", "SHOW")
 
 
-class _Statements:
-    """An execute wrapper for one request: notes the first statement that may have changed
-    something (noted before it runs: a write whose answer was lost may still have been
-    committed), and sends again, on a new connection, a read outside any transaction that
-    failed on a lost connection (a read changes nothing: the click's writes before it stay
-    done, and the learner gets their answer instead of a "try again" that would make them
-    do it twice)."""
+# PostgreSQL's "terminating connection due to administrator command" (a fast shutdown or
+# restart, pg_terminate_backend): the statement it answers was not carried out.
+ADMIN_SHUTDOWN = "57P01"
 
-    READ_AGAIN_AT_MOST = 3
+
+def _not_carried_out(error: BaseException, *, closed_before: bool) -> bool:
+    """Whether a statement that failed so certainly changed nothing: the connection was
+    closed before it was sent, or the server said it was shutting down instead."""
+    return closed_before or getattr(error.__cause__, "sqlstate", None) == ADMIN_SHUTDOWN
+
+
+class _Statements:
+    """An execute wrapper for one request. It notes the first statement that may have
+    changed something (noted before it runs: a write whose answer was lost may still have
+    been committed). And a statement outside any transaction that failed on a lost
+    connection is sent again on a new one, if that cannot do anything twice: a read, or a
+    write the server certainly did not carry out. The click's writes before it stay done,
+    and the learner gets their answer instead of a "try again" that would make them do it
+    twice."""
+
+    SEND_AGAIN_AT_MOST = 3
 
     def __init__(self) -> None:
         self.wrote = False
-        self.read_again = 0
+        self.sent_again = 0
 
     def __call__(self, execute, sql, params, many, context):
         read = str(sql).lstrip()[:10].upper().startswith(_READS)
         if not read:
             self.wrote = True
+        db, cursor = context["connection"], context["cursor"]
+        closed_before = bool(getattr(db.connection, "closed", False))
+        opens_transaction = db.in_atomic_block and _transaction_not_begun(db)
         try:
             return execute(sql, params, many, context)
         except DATABASE_OUTAGES as error:
-            db, cursor = context["connection"], context["cursor"]
-            if (not read or db.in_atomic_block or db.vendor == "sqlite"
-                    or self.read_again >= self.READ_AGAIN_AT_MOST
+            if (db.vendor == "sqlite" or self.sent_again >= self.SEND_AGAIN_AT_MOST
                     or getattr(cursor.cursor, "name", None)):  # a server-side cursor's rows
                 raise
-            self.read_again += 1
-            logger.warning("a read lost its database connection (%s); once more", error)
-            forget_broken_connection()
-            db.ensure_connection()
+            not_carried_out = _not_carried_out(error, closed_before=closed_before)
+            if db.in_atomic_block:
+                # Only a transaction's first statement: nothing of it was done yet.
+                if not (opens_transaction and not_carried_out and db.pool):
+                    raise
+                self.sent_again += 1
+                logger.warning("a transaction lost its database connection before it began "
+                               "(%s); on a new one", error)
+                _new_connection_in_transaction(db)
+            else:
+                if not (read or not_carried_out):
+                    raise
+                self.sent_again += 1
+                logger.warning("a statement lost its database connection (%s); once more", error)
+                forget_broken_connection()
+                db.ensure_connection()
             cursor.cursor = db.create_cursor()
             return execute(sql, params, many, context)
+
+
+def _transaction_not_begun(db) -> bool:
+    """In an atomic block, on PostgreSQL, before its first statement (psycopg begins the
+    transaction with it)."""
+    raw = db.connection
+    if db.vendor != "postgresql" or raw is None or raw.autocommit:
+        return False
+    from psycopg.pq import TransactionStatus
+
+    return raw.info.transaction_status == TransactionStatus.IDLE
+
+
+def _new_connection_in_transaction(db) -> None:
+    """Swap a pooled connection that died before its transaction began for a new one from
+    the pool, keeping Django's transaction state (the atomic block goes on as if nothing
+    happened: it had done nothing yet)."""
+    broken = db.connection
+    try:
+        broken._pool.putconn(broken)  # the pool drops it: it is broken
+    except Exception:
+        pass
+    db.connection = db.pool.getconn()
+    db.connection.autocommit = False
 
 
 def _rendered(response: HttpResponse) -> HttpResponse:

@@ -157,6 +157,21 @@ if ON_POSTGRES:
         run = Run.objects.get(purpose=Run.Purpose.RUN)
         assert enqueued == [run.pk]
 
+    def test_a_click_whose_connection_is_cut_as_its_next_transaction_begins_is_answered_as_usual(
+        learner_client, snippet, enqueued
+    ):
+        # After the run is stored, the click keeps the moment in the learner's editing
+        # trail, in a transaction of its own: cut as it begins (PostgreSQL says it is
+        # shutting down, so nothing of it was done), it begins again on a new connection.
+        from tutor.trail.models import TrailChunk
+
+        with cut_before('FROM "tutor_trail"', after='INSERT INTO "tutor_run"'):
+            response = click_run(learner_client, snippet, **HX)
+        assert response.status_code == 200
+        run = Run.objects.get(purpose=Run.Purpose.RUN)
+        assert enqueued == [run.pk]
+        assert TrailChunk.objects.count() == 1
+
     @pytest.mark.parametrize("htmx", [True, False])
     def test_a_click_whose_connection_is_cut_as_it_writes_is_told_to_try_again(
         learner_client, snippet, enqueued, htmx
