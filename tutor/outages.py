@@ -1,7 +1,7 @@
 """A request during a database or Redis outage (a restart, a failover, SQLite locked by a
 backup) waits a moment or says plainly to try again: never a server error page.
 
-- `OutageMiddleware`: a view that fails on a lost connection before it wrote anything is
+- `StatementsMiddleware` (near the top) and `OutageMiddleware` (last): a view that fails on a lost connection before it wrote anything is
   run once more, on a fresh connection from the pool (which checks what it hands out); a
   statement outside a transaction that fails so (after the click's writes were committed,
   say) is sent again on a fresh connection when that cannot do anything twice.
@@ -121,7 +121,23 @@ def _rendered(response: HttpResponse) -> HttpResponse:
     return response
 
 
+class StatementsMiddleware:
+    """Near the top: every statement of the request (the session and the user read by the
+    middleware, the view, its template) goes through one `_Statements`."""
+
+    def __init__(self, get_response) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        request.statements = _Statements()
+        with connection.execute_wrapper(request.statements):
+            return self.get_response(request)
+
+
 class OutageMiddleware:
+    """Last (its process_view calls the view, after every other middleware's): a view that
+    lost its connection before the request wrote anything runs once more."""
+
     def __init__(self, get_response) -> None:
         self.get_response = get_response
 
@@ -129,18 +145,17 @@ class OutageMiddleware:
         return self.get_response(request)
 
     def process_view(self, request: HttpRequest, view, args, kwargs) -> HttpResponse:
-        statements = _Statements()
-        with connection.execute_wrapper(statements):
-            try:
-                return _rendered(view(request, *args, **kwargs))
-            except DATABASE_OUTAGES as error:
-                # SQLite locked: it has already waited its busy timeout; the answer is "busy".
-                if statements.wrote or connection.in_atomic_block or connection.vendor == "sqlite":
-                    raise
-                logger.warning("%s %s: the database connection was lost (%s); once more",
-                               request.method, request.path, error)
-            forget_broken_connection()
+        statements = getattr(request, "statements", None) or _Statements()
+        try:
             return _rendered(view(request, *args, **kwargs))
+        except DATABASE_OUTAGES as error:
+            # SQLite locked: it has already waited its busy timeout; the answer is "busy".
+            if statements.wrote or connection.in_atomic_block or connection.vendor == "sqlite":
+                raise
+            logger.warning("%s %s: the database connection was lost (%s); once more",
+                           request.method, request.path, error)
+        forget_broken_connection()
+        return _rendered(view(request, *args, **kwargs))
 
 
 def busy(request: HttpRequest) -> HttpResponse:

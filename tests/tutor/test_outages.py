@@ -145,6 +145,16 @@ if ON_POSTGRES:
         run = Run.objects.get(purpose=Run.Purpose.RUN)  # one run, not two
         assert enqueued == [run.pk]
 
+    def test_a_poll_whose_connection_is_cut_as_its_session_is_read_gets_its_answer(
+        learner_client, snippet, enqueued
+    ):
+        click_run(learner_client, snippet, **HX)
+        run = Run.objects.get(purpose=Run.Purpose.RUN)
+        with cut_before('FROM "django_session"'):  # read before the view, by the middleware
+            response = learner_client.get(reverse("tutor:run_detail", args=[run.pk]), **HX)
+        assert response.status_code == 200
+        assert "Waiting for a worker" in response.content.decode()
+
     def test_a_click_whose_connection_is_cut_after_its_run_was_stored_is_answered_as_usual(
         learner_client, snippet, enqueued
     ):
