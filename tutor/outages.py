@@ -72,8 +72,9 @@ class _Statements:
                 raise
             not_carried_out = _not_carried_out(error, closed_before=closed_before)
             if db.in_atomic_block:
-                # Only a transaction's first statement: nothing of it was done yet.
-                if not (opens_transaction and not_carried_out and db.pool):
+                # Only a transaction's first statement, a read or one not carried out: the
+                # transaction had done nothing yet (a lock it took went with the connection).
+                if not (opens_transaction and (read or not_carried_out) and db.pool):
                     raise
                 self.sent_again += 1
                 logger.warning("a transaction lost its database connection before it began "
