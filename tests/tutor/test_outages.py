@@ -155,6 +155,17 @@ if ON_POSTGRES:
         assert response.status_code == 200
         assert "Waiting for a worker" in response.content.decode()
 
+    def test_a_click_whose_connection_is_cut_as_its_transaction_begins_stores_its_run(
+        learner_client, snippet, enqueued
+    ):
+        # The learner's draft is kept first; then the run's transaction begins by locking the
+        # learner's row: cut there, it begins again on a new connection.
+        with cut_before("FOR UPDATE"):
+            response = click_run(learner_client, snippet, **HX)
+        assert response.status_code == 200
+        run = Run.objects.get(purpose=Run.Purpose.RUN)
+        assert enqueued == [run.pk]
+
     def test_a_click_whose_connection_is_cut_after_its_run_was_stored_is_answered_as_usual(
         learner_client, snippet, enqueued
     ):
