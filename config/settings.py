@@ -295,6 +295,8 @@ if REDIS_URL:
     Q_CLUSTER["broker_class"] = "tutor.queueing.RedisBroker"
 else:
     Q_CLUSTER["orm"] = "default"
+    # django-q2's ORM broker, outlasting SQLite locked by a backup (tutor/queueing.py).
+    Q_CLUSTER["broker_class"] = "tutor.queueing.OrmBroker"
 
 # Rendered lesson content is cached per content version: in each process's memory on the
 # embedded default, in Redis (shared by every server) on the scale-out path.

@@ -18,11 +18,12 @@ from collections.abc import Callable
 
 from django.db import transaction
 from django_q.brokers import Broker, get_broker
+from django_q.brokers.orm import ORM
 from django_q.brokers.redis_broker import Redis
 from django_q.conf import Conf
 from django_q.tasks import async_task
 
-from tutor.connections import redis_outages
+from tutor.connections import DATABASE_OUTAGES, forget_broken_connection, redis_outages
 
 logger = logging.getLogger(__name__)
 
@@ -202,3 +203,19 @@ class RedisBroker(Redis):
                            "it was away" if was_away else "its data is gone")
             return True
         return False
+
+
+class OrmBroker(ORM):
+    """django-q2's ORM broker (the embedded default's, Q_CLUSTER's `broker_class` without
+    Redis), whose pusher outlasts the database being locked (a backup) or away: it looks
+    again half a second later instead of dying (django-q2's would sleep 10 s and be started
+    again). Its tasks are rows of the same database, so none is lost meanwhile."""
+
+    def dequeue(self):
+        try:
+            return super().dequeue()
+        except DATABASE_OUTAGES as error:
+            logger.warning("the queue's database is locked or away (%s); looking again", error)
+            forget_broken_connection()
+            time.sleep(0.5)
+            return None

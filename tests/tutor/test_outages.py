@@ -244,15 +244,23 @@ def sqlite_locked():
     connection.ensure_connection()
     connection.connection.execute("PRAGMA busy_timeout = 100")
     other = sqlite3.connect(connection.settings_dict["NAME"], isolation_level=None)
+    held = [True]
+
+    def release() -> None:
+        if held[0]:
+            other.execute("ROLLBACK")
+            held[0] = False
+
     try:
         other.execute("BEGIN IMMEDIATE")
-        yield
+        yield release
     finally:
-        other.execute("ROLLBACK")
+        release()
         other.close()
-        connection.connection.execute(
-            f"PRAGMA busy_timeout = {int(settings.SQLITE_OPTIONS['timeout'] * 1000)}"
-        )
+        if connection.connection is not None:  # not closed meanwhile
+            connection.connection.execute(
+                f"PRAGMA busy_timeout = {int(settings.SQLITE_OPTIONS['timeout'] * 1000)}"
+            )
 
 
 if not ON_POSTGRES:
@@ -277,6 +285,44 @@ if not ON_POSTGRES:
             response = learner_client.get(reverse("tutor:run_detail", args=[run.pk]), **HX)
         assert response.status_code == 200
         assert "Waiting for a worker" in response.content.decode()
+
+
+    @pytest.mark.parametrize("fragment", ['"worker" = ', '"exit_code" = '], ids=["claim", "result"])
+    def test_the_worker_finishes_a_run_while_sqlite_is_locked(snippet, fragment):
+        # Just before the claim, or the result, a backup takes the lock for longer than the
+        # busy timeout; it lets go after that statement failed, and the worker's next try
+        # goes through.
+        run = make_run(snippet, code='print("still here")\n', status=Run.Status.QUEUED)
+        failed = []
+        locks = []
+
+        def wrapper(execute, sql, params, many, context):
+            if fragment not in sql or locks:
+                return execute(sql, params, many, context)
+            locks.append(sqlite_locked())
+            locks[0].__enter__()
+            try:
+                return execute(sql, params, many, context)
+            except Exception:
+                failed.append(sql)
+                raise
+            finally:
+                locks[0].__exit__(None, None, None)
+
+        with connection.execute_wrapper(wrapper):
+            execute_run(run_id=run.pk)
+        assert failed
+        run.refresh_from_db()
+        assert (run.status, run.stdout) == (Run.Status.OK, "still here\n")
+
+    def test_the_worker_takes_tasks_again_once_sqlite_is_no_longer_locked():
+        from tutor.queueing import OrmBroker
+
+        broker = OrmBroker(list_key=f"test-outages-{uuid.uuid4().hex[:8]}")
+        broker.enqueue("a task")
+        with sqlite_locked():
+            assert broker.dequeue() is None  # the pusher waits, it does not die
+        assert [payload for _, payload in broker.dequeue()] == ["a task"]
 
 
 # Redis ----------------------------------------------------------------------------------
