@@ -193,6 +193,20 @@ if ON_POSTGRES:
         assert enqueued == [run.pk]
         assert TrailChunk.objects.count() == 1
 
+    def test_a_click_whose_connection_is_cut_while_it_keeps_its_trail_stores_its_run_once(
+        learner_client, snippet, enqueued
+    ):
+        # Cut in the middle of the trail's transaction, after the run was stored: the moment
+        # is not kept, the click is answered as usual (not "try again": a second run).
+        from tutor.trail.models import TrailChunk
+
+        with cut_before('INSERT INTO "tutor_trailchunk"', after='INSERT INTO "tutor_run"'):
+            response = click_run(learner_client, snippet, **HX)
+        assert response.status_code == 200
+        run = Run.objects.get(purpose=Run.Purpose.RUN)
+        assert enqueued == [run.pk]
+        assert not TrailChunk.objects.exists()
+
     @pytest.mark.parametrize("htmx", [True, False])
     def test_a_click_whose_connection_is_cut_as_it_writes_is_told_to_try_again(
         learner_client, snippet, enqueued, htmx
@@ -275,6 +289,33 @@ if not ON_POSTGRES:
         assert not Run.objects.filter(purpose=Run.Purpose.RUN).exists()
         assert enqueued == []
         assert click_run(learner_client, snippet, **HX).status_code == 200
+
+    def test_a_click_finding_sqlite_locked_as_it_keeps_its_trail_stores_its_run_once(
+        learner_client, snippet, enqueued
+    ):
+        from tutor.trail.models import TrailChunk
+
+        locks, stored = [], []
+
+        def wrapper(execute, sql, params, many, context):
+            if 'INSERT INTO "tutor_run"' in sql:
+                stored.append(sql)
+            elif stored and not locks and sql.startswith("BEGIN"):  # the trail's transaction
+                locks.append(sqlite_locked())
+                locks[0].__enter__()
+            return execute(sql, params, many, context)
+
+        try:
+            with connection.execute_wrapper(wrapper):
+                response = click_run(learner_client, snippet, **HX)
+        finally:
+            for lock in locks:
+                lock.__exit__(None, None, None)
+        assert locks
+        assert response.status_code == 200
+        run = Run.objects.get(purpose=Run.Purpose.RUN)
+        assert enqueued == [run.pk]
+        assert not TrailChunk.objects.exists()
 
     def test_a_poll_while_sqlite_is_locked_is_answered_when_it_reads_only(learner_client, snippet):
         # Readers go on in WAL mode while a writer holds the lock: a waiting panel's poll
