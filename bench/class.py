@@ -76,12 +76,23 @@ def count_busy() -> None:
         busy += 1
 
 
+posted_again = 0
+
+
+def count_post_again(learner) -> None:
+    global posted_again
+    learner.posts_again += 1
+    with retried_lock:
+        posted_again += 1
+
+
 class Learner:
     def __init__(self, base: str, username: str) -> None:
         self.base = base
         self.username = username
         self.http = requests.Session()
         self.polls = 0  # long polls the last click needed before its answer was final
+        self.posts_again = 0  # POSTs sent again after a reset of an idle connection
         self.http.mount("http://", HTTPAdapter(max_retries=AGAIN))
 
     def get(self, url: str, **options) -> requests.Response:
@@ -114,7 +125,17 @@ class Learner:
         headers = {"HX-Request": "true", "X-CSRFToken": self.http.cookies["csrftoken"],
                    "Referer": self.base + SEED}
         for _ in range(5):
-            response = self.http.post(self.base + path, data=data, headers=headers, timeout=60)
+            try:
+                response = self.http.post(self.base + path, data=data, headers=headers,
+                                          timeout=60)
+            except requests.ConnectionError as error:
+                # An idle keep-alive connection the server closed as the POST was sent (no
+                # answer at all): a browser sends it again on a new connection; so do we, once.
+                if "aborted" not in str(error) or self.posts_again:
+                    raise
+                count_post_again(self)
+                response = self.http.post(self.base + path, data=data, headers=headers,
+                                          timeout=60)
             if response.status_code != 503:
                 break
             count_busy()
@@ -463,7 +484,8 @@ def class_through(site: Site, args, fault: "Fault | None") -> None:
         f"unfinished {Run.objects.pending().count()}, "
         f"failed {Run.objects.filter(status=Run.Status.FAILED).count()}"
     )
-    print(f"retried  {retried} GET(s) sent again on a new connection after a reset")
+    print(f"retried  {retried} GET(s) and {posted_again} POST(s) sent again on a new connection "
+          "after a reset")
     print(f"right    {n - len(wrong)} of {n} runs ok with the learner's own output"
           + (f"; not: {[(r.pk, r.status, r.stderr[:60]) for r in wrong[:3]]}" if wrong else ""))
     if fault:
