@@ -1,6 +1,6 @@
 """A whole class at once: N learners over real HTTP press Reveal, then Run, together.
 
-    .venv/bin/python bench/class.py N [--pg]
+    .venv/bin/python bench/class.py N [--pg] [--fault redis|pg [--down SECONDS]]
 
 Starts Parsnip exactly as `make run` does (bench/served.py: gunicorn + the django-q2
 worker, DEBUG off) on a throw-away SQLite database -- or, with --pg, on PostgreSQL with
@@ -19,6 +19,14 @@ phase before each of run and submit sends one batch of edits each (the few secon
 typing before the click), and the run and the submission carry the last edits, as the
 editor sends them. Compare its figures with a run without it.
 
+With --fault, the class runs on a PostgreSQL cluster and a Redis of the benchmark's own
+(tests/services.py: never the machine's shared servers), and in the run phase, once the
+first three results are back, Redis is shut down (nothing saved) and started again
+--down seconds later (default 3), or PostgreSQL is restarted as `pg_ctl restart -m fast`
+does (down for --down seconds, default 0). It then says what the class saw: HTTP errors,
+"busy, try again" answers (the learner clicks again, as the page asks), the slowest click,
+and each run's output checked against the learner's own code.
+
 Each click is followed as the page follows it (htmx headers; a panel that waits is
 polled through its own `hx-get`) until its output is final, and timed from the click to
 that final answer. Prints per phase done/N, p50, p95, max and HTTP errors, then the rows
@@ -30,6 +38,7 @@ the same for gradings).
 import harness  # noqa: F401, I001  -- first: it fixes sys.path (see bench/harness.py)
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -43,6 +52,7 @@ from urllib3.util.retry import Retry
 
 from harness import machine_cpu_seconds, p95
 from bench.served import Site
+from django.db import connections
 
 SEED = "/learn/local-models/optimising-speed-and-memory/"
 FIRST_SNIPPET = "backend-latency"
@@ -56,6 +66,24 @@ AGAIN = Retry(total=1, connect=1, read=1, status=0, other=0,
               allowed_methods=frozenset({"GET"}), raise_on_status=False)
 retried = 0
 retried_lock = threading.Lock()
+busy = 0  # "busy, try again" answers (503) during a fault: the click or poll sent again
+BUSY_AGAIN_SECONDS = {"click": 5, "poll": 2}  # Retry-After; the page's poll asks again after 2 s
+
+
+def count_busy() -> None:
+    global busy
+    with retried_lock:
+        busy += 1
+
+
+posted_again = 0
+
+
+def count_post_again(learner) -> None:
+    global posted_again
+    learner.posts_again += 1
+    with retried_lock:
+        posted_again += 1
 
 
 class Learner:
@@ -64,6 +92,7 @@ class Learner:
         self.username = username
         self.http = requests.Session()
         self.polls = 0  # long polls the last click needed before its answer was final
+        self.posts_again = 0  # POSTs sent again after a reset of an idle connection
         self.http.mount("http://", HTTPAdapter(max_retries=AGAIN))
 
     def get(self, url: str, **options) -> requests.Response:
@@ -90,18 +119,39 @@ class Learner:
         response.raise_for_status()
 
     def click(self, path: str, data: dict[str, str]) -> None:
-        """POST as htmx does, then follow the panel's polling until the answer is final."""
+        """POST as htmx does, then follow the panel's polling until the answer is final.
+        A "busy, try again" (503) is clicked again after its Retry-After, as a learner
+        would; a poll answered so asks again after 2 s, as the page does."""
         headers = {"HX-Request": "true", "X-CSRFToken": self.http.cookies["csrftoken"],
                    "Referer": self.base + SEED}
-        response = self.http.post(self.base + path, data=data, headers=headers, timeout=60)
+        for _ in range(5):
+            try:
+                response = self.http.post(self.base + path, data=data, headers=headers,
+                                          timeout=60)
+            except requests.ConnectionError as error:
+                # An idle keep-alive connection the server closed as the POST was sent (no
+                # answer at all): a browser sends it again on a new connection; so do we, once.
+                if "aborted" not in str(error) or self.posts_again:
+                    raise
+                count_post_again(self)
+                response = self.http.post(self.base + path, data=data, headers=headers,
+                                          timeout=60)
+            if response.status_code != 503:
+                break
+            count_busy()
+            time.sleep(BUSY_AGAIN_SECONDS["click"])
         response.raise_for_status()
         polls = 0
         while match := POLL.search(response.text):
             polls += 1
             if polls > 200:
                 raise RuntimeError("still waiting after 200 polls")
-            response = self.get(self.base + match.group(1).replace("&amp;", "&"),
-                                headers={"HX-Request": "true"}, timeout=60)
+            url = self.base + match.group(1).replace("&amp;", "&")
+            response = self.get(url, headers={"HX-Request": "true"}, timeout=60)
+            while response.status_code == 503:
+                count_busy()
+                time.sleep(BUSY_AGAIN_SECONDS["poll"])
+                response = self.get(url, headers={"HX-Request": "true"}, timeout=60)
             response.raise_for_status()
         self.polls = polls
 
@@ -264,106 +314,189 @@ def main() -> None:
     parser.add_argument("n", type=int, help="learners in the class")
     parser.add_argument("--pg", action="store_true", help="PostgreSQL + Redis (scale-out)")
     parser.add_argument("--trail", action="store_true", help="editing recorded as trail.js does")
+    parser.add_argument("--fault", choices=["redis", "pg"],
+                        help="restart private Redis or PostgreSQL during the run phase")
+    parser.add_argument("--down", type=float, help="seconds the server stays down "
+                        "(default: 3 for redis, 0 for pg, a plain restart)")
     args = parser.parse_args()
+
+    with contextlib.ExitStack() as stack:
+        if args.fault:
+            servers = private_servers(stack)
+            site = Site()
+            servers["postgres"].createdb(site.name)
+            site.extra_env.update(DATABASE_URL=servers["postgres"].database_url(site.name),
+                                  REDIS_URL=servers["redis"].url)
+            down = args.down if args.down is not None else (3.0 if args.fault == "redis" else 0.0)
+            fault = Fault(args.fault, servers, down)
+        else:
+            site, fault = Site(pg=args.pg), None
+        stack.enter_context(site)
+        class_through(site, args, fault)
+
+
+def private_servers(stack: contextlib.ExitStack) -> dict:
+    """A PostgreSQL cluster (durable, as a real one: fsync on) and a Redis of our own."""
+    from tests.services import PrivatePostgres, PrivateRedis
+
+    return {"postgres": stack.enter_context(PrivatePostgres(durable=True)),
+            "redis": stack.enter_context(PrivateRedis())}
+
+
+class Fault:
+    """Restarts a private server once the phase's first three results are back."""
+
+    def __init__(self, kind: str, servers: dict, down: float) -> None:
+        self.kind, self.servers, self.down = kind, servers, down
+        self.thread: threading.Thread | None = None
+        self.said = ""
+
+    def arm(self, purpose: str, since) -> None:
+        def watch() -> None:
+            from django.db import close_old_connections
+
+            from tutor.models import Run
+
+            while True:
+                close_old_connections()
+                done = Run.objects.filter(purpose=purpose, created_at__gte=since).final().count()
+                if done >= 3:
+                    break
+                time.sleep(0.05)
+            from django.db import connections
+
+            connections.close_all()  # this thread's: the restart ends them anyway
+            started = time.perf_counter()
+            if self.kind == "redis":
+                self.servers["redis"].stop()
+                time.sleep(self.down)
+                self.servers["redis"].start()
+            else:
+                self.servers["postgres"].restart(down_for=self.down)
+            self.said = (f"fault    {self.kind} {'shut down, nothing saved' if self.kind == 'redis' else 'restarted (fast)'}"
+                         f" after {done} results; back after {time.perf_counter() - started:.1f} s")
+
+        self.thread = threading.Thread(target=watch, daemon=True)
+        self.thread.start()
+
+    def report(self) -> None:
+        if self.thread is not None:
+            self.thread.join(120)
+        print(self.said or "fault    never injected (fewer than three results came back)")
+
+
+def class_through(site: Site, args, fault: "Fault | None") -> None:
     n = args.n
+    from django.utils import timezone
 
-    with Site(pg=args.pg) as site:
-        from django.utils import timezone
+    from course.kinds.snippet import Snippet
+    from tutor.models import Run
+    from tutor.practice.snippet.models import Prediction
 
-        from course.kinds.snippet import Snippet
-        from tutor.models import Run
-        from tutor.practice.snippet.models import Prediction
+    snippet = Snippet.objects.get(block__key=FIRST_SNIPPET)
+    learners = [Learner(site.url, name) for name in create_learners(n)]
+    where = ("PostgreSQL + Redis of its own" if fault else
+             "PostgreSQL + Redis" if args.pg else "SQLite + ORM broker (make run)")
+    print(f"class of {n} on {where}, {os.cpu_count()} cores, server as `make run` starts it"
+          + (", editing recorded (--trail)" if args.trail else ""))
+    login_times, errors = at_once(learners, Learner.log_in)
+    report("log in", n, login_times, errors)
+    if errors:
+        raise SystemExit(f"log-in failed for {len(errors)}: {errors[:3]}")
 
-        snippet = Snippet.objects.get(block__key=FIRST_SNIPPET)
-        learners = [Learner(site.url, name) for name in create_learners(n)]
-        where = "PostgreSQL + Redis" if args.pg else "SQLite + ORM broker (make run)"
-        print(f"class of {n} on {where}, {os.cpu_count()} cores, server as `make run` starts it"
-              + (", editing recorded (--trail)" if args.trail else ""))
-        login_times, errors = at_once(learners, Learner.log_in)
-        report("log in", n, login_times, errors)
-        if errors:
-            raise SystemExit(f"log-in failed for {len(errors)}: {errors[:3]}")
+    def reveal(learner: Learner) -> None:
+        learner.click(f"/snippets/{snippet.pk}/predict/",
+                      {"text": "I think it prints the timings", "mode": "typed"})
 
-        def reveal(learner: Learner) -> None:
-            learner.click(f"/snippets/{snippet.pk}/predict/",
-                          {"text": "I think it prints the timings", "mode": "typed"})
+    def typed(before: str, added: str, *, sent: bool) -> dict[str, str]:
+        """The edits trail.js sends for typing `added` at the end, a second a step: a
+        batch's fields, or those a run or submission carries."""
+        quarter = max(1, len(added) // 4)
+        pieces = [added[i : i + quarter] for i in range(0, len(added), quarter)]
+        edits, text = [], before
+        for n, piece in enumerate(pieces):
+            edits.append([1000 * (len(pieces) - 1 - n), "e", len(text), 0, piece])
+            text += piece
+        if sent:
+            return {"edits": json.dumps(edits), "code": text, "base": before}
+        return {"trail_edits": json.dumps(edits), "trail_base": before, "trail_has_base": "1"}
 
-        def typed(before: str, added: str, *, sent: bool) -> dict[str, str]:
-            """The edits trail.js sends for typing `added` at the end, a second a step: a
-            batch's fields, or those a run or submission carries."""
-            quarter = max(1, len(added) // 4)
-            pieces = [added[i : i + quarter] for i in range(0, len(added), quarter)]
-            edits, text = [], before
-            for n, piece in enumerate(pieces):
-                edits.append([1000 * (len(pieces) - 1 - n), "e", len(text), 0, piece])
-                text += piece
-            if sent:
-                return {"edits": json.dumps(edits), "code": text, "base": before}
-            return {"trail_edits": json.dumps(edits), "trail_base": before, "trail_has_base": "1"}
+    def edit_snippet(learner: Learner) -> None:
+        data = typed(snippet.code, f"# {learner.username} typing\n", sent=True)
+        headers = {"X-CSRFToken": learner.http.cookies["csrftoken"], "Referer": site.url + SEED}
+        learner.http.post(f"{site.url}/trail/{snippet.block_id}/record/", data=data, headers=headers,
+                          timeout=60).raise_for_status()
 
-        def edit_snippet(learner: Learner) -> None:
-            data = typed(snippet.code, f"# {learner.username} typing\n", sent=True)
-            headers = {"X-CSRFToken": learner.http.cookies["csrftoken"], "Referer": site.url + SEED}
-            learner.http.post(f"{site.url}/trail/{snippet.block_id}/record/", data=data, headers=headers,
-                              timeout=60).raise_for_status()
+    def run(learner: Learner) -> None:
+        code = snippet.code + f'\nprint("{learner.username} changed it")\n'
+        carried = typed(snippet.code, f'\nprint("{learner.username} changed it")\n', sent=False) if args.trail else {}
+        learner.click(f"/snippets/{snippet.pk}/runs/", {"code": code, **carried})
 
-        def run(learner: Learner) -> None:
-            code = snippet.code + f'\nprint("{learner.username} changed it")\n'
-            carried = typed(snippet.code, f'\nprint("{learner.username} changed it")\n', sent=False) if args.trail else {}
-            learner.click(f"/snippets/{snippet.pk}/runs/", {"code": code, **carried})
+    from course.kinds.code_exercise import CodeExercise
 
-        from course.kinds.code_exercise import CodeExercise
+    exercise = CodeExercise.objects.get(block__key=EXERCISE)
 
-        exercise = CodeExercise.objects.get(block__key=EXERCISE)
+    def edit_exercise(learner: Learner) -> None:
+        data = typed(exercise.starter, f"# {learner.username} typing\n", sent=True)
+        headers = {"X-CSRFToken": learner.http.cookies["csrftoken"], "Referer": site.url + SEED}
+        learner.http.post(f"{site.url}/trail/{exercise.block_id}/record/", data=data, headers=headers,
+                          timeout=60).raise_for_status()
 
-        def edit_exercise(learner: Learner) -> None:
-            data = typed(exercise.starter, f"# {learner.username} typing\n", sent=True)
-            headers = {"X-CSRFToken": learner.http.cookies["csrftoken"], "Referer": site.url + SEED}
-            learner.http.post(f"{site.url}/trail/{exercise.block_id}/record/", data=data, headers=headers,
-                              timeout=60).raise_for_status()
+    def submit(learner: Learner) -> None:
+        code = exercise.solution + f'\n# {learner.username}\n'
+        carried = typed(exercise.starter, f"\n# {learner.username}\n", sent=False) if args.trail else {}
+        learner.click(f"/code-exercises/{exercise.pk}/submit/", {"code": code, **carried})
 
-        def submit(learner: Learner) -> None:
-            code = exercise.solution + f'\n# {learner.username}\n'
-            carried = typed(exercise.starter, f"\n# {learner.username}\n", sent=False) if args.trail else {}
-            learner.click(f"/code-exercises/{exercise.pk}/submit/", {"code": code, **carried})
+    server = site.server.pid
 
-        server = site.server.pid
+    def phase(name: str, action) -> None:
+        before, started = cpu_seconds_by_part(server), time.perf_counter()
+        report(name, n, *at_once(learners, action))
+        report_cpu(before, cpu_seconds_by_part(server), time.perf_counter() - started)
 
-        def phase(name: str, action) -> None:
-            before, started = cpu_seconds_by_part(server), time.perf_counter()
-            report(name, n, *at_once(learners, action))
-            report_cpu(before, cpu_seconds_by_part(server), time.perf_counter() - started)
+    phase("open", Learner.open_lesson)
+    edits = {"run": edit_snippet, "submit": edit_exercise}  # --trail: the typing before each
+    for name, action, purpose in (("reveal", reveal, Run.Purpose.REVEAL),
+                                  ("run", run, Run.Purpose.RUN),
+                                  ("submit", submit, Run.Purpose.GRADE)):
+        if args.trail and name in edits:
+            phase("edit", edits[name])
+        since = timezone.now()
+        if fault and name == "run":
+            fault.arm(purpose, since)
+        phase(name, action)
+        if fault and name == "run":
+            fault.report()
+            connections.close_all()  # this process's connections may have died with it
+        where_it_went(name, purpose, since, learners)
 
-        phase("open", Learner.open_lesson)
-        edits = {"run": edit_snippet, "submit": edit_exercise}  # --trail: the typing before each
-        for name, action, purpose in (("reveal", reveal, Run.Purpose.REVEAL),
-                                      ("run", run, Run.Purpose.RUN),
-                                      ("submit", submit, Run.Purpose.GRADE)):
-            if args.trail and name in edits:
-                phase("edit", edits[name])
-            since = timezone.now()
-            phase(name, action)
-            where_it_went(name, purpose, since, learners)
+    deadline = time.monotonic() + 30
+    while Run.objects.pending().exists() and time.monotonic() < deadline:
+        time.sleep(0.5)
+    wrong = [r for r in Run.objects.filter(purpose=Run.Purpose.RUN, user__isnull=False)
+             .select_related("user") if r.status != Run.Status.OK
+             or not r.stdout.endswith(f"{r.user.username} changed it\n")]
+    print(
+        f"rows     predictions {Prediction.objects.count()} (expected {n}), "
+        f"reveal runs {Run.objects.filter(purpose=Run.Purpose.REVEAL).count()} (expected 1), "
+        f"runs {Run.objects.filter(purpose=Run.Purpose.RUN).count()} (expected {n}), "
+        f"gradings {Run.objects.filter(purpose=Run.Purpose.GRADE).count()} (expected {n}), "
+        f"unfinished {Run.objects.pending().count()}, "
+        f"failed {Run.objects.filter(status=Run.Status.FAILED).count()}"
+    )
+    print(f"retried  {retried} GET(s) and {posted_again} POST(s) sent again on a new connection "
+          "after a reset")
+    print(f"right    {n - len(wrong)} of {n} runs ok with the learner's own output"
+          + (f"; not: {[(r.pk, r.status, r.stderr[:60]) for r in wrong[:3]]}" if wrong else ""))
+    if fault:
+        print(f"busy     {busy} 'busy, try again' answers, each sent again after its wait")
+    if args.trail:
+        from tutor.trail.models import Trail, TrailChunk
 
-        deadline = time.monotonic() + 30
-        while Run.objects.pending().exists() and time.monotonic() < deadline:
-            time.sleep(0.5)
-        print(
-            f"rows     predictions {Prediction.objects.count()} (expected {n}), "
-            f"reveal runs {Run.objects.filter(purpose=Run.Purpose.REVEAL).count()} (expected 1), "
-            f"runs {Run.objects.filter(purpose=Run.Purpose.RUN).count()} (expected {n}), "
-            f"gradings {Run.objects.filter(purpose=Run.Purpose.GRADE).count()} (expected {n}), "
-            f"unfinished {Run.objects.pending().count()}, "
-            f"failed {Run.objects.filter(status=Run.Status.FAILED).count()}"
-        )
-        print(f"retried  {retried} GET(s) sent again on a new connection after a reset")
-        if args.trail:
-            from tutor.trail.models import Trail, TrailChunk
-
-            print(f"trail    trails {Trail.objects.count()} (expected {2 * n}), "
-                  f"writes {TrailChunk.objects.count()} (expected {4 * n}: a batch and a moment each)")
-        one, floor = sandbox_floor(n, snippet.code)
-        one_grading, grading_floor = grading_floor_of(n, exercise)
+        print(f"trail    trails {Trail.objects.count()} (expected {2 * n}), "
+              f"writes {TrailChunk.objects.count()} (expected {4 * n}: a batch and a moment each)")
+    one, floor = sandbox_floor(n, snippet.code)
+    one_grading, grading_floor = grading_floor_of(n, exercise)
     print(f"floor    one sandbox run {one * 1000:.1f} ms; {n} runs / {os.cpu_count()} cores = "
           f"{floor * 1000:.0f} ms")
     print(f"floor    one grading {one_grading * 1000:.1f} ms; {n} gradings / {os.cpu_count()} cores = "

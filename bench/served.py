@@ -51,8 +51,8 @@ class Site:
             LOG_LEVEL="WARNING",
             DEBUG="0",  # as `make run`; its own commands below need a key too
             HTTPS="0",
-            **self.extra_env,
         )
+        env.update(self.extra_env)  # bench/class.py --fault: servers of its own
         return env
 
     def manage(self, *args: str) -> None:

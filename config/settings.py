@@ -69,6 +69,9 @@ MIDDLEWARE = [
     "operations.request_log.request_log_middleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Every statement of a request, the session's and the user's included, outlasts a lost
+    # connection where that cannot do anything twice (tutor/outages.py).
+    "tutor.outages.StatementsMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -83,6 +86,9 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
     # Closed-book assignments: only the assignment's items while it runs (tutor/assignments/).
     "tutor.assignments.closed_book.ClosedBookMiddleware",
+    # A view that lost its database connection before writing runs once more; any request
+    # failing on an outage is answered "busy, try again" (tutor/outages.py, handler500).
+    "tutor.outages.OutageMiddleware",
     # Last, as django-axes asks: it turns a locked-out login into the lockout page.
     "axes.middleware.AxesMiddleware",
 ]
@@ -136,7 +142,10 @@ DATABASES = {
 DB_POOL_MAX = int(os.environ.get("DB_POOL_MAX", "8"))
 if DATABASES["default"]["ENGINE"].startswith("django.db.backends.postgresql") and DB_POOL_MAX > 0:
     DATABASES["default"]["CONN_MAX_AGE"] = 0
-    DATABASES["default"]["CONN_HEALTH_CHECKS"] = False
+    # The pool checks each connection as it hands it out (psycopg_pool's check_connection,
+    # one empty round trip): after PostgreSQL restarts, its dead connections are replaced
+    # instead of failing a request each.
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
     DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
         "min_size": 1,
         "max_size": DB_POOL_MAX,
@@ -291,14 +300,19 @@ Q_CLUSTER = {
 }
 if REDIS_URL:
     Q_CLUSTER["redis"] = REDIS_URL
+    # django-q2's Redis broker, outlasting a Redis restart (tutor/queueing.py).
+    Q_CLUSTER["broker_class"] = "tutor.queueing.RedisBroker"
 else:
     Q_CLUSTER["orm"] = "default"
+    # django-q2's ORM broker, outlasting SQLite locked by a backup (tutor/queueing.py).
+    Q_CLUSTER["broker_class"] = "tutor.queueing.OrmBroker"
 
 # Rendered lesson content is cached per content version: in each process's memory on the
 # embedded default, in Redis (shared by every server) on the scale-out path.
 CACHES = {
     "default": (
-        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL,
+        # A Redis that is down or restarting is a cache miss, not a server error.
+        {"BACKEND": "tutor.connections.ForgivingRedisCache", "LOCATION": REDIS_URL,
          "KEY_PREFIX": Q_CLUSTER["name"]}
         if REDIS_URL
         else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "parsnip",

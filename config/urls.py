@@ -21,3 +21,6 @@ if apps.is_installed("lti"):  # LMS integration (LTI 1.3): Parsnip works without
     urlpatterns.append(path("", include("lti.urls")))
 if apps.is_installed("operations"):  # backups, health, a learner's data (docs/operations.md)
     urlpatterns.append(path("", include("operations.urls")))
+
+# A database or Redis outage is answered "busy, try again", never a server error page.
+handler500 = "tutor.outages.server_error"

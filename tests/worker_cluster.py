@@ -23,14 +23,21 @@ django.setup()
 from tutor.actions.runs import queue_run
 from tutor.models import Run
 
+from django.db import close_old_connections
+
 for line in sys.stdin:
     request = json.loads(line)
+    close_old_connections()  # as each web request does: a connection lost meanwhile is let go
     if "queue" in request:  # queue without waiting: {"queue": [code, ...]} -> ids
         print(json.dumps([queue_run(code=code).pk for code in request["queue"]]), flush=True)
         continue
     if "status" in request:  # {"status": [id, ...]} -> {id: [status, stderr]}
         rows = Run.objects.filter(pk__in=request["status"]).values_list("pk", "status", "stderr")
         print(json.dumps({pk: [status, stderr] for pk, status, stderr in rows}), flush=True)
+        continue
+    if "rows" in request:  # {"rows": [id, ...]} -> {id: [status, stdout, stderr]}
+        rows = Run.objects.filter(pk__in=request["rows"]).values_list("pk", "status", "stdout", "stderr")
+        print(json.dumps({pk: [status, out, err] for pk, status, out, err in rows}), flush=True)
         continue
     started = time.perf_counter()
     run = queue_run(code=request["code"])
@@ -47,9 +54,11 @@ for line in sys.stdin:
 class WorkerCluster:
     """Start a database, a qcluster and a client process; `run(code)` goes end to end."""
 
-    def __init__(self, *, database: str = "sqlite", redis_url: str = "") -> None:
+    def __init__(self, *, database: str = "sqlite", redis_url: str = "", postgres=None) -> None:
+        """`postgres`: a tests.services.PrivatePostgres to use instead of the machine's."""
         self.database = database
         self.redis_url = redis_url
+        self.postgres = postgres
         self.tmp = tempfile.TemporaryDirectory(prefix="parsnip-worker-")
         self.name = f"parsnip-test-{uuid.uuid4().hex[:8]}"
         self.pg_name = None
@@ -68,7 +77,10 @@ class WorkerCluster:
         return env
 
     def start(self) -> "WorkerCluster":
-        if self.database == "postgres":
+        if self.database == "postgres" and self.postgres is not None:
+            self.postgres.createdb(self.name.replace("-", "_"))  # dropped with its server
+            self.database_url = self.postgres.database_url(self.name.replace("-", "_"))
+        elif self.database == "postgres":
             self.pg_name = self.name.replace("-", "_")
             subprocess.run(["createdb", self.pg_name], check=True)
             self.database_url = f"postgres:///{self.pg_name}"
@@ -116,6 +128,20 @@ class WorkerCluster:
 
     def statuses(self, run_ids: list[int]) -> dict[int, tuple[str, str]]:
         return {int(pk): tuple(row) for pk, row in self._ask({"status": run_ids}).items()}
+
+    def rows(self, run_ids: list[int]) -> dict[int, tuple[str, str, str]]:
+        """Each run's (status, stdout, stderr)."""
+        return {int(pk): tuple(row) for pk, row in self._ask({"rows": run_ids}).items()}
+
+    def wait_until_final(self, run_ids: list[int], seconds: float) -> float:
+        """Seconds until every run is final (or `seconds`, then the caller's asserts say)."""
+        started = time.monotonic()
+        while time.monotonic() < started + seconds:
+            if all(status not in ("queued", "running")
+                   for status, _ in self.statuses(run_ids).values()):
+                break
+            time.sleep(0.2)
+        return time.monotonic() - started
 
     def run(self, code: str, timeout: float = 30) -> dict:
         return self._ask({"code": code, "timeout": timeout})

@@ -27,6 +27,10 @@ class TutorConfig(AppConfig):
         import tutor.live.models  # noqa: F401  -- the live view's rows (tutor/live/)
         import tutor.trail.models  # noqa: F401  -- the editors' trails (tutor/trail/)
         post_spawn.connect(tasks.worker_started, dispatch_uid="parsnip-worker-started")
+        # A broker that lost its messages (Redis restarted) is told every queued run again.
+        from tutor import queueing
+
+        queueing.when_messages_lost(tasks.broker_lost_messages)
         # A sign-in reads the student's closed-book windows and moves their seat to it.
         from django.contrib.auth.signals import user_logged_in
 

@@ -29,7 +29,7 @@ from pathlib import Path
 from django.conf import settings
 from django.db import connection
 
-from tutor.connections import release_connection
+from tutor.connections import is_outage, release_connection
 
 logger = logging.getLogger(__name__)
 
@@ -44,8 +44,11 @@ def announce(run_id: int) -> None:
             _redis(settings.REDIS_URL).publish(_channel(run_id), b"final")
         else:
             _announce_to_pipes(_pipe_directory(), run_id)
-    except Exception:  # a missed notice costs a waiter its time-out, never the result
-        logger.exception("could not announce run %s", run_id)
+    except Exception as error:  # a missed notice costs a waiter its time-out, never the result
+        if is_outage(error):
+            logger.warning("could not announce run %s: Redis is away (%s)", run_id, error)
+        else:
+            logger.exception("could not announce run %s", run_id)
 
 
 def wait(run_id: int, is_final: Callable[[], bool], timeout: float) -> bool:
@@ -78,6 +81,7 @@ class Listener:
         self.lock = threading.Lock()
         self.waiting: dict[int, set[threading.Event]] = {}
         self.ready = threading.Event()
+        self.listened = False  # has been ready once: a later start is after a loss
 
     def register(self, run_id: int) -> threading.Event:
         event = threading.Event()
@@ -99,6 +103,17 @@ class Listener:
         for event in events:
             event.set()
 
+    def heard_again(self) -> None:
+        """Listening again after a loss (Redis restarted): notices sent meanwhile are lost,
+        so every waiter looks at its row now rather than at its time-out."""
+        if self.listened:
+            with self.lock:
+                events = [event for events in self.waiting.values() for event in events]
+            for event in events:
+                event.set()
+        self.listened = True
+        self.ready.set()
+
     def start(self, listen: Callable[["Listener"], None]) -> "Listener":
         thread = threading.Thread(target=self._forever, args=(listen,), daemon=True,
                                   name="parsnip-run-notices")
@@ -110,8 +125,11 @@ class Listener:
         while True:
             try:
                 listen(self)
-            except Exception:
-                logger.exception("run notices: listener failed; starting again")
+            except Exception as error:
+                if is_outage(error):
+                    logger.warning("run notices: Redis is away (%s); listening again soon", error)
+                else:
+                    logger.exception("run notices: listener failed; starting again")
             self.ready.clear()
             time.sleep(1)
 
@@ -145,8 +163,13 @@ _clients: dict[str, object] = {}
 def _redis(url: str):
     if url not in _clients:
         import redis
+        from redis.backoff import NoBackoff
+        from redis.retry import Retry
 
-        _clients[url] = redis.Redis.from_url(url)
+        # One quick retry, not redis-py's ten over seconds: with Redis away, a worker must
+        # not wait to announce (the waiter reads the row at its time-out anyway).
+        _clients[url] = redis.Redis.from_url(url, retry=Retry(NoBackoff(), 1),
+                                             socket_connect_timeout=1)
     return _clients[url]
 
 
@@ -161,7 +184,7 @@ def _listen_on_redis(url: str, pattern: str) -> Callable[[Listener], None]:
             pubsub.psubscribe(pattern)
             for message in pubsub.listen():
                 if message["type"] == "psubscribe":
-                    listener.ready.set()
+                    listener.heard_again()
                 elif message["type"] == "pmessage":
                     channel = message["channel"].decode()
                     listener.heard(int(channel.rsplit(":", 1)[1]))

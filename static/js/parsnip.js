@@ -218,17 +218,36 @@
   });
 })();
 
-// One rule for refusals (course/htmx.py `refusal`): a 4xx that names where its message goes
-// (HX-Retarget, a panel's message line) is swapped there, not dropped as an error. Other
-// errors (403 CSRF, 404, 500) are left to htmx.
+// One rule for refusals (course/htmx.py `refusal`): a 4xx, or the 503 "busy, try again" of
+// an outage (tutor/outages.py), that names where its message goes (HX-Retarget, a panel's
+// message line or the page's busy line) is swapped there, not dropped as an error. Other
+// errors (403 CSRF, 404, 500) are left to htmx. The busy line empties at the next answer.
 (function () {
   "use strict";
 
   document.addEventListener("htmx:beforeSwap", function (event) {
     var xhr = event.detail.xhr;
-    if (xhr.status >= 400 && xhr.status < 500 && xhr.getResponseHeader("HX-Retarget")) {
+    var refused = (xhr.status >= 400 && xhr.status < 500) || xhr.status === 503;
+    if (refused && xhr.getResponseHeader("HX-Retarget")) {
       event.detail.shouldSwap = true;
       event.detail.isError = false;
+    }
+  });
+
+  var BUSY_SHOWN_MS = 8000;
+  var busyTimer = null;
+
+  document.addEventListener("htmx:afterRequest", function (event) {
+    var busy = document.getElementById("busy-message");
+    var xhr = event.detail.xhr;
+    if (!busy || !xhr) {
+      return;
+    }
+    if (xhr.status === 503) {
+      clearTimeout(busyTimer);
+      busyTimer = setTimeout(function () { busy.textContent = ""; }, BUSY_SHOWN_MS);
+    } else if (busy.textContent && xhr.status >= 200 && xhr.status < 400) {
+      busy.textContent = "";
     }
   });
 })();
@@ -254,6 +273,12 @@
 
   document.addEventListener("htmx:sendError", retryLater);
   document.addEventListener("htmx:responseError", retryLater);
+  // Busy for a moment (503): its message is shown in the busy line, and the panel asks again.
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    if (event.detail.xhr.status === 503) {
+      retryLater(event);
+    }
+  });
 })();
 
 // Polling ([data-poll-every]: the live view, the projector, a raised hand) stops asking

@@ -19,6 +19,7 @@ def redis_broker(monkeypatch):
     name = f"test-queueing-{uuid.uuid4().hex[:8]}"
     monkeypatch.setattr(Conf, "ORM", None)
     monkeypatch.setattr(Conf, "REDIS", REDIS_URL)
+    monkeypatch.setattr(Conf, "BROKER_CLASS", "tutor.queueing.RedisBroker")
     monkeypatch.setattr(Conf, "CLUSTER_NAME", name)
     monkeypatch.setattr(queueing, "_brokers", {})
     server = redis.Redis.from_url(REDIS_URL)

@@ -14,6 +14,7 @@ from django.utils import timezone
 from course.kinds.snippet import Snippet
 from tutor import practice, queueing, run_notices, sandbox
 from tutor.actions.progress import count_run, learner_worked
+from tutor.connections import outlasting_outages
 from tutor.models import Run, worker_name
 
 
@@ -110,28 +111,14 @@ def execute_run(*, run_id: int) -> Run | None:
     """Run the code of a queued Run in the sandbox and store the result on the row.
 
     Claims the row first (queued -> running), so a run delivered twice executes once.
+    Each step outlasts the database going away for a moment (a PostgreSQL restart): the
+    claim, the result saved and the verdicts are each safe to try again.
     """
-    run = (
-        Run.objects.select_related("snippet__block__lesson__course")
-        .filter(pk=run_id, status=Run.Status.QUEUED)
-        .first()
-    )
-    if run is None:
+    claimed = outlasting_outages(lambda: _claim(run_id), seconds=OUTAGE_SECONDS,
+                                 what=f"claiming run {run_id}")
+    if claimed is None:
         return None
-    # A run of a practice kind's own purpose (a submission graded by tests) is executed
-    # by that kind; any other runs the code as a program.
-    executor = practice.executor_for(run.purpose)
-    limits = executor.run_limits(run) if executor else limits_for(run.snippet)
-    now = timezone.now()
-    claimed = Run.objects.filter(pk=run_id, status=Run.Status.QUEUED).update(
-        status=Run.Status.RUNNING,
-        started_at=now,
-        deadline_at=now + timedelta(seconds=limits.wall_seconds) + Run.DEADLINE_MARGIN,
-        worker=worker_name(),
-    )
-    if not claimed:
-        return None
-    run.status, run.started_at = Run.Status.RUNNING, now
+    run, executor, limits = claimed
     try:
         if executor:
             result = executor.execute(run, limits)
@@ -150,18 +137,55 @@ def execute_run(*, run_id: int) -> Run | None:
         run.truncated = result.truncated
         run.duration_ms = result.duration_ms
     run.finished_at = timezone.now()
-    run.save(
-        update_fields=[
+    outlasting_outages(
+        lambda: run.save(update_fields=[
             "status", "exit_code", "stdout", "stderr", "truncated", "duration_ms", "finished_at"
-        ]
+        ]),
+        seconds=OUTAGE_SECONDS, what=f"saving run {run_id}",
     )
     # Waiting learners are woken first: each one's own request shows the output. Then
     # each practice kind gives the verdicts waiting for it, here in the worker, so they
     # never depend on the learner still having the page open (a page view never writes).
     run_notices.announce(run.pk)
-    for kind in practice.every():
-        kind.settle(run)
+
+    def settle() -> None:
+        for kind in practice.every():
+            kind.settle(run)
+
+    outlasting_outages(settle, seconds=OUTAGE_SECONDS, what=f"verdicts of run {run_id}")
     # Again, for whoever waits for a verdict rather than the output (a poll that woke on
     # the first notice and found its prediction still waiting for the loop above).
     run_notices.announce(run.pk)
     return run
+
+
+# How long each of the worker's steps waits for a database that went away, well inside
+# django-q2's task timeout (30 s) with the sandbox's own time.
+OUTAGE_SECONDS = 8.0
+
+
+def _claim(run_id: int):
+    """(the run, its executor, its limits) once this worker holds it, or None when another
+    worker has it or it is done. A claim whose answer was lost with the connection is found
+    again: the row is running, in this process's name."""
+    run = Run.objects.select_related("snippet__block__lesson__course").filter(pk=run_id).first()
+    if run is None or run.status not in (Run.Status.QUEUED, Run.Status.RUNNING):
+        return None
+    if run.status == Run.Status.RUNNING and run.worker != worker_name():
+        return None
+    # A run of a practice kind's own purpose (a submission graded by tests) is executed
+    # by that kind; any other runs the code as a program.
+    executor = practice.executor_for(run.purpose)
+    limits = executor.run_limits(run) if executor else limits_for(run.snippet)
+    if run.status == Run.Status.QUEUED:
+        now = timezone.now()
+        claimed = Run.objects.filter(pk=run_id, status=Run.Status.QUEUED).update(
+            status=Run.Status.RUNNING,
+            started_at=now,
+            deadline_at=now + timedelta(seconds=limits.wall_seconds) + Run.DEADLINE_MARGIN,
+            worker=worker_name(),
+        )
+        if not claimed:
+            return None
+        run.status, run.started_at = Run.Status.RUNNING, now
+    return run, executor, limits

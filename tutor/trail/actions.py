@@ -1,19 +1,23 @@
 """The trail's writes: a batch of edits from the editor, a moment (run, check, submission)
 from a view, and the retention purge. Each is one transaction on the learner's trail row."""
 
+import logging
 from datetime import datetime, timedelta
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Count, Sum
 from django.db.models.functions import Coalesce, Length
 from django.utils import timezone
 from django.utils.translation import gettext
 
 from course.models import Block
+from tutor.connections import DATABASE_OUTAGES
 from tutor.trail import encoding, pastes
 from tutor.trail.encoding import CHECK, RUN, SUBMIT, Step  # noqa: F401 (the moments views name)
 from tutor.trail.models import CHECKPOINT_EVERY, Trail, TrailChunk
+
+logger = logging.getLogger(__name__)
 
 ACTIVE_GAP = timedelta(seconds=60)  # a longer pause is not counted as time at work
 # What one student may record in an hour, over all their trails: the editor sends a batch
@@ -212,14 +216,21 @@ def record_moment(
     fields: see `carried_edits`), in one write."""
     now = timezone.now()
     edits, base = carried_edits(carried or {})
-    with transaction.atomic():
-        trail = trail_for_update(user=user, block=block)
-        if (edits or base is not None) and over_the_hours_allowance(user=user, now=now):
-            trail.refused += 1
-            edits, base = [], None  # the moment and its code are kept all the same
-        timed = _edits(trail, edits, code=code, base=base, now=now)
-        timed.append((now, Step(0, what)))
-        _append(trail, timed)
+    try:
+        with transaction.atomic():
+            trail = trail_for_update(user=user, block=block)
+            if (edits or base is not None) and over_the_hours_allowance(user=user, now=now):
+                trail.refused += 1
+                edits, base = [], None  # the moment and its code are kept all the same
+            timed = _edits(trail, edits, code=code, base=base, now=now)
+            timed.append((now, Step(0, what)))
+            _append(trail, timed)
+    except DATABASE_OUTAGES as error:
+        if connection.in_atomic_block:
+            raise  # the caller's transaction is lost with it: theirs to answer
+        # The run or submission it records is stored already: a moment of its trail lost
+        # to the database restarting is better than asking the learner to do it twice.
+        logger.warning("a trail moment was not kept: the database went away (%s)", error)
 
 
 def carried_edits(fields) -> tuple[list, str | None]:
