@@ -8,7 +8,7 @@ import re
 
 from course.kinds import register
 from course.kinds.fields import Boolean, Choice, Items, Slug, Text, TextList
-from course.kinds.questions import Lines, QuestionKind, tries_field, unique_keys
+from course.kinds.questions import Lines, QuestionKind, question_title, tries_field, unique_keys
 
 BLANK = re.compile(r"\{\{\s*([^{}\s]*)\s*\}\}")
 SPACES = ("collapse", "ignore", "exact")
@@ -105,6 +105,7 @@ BLANKS = register(
         label="Fill in the blanks",
         template="course/blocks/question.html",
         fields=(
+            question_title(),
             Text("body", markdown=True, help_text="Markdown: what to do, above the text."),
             Text(
                 "text", required=True, quoted=False,

@@ -10,7 +10,7 @@ row: the options in Block.items, `shuffle`, `tries` and `scoring` in Block.value
 
 from course.kinds import register
 from course.kinds.fields import Boolean, Choice, Items, Slug, Text
-from course.kinds.questions import Lines, QuestionKind, question_body, tries_field, unique_keys
+from course.kinds.questions import Lines, QuestionKind, question_body, question_title, tries_field, unique_keys
 
 SCORING = ("right-minus-wrong", "all-or-nothing", "each-option")
 
@@ -82,6 +82,7 @@ CHOICE = register(
         label="Multiple choice",
         template="course/blocks/question.html",
         fields=(
+            question_title(),
             question_body(),
             OPTIONS,
             Boolean("shuffle", fallback=True, help_text="Each learner sees the options in an order of their own."),
@@ -111,6 +112,7 @@ CHECKBOXES = register(
         label="Checkboxes",
         template="course/blocks/question.html",
         fields=(
+            question_title(),
             question_body(),
             OPTIONS,
             Choice(

@@ -6,7 +6,7 @@ own. The learner's side is in tutor/practice/questions/; every value lives on th
 
 from course.kinds import register
 from course.kinds.fields import Items, Number, Text
-from course.kinds.questions import Lines, QuestionKind, question_body, tries_field
+from course.kinds.questions import Lines, QuestionKind, question_body, question_title, tries_field
 
 
 def within(given: float, expected: float, *, tolerance: float, relative: float) -> bool:
@@ -40,6 +40,7 @@ NUMBER = register(
         label="Number",
         template="course/blocks/question.html",
         fields=(
+            question_title(),
             question_body(),
             Number("answer", required=True, help_text="The right number."),
             Number(

@@ -10,10 +10,15 @@ problem is in, for the files and the admin alike.
 from collections.abc import Callable
 from typing import Any
 
-from course.kinds import BlockKind
+from course.kinds import BlockKind, common_fields
 from course.kinds.fields import Text, WholeNumber
 
 Lines = Callable[[str], int | None]
+
+
+def question_title() -> Text:
+    """A title names the question for teachers (item analysis, timelines) and heads it."""
+    return common_fields()[0]
 
 
 def question_body() -> Text:

@@ -24,6 +24,7 @@ class QuestionKind(practice.PracticeKind):
     template = "tutor/practice/question.html"
     anchor = "question"
     styles = ("css/questions.css",)
+    scripts = ("js/questions.js",)
 
     def __init__(self, name: str, label: str):
         self.name, self.label = name, label

@@ -29,6 +29,7 @@ class ShownOption:
 class ShownPiece:
     text: str = ""
     blank: str = ""  # the blank's name, for a blank
+    number: int = 0  # the blank's place among the blanks, from 1
     value: str = ""  # what the learner typed in it last
     right: bool | None = None  # told once answered
     accepted: str = ""  # a right answer, once finished
@@ -123,14 +124,16 @@ def build(block, values: dict, *, user, tries: QuestionTries | None, last: Quest
         blanks = {blank["key"]: blank for blank in values["blanks"]}
         typed = last.answer if last is not None else {}
         parts = state.graded.parts if state.graded is not None else {}
+        number = 0
         for what, text in pieces(values["text"]):
             if what == "text":
                 state.pieces.append(ShownPiece(text=text))
                 continue
+            number += 1
             answers = blanks.get(text, {}).get("answers", [])
             state.pieces.append(
                 ShownPiece(
-                    blank=text, value=typed.get(text, ""), right=parts.get(text),
+                    blank=text, number=number, value=typed.get(text, ""), right=parts.get(text),
                     accepted=answers[0] if finished and answers else "",
                 )
             )
