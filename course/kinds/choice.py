@@ -10,7 +10,14 @@ row: the options in Block.items, `shuffle`, `tries` and `scoring` in Block.value
 
 from course.kinds import register
 from course.kinds.fields import Boolean, Choice, Items, Slug, Text
-from course.kinds.questions import Lines, QuestionKind, question_body, question_title, tries_field, unique_keys
+from course.kinds.questions import (
+    Lines,
+    QuestionKind,
+    question_body,
+    question_title,
+    tries_field,
+    unique_keys,
+)
 
 SCORING = ("right-minus-wrong", "all-or-nothing", "each-option")
 
