@@ -2,11 +2,25 @@
 the question's units if it has any. Common wrong numbers (`mistakes`) have feedback of their
 own. The learner's side is in tutor/practice/questions/; every value lives on the Block row
 (`mistakes` in Block.items, the rest in Block.values).
+
+The answer is written in the file (`answer`), or computed by a `program` from the question's
+`parameters`: each learner gets a variant (a value for each parameter, shown in the body
+where it says {{name}}), and the program, run in the sandbox with those values, prints the
+answer. So the number in the question can never disagree with the program.
 """
 
 from course.kinds import register
-from course.kinds.fields import Items, Number, Text
-from course.kinds.questions import Lines, QuestionKind, question_body, question_title, tries_field
+from course.kinds.fields import Items, Name, Number, Text
+from course.kinds.questions import (
+    IDENTIFIER,
+    Lines,
+    QuestionKind,
+    Values,
+    check_parameters,
+    question_body,
+    question_title,
+    tries_field,
+)
 
 
 def within(given: float, expected: float, *, tolerance: float, relative: float) -> bool:
@@ -19,7 +33,15 @@ def within(given: float, expected: float, *, tolerance: float, relative: float) 
 class NumberKind(QuestionKind):
     def check(self, reading, values, lines: Lines = lambda name: None) -> None:
         super().check(reading, values, lines)
+        check_parameters(reading, values, lines)
+        program = (values.get("program") or "").strip()
         answer = values.get("answer")
+        if program and answer is not None:
+            reading.error(lines("answer"), "give 'answer' or a 'program' that computes it, not both")
+        elif not program and answer is None:
+            reading.error(lines("answer"), "a number question needs 'answer', or a 'program' that prints it")
+        if values.get("parameters") and not program:
+            reading.error(lines("parameters"), "parameters need a 'program' that computes the answer from them")
         if answer is None:
             return
         for mistake in values["mistakes"]:
@@ -42,7 +64,26 @@ NUMBER = register(
         fields=(
             question_title(),
             question_body(),
-            Number("answer", required=True, help_text="The right number."),
+            Number("answer", help_text="The right number (or give a program that prints it)."),
+            Items(
+                "parameters",
+                item="parameter",
+                fields=(
+                    Name("name", pattern=IDENTIFIER, meaning="a Python name, e.g. bits"),
+                    Values("values"),
+                    Number("from"),
+                    Number("to"),
+                    Number("step"),
+                ),
+                help_text='In JSON: a list of parameters, each with "name" and either "values" '
+                '(a list) or "from", "to" and optionally "step" (a range, both ends included).',
+            ),
+            Text(
+                "program", quoted=False,
+                help_text="Python that prints the answer; each parameter is a variable of the "
+                "learner's variant. Run in the sandbox, once per variant.",
+            ),
+            Number("variants", minimum=1, help_text="Use a sample of this many variants (empty: every one)."),
             Number(
                 "tolerance", fallback=0, minimum=0,
                 help_text="Absolute: an answer this far from the right one is right too.",
@@ -73,6 +114,12 @@ NUMBER = register(
         },
         wrong_examples=(
             ({"answer": "four"}, "'answer' must be a number, not text"),
+            (
+                {"answer": None, "program": "print(bits / 2)",
+                 "parameters": [{"name": "bits", "values": [4, 8]}, {"name": "bits", "values": [16]}]},
+                "parameter 'bits' is given twice",
+            ),
+            ({"program": "print(4)"}, "give 'answer' or a 'program' that computes it, not both"),
             ({"tolerance": -1}, "'tolerance' must be at least 0"),
             (
                 {"mistakes": [{"answer": 4.1, "feedback": "Close."}]},

@@ -143,3 +143,22 @@ def test_a_choice_without_javascript(browser, live_server, client):
     expect(page.locator("#question-plain-practice")).to_contain_text("Right, on the first try.")
     assert QuestionTries.objects.get(user=user, block=block).right_at is not None
     context.close()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_a_number_computed_for_the_learners_own_variant(page, learner, width, inline_worker, settings):
+    from tests.tutor.test_question_variants import SIZED
+    from tutor.practice.questions import variants
+
+    settings.RUN_WAIT_SECONDS = 20  # the worker computes the variant while the answer waits
+    block = make_question("number", make_lesson(), key="sized", **SIZED)
+    mine = variants.learner_variant(block, block.kind_spec.values_of(block), user_id=learner.pk)
+    region = open_question(page, block, width)
+    expect(region.locator(".question-stem")).to_have_text(
+        f"How many GB do the weights of a {mine['params']}B model take at {mine['bits']} bits?"
+    )
+    region.get_by_label("Your answer").fill(f"{mine['params'] * mine['bits'] / 8:g}")
+    region.get_by_role("button", name="Answer").click()
+    expect(page.locator("#question-sized-practice .question-feedback")).to_contain_text("Right, on the first try.")
+    shot(page, page.locator("#question-sized-practice"), f"question-variant-{width}")
+    fits_the_width(page)

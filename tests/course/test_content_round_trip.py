@@ -38,6 +38,7 @@ from course.kinds.fields import (
     TextList,
     WholeNumber,
 )
+from course.kinds.questions import Values
 from course.models import Course, GlossaryTerm, Lesson, linked_in_order
 
 pytestmark = pytest.mark.django_db
@@ -116,7 +117,7 @@ def strategy_for(field: Field) -> st.SearchStrategy:
         return st.one_of(
             st.just(""),
             st.from_regex(field.pattern, fullmatch=True).filter(
-                lambda name: len(name) <= field.model_field.max_length
+                lambda name: field.model_field is None or len(name) <= field.model_field.max_length
             ),
             st.sampled_from(["ZeroDivisionError", "json.decoder.JSONDecodeError", "null", "True"]),
         )
@@ -124,6 +125,8 @@ def strategy_for(field: Field) -> st.SearchStrategy:
         return st.integers(0, 10_000)
     if isinstance(field, Boolean):
         return st.booleans()
+    if isinstance(field, Values):
+        return st.lists(st.one_of(st.integers(-100, 100), slug), max_size=3)
     if isinstance(field, Number):
         low = field.minimum if field.minimum is not None else -1e6
         # -0.0 + 0.0 is 0.0: a database may not keep the sign of a zero.
@@ -185,6 +188,16 @@ def question(kind: str, values: dict) -> dict:
         if kind == "choice":
             values["tries"] = 1
     if kind == "number":
+        if values["answer"] is None or values["program"].strip():  # a program: its parameters
+            values.update(answer=None, program="print(n)\n", variants=None)
+            values["parameters"] = [
+                {"name": f"p{n}", "values": parameter["values"] or [n], "from": None, "to": None, "step": None}
+                for n, parameter in enumerate(values["parameters"][:2])
+            ]
+            values["mistakes"] = []
+            values["body"] = values["body"].replace("{{", "{ {")
+            return values
+        values.update(parameters=[], program="", variants=None)
         values["tolerance"] = min(values["tolerance"], 1)
         values["relative_tolerance"] = min(values["relative_tolerance"], 0.5)
         for n, mistake in enumerate(values["mistakes"]):

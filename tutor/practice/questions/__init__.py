@@ -13,7 +13,7 @@ from django.utils.translation import gettext_lazy as _
 
 from course.models import Block
 from tutor import practice
-from tutor.practice.questions import clusters, teaching
+from tutor.practice.questions import clusters, teaching, variants
 from tutor.practice.questions.models import QuestionTries
 from tutor.practice.questions.state import states
 
@@ -31,6 +31,34 @@ class QuestionKind(practice.PracticeKind):
 
     def states(self, blocks, *, user, request=None) -> dict:
         return states(blocks, user=user)
+
+    def settle(self, run) -> None:
+        if self.name == "number":
+            variants.settle(run)
+
+    # -- the author's check: every variant of a question that computes its answer computes one
+
+    @property
+    def checks_content(self) -> bool:
+        return self.name == "number"
+
+    def check_content(self, *, lessons) -> list:
+        blocks = (
+            Block.objects.filter(lesson__in=lessons, kind=self.name)
+            .select_related("lesson__course")
+            .order_by("lesson__course__position", "lesson__position", "position")
+        )
+        return [
+            variants.check_question(block) for block in blocks
+            if variants.computes(block.kind_spec.values_of(block))
+        ]
+
+    def check_summary(self, *, wrong: int, total: int) -> str:
+        if wrong:
+            return f"{wrong} of {total} questions that compute their answer fail for some variant (see above)."
+        if total == 1:
+            return "1 question that computes its answer: every variant printed a number."
+        return f"{total} questions that compute their answers: every variant printed a number."
 
     def count(self) -> practice.Count:
         block, tries = Block._meta.db_table, QuestionTries._meta.db_table

@@ -12,7 +12,7 @@ from django.utils.translation import gettext as _
 
 from course.models import Block
 from tutor.actions.progress import learner_worked
-from tutor.practice.questions import grading
+from tutor.practice.questions import grading, variants
 from tutor.practice.questions.models import QuestionAnswer, QuestionTries
 
 
@@ -33,9 +33,19 @@ def answer_words(kind_label: str, graded: grading.Graded) -> str:
     return f"answered {kind_label} — wrong"
 
 
-def answer_question(*, user: AbstractBaseUser, block: Block, answer) -> QuestionAnswer:
-    """Grade `answer` (read by `answers.read_answer`) and keep it, as the learner's next try."""
+def answer_question(
+    *, user: AbstractBaseUser, block: Block, answer, wait_seconds: float = 0
+) -> QuestionAnswer:
+    """Grade `answer` (read by `answers.read_answer`) and keep it, as the learner's next try.
+    A question that computes its answer is graded against the learner's variant's, which
+    the worker computes first if no one has yet (waiting up to `wait_seconds`; raises
+    variants.VariantNotReady after that, and nothing is counted)."""
     values = block.kind_spec.values_of(block)
+    chosen, expected = {}, None
+    if variants.computes(values):
+        chosen = variants.learner_variant(block, values, user_id=user.pk)
+        expected = variants.answer_of(block, values, chosen, wait_seconds=wait_seconds)
+        values = {**values, "answer": expected}
     graded = grading.grade(block.kind, values, answer)
     with transaction.atomic():
         tries, _created = QuestionTries.objects.get_or_create(user=user, block=block)
@@ -47,7 +57,7 @@ def answer_question(*, user: AbstractBaseUser, block: Block, answer) -> Question
         tries.tries += 1
         row = QuestionAnswer.objects.create(
             user=user, block=block, answer=answer, score=graded.score, right=graded.right,
-            try_number=tries.tries,
+            try_number=tries.tries, variant=chosen, expected=expected,
         )
         tries.score = max(tries.score, graded.score)
         now = timezone.now()
@@ -61,3 +71,8 @@ def answer_question(*, user: AbstractBaseUser, block: Block, answer) -> Question
             failed=not graded.right, counts=tries.finished, attempt=True,
         )
     return row
+
+
+def values_graded(values: dict, answer: QuestionAnswer) -> dict:
+    """The question's values as `answer` was graded: its variant's answer, if it had one."""
+    return {**values, "answer": answer.expected} if answer.expected is not None else values

@@ -32,6 +32,8 @@ def answer_group(block: Block, values: dict, answer, graded: grading.Graded) -> 
 def right_answer(block: Block, values: dict) -> str:
     if block.kind in ("choice", "checkboxes"):
         return "; ".join(option["text"] for option in values["options"] if option.get("right"))
+    if block.kind == "number" and values.get("answer") is None:
+        return _("computed for each learner's variant")
     if block.kind == "number":
         return f"{values['answer']:.12g}" + (f" {values['units']}" if values.get("units") else "")
     return "\n".join(f"{blank['key']}: {blank['answers'][0]}" for blank in values["blanks"] if blank["answers"])
@@ -54,22 +56,22 @@ def clusters(*, in_class: Q, blocks: list, kind: str) -> dict[int, Distribution]
     rows = (
         QuestionAnswer.objects.filter(in_class, block__in=questions)
         .order_by("created_at", "pk")
-        .values_list("block_id", "user_id", "answer", "right")
+        .values_list("block_id", "user_id", "answer", "right", "expected")
     )
-    latest: dict[int, dict[int, object]] = {block.pk: {} for block in questions}
+    latest: dict[int, dict[int, tuple]] = {block.pk: {} for block in questions}
     right: dict[int, set[int]] = {block.pk: set() for block in questions}
-    for block_id, user_id, answer, was_right in rows:
+    for block_id, user_id, answer, was_right, expected in rows:
         if was_right:
             right[block_id].add(user_id)
-        latest[block_id][user_id] = answer
+        latest[block_id][user_id] = (answer, expected)
     found = {}
     for block in questions:
         values = block.kind_spec.values_of(block)
         wrong = {}
-        for user_id, answer in latest[block.pk].items():
+        for user_id, (answer, expected) in latest[block.pk].items():
             if user_id in right[block.pk]:
                 continue
-            graded = grading.grade(block.kind, values, answer)
+            graded = grading.grade(block.kind, values if expected is None else {**values, "answer": expected}, answer)
             if not graded.right:
                 wrong[user_id] = answer_group(block, values, answer, graded)
         found[block.pk] = gather(block.pk, right[block.pk], wrong, right_answer=right_answer(block, values))

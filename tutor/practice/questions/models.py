@@ -8,6 +8,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from course.models import Block
+from tutor.models import Run
 
 
 class QuestionTriesQuerySet(models.QuerySet):
@@ -60,6 +61,9 @@ class QuestionAnswer(models.Model):
     answer = models.JSONField()
     score = models.FloatField(help_text=_("0 to 1: the share of the marks it earned."))
     right = models.BooleanField()
+    # A question with parameters: the learner's variant, and the answer it computes.
+    variant = models.JSONField(default=dict, blank=True)
+    expected = models.FloatField(null=True, blank=True)
     try_number = models.PositiveIntegerField()
     created_at = models.DateTimeField(default=timezone.now)
 
@@ -71,3 +75,27 @@ class QuestionAnswer(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} on {self.block}: {self.score:.0%}"
+
+
+class QuestionVariant(models.Model):
+    """One variant of a question that computes its answer: the parameters' values and what
+    its program printed for them, run once in the sandbox and kept (every learner with this
+    variant is graded against it). Keyed by the program as run, so an edited program or new
+    values make new rows."""
+
+    block = models.ForeignKey(Block, on_delete=models.CASCADE, related_name="question_variants")
+    code_hash = models.CharField(max_length=64)
+    parameters = models.JSONField()
+    answer = models.FloatField(null=True, blank=True)
+    problem = models.TextField(blank=True, help_text=_("Why no answer came of it, if none did."))
+    run = models.ForeignKey(Run, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    computed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("question variant")
+        constraints = [
+            models.UniqueConstraint(fields=["block", "code_hash"], name="one_row_per_question_variant")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.block} {self.parameters}: {self.answer}"

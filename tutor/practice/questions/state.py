@@ -10,8 +10,9 @@ from django.urls import reverse
 
 from course import htmx
 from course.kinds.blanks import pieces
-from tutor.practice.questions import grading
-from tutor.practice.questions.actions import allowed_tries
+from course.kinds.questions import with_parameters
+from tutor.practice.questions import grading, variants
+from tutor.practice.questions.actions import allowed_tries, values_graded
 from tutor.practice.questions.answers import option_order, option_token
 from tutor.practice.questions.models import QuestionAnswer, QuestionTries
 
@@ -53,6 +54,9 @@ class QuestionPractice:
     score: float = 0.0
     last: QuestionAnswer | None = None
     graded: grading.Graded | None = None
+    # A question that computes its answer: the learner's variant, and the body with its values.
+    variant: dict = field(default_factory=dict)
+    stem: str = ""
 
     @property
     def tries_left(self) -> int:
@@ -86,7 +90,10 @@ def _number_text(value: float) -> str:
     return f"{value:.12g}"
 
 
-def build(block, values: dict, *, user, tries: QuestionTries | None, last: QuestionAnswer | None, lesson_url: str) -> QuestionPractice:
+def build(
+    block, values: dict, *, user, tries: QuestionTries | None, last: QuestionAnswer | None,
+    lesson_url: str, variant_answer: float | None = None,
+) -> QuestionPractice:
     signed_in = user.is_authenticated
     state = QuestionPractice(
         block=block, kind=block.kind, signed_in=signed_in,
@@ -96,9 +103,12 @@ def build(block, values: dict, *, user, tries: QuestionTries | None, last: Quest
     if tries is not None:
         state.tries, state.finished = tries.tries, tries.finished
         state.right, state.score = tries.right_at is not None, tries.score
+    if variants.computes(values):
+        state.variant = variants.learner_variant(block, values, user_id=user.pk if signed_in else None)
+        state.stem = with_parameters(block.body, state.variant)
     if last is not None:
         state.last = last
-        state.graded = grading.grade(block.kind, values, last.answer)
+        state.graded = grading.grade(block.kind, values_graded(values, last), last.answer)
     finished = state.finished
     if block.kind in ("choice", "checkboxes"):
         by_key = {option["key"]: option for option in values["options"]}
@@ -118,8 +128,9 @@ def build(block, values: dict, *, user, tries: QuestionTries | None, last: Quest
         state.units = values.get("units") or ""
         if last is not None:
             state.number = last.answer.get("text", "")
-        if finished:
-            state.right_number = _number_text(values["answer"])
+        right = variant_answer if state.variant or variants.computes(values) else values.get("answer")
+        if finished and right is not None:
+            state.right_number = _number_text(right)
     elif block.kind == "blanks":
         blanks = {blank["key"]: blank for blank in values["blanks"]}
         typed = last.answer if last is not None else {}
@@ -151,10 +162,20 @@ def states(blocks: list, *, user: AbstractBaseUser | AnonymousUser) -> dict[int,
         for answer in QuestionAnswer.objects.filter(user=user, block__in=blocks).order_by("created_at", "pk"):
             last[answer.block_id] = answer
     lesson_url = blocks[0].lesson.get_absolute_url()
+    values = {block.pk: block.kind_spec.values_of(block) for block in blocks}
+    # The kept answers of the variants finished questions show: one query.
+    shown = {}
+    for block in blocks:
+        row = tries.get(block.pk)
+        if row is not None and row.finished and variants.computes(values[block.pk]):
+            chosen = variants.learner_variant(block, values[block.pk], user_id=user.pk)
+            shown[block.pk] = variants.program_for(values[block.pk], chosen)
+    kept = variants.kept(list(shown.items())) if shown else {}
     return {
         block.pk: build(
-            block, block.kind_spec.values_of(block), user=user, tries=tries.get(block.pk),
+            block, values[block.pk], user=user, tries=tries.get(block.pk),
             last=last.get(block.pk), lesson_url=lesson_url,
+            variant_answer=getattr(kept.get((block.pk, shown.get(block.pk))), "answer", None),
         )
         for block in blocks
     }

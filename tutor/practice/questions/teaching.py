@@ -30,6 +30,16 @@ def answer_text(kind: str, values: dict, answer) -> str:
     return str(answer)
 
 
+def variant_text(variant: dict, expected: float | None) -> str:
+    """A learner's variant beside their answer: "bits=8, units=3000 (answer 24)"."""
+    if not variant and expected is None:
+        return ""
+    values = ", ".join(f"{name}={value}" for name, value in variant.items())
+    return _("variant %(values)s (its answer %(answer)s)") % {
+        "values": values or "—", "answer": f"{expected:.12g}" if expected is not None else "?",
+    }
+
+
 def _percent(part: int, whole: int) -> str:
     return f"{round(100 * part / whole)}%" if whole else "—"
 
@@ -103,7 +113,10 @@ def events(*, student, limit: int, kind: str) -> list[teaching.Event]:
         found.append(
             teaching.Event(
                 kind, answer.created_at, answer,
-                detail=answer_text(kind, values, answer.answer),
+                detail="\n".join(
+                    part for part in (answer_text(kind, values, answer.answer),
+                                      variant_text(answer.variant, answer.expected)) if part
+                ),
                 title=_("Answered “%(question)s” (try %(n)d)") % {"question": block.title or block.key, "n": answer.try_number},
                 link=f"{block.lesson.get_absolute_url()}#question-{block.key}",
                 place=block.lesson.title,
@@ -124,14 +137,16 @@ def attempt_rows(*, in_class: Q, chunk: int, kind: str) -> list[Iterator[tuple[d
             .order_by("created_at", "pk")
             .values_list(
                 "created_at", *PERSON, "block__lesson__course__title", "block__lesson__title",
-                "block_id", "answer", "right", "score",
+                "block_id", "answer", "right", "score", "variant", "expected",
             )
             .iterator(chunk_size=chunk)
         )
-        for when, username, first, last, course, lesson, block_id, answer, right, score in answers:
+        for when, username, first, last, course, lesson, block_id, answer, right, score, variant, expected in answers:
             block = blocks.get(block_id)
             values = block.kind_spec.values_of(block) if block is not None else {}
             text = answer_text(kind, values, answer) if block is not None else str(answer)
+            if variant or expected is not None:
+                text = f"{text} [{variant_text(variant, expected)}]"
             verdict = "right" if right else f"{score:.0%}"
             yield when, [
                 kind, username, f"{first} {last}".strip(), when.isoformat(), course, lesson,

@@ -3,6 +3,7 @@ templates/tutor/question_practice.html (the element `#question-<key>-practice`).
 (no-JS) POST redirects back to the question on the lesson page, which shows the graded
 answer; an htmx POST gets the partial, with the lesson's progress out of band."""
 
+from django.conf import settings
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
@@ -17,6 +18,7 @@ from tutor.practice.questions import QUESTION_KINDS
 from tutor.practice.questions.actions import QuestionRefused, answer_question
 from tutor.practice.questions.answers import Malformed, read_answer
 from tutor.practice.questions.state import states
+from tutor.practice.questions.variants import VariantNotReady
 
 PARTIAL = "tutor/question_practice.html#question-practice"
 
@@ -51,9 +53,13 @@ def question_answer(request: HttpRequest, block_id: int) -> HttpResponse:
     values = block.kind_spec.values_of(block)
     try:
         answer = read_answer(block.kind, values, request.POST, user_id=request.user.pk, block_id=block.pk)
-        answer_question(user=request.user, block=block, answer=answer)
+        answer_question(
+            user=request.user, block=block, answer=answer, wait_seconds=settings.RUN_WAIT_SECONDS
+        )
     except Malformed as refusal:
         return refused(request, block, str(refusal))
+    except VariantNotReady as refusal:  # not counted: the learner answers again
+        return refused(request, block, str(refusal), status=503)
     except QuestionRefused as refusal:
         return refused(request, block, str(refusal), status=409)
     if not htmx.wants_partial(request):
