@@ -142,3 +142,20 @@ def test_check_content_refuses_a_question_one_of_whose_variants_fails():
     with pytest.raises(CommandError, match="fail for some variant"):
         call_command("check_content", "--lesson", block.lesson.slug, stdout=out)
     assert "bits=8, params=1: the program stopped: ZeroDivisionError: division by zero" in out.getvalue()
+
+
+def test_the_admins_check_outputs_reports_a_failing_variant(admin_client):
+    import re
+
+    block = sized(program="print(8 / (bits - 8))\n")
+    response = admin_client.post(
+        reverse("admin:course_lesson_changelist"),
+        {"action": "check_outputs", "_selected_action": [block.lesson.pk]}, follow=True,
+    )
+    assert "Computing 9 variants" in response.text
+    url = re.search(r'href="(/admin/course/lesson/check-outputs/\?runs=[0-9,]+)"', response.text).group(1)
+    assert "waiting for the worker (9 of 9 variants)" in admin_client.get(url).text
+    work_through_queue()
+    html = admin_client.get(url).text
+    assert "MISMATCH: bits=8, params=1: the program stopped: ZeroDivisionError: division by zero" in html
+    assert QuestionVariant.objects.filter(block=block, answer__isnull=False).count() == 6

@@ -53,6 +53,19 @@ class QuestionKind(practice.PracticeKind):
             if variants.computes(block.kind_spec.values_of(block))
         ]
 
+    check_template = "admin/course/lesson/check_outputs_questions.html"
+
+    def queue_content_checks(self, *, lessons) -> list:
+        blocks = Block.objects.filter(lesson__in=lessons, kind=self.name).select_related("lesson")
+        return variants.queue_checks(blocks.order_by("lesson__position", "position"))
+
+    def queued_words(self, *, queued: list) -> str:
+        count = len(queued)
+        return f"Computing {count} variant{'' if count == 1 else 's'} of the questions that compute their answer."
+
+    def queued_content_checks(self, run_ids: list[int]) -> list:
+        return variants.queued_checks(run_ids)
+
     def check_summary(self, *, wrong: int, total: int) -> str:
         if wrong:
             return f"{wrong} of {total} questions that compute their answer fail for some variant (see above)."

@@ -12,6 +12,7 @@ import random
 from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -121,7 +122,11 @@ def settle(run: Run) -> int:
     if (run.purpose != Run.Purpose.CONTENT or run.user_id is not None or run.snippet_id is not None
             or run.status == Run.Status.FAILED):
         return 0
-    waiting = QuestionVariant.objects.filter(code_hash=run.code_hash, answer=None, problem="").select_related("block")
+    waiting = (
+        QuestionVariant.objects.filter(code_hash=run.code_hash)
+        .filter(Q(run=run) | Q(answer=None, problem=""))
+        .select_related("block")
+    )
     for row in waiting:
         keep(block=row.block, chosen=row.parameters, code=run.code, status=run.status,
              stdout=run.stdout, stderr=run.stderr, run=run)
@@ -175,3 +180,77 @@ def check_question(block) -> VariantsCheck:
         if row.answer is None:
             failures.append((chosen, row.problem))
     return VariantsCheck(block, len(every), tuple(failures))
+
+
+# The admin's Check outputs: every variant computed again, by the worker ------------------
+
+
+def queue_checks(blocks) -> list[Run]:
+    """One Run per variant of each question that computes its answer, for the worker; the
+    kept answers stay until the runs replace them."""
+    runs = []
+    with transaction.atomic():
+        for block in blocks:
+            values = block.kind_spec.values_of(block)
+            if not computes(values):
+                continue
+            for chosen in variants_of(block, values):
+                code = program_for(values, chosen)
+                run = queue_run(code=code, purpose=Run.Purpose.CONTENT)
+                QuestionVariant.objects.update_or_create(
+                    block=block, code_hash=code_digest(code), defaults={"parameters": chosen, "run": run}
+                )
+                runs.append(run)
+    return runs
+
+
+@dataclass(frozen=True)
+class QueuedVariantsCheck:
+    block: object
+    total: int
+    waiting: int
+    failures: tuple[tuple[dict, str], ...]
+
+    @property
+    def where(self) -> str:
+        lesson = self.block.lesson
+        return f"{lesson.course.slug}/{lesson.slug} · {self.block.key}"
+
+    @property
+    def pending(self) -> bool:
+        return self.waiting > 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.pending and not self.failures
+
+    @property
+    def problems(self) -> list[str]:
+        return [
+            (", ".join(f"{name}={value!r}" for name, value in chosen.items()) or "the question") + f": {problem}"
+            for chosen, problem in self.failures
+        ]
+
+
+def queued_checks(run_ids) -> list[QueuedVariantsCheck]:
+    """The questions' checks among these runs, one per question, in the course's order."""
+    rows = (
+        QuestionVariant.objects.filter(run__in=list(run_ids))
+        .select_related("run", "block__lesson__course")
+        .order_by("block__lesson__course__position", "block__lesson__position", "block__position", "pk")
+    )
+    found: dict[int, dict] = {}
+    for row in rows:
+        entry = found.setdefault(row.block_id, {"block": row.block, "total": 0, "waiting": 0, "failures": []})
+        entry["total"] += 1
+        run = row.run.as_seen()
+        if not run.is_final:
+            entry["waiting"] += 1
+            continue
+        answer, problem = answer_from(run.status, run.stdout, run.stderr)
+        if answer is None:
+            entry["failures"].append((row.parameters, problem))
+    return [
+        QueuedVariantsCheck(entry["block"], entry["total"], entry["waiting"], tuple(entry["failures"]))
+        for entry in found.values()
+    ]
