@@ -120,3 +120,30 @@ def test_a_lesson_with_questions_saved_unchanged_in_the_admin_keeps_them(django_
     submit_as_shown(django_app, change_url("lesson", Lesson.objects.get(slug=lesson).pk), make_admin())
 
     assert [(block.kind, block.kind_spec.values_of(block)) for block in questions.all()] == before
+
+
+def test_removing_a_question_learners_answered_is_refused_naming_their_work(tmp_path):
+    import shutil
+    from io import StringIO
+
+    from django.conf import settings
+    from django.core.management import call_command
+    from django.core.management.base import CommandError
+
+    from tests.factories import make_user
+    from tutor.practice.questions.actions import answer_question
+
+    content = Path(shutil.copytree(Path(settings.BASE_DIR) / "content", tmp_path / "content"))
+    call_command("import_content", str(content), stdout=StringIO())
+    block = Block.objects.get(key="why-compare-digest")
+    answer_question(user=make_user(), block=block, answer=["faster"])
+    lesson = content / "local-models/deploying-a-private-model-safely.yaml"
+    text = lesson.read_text()
+    start = text.index("  - kind: choice\n    key: why-compare-digest\n")
+    lesson.write_text(text[:start] + text[text.index("  - kind: blanks\n    key: server-command"):])
+
+    with pytest.raises(CommandError) as refused:
+        call_command("import_content", str(content), stdout=StringIO())
+
+    assert "question 'why-compare-digest' is gone from the file, but 1 learner's work" in str(refused.value)
+    assert Block.objects.filter(key="why-compare-digest").exists()
