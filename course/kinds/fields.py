@@ -380,6 +380,12 @@ class Number(Field):
     def form_field(self, stored: Any = None) -> forms.Field:
         return NumberText(required=False, label=self.form_label, help_text=self.help_text)
 
+    def read(self, reading: Reading, mapping: YamlMap, what: str) -> float | int | None:
+        # Written with nothing after it (`step:`), or null in the admin's JSON: not given.
+        if self.name in mapping and mapping[self.name] is None and not self.required:
+            return self.fallback
+        return super().read(reading, mapping, what)
+
     def read_value(self, reading: Reading, mapping: YamlMap, what: str) -> float | int | None:
         value = mapping[self.name]
         if isinstance(value, bool) or not isinstance(value, int | float) or value != value:

@@ -90,7 +90,7 @@ def test_any_question_survives_import_export_import(tmp_path_factory, course, le
         ("choice", {"options": [{"key": "a", "text": "A"}, {"key": "b", "text": "B"}]},
          "no option is right: mark one with 'right: true'"),
         ("choice", {"tries": 0}, "'tries' must be at least 1"),
-        ("number", {"answer": None}, "'answer' must be a number, not nothing"),
+        ("number", {"answer": None}, "a number question needs 'answer', or a 'program' that prints it"),
         ("number", {"relative_tolerance": "5%"}, "'relative_tolerance' must be a number, not text; write it without quotes"),
         ("blanks", {"blanks": [{"key": "params", "answers": []}]}, "'answers' must not be empty"),
         ("blanks", {"blanks": [{"key": "params", "answers": ["7"]}, {"key": "other", "answers": ["x"]}]},
