@@ -85,10 +85,12 @@ def test_check_outputs_queues_runs_for_the_worker_and_never_runs_code_itself(
     n = Snippet.objects.count()  # every snippet of the sample course
     assert n >= 8
     assert f"Checking {n} snippets in the worker." in response.text
-    runs = Run.objects.filter(purpose=Run.Purpose.CONTENT)
+    assert "Computing 15 variants of the questions that compute their answer." in response.text
+    assert Run.objects.filter(purpose=Run.Purpose.CONTENT, snippet=None).count() == 15
+    runs = Run.objects.filter(purpose=Run.Purpose.CONTENT, snippet__isnull=False)
     assert runs.count() == n
     assert set(runs.values_list("status", flat=True)) == {Run.Status.QUEUED}
-    assert set(runs.values_list("user", flat=True)) == {None}  # no learner's allowance
+    assert set(Run.objects.values_list("user", flat=True)) == {None}  # no learner's allowance
     assert set(runs.values_list("snippet__code", flat=True)) == set(
         Snippet.objects.values_list("code", flat=True)
     )
@@ -108,6 +110,7 @@ def test_check_outputs_reports_all_good_once_the_worker_ran_them(admin_client, s
     assert page.text.count("the solution passes every test, the starter code does not") == (
         CodeExercise.objects.count()
     )
+    assert "every variant printed its answer (15)" in page.text
     assert '<meta http-equiv="refresh"' not in page.text
 
 

@@ -39,6 +39,8 @@ def test_check_content_passes_on_the_shipped_course(sample_content):
     n = Snippet.objects.count()
     assert f"All {n} snippets print what they declare, and end as declared." in out.getvalue()
     assert "optimising-speed-and-memory · backend-latency" in out.getvalue()
+    assert "choosing-hardware-for-local-models · weights-of-your-model (15 variants, each computed)" in out.getvalue()
+    assert "1 question that computes its answer: every variant printed a number." in out.getvalue()
     # fed its input, the sample that fails on purpose stops as it declares
     assert (
         "ok        local-models/deploying-a-private-model-safely · refused-request\n"
