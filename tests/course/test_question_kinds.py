@@ -107,7 +107,20 @@ def test_the_files_refuse_a_wrong_question_on_its_line(tmp_path, kind, values, m
     assert found[0].line is not None and "lesson-one.yaml" in str(found[0].path)
 
 
-@pytest.mark.parametrize("lesson", ["choosing-hardware-for-local-models", "deploying-a-private-model-safely"])
+SAMPLE = Path(__file__).resolve().parents[2] / "content" / "local-models"
+LESSONS_WITH_QUESTIONS = sorted(
+    path.stem
+    for path in SAMPLE.glob("*.yaml")
+    if re.search(r"^  - kind: (choice|checkboxes|number|blanks)$", path.read_text(), re.MULTILINE)
+)
+
+
+def test_the_sample_course_has_a_quiz_in_every_lesson_but_the_seed():
+    lessons = sorted(path.stem for path in SAMPLE.glob("*.yaml") if path.stem != "course")
+    assert LESSONS_WITH_QUESTIONS == [lesson for lesson in lessons if lesson != "optimising-speed-and-memory"]
+
+
+@pytest.mark.parametrize("lesson", LESSONS_WITH_QUESTIONS)
 def test_a_lesson_with_questions_saved_unchanged_in_the_admin_keeps_them(django_app, sample_content, lesson):
     from course.models import Lesson
     from tests.course.test_admin_saves import change_url, submit_as_shown
