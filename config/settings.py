@@ -204,6 +204,10 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "tutor.views.accounts.locked_out"
 
+# The lesson's admin page sends every block with every kind's inline forms (about 90 fields a
+# block): Django's 1,000 refused a lesson of a dozen blocks. Still a bound on what a POST holds.
+DATA_UPLOAD_MAX_NUMBER_FIELDS = int(os.environ.get("DATA_UPLOAD_MAX_NUMBER_FIELDS", "10000"))
+
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "tutor:catalogue"
 LOGOUT_REDIRECT_URL = "tutor:catalogue"

@@ -123,6 +123,22 @@ class Json(forms.JSONField):
         return json.dumps(value, ensure_ascii=False, indent=2)
 
 
+class NumberText(forms.CharField):
+    """A number typed in a box: read as the files read it (a whole number stays whole);
+    what is not a number is kept as text, for the field's `read` to refuse in its words."""
+
+    def to_python(self, value):
+        text = (super().to_python(value) or "").strip()
+        if not text:
+            return None
+        for kind in (int, float):
+            try:
+                return kind(text)
+            except ValueError:
+                continue
+        return text
+
+
 def describe(value) -> str:
     if isinstance(value, bool):
         return "true/false"
@@ -347,6 +363,50 @@ class WholeNumber(Field):
 
     def write(self, value: int) -> int:
         return value
+
+
+@dataclass(frozen=True)
+class Number(Field):
+    """A number, whole or with a fraction (a question's answer, a tolerance); `minimum`
+    refuses less. Absent, it is `fallback` (None: no number, and left out of the file)."""
+
+    fallback: float | int | None = None
+    minimum: float | None = None
+
+    @property
+    def default(self) -> float | int | None:
+        return self.fallback
+
+    def form_field(self, stored: Any = None) -> forms.Field:
+        return NumberText(required=False, label=self.form_label, help_text=self.help_text)
+
+    def read(self, reading: Reading, mapping: YamlMap, what: str) -> float | int | None:
+        # Written with nothing after it (`step:`), or null in the admin's JSON: not given.
+        if self.name in mapping and mapping[self.name] is None and not self.required:
+            return self.fallback
+        return super().read(reading, mapping, what)
+
+    def read_value(self, reading: Reading, mapping: YamlMap, what: str) -> float | int | None:
+        value = mapping[self.name]
+        if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
+            hint = "; write it without quotes" if isinstance(value, str) else ""
+            reading.error(
+                mapping.line_of(self.name),
+                f"'{self.name}' must be a number, not {describe(value)}{hint}",
+            )
+            return self.fallback
+        if value in (float("inf"), float("-inf")):
+            reading.error(mapping.line_of(self.name), f"'{self.name}' must be a finite number")
+            return self.fallback
+        if self.minimum is not None and value < self.minimum:
+            reading.error(
+                mapping.line_of(self.name), f"'{self.name}' must be at least {self.minimum:g}"
+            )
+            return self.fallback
+        return value
+
+    def write(self, value) -> float | int | None:
+        return None if value == self.fallback else value
 
 
 @dataclass(frozen=True)

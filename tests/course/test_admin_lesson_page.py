@@ -527,7 +527,9 @@ def test_the_lesson_page_carries_each_kinds_own_fields_blank_for_a_kind_chosen_o
             for template in page.html.select("template.kind-fields-template")
         }
 
-        assert set(templates) == {"data_flow", "examples", "explanations", "quiz"}, url
+        assert set(templates) == {
+            "data_flow", "examples", "explanations", "quiz", "choice", "checkboxes", "number", "blanks",
+        }, url
         assert not page.html.select("form template")
         steps = templates["data_flow"].select_one("textarea")
         assert (steps["name"], steps.get_text()) == ("blocks-__block__-steps", "")

@@ -25,17 +25,20 @@ from course.content_files.reader import (
 )
 from course.content_files.yaml_writing import Spaced, dump
 from course.kinds.fields import (
+    Boolean,
     Choice,
     Field,
     Items,
     Limits,
     Name,
+    Number,
     Slug,
     SlugList,
     Text,
     TextList,
     WholeNumber,
 )
+from course.kinds.questions import Values
 from course.models import Course, GlossaryTerm, Lesson, linked_in_order
 
 pytestmark = pytest.mark.django_db
@@ -114,12 +117,22 @@ def strategy_for(field: Field) -> st.SearchStrategy:
         return st.one_of(
             st.just(""),
             st.from_regex(field.pattern, fullmatch=True).filter(
-                lambda name: len(name) <= field.model_field.max_length
+                lambda name: field.model_field is None or len(name) <= field.model_field.max_length
             ),
             st.sampled_from(["ZeroDivisionError", "json.decoder.JSONDecodeError", "null", "True"]),
         )
     if isinstance(field, WholeNumber):
         return st.integers(0, 10_000)
+    if isinstance(field, Boolean):
+        return st.booleans()
+    if isinstance(field, Values):
+        return st.lists(st.one_of(st.integers(-100, 100), slug), max_size=3)
+    if isinstance(field, Number):
+        low = field.minimum if field.minimum is not None else -1e6
+        # -0.0 + 0.0 is 0.0: a database may not keep the sign of a zero.
+        return st.one_of(
+            st.integers(int(low), 10**6), st.floats(low, 1e6, allow_nan=False).map(lambda x: x + 0.0)
+        )
     if isinstance(field, Slug):
         return slug
     if isinstance(field, SlugList):
@@ -160,12 +173,49 @@ def consistent(values: dict) -> dict:
     return values
 
 
+def question(kind: str, values: dict) -> dict:
+    """A question as its kind's check accepts it: at least two options, the right ones
+    as the kind wants them, tries within bounds; mistakes far from a number's answer; each
+    blank once in the text."""
+    if "tries" in values:
+        values["tries"] = 1 + values["tries"] % 3
+    if kind in ("choice", "checkboxes"):
+        options = values["options"]
+        if len(options) < 2:
+            options.append({**options[0], "key": "second"})
+        for n, option in enumerate(options):
+            option["right"] = n == 0 or (kind == "checkboxes" and option["right"])
+        if kind == "choice":
+            values["tries"] = 1
+    if kind == "number":
+        if values["answer"] is None or values["program"].strip():  # a program: its parameters
+            values.update(answer=None, program="print(n)\n", variants=None)
+            values["parameters"] = [
+                {"name": f"p{n}", "values": parameter["values"] or [n], "from": None, "to": None, "step": None}
+                for n, parameter in enumerate(values["parameters"][:2])
+            ]
+            values["mistakes"] = []
+            values["body"] = values["body"].replace("{{", "{ {")
+            return values
+        values.update(parameters=[], program="", variants=None)
+        values["tolerance"] = min(values["tolerance"], 1)
+        values["relative_tolerance"] = min(values["relative_tolerance"], 0.5)
+        for n, mistake in enumerate(values["mistakes"]):
+            mistake["answer"] = values["answer"] + (n + 1) * (2 * abs(values["answer"]) + 10)
+    if kind == "blanks":
+        text = values["text"].replace("{{", "{ {")
+        values["text"] = text + "".join(f" {{{{{blank['key']}}}}}" for blank in values["blanks"])
+        for blank in values["blanks"]:
+            blank["pattern"] = ""
+    return values
+
+
 def block_strategy(kind: kinds.BlockKind):
     return st.tuples(
         st.just(kind.name),
-        st.fixed_dictionaries({field.name: strategy_for(field) for field in kind.fields}).map(
-            consistent
-        ),
+        st.fixed_dictionaries({field.name: strategy_for(field) for field in kind.fields})
+        .map(consistent)
+        .map(lambda values: question(kind.name, values)),
     )
 
 

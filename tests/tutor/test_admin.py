@@ -10,11 +10,12 @@ from django.utils import timezone
 
 from course.kinds.code_exercise import CodeExercise
 from course.kinds.snippet import Snippet
-from course.models import GlossaryTerm, Lesson
+from course.models import Block, GlossaryTerm, Lesson
 from tests.factories import make_admin, make_learner_run, make_user
 from tutor import sandbox
 from tutor.actions.runs import execute_run
 from tutor.models import Run
+from tutor.practice.questions.variants import computes, variants_of
 from tutor.practice.snippet.models import Prediction
 
 pytestmark = pytest.mark.django_db
@@ -73,6 +74,12 @@ def results_url(response) -> str:
     return match.group(1)
 
 
+def sample_variant_count() -> int:
+    """How many variants the questions that compute their answer have, read from the database."""
+    blocks = [(block, block.kind_spec.values_of(block)) for block in Block.objects.filter(kind="number")]
+    return sum(len(variants_of(block, values)) for block, values in blocks if computes(values))
+
+
 def test_check_outputs_queues_runs_for_the_worker_and_never_runs_code_itself(
     admin_client, sample_content, monkeypatch
 ):
@@ -85,10 +92,14 @@ def test_check_outputs_queues_runs_for_the_worker_and_never_runs_code_itself(
     n = Snippet.objects.count()  # every snippet of the sample course
     assert n >= 8
     assert f"Checking {n} snippets in the worker." in response.text
-    runs = Run.objects.filter(purpose=Run.Purpose.CONTENT)
+    variants = sample_variant_count()  # every variant of the sample course's questions
+    assert variants >= 15
+    assert f"Computing {variants} variants of the questions that compute their answer." in response.text
+    assert Run.objects.filter(purpose=Run.Purpose.CONTENT, snippet=None).count() == variants
+    runs = Run.objects.filter(purpose=Run.Purpose.CONTENT, snippet__isnull=False)
     assert runs.count() == n
     assert set(runs.values_list("status", flat=True)) == {Run.Status.QUEUED}
-    assert set(runs.values_list("user", flat=True)) == {None}  # no learner's allowance
+    assert set(Run.objects.values_list("user", flat=True)) == {None}  # no learner's allowance
     assert set(runs.values_list("snippet__code", flat=True)) == set(
         Snippet.objects.values_list("code", flat=True)
     )
@@ -108,6 +119,7 @@ def test_check_outputs_reports_all_good_once_the_worker_ran_them(admin_client, s
     assert page.text.count("the solution passes every test, the starter code does not") == (
         CodeExercise.objects.count()
     )
+    assert "every variant printed its answer (15)" in page.text
     assert '<meta http-equiv="refresh"' not in page.text
 
 

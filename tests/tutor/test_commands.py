@@ -6,6 +6,7 @@ from django.core.management import CommandError, call_command
 
 from course.kinds.snippet import Snippet
 from course.models import Block
+from tutor.practice.questions.variants import computes
 
 
 def test_sandbox_run_prints_one_json_object(tmp_path, capsys):
@@ -39,6 +40,12 @@ def test_check_content_passes_on_the_shipped_course(sample_content):
     n = Snippet.objects.count()
     assert f"All {n} snippets print what they declare, and end as declared." in out.getvalue()
     assert "optimising-speed-and-memory · backend-latency" in out.getvalue()
+    assert "choosing-hardware-for-local-models · weights-of-your-model (15 variants, each computed)" in out.getvalue()
+    computing = [
+        block for block in Block.objects.filter(kind="number") if computes(block.kind_spec.values_of(block))
+    ]
+    assert len(computing) >= 2  # one in each lesson's quiz
+    assert f"{len(computing)} questions that compute their answers: every variant printed a number." in out.getvalue()
     # fed its input, the sample that fails on purpose stops as it declares
     assert (
         "ok        local-models/deploying-a-private-model-safely · refused-request\n"

@@ -299,7 +299,7 @@ def assets() -> tuple[list[str], list[str]]:
     styles = [path for kind in content_kinds.every() for path in kind.styles]
     styles += [path for kind in every() for path in kind.styles if path not in styles]
     styles += [path for kind in panels() for path in kind.styles if path not in styles]
-    scripts = [path for kind in every() for path in kind.scripts]
+    scripts = list(dict.fromkeys(path for kind in every() for path in kind.scripts))
     return styles, scripts
 
 

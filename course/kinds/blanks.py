@@ -1,0 +1,158 @@
+"""Fill in the blanks: a text with blanks marked `{{name}}`, each blank with the answers it
+accepts (and, optionally, a regular expression any right answer matches). Case and spaces
+count as the question says. The learner's side is in tutor/practice/questions/; every value
+lives on the Block row (`blanks` in Block.items, the rest in Block.values).
+"""
+
+import re
+
+from course.kinds import register
+from course.kinds.fields import Boolean, Choice, Items, Slug, Text, TextList
+from course.kinds.questions import Lines, QuestionKind, question_title, tries_field, unique_keys
+
+BLANK = re.compile(r"\{\{\s*([^{}\s]*)\s*\}\}")
+SPACES = ("collapse", "ignore", "exact")
+MAX_ANSWER_CHARS = 200  # what a learner may type in one blank
+
+
+def blank_names(text: str) -> list[str]:
+    return [match.group(1) for match in BLANK.finditer(text)]
+
+
+def pieces(text: str) -> list[tuple[str, str]]:
+    """The text as ("text", words) and ("blank", name) pieces, in order."""
+    found, at = [], 0
+    for match in BLANK.finditer(text):
+        if match.start() > at:
+            found.append(("text", text[at : match.start()]))
+        found.append(("blank", match.group(1)))
+        at = match.end()
+    if at < len(text):
+        found.append(("text", text[at:]))
+    return found
+
+
+def normalised(answer: str, *, spaces: str, case_sensitive: bool) -> str:
+    """An answer as it is compared: its spaces and case as the question says they count."""
+    if spaces == "ignore":
+        answer = "".join(answer.split())
+    elif spaces == "collapse":
+        answer = " ".join(answer.split())
+    if not case_sensitive:
+        answer = answer.casefold()
+    return answer
+
+
+def accepts(blank: dict, answer: str, *, spaces: str) -> bool:
+    """Whether one blank takes `answer` (already normalised where it came in): one of its
+    answers, or a full match of its pattern, compared as the question says."""
+    case_sensitive = bool(blank.get("case_sensitive"))
+    given = normalised(answer, spaces=spaces, case_sensitive=case_sensitive)
+    if any(
+        given == normalised(right, spaces=spaces, case_sensitive=case_sensitive)
+        for right in blank.get("answers", [])
+    ):
+        return True
+    pattern = blank.get("pattern")
+    if pattern:
+        flags = 0 if case_sensitive else re.IGNORECASE
+        stripped = answer.strip() if spaces != "exact" else answer
+        return re.fullmatch(pattern, stripped, flags) is not None
+    return False
+
+
+class BlanksKind(QuestionKind):
+    def check(self, reading, values, lines: Lines = lambda name: None) -> None:
+        super().check(reading, values, lines)
+        blanks = values["blanks"]
+        unique_keys(reading, blanks, "blank")
+        named = blank_names(values["text"])
+        declared = {blank["key"] for blank in blanks if blank.get("key")}
+        for name in dict.fromkeys(named):
+            if name not in declared:
+                reading.error(
+                    lines("text"),
+                    f"the text's blank '{{{{{name}}}}}' is not one of 'blanks': add it there",
+                )
+        if len(named) != len(set(named)):
+            reading.error(lines("text"), "a blank appears twice in the text: give each a name of its own")
+        if values["text"] and not named:
+            reading.error(lines("text"), "the text has no blank: mark one as {{name}}")
+        for blank in blanks:
+            if blank.get("key") and blank["key"] not in named:
+                reading.error(
+                    blank.line_of("key"), f"blank '{blank['key']}' is not in the text: add {{{{{blank['key']}}}}} there"
+                )
+            pattern = blank.get("pattern")
+            if not pattern:
+                continue
+            try:
+                re.compile(pattern)
+            except re.error as error:
+                reading.error(blank.line_of("pattern"), f"'pattern' is not a regular expression: {error}")
+                continue
+            for answer in blank.get("answers", []):
+                if not accepts({**blank, "answers": []}, answer, spaces=values["spaces"]):
+                    reading.error(
+                        blank.line_of("pattern"),
+                        f"the pattern of blank '{blank['key']}' does not match its answer '{answer}'",
+                    )
+
+
+BLANKS = register(
+    BlanksKind(
+        name="blanks",
+        label="Fill in the blanks",
+        template="course/blocks/question.html",
+        fields=(
+            question_title(),
+            Text("body", markdown=True, help_text="Markdown: what to do, above the text."),
+            Text(
+                "text", required=True, quoted=False,
+                help_text="The text with its blanks, each written {{name}}. Shown as written.",
+            ),
+            Items(
+                "blanks",
+                required=True,
+                item="blank",
+                fields=(
+                    Slug("key", required=True, label="blank name"),
+                    TextList("answers", required=True, item="answer"),
+                    Text("pattern"),
+                    Boolean("case_sensitive"),
+                ),
+                help_text='In JSON: a list of blanks, each with "key" (its name in the text), '
+                '"answers" (a list), and optionally "pattern" (a regular expression) and '
+                '"case_sensitive" (true or false).',
+            ),
+            Choice(
+                "spaces",
+                options=SPACES,
+                help_text="collapse: runs of spaces count as one, none at the ends; ignore: "
+                "spaces never count; exact: every space counts.",
+            ),
+            tries_field(3),
+        ),
+        items_field="blanks",
+        needs_key=True,
+        noun="question",
+        example={
+            "text": "A model of {{params}} billion parameters at 8 bits needs about 7 GB.",
+            "blanks": [{"key": "params", "answers": ["7", "seven"]}],
+        },
+        wrong_examples=(
+            (
+                {"text": "It needs {{size}} GB."},
+                "the text's blank '{{size}}' is not one of 'blanks': add it there",
+            ),
+            (
+                {"blanks": [{"key": "params", "answers": ["7"], "pattern": "[0-9"}]},
+                "'pattern' is not a regular expression",
+            ),
+            (
+                {"blanks": [{"key": "params", "answers": ["seven"], "pattern": "[0-9]+"}]},
+                "the pattern of blank 'params' does not match its answer 'seven'",
+            ),
+        ),
+    )
+)

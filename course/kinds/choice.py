@@ -1,0 +1,156 @@
+"""Multiple choice (`choice`: one right option) and checkboxes (`checkboxes`: every right
+option, with partial credit by the question's `scoring`). The learner's side is in
+tutor/practice/questions/.
+
+Each option has a key (answers name it by key, so its text may be edited), its text, whether
+it is right, and the feedback a learner reads once they chose it. Options are shown in each
+learner's own order (`shuffle`), the same on every visit. Everything lives on the Block
+row: the options in Block.items, `shuffle`, `tries` and `scoring` in Block.values.
+"""
+
+from course.kinds import register
+from course.kinds.fields import Boolean, Choice, Items, Slug, Text
+from course.kinds.questions import (
+    Lines,
+    QuestionKind,
+    question_body,
+    question_title,
+    tries_field,
+    unique_keys,
+)
+
+SCORING = ("right-minus-wrong", "all-or-nothing", "each-option")
+
+OPTIONS = Items(
+    "options",
+    required=True,
+    item="option",
+    fields=(
+        Slug("key", required=True, label="option key"),
+        Text("text", required=True, markdown=True),
+        Boolean("right"),
+        Text("feedback", markdown=True),
+    ),
+    help_text='In JSON: a list of options, each with "key" (a slug), "text", "right" '
+    '(true or false) and "feedback" (what a learner who chose it reads).',
+)
+
+
+def _common(reading, values, lines: Lines) -> list:
+    options = values["options"]
+    if len(options) < 2 and options:
+        reading.error(lines("options"), "a question needs at least two options")
+    unique_keys(reading, options, "option")
+    return options
+
+
+class ChoiceKind(QuestionKind):
+    def check(self, reading, values, lines: Lines = lambda name: None) -> None:
+        super().check(reading, values, lines)
+        options = _common(reading, values, lines)
+        right = [option for option in options if option.get("right")]
+        if options and not right:
+            reading.error(lines("options"), "no option is right: mark one with 'right: true'")
+        elif len(right) > 1:
+            keys = " and ".join(f"'{option['key']}'" for option in right[:2])
+            reading.error(
+                right[1].line_of("right"),
+                f"options {keys} are both right: a choice has one right answer "
+                "(kind: checkboxes takes several)",
+            )
+        most = max(1, len(options) // 2)
+        if values["tries"] > most:
+            reading.error(
+                lines("tries"),
+                f"'tries' is {values['tries']} with {len(options)} options: trying them in turn "
+                f"would find the right one too often; at most {most}",
+            )
+
+
+class CheckboxesKind(QuestionKind):
+    def check(self, reading, values, lines: Lines = lambda name: None) -> None:
+        super().check(reading, values, lines)
+        options = _common(reading, values, lines)
+        if options and not any(option.get("right") for option in options):
+            reading.error(
+                lines("options"), "no option is right: mark at least one with 'right: true'"
+            )
+
+
+_example_options = [
+    {"key": "cpu", "text": "llama.cpp", "right": True, "feedback": "Built for CPUs."},
+    {"key": "gpu", "text": "vLLM", "feedback": "Fast on NVIDIA GPUs, not on a CPU."},
+    {"key": "neither", "text": "Neither runs on a CPU"},
+]
+
+CHOICE = register(
+    ChoiceKind(
+        name="choice",
+        label="Multiple choice",
+        template="course/blocks/question.html",
+        fields=(
+            question_title(),
+            question_body(),
+            OPTIONS,
+            Boolean("shuffle", fallback=True, help_text="Each learner sees the options in an order of their own."),
+            tries_field(1),
+        ),
+        items_field="options",
+        needs_key=True,
+        noun="question",
+        example={"body": "Which runs well on a CPU?", "options": _example_options},
+        wrong_examples=(
+            (
+                {"options": [{**option, "right": True} for option in _example_options]},
+                "options 'cpu' and 'gpu' are both right: a choice has one right answer",
+            ),
+            ({"tries": 2}, "'tries' is 2 with 3 options: trying them in turn would find the right one"),
+            (
+                {"options": [{**option, "key": "same"} for option in _example_options[:2]]},
+                "option key 'same' is already used on line",
+            ),
+        ),
+    )
+)
+
+CHECKBOXES = register(
+    CheckboxesKind(
+        name="checkboxes",
+        label="Checkboxes",
+        template="course/blocks/question.html",
+        fields=(
+            question_title(),
+            question_body(),
+            OPTIONS,
+            Choice(
+                "scoring",
+                options=SCORING,
+                help_text="right-minus-wrong: each right option ticked earns its share of the "
+                "right ones, each wrong one ticked takes away its share of the wrong ones "
+                "(ticking every option scores 0; never below 0); all-or-nothing: full "
+                "marks only for exactly the right options; each-option: the share of options "
+                "ticked or left as they should be.",
+            ),
+            Boolean("shuffle", fallback=True, help_text="Each learner sees the options in an order of their own."),
+            tries_field(2),
+        ),
+        items_field="options",
+        needs_key=True,
+        noun="question",
+        example={
+            "body": "Which of these run on a CPU?",
+            "options": [
+                {"key": "llama", "text": "llama.cpp", "right": True},
+                {"key": "ollama", "text": "Ollama", "right": True},
+                {"key": "vllm", "text": "vLLM", "feedback": "It needs a GPU."},
+            ],
+        },
+        wrong_examples=(
+            (
+                {"options": [{"key": "a", "text": "A"}, {"key": "b", "text": "B"}]},
+                "no option is right: mark at least one with 'right: true'",
+            ),
+            ({"scoring": "half"}, "unknown scoring 'half'"),
+        ),
+    )
+)

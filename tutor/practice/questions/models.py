@@ -1,0 +1,101 @@
+"""A learner's answers to questions (multiple choice, checkboxes, number, fill in the
+blanks): each answer given, and one row per learner and question that counts the tries on
+the server, so the right option cannot be found by posting each in turn."""
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from course.models import Block
+from tutor.models import Run
+
+
+class QuestionTriesQuerySet(models.QuerySet):
+    def of(self, user, block) -> "QuestionTriesQuerySet":
+        return self.filter(user=user, block=block)
+
+
+class QuestionTries(models.Model):
+    """How far one learner is with one question: the tries used, and when it was answered
+    right, or every try was used (then the right answer is shown)."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="question_tries"
+    )
+    block = models.ForeignKey(Block, on_delete=models.PROTECT, related_name="question_tries")
+    tries = models.PositiveIntegerField(default=0)
+    score = models.FloatField(default=0, help_text=_("The best score of the answers, 0 to 1."))
+    right_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(
+        null=True, blank=True, help_text=_("Answered right, or every try used: the answer is shown.")
+    )
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = QuestionTriesQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("question's tries")
+        verbose_name_plural = _("questions' tries")
+        constraints = [
+            models.UniqueConstraint(fields=["user", "block"], name="one_tries_row_per_question")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} on {self.block}: {self.tries}"
+
+    @property
+    def finished(self) -> bool:
+        return self.finished_at is not None
+
+
+class QuestionAnswer(models.Model):
+    """One answer a learner gave to a question, as graded when given."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="question_answers"
+    )
+    block = models.ForeignKey(Block, on_delete=models.PROTECT, related_name="question_answers")
+    # choice and checkboxes: the option keys chosen; number: {"text": typed, "value": read};
+    # blanks: {name: typed}.
+    answer = models.JSONField()
+    score = models.FloatField(help_text=_("0 to 1: the share of the marks it earned."))
+    right = models.BooleanField()
+    # A question with parameters: the learner's variant, and the answer it computes.
+    variant = models.JSONField(default=dict, blank=True)
+    expected = models.FloatField(null=True, blank=True)
+    try_number = models.PositiveIntegerField()
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        verbose_name = _("answer to a question")
+        verbose_name_plural = _("answers to questions")
+        ordering = ["created_at", "pk"]
+        indexes = [models.Index(fields=["block", "user"])]
+
+    def __str__(self) -> str:
+        return f"{self.user} on {self.block}: {self.score:.0%}"
+
+
+class QuestionVariant(models.Model):
+    """One variant of a question that computes its answer: the parameters' values and what
+    its program printed for them, run once in the sandbox and kept (every learner with this
+    variant is graded against it). Keyed by the program as run, so an edited program or new
+    values make new rows."""
+
+    block = models.ForeignKey(Block, on_delete=models.CASCADE, related_name="question_variants")
+    code_hash = models.CharField(max_length=64)
+    parameters = models.JSONField()
+    answer = models.FloatField(null=True, blank=True)
+    problem = models.TextField(blank=True, help_text=_("Why no answer came of it, if none did."))
+    run = models.ForeignKey(Run, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    computed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("question variant")
+        constraints = [
+            models.UniqueConstraint(fields=["block", "code_hash"], name="one_row_per_question_variant")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.block} {self.parameters}: {self.answer}"

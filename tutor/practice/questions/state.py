@@ -1,0 +1,181 @@
+"""What one learner's question shows: the options in their order, what they answered last
+and how it was graded, the tries left, and once the question is finished (answered right,
+or every try used) the right answer with every option's feedback. Until then nothing on
+the page tells which option is right."""
+
+from dataclasses import dataclass, field
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.urls import reverse
+
+from course import htmx
+from course.kinds.blanks import pieces
+from course.kinds.questions import with_parameters
+from tutor.practice.questions import grading, variants
+from tutor.practice.questions.actions import allowed_tries, values_graded
+from tutor.practice.questions.answers import option_order, option_token
+from tutor.practice.questions.models import QuestionAnswer, QuestionTries
+
+
+@dataclass
+class ShownOption:
+    token: str
+    text: str
+    chosen: bool = False
+    right: bool | None = None  # told only once the question is finished
+    feedback: str = ""  # the author's words, once chosen or finished
+
+
+@dataclass
+class ShownPiece:
+    text: str = ""
+    blank: str = ""  # the blank's name, for a blank
+    number: int = 0  # the blank's place among the blanks, from 1
+    value: str = ""  # what the learner typed in it last
+    right: bool | None = None  # told once answered
+    accepted: str = ""  # a right answer, once finished
+
+
+@dataclass
+class QuestionPractice:
+    block: object
+    kind: str
+    signed_in: bool
+    login_url: str = ""
+    options: list[ShownOption] = field(default_factory=list)
+    pieces: list[ShownPiece] = field(default_factory=list)
+    units: str = ""
+    number: str = ""  # the number the learner typed last
+    right_number: str = ""  # once finished
+    tries: int = 0
+    allowed: int = 1
+    finished: bool = False
+    right: bool = False
+    score: float = 0.0
+    last: QuestionAnswer | None = None
+    graded: grading.Graded | None = None
+    # A question that computes its answer: the learner's variant, and the body with its values.
+    variant: dict = field(default_factory=dict)
+    stem: str = ""
+
+    @property
+    def tries_left(self) -> int:
+        return max(0, self.allowed - self.tries)
+
+    @property
+    def can_answer(self) -> bool:
+        return self.signed_in and not self.finished
+
+    @property
+    def feedback(self) -> tuple[str, ...]:
+        """The author's words for the last answer (a number's mistake)."""
+        if self.graded is None or self.kind in ("choice", "checkboxes"):
+            return ()
+        return self.graded.feedback
+
+    @property
+    def percent(self) -> int:
+        return round(100 * self.score)
+
+    @property
+    def answer_url(self) -> str:
+        return reverse("tutor:question_answer", args=[self.block.pk])
+
+    @property
+    def anchor(self) -> str:
+        return f"question-{self.block.key}"
+
+
+def _number_text(value: float) -> str:
+    return f"{value:.12g}"
+
+
+def build(
+    block, values: dict, *, user, tries: QuestionTries | None, last: QuestionAnswer | None,
+    lesson_url: str, variant_answer: float | None = None,
+) -> QuestionPractice:
+    signed_in = user.is_authenticated
+    state = QuestionPractice(
+        block=block, kind=block.kind, signed_in=signed_in,
+        login_url=htmx.login_url(f"{lesson_url}#question-{block.key}"),
+        allowed=allowed_tries(values),
+    )
+    if tries is not None:
+        state.tries, state.finished = tries.tries, tries.finished
+        state.right, state.score = tries.right_at is not None, tries.score
+    if variants.computes(values):
+        state.variant = variants.learner_variant(block, values, user_id=user.pk if signed_in else None)
+        state.stem = with_parameters(block.body, state.variant)
+    if last is not None:
+        state.last = last
+        state.graded = grading.grade(block.kind, values_graded(values, last), last.answer)
+    finished = state.finished
+    if block.kind in ("choice", "checkboxes"):
+        by_key = {option["key"]: option for option in values["options"]}
+        chosen = set(last.answer) if last is not None else set()
+        user_id = user.pk if signed_in else None
+        for key in option_order(values, user_id=user_id, block_id=block.pk):
+            option = by_key[key]
+            shown = key in chosen or finished
+            state.options.append(
+                ShownOption(
+                    option_token(user_id, block.pk, key), option["text"], chosen=key in chosen,
+                    right=bool(option.get("right")) if finished else None,
+                    feedback=option.get("feedback", "") if shown else "",
+                )
+            )
+    elif block.kind == "number":
+        state.units = values.get("units") or ""
+        if last is not None:
+            state.number = last.answer.get("text", "")
+        right = variant_answer if state.variant or variants.computes(values) else values.get("answer")
+        if finished and right is not None:
+            state.right_number = _number_text(right)
+    elif block.kind == "blanks":
+        blanks = {blank["key"]: blank for blank in values["blanks"]}
+        typed = last.answer if last is not None else {}
+        parts = state.graded.parts if state.graded is not None else {}
+        number = 0
+        for what, text in pieces(values["text"]):
+            if what == "text":
+                state.pieces.append(ShownPiece(text=text))
+                continue
+            number += 1
+            answers = blanks.get(text, {}).get("answers", [])
+            state.pieces.append(
+                ShownPiece(
+                    blank=text, number=number, value=typed.get(text, ""), right=parts.get(text),
+                    accepted=answers[0] if finished and answers else "",
+                )
+            )
+    return state
+
+
+def states(blocks: list, *, user: AbstractBaseUser | AnonymousUser) -> dict[int, QuestionPractice]:
+    """Each question's state for this learner: two queries for any number of questions."""
+    if not blocks:
+        return {}
+    tries: dict[int, QuestionTries] = {}
+    last: dict[int, QuestionAnswer] = {}
+    if user.is_authenticated:
+        tries = {row.block_id: row for row in QuestionTries.objects.filter(user=user, block__in=blocks)}
+        for answer in QuestionAnswer.objects.filter(user=user, block__in=blocks).order_by("created_at", "pk"):
+            last[answer.block_id] = answer
+    lesson_url = blocks[0].lesson.get_absolute_url()
+    values = {block.pk: block.kind_spec.values_of(block) for block in blocks}
+    # The kept answers of the variants finished questions show: one query.
+    shown = {}
+    for block in blocks:
+        row = tries.get(block.pk)
+        if row is not None and row.finished and variants.computes(values[block.pk]):
+            chosen = variants.learner_variant(block, values[block.pk], user_id=user.pk)
+            shown[block.pk] = variants.program_for(values[block.pk], chosen)
+    kept = variants.kept(list(shown.items())) if shown else {}
+    return {
+        block.pk: build(
+            block, values[block.pk], user=user, tries=tries.get(block.pk),
+            last=last.get(block.pk), lesson_url=lesson_url,
+            variant_answer=getattr(kept.get((block.pk, shown.get(block.pk))), "answer", None),
+        )
+        for block in blocks
+    }
