@@ -264,3 +264,45 @@ def test_the_page_costs_the_same_queries_for_one_question_or_many(client, learne
         client.get(small.get_absolute_url())
     with django_assert_max_num_queries(len(small_queries)):
         client.get(big.get_absolute_url())
+
+
+# Assignments --------------------------------------------------------------------------
+
+
+def assigned(lesson, student, **fields):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from tests.factories import make_cohort
+    from tutor.assignments.models import Assignment
+
+    now = timezone.now()
+    return Assignment.objects.create(
+        cohort=make_cohort(students=[student]), lesson=lesson,
+        opens_at=now - timedelta(minutes=5), due_at=now + timedelta(hours=1), **fields,
+    )
+
+
+def test_a_closed_book_assignments_questions_stay_open_and_others_are_refused(client):
+    learner = make_user()
+    block = make_question("choice")
+    elsewhere = make_question("choice")
+    assigned(block.lesson, learner, closed_book=True)
+    client.force_login(learner)  # signed in once the window runs
+    client.get(block.lesson.get_absolute_url())  # takes the seat
+    response = client.post(answer_url(block), {"option": token(learner, block, "llama")}, **HTMX)
+    assert response.status_code == 200 and "Right, on the first try." in response.content.decode()
+    refused = client.post(answer_url(elsewhere), {"option": token(learner, elsewhere, "llama")}, **HTMX)
+    assert refused.status_code != 200
+    assert not QuestionAnswer.objects.filter(block=elsewhere).exists()
+
+
+def test_a_closed_assignment_refuses_answers_to_its_questions(client, learner):
+    from django.utils import timezone
+
+    block = make_question("choice")
+    assigned(block.lesson, learner, closed_at=timezone.now())
+    response = client.post(answer_url(block), {"option": token(learner, block, "llama")}, **HTMX)
+    assert response.status_code == 403 and "Closed by your teacher" in response.content.decode()
+    assert not QuestionAnswer.objects.filter(block=block).exists()

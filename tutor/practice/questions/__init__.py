@@ -125,7 +125,7 @@ class QuestionKind(practice.PracticeKind):
             return []  # one endpoint answers every kind of question
         from tutor.practice.questions import views
 
-        return [path("questions/<int:block_id>/answer/", views.question_answer, name="question_answer")]
+        return [path("questions/<int:block_pk>/answer/", views.question_answer, name="question_answer")]
 
 
 for _name, _label in (

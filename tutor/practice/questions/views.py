@@ -23,11 +23,11 @@ from tutor.practice.questions.variants import VariantNotReady
 PARTIAL = "tutor/question_practice.html#question-practice"
 
 
-def question_or_404(request: HttpRequest, block_id: int) -> Block:
+def question_or_404(request: HttpRequest, block_pk: int) -> Block:
     """The question, if its lesson is one the user may see (a draft's: staff only)."""
     return get_object_or_404(
         Block.objects.select_related("lesson__course"),
-        pk=block_id, kind__in=QUESTION_KINDS,
+        pk=block_pk, kind__in=QUESTION_KINDS,
         lesson__in=Lesson.objects.visible_to(request.user),
     )
 
@@ -44,8 +44,9 @@ def refused(request: HttpRequest, block: Block, message: str, *, status: int = 4
 
 
 @require_POST
-def question_answer(request: HttpRequest, block_id: int) -> HttpResponse:
-    block = question_or_404(request, block_id)
+def question_answer(request: HttpRequest, block_pk: int) -> HttpResponse:
+    # `block_pk`: closed-book assignments (tutor/assignments/closed_book.py) find its lesson by it.
+    block = question_or_404(request, block_pk)
     if not request.user.is_authenticated:
         return htmx.log_in_first(request, then=question_url(block))
     if closed := closed_to(request.user, block):
