@@ -106,3 +106,19 @@ def name_of(text: str, limit: int = 60) -> str:
     """A question's name from its text, when the bank gives none (as Moodle makes one)."""
     words = " ".join(re.sub(r"<[^>]*>", " ", text).split())
     return words if len(words) <= limit else words[: limit - 1].rstrip() + "…"
+
+
+def questions_of(lesson) -> list[Question]:
+    """A lesson's questions (its blocks of a question kind), as the content files write
+    them: what `write_moodle` and `write_gift` take."""
+    from course.content_files.exporter import written
+    from course.kinds.fields import plain
+    from course.kinds.questions import QuestionKind
+
+    found = []
+    for block in lesson.blocks.order_by("position", "pk"):
+        kind = kinds.get(block.kind)
+        if isinstance(kind, QuestionKind):
+            values = plain(written(kind.fields, kind.values_of(block)))
+            found.append(Question(name=block.title or block.key, kind=block.kind, values=values))
+    return found
