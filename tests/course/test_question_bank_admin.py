@@ -57,18 +57,18 @@ def test_import_adds_the_questions_after_the_lessons_blocks(client):
     response = client.post(page(lesson), {"bank": upload("bank.gift"), "_import": "Import"}, follow=True)
     assert response.redirect_chain[-1][0] == reverse("admin:course_lesson_change", args=[lesson.pk])
     said = [str(message) for message in response.context["messages"]]
-    assert said[0] == "Added 11 questions after the lesson's blocks."
+    assert said[0] == "Added 12 questions after the lesson's blocks."
     assert "  'Essay' (essay): Parsnip has no essay questions: learners' free text is not graded" in said
     blocks = list(Block.objects.filter(lesson=lesson).order_by("position"))
     assert [block.key for block in blocks[:3]] == ["intro", "backend-on-a-cpu", "which-fit"]
-    assert len(blocks) == 12
+    assert len(blocks) == 13
     for block in blocks[1:]:
         kind = kinds.get(block.kind)
         assert check_block(kind, kind.values_of(block), glossary=()) == {}
     again = client.post(page(lesson), {"bank": upload("bank.gift"), "_import": "Import"})
     assert again.status_code == 302
     keys = list(Block.objects.filter(lesson=lesson).values_list("key", flat=True))
-    assert len(keys) == len(set(keys)) == 23
+    assert len(keys) == len(set(keys)) == 25
 
 
 def test_hostile_xml_is_refused_on_the_form_and_adds_nothing(client):

@@ -56,7 +56,10 @@ def test_gift_brings_over_every_supported_type_as_its_question():
         "Short": "blanks",
         "Two plus two is": "blanks",
         "Stop": "blanks",
+        "Gap": "choice",
     }
+    assert found["Gap"].values["body"] == r"llama.cpp runs \_\_\_\_\_ as well as on a Mac."
+    assert "runs _____ as well" in str(render_markdown(found["Gap"].values["body"]))
     assert found["Weights"].values["options"] == [
         {"key": "true", "text": "True", "right": True, "feedback": "Yes."},
         {"key": "false", "text": "False", "feedback": "Check the formula again."},
@@ -446,7 +449,7 @@ def test_questions_go_after_an_existing_lessons_blocks_leaving_its_text_as_it_wa
         .values_list("key", flat=True)
     )
     assert keys[1:3] == ["backend-on-a-cpu", "which-fit"]
-    assert "backend-on-a-cpu-2" in keys and len(keys) == len(set(keys)) == 1 + 2 * 11
+    assert "backend-on-a-cpu-2" in keys and len(keys) == len(set(keys)) == 1 + 2 * 12
 
 
 def test_a_dry_run_reports_and_writes_nothing(tmp_path):
