@@ -1,6 +1,9 @@
+from functools import partial
+
 import nested_admin
 from django.contrib import admin
 from django.forms import modelform_factory
+from django.urls import path
 
 from course import kinds
 from course.content_files.importer import link_term
@@ -22,6 +25,7 @@ from course.models import (
     GlossaryTerm,
     Lesson,
 )
+from course.question_banks.upload import import_questions
 
 # Where a kind's fields, copied for a block, put the block's own prefix ("blocks-3").
 KIND_FIELDS_PREFIX = "__block__"
@@ -108,6 +112,12 @@ class LessonAdmin(nested_admin.NestedModelAdminMixin, ContentAdmin):
         return super().change_view(
             request, object_id, form_url, {**(extra_context or {}), "block_links": links}
         )
+
+    def get_urls(self):
+        """With the page that imports a Moodle XML or GIFT bank into the lesson."""
+        view = self.admin_site.admin_view(partial(import_questions, model_admin=self))
+        page = path("<int:lesson_id>/import-questions/", view, name="course_lesson_import_questions")
+        return [page, *super().get_urls()]
 
     def render_change_form(self, request, context, *args, **kwargs):
         """With each kind's own fields, blank, for a block whose kind is chosen on the page
