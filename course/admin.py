@@ -3,6 +3,7 @@ from django.contrib import admin
 from django.forms import modelform_factory
 
 from course import kinds
+from course.admin_errors import page_errors
 from course.content_files.importer import link_term
 from course.forms import (
     BlockForm,
@@ -22,6 +23,7 @@ from course.models import (
     GlossaryTerm,
     Lesson,
 )
+from course.templatetags.lesson_admin import BLANK_INLINES
 
 # Where a kind's fields, copied for a block, put the block's own prefix ("blocks-3").
 KIND_FIELDS_PREFIX = "__block__"
@@ -71,6 +73,8 @@ class BlockInline(KeepsTextExactly, nested_admin.NestedStackedInline):
     fields = [("position", "kind", "key"), "title", "body"]
     # Then the kind's own fields, which differ from block to block (BlockForm.own_fieldset).
     fieldset_template = "admin/course/block_fields.html"
+    # Each block folded under its heading, open where it holds an error.
+    template = "admin/course/block_inline.html"
     extra = 0
     ordering = ["position", "pk"]
     # Each kind declares its own (course.kinds.BlockKind.admin_inline).
@@ -92,7 +96,7 @@ class LessonAdmin(nested_admin.NestedModelAdminMixin, ContentAdmin):
 
     class Media:
         css = {"all": ["css/admin.css"]}
-        js = ["js/admin-kinds.js"]
+        js = ["js/admin-kinds.js", "js/admin-blocks.js"]
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
         """With links to each block (the inlines are in this order: BlockInline.ordering)."""
@@ -120,6 +124,13 @@ class LessonAdmin(nested_admin.NestedModelAdminMixin, ContentAdmin):
                 templates.append((kind.name, blank.own_fieldset))
         context["kind_field_templates"] = templates
         context["kind_fields_prefix"] = f"blocks-{KIND_FIELDS_PREFIX}"
+        # Every error, each a link to its field, above the form.
+        context["error_links"] = page_errors(
+            context["adminform"].form,
+            [inline.formset for inline in context.get("inline_admin_formsets", ())],
+        )
+        # The blocks' kind inlines without rows, rendered once (course.templatetags.lesson_admin).
+        context[BLANK_INLINES] = {}
         return super().render_change_form(request, context, *args, **kwargs)
 
 
