@@ -69,6 +69,18 @@ class KeepsTextExactly:
             kwargs.setdefault("form_class", ExactText)
         return super().formfield_for_dbfield(db_field, request, **kwargs)
 
+    def get_formset(self, request, obj=None, **kwargs):
+        """An inline's formset class, made once a request: the lesson's page nests each
+        kind's inline under every block, and making the class (its form's fields, read
+        from the model) costs more than the block's whole form."""
+        if kwargs or request is None:
+            return super().get_formset(request, obj, **kwargs)
+        made = request.__dict__.setdefault("_content_formsets", {})
+        key = (type(self), getattr(obj, "pk", None) is not None)
+        if key not in made:
+            made[key] = super().get_formset(request, obj)
+        return made[key]
+
 
 class KeepsLearnerWork(forms.BaseInlineFormSet):
     """An inline of content rows: ticking Delete on a row learners' work points at (or on
