@@ -411,7 +411,9 @@ def test_each_block_shows_the_fields_its_kind_keeps_and_no_others(django_app, sa
 
     def own_fields(n: int) -> set[str]:
         shown = {
-            name.removeprefix(f"blocks-{n}-") for name in fields if name.startswith(f"blocks-{n}-")
+            name.removeprefix(f"blocks-{n}-")
+            for name in fields
+            if name and name.startswith(f"blocks-{n}-")
         }
         return {name for name in shown if "-" not in name} - {
             "id", "lesson", "position", "kind", "key", "title", "body", "shown_kinds", "DELETE"
