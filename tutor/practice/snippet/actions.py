@@ -38,6 +38,23 @@ def reveal_run(*, snippet: Snippet) -> Run:
     return run
 
 
+def reveal_ahead(sender, instance: Snippet, raw: bool = False, **kwargs) -> None:
+    """post_save of a snippet (imported, or saved in the admin): the output of its version
+    is computed now, by the worker, and kept as the version's reveal run. A class revealing
+    it then finds it done -- each click a write and a read -- instead of the first click of
+    the day queueing the run and the class waiting for it."""
+    if raw:
+        return
+    pk = instance.pk
+    transaction.on_commit(lambda: _reveal_ahead(pk))
+
+
+def _reveal_ahead(pk: int) -> None:
+    snippet = Snippet.objects.filter(pk=pk).first()
+    if snippet is not None:
+        reveal_run(snippet=snippet)
+
+
 def _reusable_reveal(snippet: Snippet) -> Run | None:
     run = Run.objects.reveals_of(snippet).exclude(status=Run.Status.FAILED).first()
     if run is not None and not run.is_final and run.fail_if_stale():
