@@ -10,6 +10,7 @@ from django import forms
 from django.contrib.admin.helpers import Fieldset
 from django.core.exceptions import ImproperlyConfigured
 from django.db import models
+from django.utils.functional import cached_property
 from nested_admin.formsets import NestedInlineFormSetMixin
 
 from course import kinds
@@ -105,6 +106,12 @@ class KeepsLearnerWork(forms.BaseInlineFormSet):
 
 class ContentFormSet(NestedInlineFormSetMixin, KeepsLearnerWork):
     """KeepsLearnerWork for inlines on the lesson page, which nest (django-nested-admin)."""
+
+    @cached_property
+    def empty_form(self):
+        # The blank row "Add another" copies: made once, though the page's media and its
+        # template each ask for it (Django makes a new one at each asking).
+        return super().empty_form
 
 
 class BlockFormSet(ContentFormSet):
