@@ -173,12 +173,14 @@ elif DATABASES["default"]["ENGINE"].startswith("django.db.backends.postgresql"):
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-# Django's hashers, the first (the default, PBKDF2) giving its pooled database connection
-# back while it hashes: a class logging in at once must not queue for the pool.
+# Django's hashers, the first two giving their pooled database connection back while they
+# hash: a class logging in at once must not queue for the pool. Argon2 (Django's parameters)
+# stores new passwords, and those stored with PBKDF2 when their owner next logs in: it checks
+# one in two thirds of PBKDF2's CPU time (tutor/passwords.py, bench/login.py).
 PASSWORD_HASHERS = [
+    "tutor.passwords.Argon2ReleasingPasswordHasher",
     "tutor.passwords.PBKDF2ReleasingPasswordHasher",
     "django.contrib.auth.hashers.PBKDF2SHA1PasswordHasher",
-    "django.contrib.auth.hashers.Argon2PasswordHasher",
     "django.contrib.auth.hashers.BCryptSHA256PasswordHasher",
     "django.contrib.auth.hashers.ScryptPasswordHasher",
 ]

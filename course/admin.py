@@ -4,8 +4,10 @@ import nested_admin
 from django.contrib import admin
 from django.forms import modelform_factory
 from django.urls import path
+from django.http import QueryDict
 
 from course import kinds
+from course.admin_errors import page_errors
 from course.content_files.importer import link_term
 from course.forms import (
     BlockForm,
@@ -26,11 +28,29 @@ from course.models import (
     Lesson,
 )
 from course.question_banks.upload import import_questions
+from course.templatetags.lesson_admin import BLANK_INLINES
 
 # Where a kind's fields, copied for a block, put the block's own prefix ("blocks-3").
 KIND_FIELDS_PREFIX = "__block__"
 
 kinds.discover()  # the admin may be loaded before course's ready(): the inlines need the kinds
+
+
+class CopiedCheaply(QueryDict):
+    """A form's data whose copy copies each field's list of values, not the values: they
+    are strings, which no copy can change (QueryDict.copy deep-copies every one)."""
+
+    def __init__(self, data: QueryDict):
+        super().__init__(mutable=True, encoding=data.encoding)
+        for key, values in data.lists():
+            dict.__setitem__(self, key, list(values))
+        self._mutable = data._mutable
+
+    def copy(self) -> QueryDict:
+        copied = QueryDict(mutable=True, encoding=self.encoding)
+        for key, values in self.lists():
+            dict.__setitem__(copied, key, list(values))
+        return copied
 
 
 class ContentAdmin(KeepsTextExactly, admin.ModelAdmin):
@@ -75,6 +95,8 @@ class BlockInline(KeepsTextExactly, nested_admin.NestedStackedInline):
     fields = [("position", "kind", "key"), "title", "body"]
     # Then the kind's own fields, which differ from block to block (BlockForm.own_fieldset).
     fieldset_template = "admin/course/block_fields.html"
+    # Each block folded under its heading, open where it holds an error.
+    template = "admin/course/block_inline.html"
     extra = 0
     ordering = ["position", "pk"]
     # Each kind declares its own (course.kinds.BlockKind.admin_inline).
@@ -96,7 +118,14 @@ class LessonAdmin(nested_admin.NestedModelAdminMixin, ContentAdmin):
 
     class Media:
         css = {"all": ["css/admin.css"]}
-        js = ["js/admin-kinds.js"]
+        js = ["js/admin-kinds.js", "js/admin-blocks.js"]
+
+    def _create_formsets(self, request, obj, change):
+        # django-nested-admin gives each nested formset its own copy of the POST; a deep
+        # copy of a whole lesson's fields each time was half the time of a save.
+        if request.method == "POST":
+            request.POST = CopiedCheaply(request.POST)
+        return super()._create_formsets(request, obj, change)
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
         """With links to each block (the inlines are in this order: BlockInline.ordering)."""
@@ -130,6 +159,13 @@ class LessonAdmin(nested_admin.NestedModelAdminMixin, ContentAdmin):
                 templates.append((kind.name, blank.own_fieldset))
         context["kind_field_templates"] = templates
         context["kind_fields_prefix"] = f"blocks-{KIND_FIELDS_PREFIX}"
+        # Every error, each a link to its field, above the form.
+        context["error_links"] = page_errors(
+            context["adminform"].form,
+            [inline.formset for inline in context.get("inline_admin_formsets", ())],
+        )
+        # The blocks' kind inlines without rows, rendered once (course.templatetags.lesson_admin).
+        context[BLANK_INLINES] = {}
         return super().render_change_form(request, context, *args, **kwargs)
 
 

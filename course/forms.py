@@ -10,6 +10,7 @@ from django import forms
 from django.contrib.admin.helpers import Fieldset
 from django.core.exceptions import ImproperlyConfigured
 from django.db import models
+from django.utils.functional import cached_property
 from nested_admin.formsets import NestedInlineFormSetMixin
 
 from course import kinds
@@ -69,6 +70,18 @@ class KeepsTextExactly:
             kwargs.setdefault("form_class", ExactText)
         return super().formfield_for_dbfield(db_field, request, **kwargs)
 
+    def get_formset(self, request, obj=None, **kwargs):
+        """An inline's formset class, made once a request: the lesson's page nests each
+        kind's inline under every block, and making the class (its form's fields, read
+        from the model) costs more than the block's whole form."""
+        if kwargs or request is None:
+            return super().get_formset(request, obj, **kwargs)
+        made = request.__dict__.setdefault("_content_formsets", {})
+        key = (type(self), getattr(obj, "pk", None) is not None)
+        if key not in made:
+            made[key] = super().get_formset(request, obj)
+        return made[key]
+
 
 class KeepsLearnerWork(forms.BaseInlineFormSet):
     """An inline of content rows: ticking Delete on a row learners' work points at (or on
@@ -93,6 +106,12 @@ class KeepsLearnerWork(forms.BaseInlineFormSet):
 
 class ContentFormSet(NestedInlineFormSetMixin, KeepsLearnerWork):
     """KeepsLearnerWork for inlines on the lesson page, which nest (django-nested-admin)."""
+
+    @cached_property
+    def empty_form(self):
+        # The blank row "Add another" copies: made once, though the page's media and its
+        # template each ask for it (Django makes a new one at each asking).
+        return super().empty_form
 
 
 class BlockFormSet(ContentFormSet):

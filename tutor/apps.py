@@ -37,6 +37,13 @@ class TutorConfig(AppConfig):
         from tutor.assignments import closed_book
 
         user_logged_in.connect(closed_book.signed_in, dispatch_uid="parsnip-closed-book")
+        # A snippet's output is computed when it is imported or saved, not at its first reveal.
+        from django.db.models.signals import post_save
+
+        from course.kinds.snippet import Snippet
+        from tutor.practice.snippet.actions import reveal_ahead
+
+        post_save.connect(reveal_ahead, sender=Snippet, dispatch_uid="parsnip-reveal-ahead")
 
         # The sandbox module knows nothing of Django: hand it the configured backend here.
         sandbox.configure(backend=settings.SANDBOX_BACKEND)

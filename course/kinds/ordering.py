@@ -273,7 +273,7 @@ def admin_inline():
             help_text="A wrong line offered with the others; learners should leave it out.",
         )
 
-        def __init__(self, *args, **kwargs):
+        def __init__(self, *args, solution=None, **kwargs):
             super().__init__(*args, **kwargs)
             self.fields["distractor"].initial = self.instance.pk is not None and self.instance.is_distractor
             if "position" in self.fields:
@@ -288,7 +288,11 @@ def admin_inline():
                 )
                 choices.queryset = lines.exclude(pk=self.instance.pk).order_by("position", "pk")
                 choices.label_from_instance = lambda line: line.key
-                choices.widget = forms.CheckboxSelectMultiple(choices=choices.choices)
+                if solution is None:  # a form of its own, not one of its formset's
+                    shown = choices.choices
+                else:  # the exercise's solution lines, read once for all its lines' forms
+                    shown = [(line.pk, line.key) for line in solution if line.pk != self.instance.pk]
+                choices.widget = forms.CheckboxSelectMultiple(choices=shown)
 
         def file_fields(self, data):
             return ORDERING.field("lines").fields
@@ -305,6 +309,16 @@ def admin_inline():
 
     class OrderingLineFormSet(ContentFormSet):
         """Learners' attempts name lines by key: a line they name keeps its key."""
+
+        def get_form_kwargs(self, index):
+            if not hasattr(self, "_solution"):
+                exercise = self.instance
+                self._solution = (
+                    list(exercise.lines.filter(position__isnull=False).order_by("position", "pk"))
+                    if exercise.pk is not None
+                    else []
+                )
+            return {**super().get_form_kwargs(index), "solution": self._solution}
 
         def clean(self):
             super().clean()
@@ -354,6 +368,9 @@ def admin_inline():
         extra = 0
         ordering = [F("position").asc(nulls_last=True), "pk"]
         classes = ["ordering-lines"]
+
+        def get_queryset(self, request):
+            return super().get_queryset(request).prefetch_related("depends_on")
 
         def formfield_for_dbfield(self, db_field, request, **kwargs):
             if db_field.name == "text":

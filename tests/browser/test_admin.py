@@ -52,6 +52,7 @@ def test_the_lesson_admin_page_edits_blocks_in_place_with_monospace_code(
     login_in_browser(make_admin())
 
     page.goto(f"/admin/course/lesson/{lesson.pk}/change/")
+    page.get_by_role("button", name="Open every block").click()
 
     code = page.locator("textarea[name$='-snippet-0-code']").first
     expect(code).to_be_visible()
@@ -95,6 +96,8 @@ def test_a_line_added_on_the_lesson_admin_page_is_saved(page, login_in_browser, 
     page.goto(f"/admin/course/lesson/{exercise.block.lesson_id}/change/")
 
     lines = page.locator("[id$='-ordering_exercise-0-lines-group']")
+    block = lines.get_attribute("id").split("-ordering_exercise")[0]
+    page.locator(f".lesson-block-links a[href='#{block}']").click()
     count = exercise.lines.count()
     lines.get_by_role("link", name="Add another Ordering Line").click()
     row = lines.locator(f"tr:has(input[name$='-lines-{count}-key'])")
@@ -161,3 +164,33 @@ def test_fields_typed_for_one_kind_are_kept_when_another_is_chosen(page, login_i
     )
     expect(page.locator("textarea[name='blocks-0-steps']")).to_have_value("Read the file")
     assert not Block.objects.filter(key="try").exists()
+
+
+def test_the_lesson_admin_page_folds_its_blocks_and_a_link_opens_one(
+    page, login_in_browser, sample_content
+):
+    lesson = Lesson.objects.get(slug="optimising-speed-and-memory")
+    snippet = Snippet.objects.get(block__key="kv-cache-vram")
+    login_in_browser(make_admin())
+    page.goto(f"/admin/course/lesson/{lesson.pk}/change/")
+
+    code = page.locator("textarea[name$='-snippet-0-code']").filter(has_text=snippet.code[:30])
+    expect(code).to_be_hidden()
+    # Folded, the page is a list of headings: far shorter than the 17,000 px it was.
+    assert page.evaluate("document.documentElement.scrollHeight") < 5000
+    block = code.evaluate("field => field.closest('details.block-fold').parentElement.id")
+    page.locator(f".lesson-block-links a[href='#{block}']").click()
+    expect(code).to_be_visible()
+
+    # An error opens its block, and the list at the top links to its field.
+    code.fill("")
+    page.get_by_role("button", name="Save and continue editing").click()
+    error = page.locator(".error-links a")
+    expect(error).to_have_text(re.compile(r"› Snippet › Code$"))
+    page.get_by_role("button", name="Fold every block").click()
+    expect(code).to_be_hidden()
+    error.click()
+    field = page.locator(error.get_attribute("href"))
+    expect(field).to_be_visible()
+    expect(field).to_have_value("")
+    assert Snippet.objects.get(pk=snippet.pk).code == snippet.code

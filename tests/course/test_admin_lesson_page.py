@@ -211,7 +211,8 @@ def errors_on(page, block: int, field: str) -> str:
 def block_errors(page, block: int) -> str:
     """The errors the lesson page shows on one block as a whole."""
     return "\n".join(
-        errors.get_text("\n") for errors in page.html.select(f"#blocks-{block} > .errorlist")
+        errors.get_text("\n")
+        for errors in page.html.select(f"#blocks-{block} > details > .errorlist")
     )
 
 
@@ -410,7 +411,9 @@ def test_each_block_shows_the_fields_its_kind_keeps_and_no_others(django_app, sa
 
     def own_fields(n: int) -> set[str]:
         shown = {
-            name.removeprefix(f"blocks-{n}-") for name in fields if name.startswith(f"blocks-{n}-")
+            name.removeprefix(f"blocks-{n}-")
+            for name in fields
+            if name and name.startswith(f"blocks-{n}-")
         }
         return {name for name in shown if "-" not in name} - {
             "id", "lesson", "position", "kind", "key", "title", "body", "shown_kinds", "DELETE"
@@ -596,3 +599,68 @@ def test_a_step_the_steps_box_cannot_show_is_kept_when_the_block_is_saved(django
 
     block.refresh_from_db()
     assert (block.title, block.items) == ("Counting", ["Read\nthe file", "Count"])
+
+
+def test_each_block_is_folded_and_an_error_opens_its_block_and_links_to_its_field(
+    django_app, sample_content
+):
+    lesson = Lesson.objects.get(slug=SEED)
+    admin = make_admin()
+    page = django_app.get(change_url(lesson), user=admin)
+    folds = page.html.select("#blocks-group .djn-item > details.block-fold")
+    assert len(folds) == lesson.blocks.count()
+    assert not any(fold.has_attr("open") for fold in folds)
+    form = page.forms["lesson_form"]
+    at = next(n for n in range(50) if form[f"blocks-{n}-key"].value == "kv-cache-vram")
+    form[f"blocks-{at}-snippet-0-code"] = ""
+
+    page = form.submit("_save", user=admin)
+
+    assert page.status_code == 200
+    opened = [
+        fold.find_parent(class_="djn-inline-form")["id"]
+        for fold in page.html.select("#blocks-group .djn-item > details.block-fold[open]")
+    ]
+    assert opened == [f"blocks-{at}"]
+    assert "1 error" in page.html.select_one(f"#blocks-{at} summary").get_text()
+    [link] = page.html.select(".error-links a")
+    assert link["href"] == f"#id_blocks-{at}-snippet-0-code"
+    assert page.html.select_one(link["href"]).name == "textarea"
+    assert link.get_text() == "Block 3 (kv-cache-vram) › Snippet › Code"
+    assert "This field is required." in link.parent.get_text()
+    assert Snippet.objects.get(block__key="kv-cache-vram").code
+
+
+def test_a_blocks_own_error_links_to_its_block(django_app, sample_content):
+    lesson = Lesson.objects.get(slug=SEED)
+    admin = make_admin()
+    form = django_app.get(change_url(lesson), user=admin).forms["lesson_form"]
+    at = next(n for n in range(50) if form[f"blocks-{n}-key"].value == "kv-cache-vram")
+    form[f"blocks-{at}-snippet-0-DELETE"] = True
+
+    page = form.submit("_save", user=admin)
+
+    links = page.html.select(".error-links a")
+    assert [link["href"] for link in links] == [f"#id_blocks-{at}-kind"]
+    assert "a snippet block needs its snippet" in links[0].parent.get_text()
+    assert page.html.select_one(f"#blocks-{at} > details")["open"] is not None
+
+
+def test_the_kind_inlines_rendered_once_a_page_give_the_page_rendered_in_full(
+    django_app, sample_content, monkeypatch
+):
+    """Each block carries every kind's inline; those without rows are rendered once and
+    copied: the page is the one rendering each would give (a form's token aside)."""
+    from course.templatetags import lesson_admin
+
+    lesson = Lesson.objects.get(slug=SEED)
+    admin = make_admin()
+    token = re.compile(r'(?<=name="csrfmiddlewaretoken" value=)"[^"]*"|(?<=nonce=)"[^"]*"')
+    copied = token.sub("", django_app.get(change_url(lesson), user=admin).text)
+    form = django_app.get(change_url(lesson), user=admin).forms["lesson_form"]
+    form["blocks-1-snippet-0-code"] = ""  # a bound page with an error, its inlines bound too
+    copied_bound = token.sub("", form.submit("_save", user=admin).text)
+    monkeypatch.setattr(lesson_admin, "BLANK_INLINES", "no-such-context-variable")
+
+    assert token.sub("", django_app.get(change_url(lesson), user=admin).text) == copied
+    assert token.sub("", form.submit("_save", user=admin).text) == copied_bound

@@ -53,6 +53,21 @@ def test_check_content_passes_on_the_shipped_course(sample_content):
     )
 
 
+def test_check_content_keeps_each_output_for_the_learners_reveal(sample_content):
+    """What check_content saw a snippet print is its version's reveal: no run is needed."""
+    from tutor.models import Run
+    from tutor.practice.snippet.actions import reveal_run
+
+    call_command("check_content", stdout=StringIO())
+
+    for snippet in Snippet.objects.all():
+        run = reveal_run(snippet=snippet)
+        assert run.is_final and run.shows(snippet)
+        assert run.stdout.rstrip() == snippet.expected_output.rstrip()
+    assert not Run.objects.filter(status=Run.Status.QUEUED).exists()
+    assert Run.objects.count() == Snippet.objects.count()
+
+
 def test_check_content_reports_a_snippet_whose_declared_output_is_wrong(sample_content):
     snippet = Snippet.objects.get(block__key="kv-cache-vram")
     snippet.expected_output = snippet.expected_output.replace("16.00 GB", "32.00 GB")

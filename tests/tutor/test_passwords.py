@@ -2,9 +2,11 @@
 
 import pytest
 from django.contrib.auth.hashers import (
+    Argon2PasswordHasher,
     PBKDF2PasswordHasher,
     check_password,
     get_hasher,
+    identify_hasher,
     make_password,
 )
 from django.db import connection
@@ -12,9 +14,7 @@ from django.urls import reverse
 
 from config import settings as project_settings
 from tests.factories import make_user
-from tutor.passwords import PBKDF2ReleasingPasswordHasher
-
-HASHER = "tests.tutor.test_passwords.Watching"
+from tutor.passwords import Argon2ReleasingPasswordHasher, PBKDF2ReleasingPasswordHasher
 
 
 class Watching(PBKDF2ReleasingPasswordHasher):
@@ -31,13 +31,30 @@ class Watching(PBKDF2ReleasingPasswordHasher):
         return result
 
 
+class WatchingArgon2(Argon2ReleasingPasswordHasher):
+    """The project's Argon2 hasher, made cheap, noting the same (Argon2 checks a password
+    without encoding it again: its check is watched too)."""
+
+    time_cost, memory_cost, parallelism = 1, 64, 1
+
+    def encode(self, password, salt):
+        result = super().encode(password, salt)
+        Watching.held.append(connection.connection is not None)
+        return result
+
+    def verify(self, password, encoded):
+        result = super().verify(password, encoded)
+        Watching.held.append(connection.connection is not None)
+        return result
+
+
 def pooled() -> bool:
     return bool(connection.settings_dict.get("OPTIONS", {}).get("pool"))
 
 
-@pytest.fixture
-def watching(settings):
-    settings.PASSWORD_HASHERS = [HASHER]
+@pytest.fixture(params=["Watching", "WatchingArgon2"])
+def watching(settings, request):
+    settings.PASSWORD_HASHERS = [f"tests.tutor.test_passwords.{request.param}"]
     Watching.held = []
     return Watching.held
 
@@ -71,7 +88,35 @@ def test_inside_a_transaction_the_connection_is_kept(watching):
 
 def test_passwords_stored_by_django_s_default_hasher_still_verify(settings):
     settings.PASSWORD_HASHERS = project_settings.PASSWORD_HASHERS
-    assert isinstance(get_hasher(), PBKDF2ReleasingPasswordHasher)
     stored = PBKDF2PasswordHasher().encode("a-long-passphrase-42", "somesalt", iterations=1000)
     assert check_password("a-long-passphrase-42", stored)
     assert not check_password("another-passphrase", stored)
+
+
+def test_new_passwords_are_stored_with_argon2_no_weaker_than_django_s_own(settings):
+    settings.PASSWORD_HASHERS = project_settings.PASSWORD_HASHERS
+    hasher = get_hasher()
+    assert isinstance(hasher, Argon2ReleasingPasswordHasher)
+    assert (hasher.time_cost, hasher.memory_cost, hasher.parallelism) == (
+        Argon2PasswordHasher.time_cost,
+        Argon2PasswordHasher.memory_cost,
+        Argon2PasswordHasher.parallelism,
+    )
+    assert identify_hasher(make_password("a-long-passphrase-42")).algorithm == "argon2"
+
+
+@pytest.mark.django_db
+def test_a_password_stored_with_pbkdf2_is_stored_again_with_argon2_when_its_owner_logs_in(
+    client, settings
+):
+    settings.PASSWORD_HASHERS = project_settings.PASSWORD_HASHERS
+    user = make_user("cleo")
+    user.password = PBKDF2PasswordHasher().encode("pw-cleo", "somesalt", iterations=1000)
+    user.save(update_fields=["password"])
+
+    response = client.post(reverse("login"), {"username": "cleo", "password": "pw-cleo"})
+
+    assert response.status_code == 302
+    user.refresh_from_db()
+    assert identify_hasher(user.password).algorithm == "argon2"
+    assert user.check_password("pw-cleo")

@@ -1073,3 +1073,49 @@ def actions_submit(user, snippet):
     from tutor.practice.snippet.actions import submit_prediction
 
     return submit_prediction(user=user, snippet=snippet, text=OUTPUT, said_out_loud=False)
+
+
+def test_a_class_revealing_a_published_snippet_queues_no_run(
+    monkeypatch, django_capture_on_commit_callbacks
+):
+    """The output is computed when the snippet is saved (imported, or edited in the admin),
+    by the worker, and kept with its version: a reveal is then a write and a read."""
+    monkeypatch.setattr(queueing, "enqueue_run", tasks.execute_run)  # the worker, inline
+    with django_capture_on_commit_callbacks(execute=True):
+        snippet = make_snippet(code=CODE, expected_output=OUTPUT, key="two-lines")
+    [kept] = Run.objects.filter(purpose=Run.Purpose.REVEAL)
+    assert (kept.status, kept.stdout) == (Run.Status.OK, OUTPUT)
+    queued = []
+    monkeypatch.setattr(queueing, "enqueue_run", queued.append)
+
+    for n in range(6):
+        client = Client()
+        learner = make_user()
+        client.force_login(learner)
+        with django_capture_on_commit_callbacks(execute=True):
+            html = predict(client, snippet, text="first\nsecond" if n % 2 else "first", **HX)
+        assert "hx-get" not in html.content.decode()  # nothing to wait for
+        prediction = Prediction.objects.get(user=learner)
+        assert prediction.verdict == (
+            Prediction.Verdict.RIGHT if n % 2 else Prediction.Verdict.WRONG
+        )
+
+    assert queued == []
+    assert list(Run.objects.all()) == [kept]
+
+
+def test_a_snippet_saved_with_new_code_has_its_new_output_computed(
+    monkeypatch, django_capture_on_commit_callbacks
+):
+    monkeypatch.setattr(queueing, "enqueue_run", tasks.execute_run)
+    with django_capture_on_commit_callbacks(execute=True):
+        snippet = make_snippet(code=CODE, expected_output=OUTPUT, key="two-lines")
+    with django_capture_on_commit_callbacks(execute=True):
+        snippet.code = 'print("third")\n'
+        snippet.save()
+
+    reveals = Run.objects.filter(purpose=Run.Purpose.REVEAL).order_by("pk")
+    assert [(run.code, run.stdout) for run in reveals] == [
+        (CODE, OUTPUT),
+        ('print("third")\n', "third\n"),
+    ]

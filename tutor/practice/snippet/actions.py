@@ -9,6 +9,7 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from course.kinds.snippet import Snippet
+from tutor import run_notices
 from tutor.actions.drafts import keep_draft
 from tutor.actions.progress import learner_worked, refresh_lesson_progress, start_lesson
 from tutor.actions.runs import lock_learner, queue_run
@@ -35,6 +36,56 @@ def reveal_run(*, snippet: Snippet) -> Run:
             run = queue_run(
                 code=snippet.code, stdin=snippet.stdin, snippet=snippet, purpose=Run.Purpose.REVEAL
             )
+    return run
+
+
+def reveal_ahead(sender, instance: Snippet, raw: bool = False, **kwargs) -> None:
+    """post_save of a snippet (imported, or saved in the admin): the output of its version
+    is computed now, by the worker, and kept as the version's reveal run. A class revealing
+    it then finds it done -- each click a write and a read -- instead of the first click of
+    the day queueing the run and the class waiting for it."""
+    if raw:
+        return
+    pk = instance.pk
+    transaction.on_commit(lambda: _reveal_ahead(pk))
+
+
+def _reveal_ahead(pk: int) -> None:
+    snippet = Snippet.objects.filter(pk=pk).first()
+    if snippet is not None:
+        reveal_run(snippet=snippet)
+
+
+def keep_as_reveal(*, snippet: Snippet, result) -> Run | None:
+    """What `check_content` saw a snippet print, kept as its version's reveal run when the
+    version has none finished yet (a queued one is finished with it: the worker then skips
+    it), and the predictions waiting for it given their verdicts. `result` is a
+    tutor.sandbox result; returns the run kept, or None when one was already finished."""
+    done = {
+        "status": result.status,
+        "exit_code": result.exit_code,
+        "stdout": result.stdout,
+        "stderr": result.stderr,
+        "truncated": result.truncated,
+        "duration_ms": result.duration_ms,
+        "finished_at": timezone.now(),
+    }
+    with transaction.atomic():
+        Snippet.objects.select_for_update().filter(pk=snippet.pk).values_list("pk").first()
+        found = Run.objects.reveals_of(snippet).exclude(status=Run.Status.FAILED).first()
+        if found is not None and found.is_final:
+            return None
+        if found is not None:
+            if not Run.objects.filter(pk=found.pk, status=Run.Status.QUEUED).update(**done):
+                return None  # a worker is running it now: its result will do
+            run = Run.objects.get(pk=found.pk)
+        else:
+            run = Run.objects.create(
+                snippet=snippet, purpose=Run.Purpose.REVEAL, code=snippet.code,
+                stdin=snippet.stdin, started_at=done["finished_at"], **done,
+            )  # fmt: skip
+    run_notices.announce(run.pk)
+    settle_predictions_for_run(run=run)
     return run
 
 

@@ -4,7 +4,7 @@ what they declare.
 A snippet declares what it prints (`expected_output`) and, when it fails on purpose, the
 exception it ends with (`raises`); it runs fed its declared input (`stdin`).
 `manage.py check_content` runs them here and now (a command line has no worker to wait
-for); the admin's "Check outputs" action queues Run rows for the worker, like any run, and
+for), and keeps each output as its version's reveal run; the admin's "Check outputs" action queues Run rows for the worker, like any run, and
 its results page compares them once they are final.
 """
 
@@ -20,6 +20,7 @@ from tutor.actions.runs import limits_for, queue_run
 from tutor.feedback import RaisedException, raised_by
 from tutor.grading import outputs_match
 from tutor.models import Run, code_digest
+from tutor.practice.snippet.actions import keep_as_reveal
 
 
 @dataclass(frozen=True)
@@ -125,6 +126,8 @@ def check_snippets(snippets: Iterable[Snippet]) -> list[SnippetCheck]:
             backend=settings.SANDBOX_BACKEND,
         )
         checks.append(SnippetCheck(snippet, result.status, result.stdout, result.stderr))
+        # What it printed is what a learner's reveal shows: kept, a reveal needs no run.
+        keep_as_reveal(snippet=snippet, result=result)
     return checks
 
 
