@@ -3,8 +3,8 @@ from functools import partial
 import nested_admin
 from django.contrib import admin
 from django.forms import modelform_factory
-from django.urls import path
 from django.http import QueryDict
+from django.urls import path
 
 from course import kinds
 from course.admin_errors import page_errors
