@@ -97,8 +97,13 @@ def test_a_teacher_picks_a_class_and_the_lessons_show_how_it_stands(page, login_
     page = login_in_browser(teacher)
     page.goto(COURSE)
     expect(page.locator(".course-class-summary")).to_contain_text("Alpha: 0 students.")
+    chooser = page.get_by_label("Show how this class stands on each lesson")
+    # The list in the page's type, not the browser's small default.
+    assert chooser.evaluate("e => getComputedStyle(e).fontSize") == page.locator(
+        ".course-class-chooser label"
+    ).evaluate("e => getComputedStyle(e).fontSize")
 
-    page.get_by_label("Show how this class stands on each lesson").select_option(label="Beta")
+    chooser.select_option(label="Beta")
 
     expect(page.locator(".course-class-summary")).to_contain_text("Beta: 2 students.")
     expect(page).to_have_url(f"{page.url.split('?')[0]}?class={beta.pk}")
