@@ -14,6 +14,7 @@ backup) waits a moment or says plainly to try again: never a server error page.
 import logging
 import sys
 
+from asgiref.sync import iscoroutinefunction
 from django.db import connection
 from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
@@ -145,7 +146,11 @@ class OutageMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         return self.get_response(request)
 
-    def process_view(self, request: HttpRequest, view, args, kwargs) -> HttpResponse:
+    def process_view(self, request: HttpRequest, view, args, kwargs) -> HttpResponse | None:
+        if iscoroutinefunction(view):
+            # An async view (/health/) is Django's to call (and await); its checks use
+            # connections of their own.
+            return None
         statements = getattr(request, "statements", None) or _Statements()
         try:
             return _rendered(view(request, *args, **kwargs))

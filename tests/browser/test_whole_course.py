@@ -97,11 +97,37 @@ def test_a_teacher_picks_a_class_and_the_lessons_show_how_it_stands(page, login_
     page = login_in_browser(teacher)
     page.goto(COURSE)
     expect(page.locator(".course-class-summary")).to_contain_text("Alpha: 0 students.")
+    chooser = page.get_by_label("Show how this class stands on each lesson")
+    # The list in the page's type, not the browser's small default.
+    assert chooser.evaluate("e => getComputedStyle(e).fontSize") == page.locator(
+        ".course-class-chooser label"
+    ).evaluate("e => getComputedStyle(e).fontSize")
 
-    page.get_by_label("Show how this class stands on each lesson").select_option(label="Beta")
+    chooser.select_option(label="Beta")
 
     expect(page.locator(".course-class-summary")).to_contain_text("Beta: 2 students.")
     expect(page).to_have_url(f"{page.url.split('?')[0]}?class={beta.pk}")
     expect(page.get_by_role("link", name="Assign to Beta")).to_have_count(Course.objects.get(slug="local-models").lessons.count())
     page.go_back()
     expect(page.locator(".course-class-summary")).to_contain_text("Alpha: 0 students.")
+
+
+LABEL_AND_FIRST_LINE = """() => [...document.querySelectorAll('.code-block[data-language]')].map(block => {
+    const label = getComputedStyle(block, '::before');
+    const pre = block.querySelector('pre');
+    return {
+        labelBottom: parseFloat(label.top) + parseFloat(label.height),
+        textTop: pre.offsetTop + parseFloat(getComputedStyle(pre).paddingTop),
+    };
+})"""
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_a_snippets_language_label_sits_above_its_first_line(page, sample_content, width):
+    """'PYTHON' ran over a long first line ('Batching and throughput' on a phone)."""
+    page.set_viewport_size({"width": width, "height": 900})
+    page.goto(COURSE + "batching-and-throughput/")
+    blocks = page.evaluate(LABEL_AND_FIRST_LINE)
+    assert blocks
+    for block in blocks:
+        assert block["labelBottom"] <= block["textTop"], block

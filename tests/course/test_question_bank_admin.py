@@ -35,6 +35,9 @@ def test_the_lessons_admin_page_links_to_the_import_page(client):
     form = client.get(page(lesson))
     assert form.status_code == 200
     assert b'enctype="multipart/form-data"' in form.content
+    # The admin's own breadcrumbs (an <ol> its stylesheet styles), ending at this page.
+    assert '<ol class="breadcrumbs">' in form.text
+    assert f'{lesson.title}</a></li>' in form.text and '<li aria-current="page">Import questions</li>' in form.text
 
 
 def test_check_shows_what_would_be_brought_over_and_adds_nothing(client):

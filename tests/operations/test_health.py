@@ -158,4 +158,6 @@ def test_every_page_and_the_admin_show_the_release(client):
     assert f"## {version}" in (settings.BASE_DIR / "CHANGELOG.md").read_text()
     assert f"Parsnip {version}" in client.get("/").content.decode()
     client.force_login(make_admin())
-    assert f"Parsnip {version}" in client.get("/admin/").content.decode()
+    admin = client.get("/admin/").content.decode()
+    assert f"Parsnip {version}" in admin
+    assert admin.count('id="footer"') == 1  # Django's own footer holds it (no second one)

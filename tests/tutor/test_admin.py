@@ -121,6 +121,8 @@ def test_check_outputs_reports_all_good_once_the_worker_ran_them(admin_client, s
     )
     assert "every variant printed its answer (15)" in page.text
     assert '<meta http-equiv="refresh"' not in page.text
+    assert '<ol class="breadcrumbs">' in page.text  # the admin's own, styled
+    assert '<li aria-current="page">Check outputs</li>' in page.text
 
 
 def test_check_outputs_reports_a_mismatch(admin_client, sample_content):

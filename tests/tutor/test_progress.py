@@ -386,7 +386,7 @@ def test_my_progress_and_the_lesson_say_started_after_a_wrong_check(client, less
     page = client.get(reverse("tutor:my_progress")).content.decode()
     assert "Not started" not in page
     assert "Started, 0% done" in page
-    assert "0 of 1 orderings solved" in page
+    assert "0 of 1 ordering exercise solved" in page
     assert "Continue where you left off: " + lesson.title in page
     lesson_page = client.get(lesson.get_absolute_url()).content.decode()
     assert "Not started" not in lesson_page and "Started, 0% done" in lesson_page

@@ -240,6 +240,19 @@ def test_a_finished_question_counts_in_the_lessons_progress_and_right_ones_are_t
     assert progress.counts["number"] == {"total": 1, "done": 1, "right": 0}
 
 
+def test_my_progress_names_each_kind_of_question_of_a_lesson(client, learner):
+    """A lesson with a choice and two number questions: two lines a learner can tell apart
+    (they read "0 of 1 question answered" and "0 of 2 questions answered" before)."""
+    lesson = make_lesson()
+    choice = make_question("choice", lesson)
+    make_question("number", lesson, key="first-number")
+    make_question("number", lesson, key="second-number")
+    client.post(answer_url(choice), {"option": token(learner, choice, "llama")})
+    html = client.get(reverse("tutor:my_progress")).content.decode()
+    assert "1 of 1 multiple choice question answered (1 right)" in html
+    assert "0 of 2 number questions answered (0 right)" in html
+
+
 def test_a_first_wrong_try_starts_the_lesson(client, learner):
     block = make_question("number")
     client.post(answer_url(block), {"number": "1"})

@@ -13,6 +13,7 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Min
 from django.http import HttpRequest
 from django.urls import path
+from django.utils.translation import ngettext
 
 from course.kinds.code_exercise import CodeExercise
 from course.models import Block
@@ -86,7 +87,11 @@ class CodeExerciseKind(practice.PracticeKind):
         return [*rows, *drafts]
 
     def progress_text(self, counts: dict[str, int]) -> str:
-        return f"{counts['done']} of {counts['total']} code exercises solved"
+        return ngettext(
+            "%(done)d of %(total)d code exercise solved",
+            "%(done)d of %(total)d code exercises solved",
+            counts["total"],
+        ) % {"done": counts["done"], "total": counts["total"]}
 
     def done_at(self, *, blocks: list[int], users) -> dict:
         # The first submission that passed every test, at the time it was sent.

@@ -10,6 +10,7 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Min
 from django.http import HttpRequest
 from django.urls import path
+from django.utils.translation import ngettext
 
 from course.kinds.ordering import OrderingExercise
 from course.models import Block
@@ -80,7 +81,11 @@ class OrderingKind(practice.PracticeKind):
         return rows.values_list("user_id", "exercise__block__lesson").distinct()
 
     def progress_text(self, counts: dict[str, int]) -> str:
-        return f"{counts['done']} of {counts['total']} orderings solved"
+        return ngettext(
+            "%(done)d of %(total)d ordering exercise solved",
+            "%(done)d of %(total)d ordering exercises solved",
+            counts["total"],
+        ) % {"done": counts["done"], "total": counts["total"]}
 
     def done_at(self, *, blocks: list[int], users) -> dict:
         # The first check that solved it ("Practise again" does not undo it).

@@ -92,7 +92,7 @@ class QuestionKind(practice.PracticeKind):
         return rows.values_list("user_id", "block__lesson").distinct()
 
     def progress_text(self, counts: dict[str, int]) -> str:
-        return teaching.progress_words(counts)
+        return teaching.progress_words(self.name, counts)
 
     def done_at(self, *, blocks: list[int], users) -> dict:
         rows = (

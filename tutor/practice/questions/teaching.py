@@ -156,9 +156,28 @@ def attempt_rows(*, in_class: Q, chunk: int, kind: str) -> list[Iterator[tuple[d
     return [rows()]
 
 
-def progress_words(counts: dict[str, int]) -> str:
-    return ngettext(
-        "%(done)d of %(total)d question answered (%(right)d right)",
-        "%(done)d of %(total)d questions answered (%(right)d right)",
+def progress_words(kind: str, counts: dict[str, int]) -> str:
+    """A lesson's questions of one kind on My progress, the kind named: a lesson with
+    several kinds lists each, and "1 of 1 question answered" twice read as a repeat."""
+    words = {
+        "choice": ngettext(
+            "%(done)d of %(total)d multiple choice question answered (%(right)d right)",
+            "%(done)d of %(total)d multiple choice questions answered (%(right)d right)",
+            counts["total"],
+        ),
+        "checkboxes": ngettext(
+            "%(done)d of %(total)d checkbox question answered (%(right)d right)",
+            "%(done)d of %(total)d checkbox questions answered (%(right)d right)",
+            counts["total"],
+        ),
+        "number": ngettext(
+            "%(done)d of %(total)d number question answered (%(right)d right)",
+            "%(done)d of %(total)d number questions answered (%(right)d right)",
+            counts["total"],
+        ),
+    }.get(kind) or ngettext(
+        "%(done)d of %(total)d fill-in-the-blanks question answered (%(right)d right)",
+        "%(done)d of %(total)d fill-in-the-blanks questions answered (%(right)d right)",
         counts["total"],
-    ) % {"done": counts["done"], "total": counts["total"], "right": counts.get("right", 0)}
+    )
+    return words % {"done": counts["done"], "total": counts["total"], "right": counts.get("right", 0)}

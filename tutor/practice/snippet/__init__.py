@@ -9,6 +9,8 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Min
 from django.http import HttpRequest
 from django.urls import path
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from course.kinds.snippet import Snippet
 from course.models import Block
@@ -98,9 +100,12 @@ class SnippetKind(practice.PracticeKind):
         "x of y": one prediction says nothing yet (as My progress's accuracy waits for a
         handful), and "(0 right first time)" after the first read as a verdict on the lesson."""
         done, total = counts["done"], counts["total"]
-        text = f"{done} of {total} snippets predicted"
+        text = ngettext(
+            "%(done)d of %(total)d snippet predicted", "%(done)d of %(total)d snippets predicted", total
+        ) % {"done": done, "total": total}
         if done and done >= total:
-            text += f" ({min(counts.get('right', 0), done)} of {done} right first time)"
+            right = min(counts.get("right", 0), done)
+            text += " " + _("(%(right)d of %(done)d right first time)") % {"right": right, "done": done}
         return text
 
     def done_at(self, *, blocks: list[int], users) -> dict:
