@@ -22,18 +22,7 @@ SEED = "optimising-speed-and-memory"
 BROKEN = "blocks-2-snippet-0-code"  # a snippet's code, emptied: one error, deep in the page
 
 
-def timed(once, iterations: int, warmup: int = 2) -> tuple[list[float], list[float]]:
-    """Wall and this process's CPU milliseconds of each call: on a busy machine the CPU
-    time moves far less than the wall time."""
-    for _ in range(warmup):
-        once()
-    wall, cpu = [], []
-    for _ in range(iterations):
-        started, started_cpu = time.perf_counter(), time.process_time()
-        once()
-        wall.append((time.perf_counter() - started) * 1000)
-        cpu.append((time.process_time() - started_cpu) * 1000)
-    return wall, cpu
+timed = harness.wall_and_cpu_ms
 
 
 def main() -> None:

@@ -105,3 +105,17 @@ def per_op(once, runs: int) -> tuple[float, float]:
         once()
     wall = time.perf_counter() - started
     return wall / runs * 1000, (machine_cpu_seconds() - cpu) / runs * 1000
+
+
+def wall_and_cpu_ms(once, iterations: int, warmup: int = 2) -> tuple[list[float], list[float]]:
+    """Wall and this process's CPU milliseconds of each call: on a busy machine the CPU
+    time moves far less than the wall time."""
+    for _ in range(warmup):
+        once()
+    wall, cpu = [], []
+    for _ in range(iterations):
+        started, started_cpu = time.perf_counter(), time.process_time()
+        once()
+        wall.append((time.perf_counter() - started) * 1000)
+        cpu.append((time.process_time() - started_cpu) * 1000)
+    return wall, cpu

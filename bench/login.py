@@ -14,7 +14,6 @@ time moves far less on a busy machine.
 
 import argparse
 import statistics
-import time
 
 import harness  # first: it fixes sys.path (see bench/harness.py)
 
@@ -22,15 +21,7 @@ PASSWORD = "a-long-class-passphrase-42"
 
 
 def timed(once, iterations: int, warmup: int = 1) -> tuple[list[float], list[float]]:
-    for _ in range(warmup):
-        once()
-    wall, cpu = [], []
-    for _ in range(iterations):
-        started, started_cpu = time.perf_counter(), time.process_time()
-        once()
-        wall.append((time.perf_counter() - started) * 1000)
-        cpu.append((time.process_time() - started_cpu) * 1000)
-    return wall, cpu
+    return harness.wall_and_cpu_ms(once, iterations, warmup)
 
 
 def line(name: str, timings: tuple[list[float], list[float]], base: tuple[float, float]) -> str:

@@ -13,7 +13,6 @@ medians with their spread (min-max), wall and this process's CPU time.
 
 import argparse
 import statistics
-import time
 
 import harness  # first: it fixes sys.path (see bench/harness.py)
 
@@ -63,16 +62,7 @@ def main() -> None:
             Run.objects.filter(purpose=Run.Purpose.REVEAL).delete()
             reveal()
 
-        def timed(once, iterations, warmup=2):
-            for _ in range(warmup):
-                once()
-            wall, cpu = [], []
-            for _ in range(iterations):
-                started, started_cpu = time.perf_counter(), time.process_time()
-                once()
-                wall.append((time.perf_counter() - started) * 1000)
-                cpu.append((time.process_time() - started_cpu) * 1000)
-            return wall, cpu
+        timed = harness.wall_and_cpu_ms
 
         trivial_client = Client()
         results = {
