@@ -4,12 +4,17 @@ django-health-check runs each check at once and answers 200 when all pass, 500 (
 failing part named) otherwise; `?format=json` or `Accept: application/json` for machines.
 """
 
+import asyncio
 import dataclasses
 import datetime
+from concurrent.futures import ThreadPoolExecutor
 
 from django.conf import settings
-from django.db import connections
+from django.db import connections, transaction
 from django.utils import timezone
+from django.utils.cache import add_never_cache_headers, patch_vary_headers
+from django.utils.decorators import method_decorator
+from django.views.generic import View
 from health_check.base import HealthCheck
 from health_check.exceptions import ServiceUnavailable
 from health_check.views import HealthCheckView
@@ -80,3 +85,19 @@ class ParsnipHealthView(HealthCheckView):
     def get_checks(self):
         self.checks = checks()
         return super().get_checks()
+
+    # A plain (sync) view: under WSGI Django would call the library's async one through
+    # async_to_sync, which fails in a thread that already runs an event loop (a test's
+    # browser driver does); the checks run on an event loop of their own, in a thread of
+    # their own, and the view is the same to every caller.
+    @method_decorator(transaction.non_atomic_requests)
+    def dispatch(self, request, *args, **kwargs):
+        response = View.dispatch(self, request, *args, **kwargs)
+        patch_vary_headers(response, ["Accept"])
+        add_never_cache_headers(response)
+        return response
+
+    def get(self, request, *args, **kwargs):
+        checked = HealthCheckView.get(self, request, *args, **kwargs)  # a coroutine
+        with ThreadPoolExecutor(max_workers=1) as thread:
+            return thread.submit(asyncio.run, checked).result()

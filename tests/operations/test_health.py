@@ -161,3 +161,17 @@ def test_every_page_and_the_admin_show_the_release(client):
     admin = client.get("/admin/").content.decode()
     assert f"Parsnip {version}" in admin
     assert admin.count('id="footer"') == 1  # Django's own footer holds it (no second one)
+
+
+def test_the_page_answers_in_a_thread_that_runs_an_event_loop(client):
+    """The browser tests' driver runs an event loop in the test thread for the whole session:
+    the health page must answer there as anywhere (an async view called from WSGI did not)."""
+    import asyncio
+
+    heartbeat()
+
+    async def ask():
+        return client.get(URL, HTTP_ACCEPT="application/json")
+
+    response = asyncio.run(ask())
+    assert response.status_code == 200, response.content
