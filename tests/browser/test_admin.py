@@ -187,6 +187,7 @@ def test_the_lesson_admin_page_folds_its_blocks_and_a_link_opens_one(
     page.get_by_role("button", name="Save and continue editing").click()
     error = page.locator(".error-links a")
     expect(error).to_have_text(re.compile(r"› Snippet › Code$"))
+    expect(page.locator(".errornote")).to_be_hidden()  # the list says it, and where
     page.get_by_role("button", name="Fold every block").click()
     expect(code).to_be_hidden()
     error.click()
