@@ -37,6 +37,11 @@ CUSTOM_LESSON = "parsnip_lesson"  # the custom parameter a Parsnip link carries:
 CUSTOM_ASSIGNMENT = "parsnip_assignment"  # or an assignment's pk
 
 
+
+# An LMS's clock and ours may differ by a little: a token issued "in the future" or expired
+# by up to this much is still taken (PyJWT's leeway, for `iat`, `nbf` and `exp` alike).
+CLOCK_LEEWAY = 60  # seconds
+
 class LaunchRefused(Exception):
     """The launch is not honoured; the message says why, for the person who clicked."""
 
@@ -213,6 +218,7 @@ class CheckedLaunch(KeysetKeepingLaunch):
                 audience=self._registration.get_client_id(),
                 issuer=self._registration.get_issuer(),
                 options={"require": ["exp", "iat", "iss", "aud", "nonce"]},
+                leeway=CLOCK_LEEWAY,
             )
         except jwt.InvalidTokenError as e:
             raise LtiException(f"Can't decode id_token: {e}") from e

@@ -300,3 +300,33 @@ def test_a_roster_entry_is_read_as_nrps_says_or_skipped(lms, link, person, case,
         )
     )
     assert "Sam" in members and ("Sue" in members) is joins
+
+
+# Clocks: the LMS's may be a little ahead or behind ours ----------------------------------
+
+
+def shifted(seconds):
+    """The token's times moved by `seconds` (an LMS whose clock is that far ahead)."""
+
+    def edit(claims):
+        claims["iat"] += seconds
+        claims["exp"] = claims["iat"] + 60
+
+    return edit
+
+
+@pytest.mark.parametrize("seconds", [30, -90])
+def test_a_token_from_a_clock_a_little_off_is_taken(lms, link, person, seconds):
+    from lti.launch import CLOCK_LEEWAY
+
+    assert abs(seconds) <= CLOCK_LEEWAY + 60
+    lms.edit_claims = shifted(seconds)
+    page = person("s1").launch(link)
+    assert page.status_code == 200, page.text[:400]
+
+
+@pytest.mark.parametrize("seconds", [300, -300])
+def test_a_token_from_a_clock_far_off_is_refused(lms, link, person, seconds):
+    lms.edit_claims = shifted(seconds)
+    before = rows()
+    assert_refused_cleanly(person("s1").launch(link), before)
