@@ -327,6 +327,12 @@ class Cohort(models.Model):
         help_text="Where the class is: its due dates are shown and typed in this zone when "
         "the viewer's browser does not say its own.",
     )
+    review = models.BooleanField(
+        "spaced review",
+        default=False,
+        help_text="Its students get the Review page: what they practised, brought back when "
+        "it is about to be forgotten (tutor/review/).",
+    )
     students = models.ManyToManyField(
         settings.AUTH_USER_MODEL, through="Membership", related_name="cohorts", blank=True
     )
