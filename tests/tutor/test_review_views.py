@@ -254,3 +254,101 @@ def test_get_only_and_post_only():
     client = Client()
     assert client.post(reverse("tutor:review")).status_code == 405
     assert client.get(reverse("tutor:review_answer", args=[1])).status_code == 405
+
+
+# Ordering exercises ---------------------------------------------------------------------
+
+
+def solved_ordering(user, *, wrong_first=False, **fields):
+    from tests.factories import make_exercise
+    from tutor.practice.ordering.actions import check_order
+
+    exercise = make_exercise(**fields)
+    lines = [line.key for line in exercise.lines.filter(position__isnull=False).order_by("position")]
+    unused = list(exercise.lines.filter(position__isnull=True).values_list("key", flat=True))
+    if wrong_first:
+        check_order(user=user, exercise=exercise, order=list(reversed(lines)), unused=unused)
+    check_order(user=user, exercise=exercise, order=lines, unused=unused)
+    return exercise, ReviewCard.objects.get(user=user, block=exercise.block)
+
+
+def places(user, exercise, order: list[str]) -> dict[str, str]:
+    from tests.factories import line_tokens
+
+    tokens = line_tokens(user, exercise)
+    return {f"place-{tokens[key]}": str(n) for n, key in enumerate(order, start=1)}
+
+
+def test_an_ordering_exercise_comes_back_once_solved_rated_by_its_checks(client, clock):
+    import fsrs
+
+    from tutor.review.actions import SCHEDULER
+
+    user = make_user()
+    _exercise, first_time = solved_ordering(user)
+    _exercise, after_a_wrong = solved_ordering(user, wrong_first=True)
+    good, _log = SCHEDULER.review_card(fsrs.Card(due=clock.at), fsrs.Rating.Good, clock.at)
+    hard, _log = SCHEDULER.review_card(fsrs.Card(due=clock.at), fsrs.Rating.Hard, clock.at)
+    assert (first_time.due, after_a_wrong.due) == (good.due, hard.due)
+
+
+def test_an_ordering_exercise_at_review_is_graded_by_its_rule(client, due):
+    user = make_user()
+    client.force_login(user)
+    exercise, card = solved_ordering(user, distractors=["fifth"])
+    due()
+    page = client.get(item_url(card)).text
+    assert page.count("<select") == 5 and "l1" not in page  # lines named by tokens only
+    response = client.post(answer_url(card), places(user, exercise, ["l1", "l2", "l3", "d1", "l4"]), **HTMX)
+    assert response.status_code == 200 and "A right order" in response.text
+    assert ReviewAnswer.objects.get().rating == 1
+
+
+def test_an_ordering_exercise_right_at_review(client, due):
+    user = make_user()
+    client.force_login(user)
+    exercise, card = solved_ordering(user, distractors=["fifth"])
+    due()
+    client.post(answer_url(card), places(user, exercise, ["l1", "l2", "l3", "l4"]))
+    answer = ReviewAnswer.objects.get()
+    assert answer.right and answer.answer == ["l1", "l2", "l3", "l4"]
+
+
+def test_an_ordering_graded_by_output_runs_the_program_as_the_lesson_does(client):
+    from django.utils import timezone
+
+    from tutor.actions.runs import execute_run
+
+    user = make_user()
+    client.force_login(user)
+    exercise, card = solved_ordering(
+        user, lines=["a = 20", "b = 22", "print(a + b)"], grading="output", expected_output="42\n"
+    )
+    ReviewCard.objects.filter(pk=card.pk).update(due=timezone.now())  # due now, the runs' clock
+    swapped = places(user, exercise, ["l2", "l1", "l3"])  # prints the same: right
+    response = client.post(answer_url(card), swapped, **HTMX)
+    assert response.status_code == 503 and "being run" in response.text
+    assert not ReviewAnswer.objects.exists()
+    for run in Run.objects.filter(purpose=Run.Purpose.CHECK, status=Run.Status.QUEUED):
+        execute_run(run_id=run.pk)
+    assert client.post(answer_url(card), swapped, **HTMX).status_code == 200
+    assert ReviewAnswer.objects.get().right
+
+
+@pytest.mark.parametrize(
+    ("given", "message"),
+    [
+        (lambda p: {}, "Give the lines their places first."),
+        (lambda p: {name: "1" for name in p}, "give each line a place of its own"),
+        (lambda p: {name: "9" for name in p}, "Give each line a place from 1 to 4"),
+        (lambda p: {name: "x" for name in p}, "Give each line a place from 1 to 4"),
+    ],
+)
+def test_a_malformed_order_is_refused(client, due, given, message):
+    user = make_user()
+    client.force_login(user)
+    exercise, card = solved_ordering(user)
+    due()
+    response = client.post(answer_url(card), given(places(user, exercise, ["l1", "l2", "l3", "l4"])), **HTMX)
+    assert response.status_code == 400 and message in response.text
+    assert not ReviewAnswer.objects.exists()

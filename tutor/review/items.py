@@ -20,8 +20,16 @@ from django.utils.translation import gettext_lazy
 
 from course.kinds.questions import with_parameters
 from course.models import Block
-from tutor.grading import compare_prediction
-from tutor.models import Run
+from tutor.actions.runs import RunRefused, queue_run
+from tutor.grading import compare_prediction, outputs_match
+from tutor.models import Run, code_digest
+from tutor.practice.ordering.actions import (
+    NoReferenceOutput,
+    _reference_output,  # the lesson's own reference
+)
+from tutor.practice.ordering.board import LineTokens
+from tutor.practice.ordering.lines import ExerciseLines
+from tutor.practice.ordering.models import OrderingArrangement
 from tutor.practice.questions import state as question_state
 from tutor.practice.questions import variants
 from tutor.practice.questions.answers import Malformed, read_answer
@@ -208,8 +216,104 @@ class QuestionReviewer(Reviewer):
         return {"question": state}
 
 
+# Ordering exercises: the lines in a fresh shuffle, each given its place ---------------
+
+
+@dataclass(frozen=True)
+class PlacedLine:
+    token: str
+    text: str
+    place: int | None = None  # once answered: where the learner put it (None: not used)
+
+
+def _check_run(lines: ExerciseLines, order: list[str], user) -> Run:
+    """The run of the arranged program, as the lesson's output check runs it: one that ran
+    the same program already (its output is the same), else a new one, waited for a moment."""
+    code = lines.program(order)
+    runs = Run.objects.filter(code_hash=code_digest(code), purpose=Run.Purpose.CHECK)
+    run = runs.exclude(status=Run.Status.FAILED).order_by("-created_at", "-pk").first()
+    if run is None or (not run.is_final and run.fail_if_stale()):
+        try:
+            run = queue_run(code=code, user=user, purpose=Run.Purpose.CHECK)
+        except RunRefused as refusal:
+            raise NotReady(str(refusal)) from refusal
+    if not run.is_final:
+        run = run.wait_until_final(settings.RUN_WAIT_SECONDS)
+    if not run.is_final:
+        raise NotReady(_("Your program is being run. Answer again in a moment."))
+    if run.status == Run.Status.FAILED:  # Parsnip lost it: not the learner's wrong answer
+        raise NotReady(_("Your program could not be run. Answer again in a moment."))
+    return run
+
+
+class OrderingReviewer(Reviewer):
+    minutes = 2
+    label = gettext_lazy("Put the lines in order")
+    template = "tutor/review/items/ordering.html"
+
+    def lesson_rating(self, *, user, block):
+        arrangement = OrderingArrangement.objects.filter(user=user, exercise__block=block).first()
+        if arrangement is None or arrangement.solved_at is None:
+            return None
+        return lesson_rating(right=True, first_try=not arrangement.wrong_checks and not arrangement.help_used)
+
+    def _lines(self, card) -> tuple[ExerciseLines, dict[str, str]]:
+        lines = ExerciseLines.of(card.block.ordering_exercise)
+        return lines, LineTokens.of(card.user, lines).by_key
+
+    def shown(self, card):
+        lines, tokens = self._lines(card)
+        keys = sorted(lines.texts)
+        random.Random(f"review:{card.user_id}:{card.block_id}:{card.reviews}").shuffle(keys)
+        return {
+            "lines": [PlacedLine(tokens[key], lines.texts[key]) for key in keys],
+            "places": range(1, len(keys) + 1),
+        }
+
+    def grade(self, card, data):
+        lines, tokens = self._lines(card)
+        placed: dict[int, str] = {}
+        for key, token in tokens.items():
+            value = data.get(f"place-{token}", "")
+            if value == "":
+                continue  # not used
+            if not value.isdecimal() or not 1 <= int(value) <= len(tokens):
+                raise Malformed(_("Give each line a place from 1 to %(n)d, or leave it out.") % {"n": len(tokens)})
+            if int(value) in placed:
+                raise Malformed(_("Two lines have place %(n)s: give each line a place of its own.") % {"n": value})
+            placed[int(value)] = key
+        if not placed:
+            raise Malformed(_("Give the lines their places first."))
+        order = [placed[place] for place in sorted(placed)]
+        if lines.needs_a_run(order):
+            run = _check_run(lines, order, card.user)
+            right = False  # a program that stops with an error is wrong, whatever it printed
+            if run.status == Run.Status.OK:
+                try:
+                    expected = _reference_output(lines)
+                except NoReferenceOutput:
+                    raise NotReady(_("This exercise cannot be checked now: its program does not run.")) from None
+                if expected is None:
+                    raise NotReady(_("Your program is being run. Answer again in a moment."))
+                right = outputs_match(run.stdout, expected)
+        else:
+            right = lines.is_solved_without_running(order)
+        return Graded(right=right, score=1.0 if right else 0.0, answer=order)
+
+    def result(self, card, answer):
+        lines, tokens = self._lines(card)
+        places = {key: number for number, key in enumerate(answer.answer, start=1)}
+        return {
+            "answered_lines": [PlacedLine(tokens[key], lines.texts[key], places.get(key))
+                               for key in answer.answer if key in lines.texts],
+            "left_out": [lines.texts[key] for key in lines.texts if key not in places],
+            "solution": [lines.texts[key] for key in lines.correct],
+        }
+
+
 REVIEWERS: dict[str, Reviewer] = {
     "snippet": PredictionReviewer(),
+    "ordering": OrderingReviewer(),
     "choice": QuestionReviewer(gettext_lazy("Multiple choice")),
     "checkboxes": QuestionReviewer(gettext_lazy("Tick every right answer")),
     "number": QuestionReviewer(gettext_lazy("A number")),
