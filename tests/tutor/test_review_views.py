@@ -89,7 +89,7 @@ def test_an_htmx_answer_gets_the_graded_item(client, due):
     response = client.post(answer_url(card), {"text": "2"}, **HTMX)
     assert response.status_code == 200
     assert 'id="review-item"' in response.text and "<html" not in response.text
-    assert "Not right this time." in response.text
+    assert "Not quite" in response.text and "It comes back on" in response.text
     assert item_url(other) in response.text  # Next: the other item due today
     assert ReviewAnswer.objects.get(card=card).rating == 1
 
