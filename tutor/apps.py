@@ -25,6 +25,9 @@ class TutorConfig(AppConfig):
 
         learner_worked.connect(review.learner_worked, dispatch_uid="parsnip-review-cards")
         import tutor.review.models  # noqa: F401  -- the review cards' rows
+        from tutor.review.runner import ReviewRunner  # code exercises at review, in the worker
+
+        practice.register(ReviewRunner())
         from tutor.views import progress  # the pages draw the progress a kind's answer brings
 
         practice.show_progress_with(progress.with_lesson_progress)

@@ -121,6 +121,7 @@ class Run(models.Model):
         GRADE = "grade", "Submission graded by tests"
         CONTENT = "content", "Content check"
         TRACE = "trace", "Step-through trace"
+        REVIEW = "review", "Code exercise at review"
 
     PENDING_STATUSES = [Status.QUEUED, Status.RUNNING]
     FINAL_STATUSES = [

@@ -352,3 +352,74 @@ def test_a_malformed_order_is_refused(client, due, given, message):
     response = client.post(answer_url(card), given(places(user, exercise, ["l1", "l2", "l3", "l4"])), **HTMX)
     assert response.status_code == 400 and message in response.text
     assert not ReviewAnswer.objects.exists()
+
+
+# Code exercises --------------------------------------------------------------------------
+
+
+def passed_exercise(user, *, failed_first=False):
+    from course.kinds.code_exercise import CodeExercise, CodeTest
+    from tests.factories import make_block
+    from tutor.actions.runs import execute_run
+    from tutor.practice.code_exercise.actions import submit_code
+
+    block = make_block(make_lesson(), "code_exercise", key="double", body="Print twice the number read.")
+    exercise = CodeExercise.objects.create(block=block, starter="n = int(input())\n", solution=DOUBLE)
+    CodeTest.objects.create(exercise=exercise, key="two", name="doubles 2", stdin="2\n", stdout="4\n")
+    CodeTest.objects.create(exercise=exercise, key="big", name="doubles 50", stdin="50\n", stdout="100\n",
+                            shown=CodeTest.Shown.HIDDEN, position=1)
+    for code in (["print(4)\n"] if failed_first else []) + [DOUBLE]:
+        execute_run(run_id=submit_code(user=user, exercise=exercise, code=code).run_id)
+    return exercise, ReviewCard.objects.get(user=user, block=block)
+
+
+DOUBLE = "n = int(input())\nprint(2 * n)\n"
+
+
+def test_a_code_exercise_comes_back_once_passed_rated_by_its_submissions(clock):
+    import fsrs
+
+    from tutor.review.actions import SCHEDULER
+
+    good, _log = SCHEDULER.review_card(fsrs.Card(due=clock.at), fsrs.Rating.Good, clock.at)
+    hard, _log = SCHEDULER.review_card(fsrs.Card(due=clock.at), fsrs.Rating.Hard, clock.at)
+    assert passed_exercise(make_user())[1].due == good.due
+    assert passed_exercise(make_user(), failed_first=True)[1].due == hard.due
+
+
+def test_a_code_exercise_at_review_is_tested_by_the_worker_and_then_shown(client):
+    from django.utils import timezone
+
+    from tutor.actions.runs import execute_run
+    from tutor.practice.code_exercise.models import Submission
+    from tutor.review.models import CodeReview
+
+    user = make_user()
+    client.force_login(user)
+    _exercise, card = passed_exercise(user)
+    ReviewCard.objects.filter(pk=card.pk).update(due=timezone.now())  # due now, the runs' clock
+    page = client.get(item_url(card)).text
+    assert "Print twice the number read." in page and "n = int(input())" in page
+    assert "print(2 * n)" not in page  # the solution is never on the page
+    response = client.post(answer_url(card), {"code": "n = int(input())\nprint(n + 2)\n"})
+    review = CodeReview.objects.get()
+    assert response.status_code == 302 and response["Location"].endswith(f"?testing={review.pk}")
+    waiting = client.get(response["Location"], **HTMX)
+    assert "being tested" in waiting.text and 'hx-trigger="load delay:2s"' in waiting.text
+    refused = client.post(answer_url(card), {"code": DOUBLE}, **HTMX)
+    assert refused.status_code == 503 and "being tested" in refused.text  # one at a time
+    execute_run(run_id=review.run_id)
+    shown = client.get(response["Location"], **HTMX).text
+    answer = ReviewAnswer.objects.get()
+    assert not answer.right and answer.score == 0.5 and answer.rating == 2  # half the tests: Hard
+    assert "doubles 2" in shown and "passes" in shown and "doubles 50" in shown and "hidden test" in shown
+    assert Submission.objects.filter(user=user).count() == 1  # the lesson's submissions: unchanged
+
+
+def test_empty_code_is_refused(client, due):
+    user = make_user()
+    client.force_login(user)
+    _exercise, card = passed_exercise(user)
+    due()
+    response = client.post(answer_url(card), {"code": "  \n"}, **HTMX)
+    assert response.status_code == 400 and "There is no code to submit" in response.text

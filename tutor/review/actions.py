@@ -63,16 +63,18 @@ def today_ends(now: datetime | None = None) -> datetime:
 
 
 def review_card(
-    *, card: ReviewCard, graded: items.Graded, now: datetime | None = None
+    *, card: ReviewCard, graded: items.Graded, now: datetime | None = None, reviews: int | None = None
 ) -> ReviewAnswer:
     """Record an answer given at review and reschedule the card with FSRS: right -> Good,
     partly right -> Hard, wrong -> Again (items.rating_for). Refused when the card is not
-    due today (answered already, or from an old tab)."""
+    due today, or was reviewed since it was shown (`reviews`, by default the card's as
+    loaded): answered already, or from an old tab."""
     now = now or timezone.now()
     rating = items.rating_for(graded)
+    reviews = card.reviews if reviews is None else reviews
     with transaction.atomic():
         locked = ReviewCard.objects.select_for_update().get(pk=card.pk)
-        if locked.due >= today_ends(now) or locked.reviews != card.reviews:
+        if locked.due >= today_ends(now) or locked.reviews != reviews:
             raise ReviewRefused(_("You have reviewed this one already: it comes back later."))
         before = locked.due
         scheduled, _log = SCHEDULER.review_card(locked.as_fsrs(), rating, now)

@@ -13,6 +13,7 @@ from typing import Any
 
 import fsrs
 from django.conf import settings
+from django.db import transaction
 from django.http import QueryDict
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -23,6 +24,9 @@ from course.models import Block
 from tutor.actions.runs import RunRefused, queue_run
 from tutor.grading import compare_prediction, outputs_match
 from tutor.models import Run, code_digest
+from tutor.practice.code_exercise.forms import ExerciseCodeForm
+from tutor.practice.code_exercise.models import Submission
+from tutor.practice.code_exercise.state import TestFeedback
 from tutor.practice.ordering.actions import (
     NoReferenceOutput,
     _reference_output,  # the lesson's own reference
@@ -38,6 +42,17 @@ from tutor.practice.questions.models import QuestionAnswer, QuestionTries
 from tutor.practice.snippet.actions import reveal_run
 from tutor.practice.snippet.forms import PredictionForm
 from tutor.practice.snippet.models import Prediction
+from tutor.review.models import CodeReview
+from tutor.sandbox.grading import Grading
+
+
+class Pending(Exception):
+    """The answer is being graded by the worker (a code exercise's tests): `review`, the
+    CodeReview row, gets its answer once they have run."""
+
+    def __init__(self, review):
+        super().__init__(review.pk)
+        self.review = review
 
 
 class NotReady(Exception):
@@ -311,9 +326,62 @@ class OrderingReviewer(Reviewer):
         }
 
 
+# Code exercises: write the code again, tested by the exercise's tests in the worker -------
+
+
+class CodeReviewer(Reviewer):
+    minutes = 3
+    label = gettext_lazy("Write the code")
+    template = "tutor/review/items/code_exercise.html"
+
+    def lesson_rating(self, *, user, block):
+        verdicts = list(
+            Submission.objects.filter(user=user, exercise__block=block)
+            .exclude(verdict__in=(Submission.Verdict.PENDING, Submission.Verdict.NOT_CHECKED))
+            .order_by("created_at", "pk").values_list("verdict", flat=True)
+        )
+        if Submission.Verdict.PASSED not in verdicts:
+            return None
+        return lesson_rating(right=True, first_try=verdicts[0] == Submission.Verdict.PASSED)
+
+    def shown(self, card):
+        exercise = card.block.code_exercise
+        return {"exercise": exercise, "code": exercise.starter,
+                "visible_tests": [test for test in exercise.tests.all() if not test.hidden]}
+
+    def grade(self, card, data):
+        form = ExerciseCodeForm(data)
+        if not form.is_valid():
+            raise Malformed(" ".join(error for errors in form.errors.values() for error in errors))
+        waiting = CodeReview.objects.filter(card=card, reviews=card.reviews, answer=None)
+        if any(not review.run.as_seen().is_final for review in waiting.select_related("run")):
+            raise NotReady(_("Your code is being tested: its result comes in a moment."))
+        with transaction.atomic():
+            try:
+                run = queue_run(code=form.cleaned_data["code"], user=card.user, purpose=Run.Purpose.REVIEW)
+            except RunRefused as refusal:
+                raise NotReady(str(refusal)) from refusal
+            review = CodeReview.objects.create(card=card, run=run, reviews=card.reviews)
+        run.wait_until_final(settings.RUN_WAIT_SECONDS)
+        raise Pending(review)
+
+    def result(self, card, answer):
+        review = getattr(answer, "code_review", None)
+        return {"exercise": card.block.code_exercise, "tests": tested(review)}
+
+
+def tested(review) -> list:
+    """Each test's result as the learner sees it at review: a hidden test says only the
+    kind of failure (the lesson's rule, tutor.practice.code_exercise.state)."""
+    if review is None or not review.results:
+        return []
+    return [TestFeedback(result, shown=result.visible) for result in Grading.from_dict(review.results).results]
+
+
 REVIEWERS: dict[str, Reviewer] = {
     "snippet": PredictionReviewer(),
     "ordering": OrderingReviewer(),
+    "code_exercise": CodeReviewer(),
     "choice": QuestionReviewer(gettext_lazy("Multiple choice")),
     "checkboxes": QuestionReviewer(gettext_lazy("Tick every right answer")),
     "number": QuestionReviewer(gettext_lazy("A number")),

@@ -9,6 +9,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from course.models import Block, Lesson
+from tutor.models import Run
 
 
 class ReviewCardQuerySet(models.QuerySet):
@@ -112,3 +113,25 @@ class ReviewAnswer(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} on {self.block}: {self.get_rating_display()}"
+
+
+class CodeReview(models.Model):
+    """Code submitted for a code exercise at review, while the worker tests it with the
+    exercise's tests (a Run of purpose REVIEW, tutor.review.runner): its results, and the
+    answer recorded once they are in. Not a Submission: a lesson's progress and an
+    assignment's score count submissions."""
+
+    card = models.ForeignKey(ReviewCard, on_delete=models.CASCADE, related_name="code_reviews")
+    run = models.OneToOneField(Run, on_delete=models.CASCADE, related_name="code_review")
+    reviews = models.PositiveIntegerField(help_text=_("The card's reviews when it was sent."))
+    results = models.JSONField(default=dict, blank=True)
+    answer = models.OneToOneField(
+        ReviewAnswer, null=True, blank=True, on_delete=models.SET_NULL, related_name="code_review"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        verbose_name = _("code exercise at review")
+
+    def __str__(self) -> str:
+        return f"{self.card}: run {self.run_id}"

@@ -18,8 +18,8 @@ from course.models import Lesson
 from tutor import practice
 from tutor.practice.questions.answers import Malformed
 from tutor.review import actions, today
-from tutor.review.items import NotReady, reviewer
-from tutor.review.models import ReviewAnswer, ReviewCard
+from tutor.review.items import NotReady, Pending, reviewer
+from tutor.review.models import CodeReview, ReviewAnswer, ReviewCard
 
 ITEM_PARTIAL = "tutor/review/item.html#review-item"
 
@@ -48,9 +48,18 @@ def review(request: HttpRequest) -> HttpResponse:
     return TemplateResponse(request, "tutor/review/review.html", {"today": found, "rows": rows})
 
 
-def item_context(request: HttpRequest, card: ReviewCard, answer: ReviewAnswer | None) -> dict:
+def item_context(
+    request: HttpRequest, card: ReviewCard, answer: ReviewAnswer | None, testing: CodeReview | None = None
+) -> dict:
     kind = reviewer(card.block)
     context = {"card": card, "kind": kind, "title": practice.item_title(card.block), "answer": answer}
+    if answer is None and testing is not None:
+        if testing.answer_id is not None:
+            answer = context["answer"] = testing.answer
+        elif not testing.run.as_seen().is_final:
+            return context | {"testing": testing}
+        else:  # tested, and not counted: the exercise's tests could not run, or reviewed meanwhile
+            context["untested"] = True
     if answer is not None:
         try:
             context |= kind.result(card, answer)
@@ -72,13 +81,18 @@ def review_item(request: HttpRequest, card_pk: int) -> HttpResponse:
     if not today.open_to(request.user):
         return closed(request)
     card = learners_card(request, card_pk)
-    answer = None
+    answer = testing = None
     if (answer_pk := practice.shown_id(request, "answer")) is not None:
         answer = ReviewAnswer.objects.filter(card=card, pk=answer_pk).first()
         if answer is None:
             raise Http404("No such answer to this card.")
+    elif (testing_pk := practice.shown_id(request, "testing")) is not None:
+        testing = CodeReview.objects.filter(card=card, pk=testing_pk).select_related("run", "answer").first()
+        if testing is None:
+            raise Http404("No such code sent for this card.")
     template = ITEM_PARTIAL if htmx.wants_partial(request) else "tutor/review/item.html"
-    return htmx.vary_on_htmx(TemplateResponse(request, template, item_context(request, card, answer)))
+    context = item_context(request, card, answer, testing)
+    return htmx.vary_on_htmx(TemplateResponse(request, template, context))
 
 
 def refused(request: HttpRequest, card: ReviewCard, message: str, *, status: int) -> HttpResponse:
@@ -106,6 +120,12 @@ def review_answer(request: HttpRequest, card_pk: int) -> HttpResponse:
         return refused(request, card, str(refusal), status=503)
     except actions.ReviewRefused as refusal:
         return refused(request, card, str(refusal), status=409)
+    except Pending as pending:  # a code exercise: the worker tests it, and records the answer
+        testing = CodeReview.objects.select_related("run", "answer").get(pk=pending.review.pk)
+        if not htmx.wants_partial(request):
+            return redirect(f"{reverse('tutor:review_item', args=[card.pk])}?testing={testing.pk}")
+        context = item_context(request, card, None, testing) | {"answered": True}
+        return TemplateResponse(request, ITEM_PARTIAL, context)
     if not htmx.wants_partial(request):
         return redirect(f"{reverse('tutor:review_item', args=[card.pk])}?answer={answer.pk}")
     return TemplateResponse(request, ITEM_PARTIAL, item_context(request, card, answer) | {"answered": True})
