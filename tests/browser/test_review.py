@@ -150,3 +150,44 @@ def test_a_review_without_javascript(browser, live_server, client, world, clock)
     expect(page.locator("#review-item")).to_contain_text("The right answer:")
     assert ReviewAnswer.objects.get().rating == 1
     context.close()
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_an_ordering_and_a_code_exercise_at_review(page, login_in_browser, inline_worker, width):
+    """Both come back once solved: the lines given their places from menus (keyboard and
+    phone friendly), the code tested by the worker while the page waits for the result."""
+    from django.utils import timezone
+
+    from tests.factories import line_tokens, make_exercise
+    from tests.tutor.test_review_views import DOUBLE, passed_exercise
+    from tutor.practice.ordering.actions import check_order
+
+    learner = make_user("ada")
+    exercise = make_exercise(lines=["total = 0", "for n in (1, 2, 3):", "    total += n", "print(total)"])
+    check_order(user=learner, exercise=exercise, order=["l1", "l2", "l3", "l4"], unused=[])
+    passed_exercise(learner)
+    ReviewCard.objects.filter(user=learner).update(due=timezone.now())  # due now
+    page.set_viewport_size({"width": width, "height": 900})
+    login_in_browser(learner)
+    page.goto("/review/")
+    expect(page.locator(".review-list li")).to_have_count(2)
+    page.get_by_role("link", name="Start").click()
+
+    item = page.locator("#review-item")
+    tokens = line_tokens(learner, exercise)
+    for place, key in enumerate(["l1", "l2", "l3", "l4"], start=1):
+        item.locator(f"select[name='place-{tokens[key]}']").select_option(str(place))
+    shot(page, f"review-ordering-{width}")
+    fits_the_width(page)
+    item.get_by_role("button", name="Check").click()
+    expect(item.locator(".feedback-title")).to_have_text("Right: the program is in order.")
+    item.get_by_role("link", name="Next").click()
+
+    expect(item.get_by_label("Your code")).to_have_value("n = int(input())\n")
+    item.get_by_label("Your code").fill(DOUBLE)
+    item.get_by_role("button", name="Test my code").click()
+    expect(item.locator(".feedback-title")).to_have_text("Right: your code passes every test.")
+    expect(item.locator(".review-tests li")).to_have_count(2)
+    shot(page, f"review-code-{width}")
+    fits_the_width(page)
+    assert [answer.right for answer in ReviewAnswer.objects.order_by("pk")] == [True, True]

@@ -28,6 +28,12 @@ def closed(request: HttpRequest) -> TemplateResponse:
     return TemplateResponse(request, "tutor/review/closed.html", {}, status=403)
 
 
+def item_title(card: ReviewCard) -> str:
+    """What the learner reads for the item: its title, or what it asks (not its key)."""
+    title = practice.item_title(card.block)
+    return str(reviewer(card.block).label) if title == card.block.key else title
+
+
 def learners_card(request: HttpRequest, card_pk: int) -> ReviewCard:
     """The learner's own card on an item of a published lesson; anything else is a 404."""
     return get_object_or_404(
@@ -44,7 +50,7 @@ def review(request: HttpRequest) -> HttpResponse:
     if not today.open_to(request.user):
         return closed(request)
     found = today.today(request.user)
-    rows = [(card, practice.item_title(card.block), reviewer(card.block)) for card in found.cards]
+    rows = [(card, item_title(card), reviewer(card.block)) for card in found.cards]
     return TemplateResponse(request, "tutor/review/review.html", {"today": found, "rows": rows})
 
 
@@ -52,7 +58,7 @@ def item_context(
     request: HttpRequest, card: ReviewCard, answer: ReviewAnswer | None, testing: CodeReview | None = None
 ) -> dict:
     kind = reviewer(card.block)
-    context = {"card": card, "kind": kind, "title": practice.item_title(card.block), "answer": answer}
+    context = {"card": card, "kind": kind, "title": item_title(card), "answer": answer}
     if answer is None and testing is not None:
         if testing.answer_id is not None:
             answer = context["answer"] = testing.answer
