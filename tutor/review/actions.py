@@ -34,12 +34,13 @@ def learner_worked(sender, *, user, block: Block, **kwargs) -> None:
     reviewer = items.reviewer(block)
     if reviewer is None or not user.is_authenticated:
         return
-    if ReviewCard.objects.filter(user=user, block=block).exists():
-        return
+    # The item's result first: most actions (a move, a run, a wrong try) finish nothing,
+    # and cost this one query.
     rating = reviewer.lesson_rating(user=user, block=block)
-    if rating is not None:
-        make_card(user=user, block=block, rating=rating,
-                  variant=reviewer.lesson_variant(user=user, block=block))
+    if rating is None or ReviewCard.objects.filter(user=user, block=block).exists():
+        return
+    make_card(user=user, block=block, rating=rating,
+              variant=reviewer.lesson_variant(user=user, block=block))
 
 
 def make_card(
