@@ -135,3 +135,13 @@ def test_review_is_open_alone_or_in_a_class_that_turned_it_on():
     cohort.review = True
     cohort.save()
     assert today.open_to(in_class)
+
+
+def test_a_prediction_said_out_loud_and_not_got_makes_a_card():
+    from tutor.practice.snippet.actions import record_self_check
+
+    user, snippet = make_user(), revealed_snippet()
+    prediction, _run = submit_prediction(user=user, snippet=snippet, text="", said_out_loud=True)
+    assert not ReviewCard.objects.filter(user=user).exists()
+    record_self_check(prediction=prediction, got_it=False)
+    assert ReviewCard.objects.filter(user=user, block=snippet.block).exists()
