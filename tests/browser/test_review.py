@@ -191,3 +191,38 @@ def test_an_ordering_and_a_code_exercise_at_review(page, login_in_browser, inlin
     shot(page, f"review-code-{width}")
     fits_the_width(page)
     assert [answer.right for answer in ReviewAnswer.objects.order_by("pk")] == [True, True]
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_review_pages_have_no_serious_accessibility_violations(browser, live_server, client, world, scheme):
+    import json
+
+    from django.utils import timezone
+
+    from tests.browser.test_accessibility import violations
+    from tests.factories import make_exercise
+    from tutor.practice.ordering.actions import check_order
+    from tutor.practice.questions.actions import answer_question
+
+    teacher, learner, cohort, _lesson, question = world
+    answer_question(user=learner, block=question, answer={"text": "0", "value": 0.0})
+    exercise = make_exercise(distractors=["never"])
+    check_order(user=learner, exercise=exercise, order=["l1", "l2", "l3", "l4"], unused=["d1"])
+    ReviewCard.objects.filter(user=learner).update(due=timezone.now())
+    cards = list(ReviewCard.objects.filter(user=learner).order_by("pk"))
+    found = {}
+    for user, urls in [
+        (learner, ["/review/", *[f"/review/{card.pk}/" for card in cards]]),
+        (teacher, [f"/classes/{cohort.pk}/review/"]),
+    ]:
+        client.force_login(user)
+        context = browser.new_context(base_url=live_server.url, color_scheme=scheme, bypass_csp=True)
+        context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server.url}])
+        page = context.new_page()
+        for url in urls:
+            page.goto(url)
+            serious = [v for v in violations(page) if v["impact"] in {"serious", "critical"}]
+            if serious:
+                found[url] = serious
+        context.close()
+    assert not found, json.dumps(found, indent=1)
