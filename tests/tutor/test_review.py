@@ -7,6 +7,8 @@ from datetime import timedelta
 import fsrs
 import pytest
 from django.urls import reverse
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tests.factories import make_cohort, make_run, make_snippet, make_user
 from tests.tutor.question_world import make_question
@@ -145,3 +147,37 @@ def test_a_prediction_said_out_loud_and_not_got_makes_a_card():
     assert not ReviewCard.objects.filter(user=user).exists()
     record_self_check(prediction=prediction, got_it=False)
     assert ReviewCard.objects.filter(user=user, block=snippet.block).exists()
+
+
+RATED = {
+    fsrs.Rating.Again: (False, 0.0),
+    fsrs.Rating.Hard: (False, 0.5),
+    fsrs.Rating.Good: (True, 1.0),
+}
+
+
+@settings(max_examples=25, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    first=st.sampled_from([fsrs.Rating.Again, fsrs.Rating.Hard, fsrs.Rating.Good]),
+    history=st.lists(
+        st.tuples(st.sampled_from(list(RATED)), st.integers(min_value=0, max_value=30)), max_size=8
+    ),
+)
+def test_any_history_is_scheduled_as_fsrs_schedules_it(first, history):
+    """Whatever the ratings and however late each review comes (0 to 30 days after it was
+    due), the card is where `fsrs` puts a card with the same history."""
+    from datetime import UTC, datetime
+
+    from tutor.review.actions import make_card, review_card
+    from tutor.review.items import Graded
+
+    start = datetime(2026, 3, 1, 9, tzinfo=UTC)
+    card = make_card(user=make_user(), block=make_question("choice"), rating=first, now=start)
+    reference = fsrs.Scheduler(learning_steps=(), relearning_steps=(), enable_fuzzing=False)
+    expected, _log = reference.review_card(fsrs.Card(due=start), first, start)
+    for rating, late in history:
+        when = card.due + timedelta(days=late)
+        right, score = RATED[rating]
+        review_card(card=card, graded=Graded(right=right, score=score, answer=[]), now=when)
+        expected, _log = reference.review_card(expected, rating, when)
+        assert (card.due, card.stability, card.difficulty) == (expected.due, expected.stability, expected.difficulty)
