@@ -5,6 +5,8 @@ import shutil
 import pytest
 from hypothesis import settings as hypothesis_settings
 
+from tests.clock import clock  # noqa: F401  (a clock a test moves: tests/clock.py)
+
 # A property holds or not whatever the time each example takes: Hypothesis's default
 # deadline (200 ms an example) fails correct tests on a busy machine, so there is none.
 hypothesis_settings.register_profile("parsnip", deadline=None)

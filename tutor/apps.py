@@ -20,6 +20,14 @@ class TutorConfig(AppConfig):
         from tutor.signals import learner_worked
 
         learner_worked.connect(live.learner_worked, dispatch_uid="parsnip-live-view")
+        # Review cards are made from the same announcements (tutor/review/).
+        from tutor.review import actions as review
+
+        learner_worked.connect(review.learner_worked, dispatch_uid="parsnip-review-cards")
+        import tutor.review.models  # noqa: F401  -- the review cards' rows
+        from tutor.review.runner import ReviewRunner  # code exercises at review, in the worker
+
+        practice.register(ReviewRunner())
         from tutor.views import progress  # the pages draw the progress a kind's answer brings
 
         practice.show_progress_with(progress.with_lesson_progress)

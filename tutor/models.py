@@ -121,6 +121,7 @@ class Run(models.Model):
         GRADE = "grade", "Submission graded by tests"
         CONTENT = "content", "Content check"
         TRACE = "trace", "Step-through trace"
+        REVIEW = "review", "Code exercise at review"
 
     PENDING_STATUSES = [Status.QUEUED, Status.RUNNING]
     FINAL_STATUSES = [
@@ -326,6 +327,12 @@ class Cohort(models.Model):
         default="UTC",
         help_text="Where the class is: its due dates are shown and typed in this zone when "
         "the viewer's browser does not say its own.",
+    )
+    review = models.BooleanField(
+        "spaced review",
+        default=False,
+        help_text="Its students get the Review page: what they practised, brought back when "
+        "it is about to be forgotten (tutor/review/).",
     )
     students = models.ManyToManyField(
         settings.AUTH_USER_MODEL, through="Membership", related_name="cohorts", blank=True

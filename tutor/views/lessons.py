@@ -24,6 +24,7 @@ from tutor.clusters.comments import teacher_notes
 from tutor.course_overview import by_level, practised, teaching, where_to_continue
 from tutor.live.hands import hand_state
 from tutor.models import LessonProgress
+from tutor.review import today as review_today
 
 
 def progress_by_lesson(request: HttpRequest, lessons: list[Lesson]) -> dict[int, LessonProgress]:
@@ -42,6 +43,7 @@ def catalogue(request: HttpRequest) -> TemplateResponse:
         "courses": courses,
         "progress_by_lesson": progress_by_lesson(request, lessons),
         "teacher_notes": teacher_notes(request.user),
+        "review_due": review_today.count_due(request.user),
     }
     context |= learners.context(request.user, lessons=lessons)
     return TemplateResponse(request, "tutor/catalogue.html", context)
