@@ -404,6 +404,8 @@ RETENTION_DAYS = {
     "logins": int(os.environ.get("LOGIN_RECORD_RETENTION_DAYS", "90")),  # log-in records
 }
 RUNS_PENDING_MAX = int(os.environ.get("RUNS_PENDING_MAX", "3"))
+# Per learner: runs in their own browser recorded a minute (each costs the server a write).
+BROWSER_RUNS_PER_MINUTE = int(os.environ.get("BROWSER_RUNS_PER_MINUTE", "60"))
 # Per learner: predictions a minute (one per snippet is what counts; this stops floods).
 PREDICTIONS_PER_MINUTE = int(os.environ.get("PREDICTIONS_PER_MINUTE", "20"))
 

@@ -129,6 +129,7 @@ class SnippetKind(practice.PracticeKind):
             path("predictions/<int:prediction_id>/self-check/", views.self_check, name="self_check"),
             path("snippets/<int:snippet_id>/runs/", views.run_create, name="run_create"),
             path("runs/<int:run_id>/", views.run_detail, name="run_detail"),
+            path("snippets/<int:snippet_id>/runs/in-browser/", views.browser_runs_record, name="browser_runs_record"),
             path("snippets/<int:snippet_id>/draft/", views.draft_save, name="draft_save"),
         ]
 
