@@ -241,6 +241,9 @@ STORAGES = {
 # config/static.py.
 PYODIDE_VERSION = json.loads((BASE_DIR / "package.json").read_text())["dependencies"]["pyodide"]
 PYODIDE_STATIC = f"vendor/pyodide-{PYODIDE_VERSION}/"
+# Off: every Run goes to the server, as without JavaScript (the tests' default: only the
+# browser tests that run Python load it).
+RUN_IN_BROWSER = env_bool("RUN_IN_BROWSER", True)
 
 
 # Password-reset e-mail goes to the console in development, and over SMTP in production.

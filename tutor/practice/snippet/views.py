@@ -38,6 +38,7 @@ from tutor.practice.snippet.actions import (
     settle_predictions,
     submit_prediction,
 )
+from tutor.practice.snippet.browser import browser_python
 from tutor.practice.snippet.forms import (
     BrowserRunsForm,
     CodeForm,
@@ -289,6 +290,17 @@ def run_create(request: HttpRequest, snippet_id: int) -> HttpResponse:
     if not wants_partial(request):
         return redirect(snippet_url(snippet, run=run.pk))
     return render_partial(request, "snippet-output", SnippetPractice(snippet, run=run))
+
+
+@require_GET
+def browser_python_modules(request: HttpRequest) -> HttpResponse:
+    """The browser's Python modules; the page asks with their digest (`?v=`), so a copy
+    may be kept for good."""
+    text, digest = browser_python()
+    response = HttpResponse(text, content_type="application/json")
+    if request.GET.get("v") == digest:
+        response["Cache-Control"] = "public, max-age=31536000, immutable"
+    return response
 
 
 MAX_BROWSER_REPORT_BYTES = 2_000_000  # ten runs of long code, input and output fit

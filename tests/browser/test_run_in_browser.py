@@ -1,0 +1,92 @@
+"""Run in the learner's own browser (static/js/browser-run.js, python-worker.js): Python
+loads on the first Run, which the server answers meanwhile; then Run answers in the page,
+says so, can be stopped, reads input() from the Input box, and is recorded on the server.
+Without WebAssembly, or without JavaScript, Run goes to the server as before."""
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.factories import make_prediction, make_run, make_snippet, make_user
+from tutor.models import Run
+from tutor.practice.snippet.models import Prediction
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+CODE = 'name = input("Name? ")\nprint("Hello,", name)\n'
+# Loading Python (about 13 MB from the test server, then compiling it) on a busy machine.
+LOADING_MS = 120_000
+
+
+@pytest.fixture
+def snippet():
+    snippet = make_snippet(code=CODE, stdin="Ada\n", expected_output="Name? Hello, Ada\n", key="greet")
+    make_run(snippet, purpose=Run.Purpose.REVEAL, stdin="Ada\n", stdout="Name? Hello, Ada\n")
+    return snippet
+
+
+@pytest.fixture
+def learner(page, login_in_browser, snippet):
+    user = make_user("ada")
+    make_prediction(user, snippet, text="Name? Hello, Ada\n", verdict=Prediction.Verdict.RIGHT)
+    login_in_browser(user)
+    return user
+
+
+def open_snippet(page, snippet):
+    page.goto(snippet.block.lesson.get_absolute_url() + "#snippet-greet")
+    return page.locator("#snippet-greet-practice")
+
+
+def write(page, code: str) -> None:
+    """Replace what the editor holds, as pasting would."""
+    page.locator("#snippet-greet-practice .cm-content").click()
+    page.keyboard.press("ControlOrMeta+a")
+    page.keyboard.press("Delete")
+    page.keyboard.insert_text(code)
+
+
+def run(practice):
+    practice.get_by_role("button", name="Run", exact=True).click()
+
+
+def python_ready(practice):
+    expect(practice.locator(".browser-python-status")).to_contain_text(
+        "Python is ready in your browser", timeout=LOADING_MS
+    )
+
+
+def test_the_first_run_goes_to_the_server_and_the_next_ones_run_in_the_browser(
+    page, python_in_browser, learner, snippet, inline_worker
+):
+    practice = open_snippet(page, snippet)
+    output = page.locator("#snippet-greet-output")
+    run(practice)
+    expect(output.locator(".ran-where")).to_have_text("Ran on the server")
+    expect(output.locator(".run-stdout")).to_have_text("Name? Hello, Ada\n")
+    python_ready(practice)
+
+    practice.get_by_label("Input").fill("Grace")
+    run(practice)
+    expect(output.locator(".ran-where")).to_have_text("Ran in your browser")
+    expect(output.locator(".run-stdout")).to_have_text("Name? Hello, Grace\n")
+
+    # An error reads the server's beginner's words, and its traceback is the learner's frames.
+    write(page, "print('start')\nprint(1 / 0)\n")
+    run(practice)
+    expect(output.locator(".ran-where")).to_have_text("Ran in your browser")
+    expect(output.locator(".run-explanation")).to_contain_text("Your program stopped with an error on line 2")
+    expect(output.locator(".output-stderr")).to_contain_text("ZeroDivisionError: division by zero")
+
+    # input() with nothing to read: the same plain words as the server's.
+    write(page, "x = input()\n")
+    practice.get_by_label("Input").fill("")
+    run(practice)
+    expect(output.locator(".run-explanation")).to_contain_text("but no input was given")
+
+    # The server keeps a record of each, flagged as run in the browser (sent in batches).
+    expect(page.locator("#snippet-greet-output .step-through-form [name=run]")).not_to_have_value("")
+    browser_runs = Run.objects.filter(user=learner, in_browser=True).order_by("pk")
+    assert [(r.status, r.stdout) for r in browser_runs] == [
+        ("ok", "Name? Hello, Grace\n"), ("error", "start\n"), ("error", ""),
+    ]
+    assert Run.objects.filter(user=learner, in_browser=False, purpose=Run.Purpose.RUN).count() == 1
