@@ -313,7 +313,11 @@ def browser_runs_record(request: HttpRequest, snippet_id: int) -> HttpResponse:
     sends them in batches): only for a snippet of a lesson they may see, revealed, open to
     them, within the sizes a run may have and the number a minute Parsnip records. The
     answer is JSON for the script: the recorded runs' ids, or why not."""
-    if len(request.body) > MAX_BROWSER_REPORT_BYTES:
+    try:
+        size = int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        size = MAX_BROWSER_REPORT_BYTES + 1
+    if size > MAX_BROWSER_REPORT_BYTES:
         return JsonResponse({"error": "That report is too large."}, status=413)
     snippet = snippet_or_404(request, snippet_id)
     if not practice_of(request.user, snippet).revealed:
