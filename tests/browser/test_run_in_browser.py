@@ -90,3 +90,87 @@ def test_the_first_run_goes_to_the_server_and_the_next_ones_run_in_the_browser(
         ("ok", "Name? Hello, Grace\n"), ("error", "start\n"), ("error", ""),
     ]
     assert Run.objects.filter(user=learner, in_browser=False, purpose=Run.Purpose.RUN).count() == 1
+
+
+def test_a_loop_that_never_ends_can_be_stopped_and_python_comes_back(
+    page, python_in_browser, learner, snippet, inline_worker
+):
+    practice = open_snippet(page, snippet)
+    output = page.locator("#snippet-greet-output")
+    run(practice)  # the first Run: on the server, while Python loads
+    python_ready(practice)
+
+    write(page, "n = 0\nwhile True:\n    n += 1\n")
+    run(practice)
+    stop = practice.get_by_role("button", name="Stop")
+    expect(stop).to_be_visible()
+    expect(practice.get_by_role("button", name="Run", exact=True)).to_be_disabled()
+    stop.click()
+    expect(output.locator(".run-status strong")).to_have_text("Stopped")
+    expect(output.locator(".ran-where")).to_have_text("Ran in your browser")
+    expect(stop).to_be_hidden()
+
+    # Python loads again (from the browser's cache) and runs the next program.
+    python_ready(practice)
+    write(page, "print('back again')\n")
+    run(practice)
+    expect(output.locator(".run-stdout")).to_have_text("back again\n")
+    expect(output.locator(".ran-where")).to_have_text("Ran in your browser")
+
+
+def test_a_program_that_needs_threads_runs_on_the_server(
+    page, python_in_browser, learner, snippet, inline_worker
+):
+    practice = open_snippet(page, snippet)
+    output = page.locator("#snippet-greet-output")
+    run(practice)
+    python_ready(practice)
+    write(page, "import threading\nprint(threading.active_count())\n")
+    run(practice)
+    expect(output.locator(".ran-where")).to_have_text("Ran on the server")
+    expect(output.locator(".run-stdout")).to_have_text("1\n")
+
+
+def test_without_webassembly_every_run_goes_to_the_server(
+    page, python_in_browser, learner, snippet, inline_worker
+):
+    page.add_init_script("delete window.WebAssembly;")
+    practice = open_snippet(page, snippet)
+    output = page.locator("#snippet-greet-output")
+    requested = []
+    page.on("request", lambda request: requested.append(request.url))
+    for name in ("Grace", "Alan"):
+        practice.get_by_label("Input").fill(name)
+        run(practice)
+        expect(output.locator(".run-stdout")).to_have_text(f"Name? Hello, {name}\n")
+        expect(output.locator(".ran-where")).to_have_text("Ran on the server")
+    expect(practice.locator(".browser-python-status")).to_have_count(0)
+    assert not [url for url in requested if "pyodide" in url or "python-worker" in url]
+
+
+def test_without_javascript_run_goes_to_the_server(
+    browser, live_server, client, python_in_browser, snippet, inline_worker
+):
+    user = make_user("ada")
+    make_prediction(user, snippet, text="Name? Hello, Ada\n", verdict=Prediction.Verdict.RIGHT)
+    client.force_login(user)
+    context = browser.new_context(base_url=live_server.url, java_script_enabled=False)
+    try:
+        context.add_cookies(
+            [{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server.url}]
+        )
+        page = context.new_page()
+        page.goto(snippet.block.lesson.get_absolute_url())
+        practice = page.locator("#snippet-greet-practice")
+        practice.get_by_label("Input").fill("Grace")
+        practice.get_by_role("button", name="Run", exact=True).click()
+        output = page.locator("#snippet-greet-output")
+        # The plain form: the page comes back with the run (or a link to its result).
+        expect(output.locator(".ran-where").or_(output.locator(".see-result"))).to_be_visible()
+        if output.locator(".see-result").count():
+            output.locator(".see-result").click()
+        expect(page.locator("#snippet-greet-output .run-stdout")).to_have_text("Name? Hello, Grace\n")
+        expect(page.locator("#snippet-greet-output .ran-where")).to_have_text("Ran on the server")
+        expect(practice.get_by_role("button", name="Stop")).to_be_hidden()
+    finally:
+        context.close()

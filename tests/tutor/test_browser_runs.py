@@ -139,6 +139,7 @@ def test_a_snippet_of_a_draft_lesson_is_not_found(client, learner):
         [a_run(stdout="x" * (40 * 1024), stderr="y" * (30 * 1024))],
         [a_run(status="queued")],
         [a_run(status="failed")],
+        [a_run(status="running")],
         [a_run(exit_code="0")],
         [a_run(exit_code=True)],
         [a_run(duration_ms=-1)],

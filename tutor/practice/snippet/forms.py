@@ -94,7 +94,8 @@ class SelfCheckForm(forms.Form):
 
 
 MAX_BROWSER_RUNS = 10  # in one report; the page sends them every few seconds
-BROWSER_STATUSES = ("ok", "error", "timeout", "memory", "output_limit")
+# killed: stopped by the learner (the Stop button).
+BROWSER_STATUSES = ("ok", "error", "timeout", "memory", "output_limit", "killed")
 NOT_A_REPORT = "That is not a report of runs in the browser."
 
 
