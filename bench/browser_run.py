@@ -9,7 +9,7 @@ For each repetition, in a fresh browser profile (nothing cached):
 - warm runs: click -> output on the page, for each snippet of the seed lesson, in the
   browser and on the server, in turn (so both see the same machine), ROUNDS times; p50/p95.
 
-    .venv/bin/python bench/browser_run.py [--repeat 3] [--rounds 3]
+    .venv/bin/python bench/browser_run.py [--repeat 3] [--rounds 10]
 
 Goal (issue 41): a warm browser run's click -> output p95 <= 100 ms.
 """
@@ -128,7 +128,7 @@ def spread(values: list[float], digits: int = 0) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=10)
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 

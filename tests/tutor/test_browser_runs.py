@@ -5,7 +5,10 @@ when they are not the learner's to report, and never a verdict."""
 import json
 
 import pytest
+from django.conf import settings
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from tests.factories import make_lesson, make_prediction, make_snippet, make_user
@@ -181,3 +184,48 @@ def test_another_learners_snippet_run_cannot_be_reported_for_them(client, learne
     revealed(learner, snippet)
     report(client, snippet, [a_run() | {"user": other.pk}])
     assert list(Run.objects.values_list("user", flat=True)) == [learner.pk]
+
+
+# The page and the Python it loads ------------------------------------------------------
+
+
+def test_the_run_form_carries_what_running_in_the_browser_needs(client, learner, snippet, python_in_browser):
+    revealed(learner, snippet)
+    html = client.get(snippet.block.lesson.get_absolute_url()).text
+    assert f'data-browser-record="{reverse("tutor:browser_runs_record", args=[snippet.pk])}"' in html
+    assert "vendor/pyodide-" in html and "python-worker.js" in html
+    assert "&quot;cpu_seconds&quot;: 5" in html  # the snippet's limits, as the sandbox's
+    assert 'class="button stop-button"' in html and "browser-output-template" in html
+
+
+def test_with_running_in_the_browser_off_the_form_has_none_of_it(client, learner, snippet):
+    revealed(learner, snippet)
+    html = client.get(snippet.block.lesson.get_absolute_url()).text
+    assert "data-browser-worker" not in html
+
+
+def test_the_page_costs_the_same_queries_for_one_snippet_or_many(
+    client, learner, snippet, python_in_browser
+):
+    revealed(learner, snippet)
+    url = snippet.block.lesson.get_absolute_url()
+    client.get(url)
+    with CaptureQueriesContext(connection) as one:
+        client.get(url)
+    for n in range(3):
+        revealed(learner, make_snippet(lesson=snippet.block.lesson, code=CODE, key=f"more-{n}"))
+    with CaptureQueriesContext(connection) as four:
+        client.get(url)
+    assert len(four) == len(one)
+
+
+def test_the_browsers_python_is_the_servers_runner_and_explanations(client):
+    from tutor.practice.snippet.browser import browser_python
+
+    response = client.get(reverse("tutor:browser_python"))
+    files = response.json()
+    assert files["tutor/feedback.py"] == (settings.BASE_DIR / "tutor/feedback.py").read_text()
+    assert files["tutor/sandbox/in_browser.py"].startswith('"""Run a learner')
+    assert "immutable" not in response.get("Cache-Control", "")
+    cached = client.get(reverse("tutor:browser_python"), {"v": browser_python()[1]})
+    assert "immutable" in cached["Cache-Control"]
