@@ -20,6 +20,7 @@ import statistics
 import time
 
 import harness  # noqa: F401, I001  -- first: it fixes sys.path (see bench/harness.py)
+
 from bench.harness import p95
 from bench.served import Site
 
