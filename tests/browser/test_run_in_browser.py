@@ -118,6 +118,24 @@ def test_a_loop_that_never_ends_can_be_stopped_and_python_comes_back(
     expect(output.locator(".ran-where")).to_have_text("Ran in your browser")
 
 
+def test_stepping_through_a_browser_run_steps_through_it_on_the_server(
+    page, python_in_browser, learner, snippet, inline_worker
+):
+    practice = open_snippet(page, snippet)
+    run(practice)
+    python_ready(practice)
+    write(page, "total = 0\nfor n in range(3):\n    total += n\nprint(total)\n")
+    run(practice)
+    output = page.locator("#snippet-greet-output")
+    expect(output.locator(".ran-where")).to_have_text("Ran in your browser")
+    # At once, before the run's batch went: the page sends it first, then steps through it.
+    output.get_by_role("button", name="Step through your version").click()
+    page.wait_for_url("**/trace/**")
+    recorded = Run.objects.get(user=learner, in_browser=True)
+    assert recorded.code.startswith("total = 0")
+    expect(page.locator("main")).to_contain_text("total")
+
+
 def test_a_program_that_needs_threads_runs_on_the_server(
     page, python_in_browser, learner, snippet, inline_worker
 ):
