@@ -5,6 +5,7 @@ developer sets DEBUG=1 (`make dev` does), production sets SECRET_KEY and ALLOWED
 optionally DATABASE_URL and REDIS_URL for the scale-out path.
 """
 
+import json
 import os
 from datetime import timedelta
 from pathlib import Path
@@ -68,7 +69,7 @@ MIDDLEWARE = [
     # per request with its status and time (operations/request_log.py).
     "operations.request_log.request_log_middleware",
     "django.middleware.security.SecurityMiddleware",
-    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "config.static.StaticFilesMiddleware",
     # Every statement of a request, the session's and the user's included, outlasts a lost
     # connection where that cannot do anything twice (tutor/outages.py).
     "tutor.outages.StatementsMiddleware",
@@ -233,6 +234,18 @@ STORAGES = {
     },
 }
 
+# Python in the learner's browser: the npm package `pyodide` (package.json pins it), copied by
+# `make frontend` into static/vendor/pyodide-<version>/. Its loader asks for its files by
+# their own names, so they are not hashed: the version in the folder's name is what changes
+# when they do, and the browser may keep them for good (a second lesson loads nothing):
+# config/static.py.
+PYODIDE_VERSION = json.loads((BASE_DIR / "package.json").read_text())["dependencies"]["pyodide"]
+PYODIDE_STATIC = f"vendor/pyodide-{PYODIDE_VERSION}/"
+# Off: every Run goes to the server, as without JavaScript (the tests' default: only the
+# browser tests that run Python load it).
+RUN_IN_BROWSER = env_bool("RUN_IN_BROWSER", True)
+
+
 # Password-reset e-mail goes to the console in development, and over SMTP in production.
 MAILERS = {
     "default": {
@@ -258,7 +271,10 @@ DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Parsnip <parsnip@loca
 SECURE_CSP = {
     "default-src": [CSP.SELF],
     # 'report-sample': a refusal's report carries the first characters refused (config/csp.py).
-    "script-src": [CSP.SELF, CSP.REPORT_SAMPLE],
+    # 'wasm-unsafe-eval': compiling WebAssembly, for Python in the learner's browser
+    # (static/js/python-worker.js); it allows no eval() of JavaScript.
+    "script-src": [CSP.SELF, CSP.WASM_UNSAFE_EVAL, CSP.REPORT_SAMPLE],
+    "worker-src": [CSP.SELF],
     "style-src": [CSP.SELF, CSP.REPORT_SAMPLE],
     "img-src": [CSP.SELF, "data:"],
     "font-src": [CSP.SELF],
@@ -391,6 +407,8 @@ RETENTION_DAYS = {
     "logins": int(os.environ.get("LOGIN_RECORD_RETENTION_DAYS", "90")),  # log-in records
 }
 RUNS_PENDING_MAX = int(os.environ.get("RUNS_PENDING_MAX", "3"))
+# Per learner: runs in their own browser recorded a minute (each costs the server a write).
+BROWSER_RUNS_PER_MINUTE = int(os.environ.get("BROWSER_RUNS_PER_MINUTE", "60"))
 # Per learner: predictions a minute (one per snippet is what counts; this stops floods).
 PREDICTIONS_PER_MINUTE = int(os.environ.get("PREDICTIONS_PER_MINUTE", "20"))
 

@@ -1,6 +1,6 @@
 // Copies pinned npm packages into static/vendor/ (and bundles the editor once it exists).
 // Run by `make frontend`; nothing is fetched from a CDN at run time.
-import { copyFileSync, mkdirSync, existsSync } from "node:fs";
+import { copyFileSync, mkdirSync, existsSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -14,6 +14,19 @@ const copies = [
 ];
 for (const [from, to] of copies) {
   copyFileSync(join(root, from), join(vendor, to));
+}
+
+// Python for the learner's own Run in their browser (static/js/python-worker.js): only what
+// loading the interpreter and its standard library needs, in a folder named by its version,
+// so the files can be cached for good (config/settings.py: WHITENOISE_IMMUTABLE_FILE_TEST).
+const pyodideVersion = JSON.parse(readFileSync(join(root, "node_modules/pyodide/package.json"))).version;
+for (const old of readdirSync(vendor).filter((name) => name.startsWith("pyodide-"))) {
+  rmSync(join(vendor, old), { recursive: true });
+}
+const pyodideDir = join(vendor, `pyodide-${pyodideVersion}`);
+mkdirSync(pyodideDir);
+for (const name of ["pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"]) {
+  copyFileSync(join(root, "node_modules/pyodide", name), join(pyodideDir, name));
 }
 
 const editorEntry = join(root, "frontend", "editor.js");

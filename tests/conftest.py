@@ -119,6 +119,21 @@ def no_waiting_for_runs(request):
 
 
 @pytest.fixture(autouse=True)
+def runs_on_the_server(request):
+    """Run goes to the server unless a test asks for Python in the browser (the browser
+    tests that need it: `python_in_browser`), so no other test downloads it."""
+    if not request.config.pluginmanager.hasplugin("django"):
+        return
+    if "python_in_browser" not in request.fixturenames:
+        request.getfixturevalue("settings").RUN_IN_BROWSER = False
+
+
+@pytest.fixture
+def python_in_browser(settings):
+    settings.RUN_IN_BROWSER = True
+
+
+@pytest.fixture(autouse=True)
 def empty_cache(request):
     """Cached renderings are keyed by content version and row ids, which every test's
     fresh database reuses: each test starts with an empty cache."""

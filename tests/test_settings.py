@@ -110,3 +110,31 @@ def test_postgresql_connections_are_pooled_and_bind_parameters_on_the_server():
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["5", "ServerBindingCursor", "5"]
+
+
+def test_the_policy_allows_webassembly_and_workers_from_this_site_and_no_eval(client, db):
+    """Python in the learner's browser compiles WebAssembly in a worker of our own; nothing
+    else is opened: no eval() of JavaScript, no other host."""
+    policy = client.get("/")["Content-Security-Policy"]
+    assert "'wasm-unsafe-eval'" in policy
+    assert "worker-src 'self'" in policy
+    assert "'unsafe-eval'" not in policy
+    assert "http" not in policy.replace("https:", "")  # no other host named
+
+
+def test_pyodides_files_are_cached_for_good_and_other_unhashed_files_are_not(settings):
+    from config.static import StaticFilesMiddleware
+
+    middleware = StaticFilesMiddleware(lambda request: None)
+    prefix = middleware.static_prefix
+    wasm = f"{prefix}{settings.PYODIDE_STATIC}pyodide.asm.wasm"
+    assert middleware.immutable_file_test("", wasm)
+    assert not middleware.immutable_file_test("", f"{prefix}js/snippet.js")
+
+
+def test_pyodide_is_built_into_the_static_files_by_make_frontend(settings):
+    folder = settings.BASE_DIR / "static" / settings.PYODIDE_STATIC
+    names = {path.name for path in folder.iterdir()}
+    assert names == {
+        "pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json",
+    }

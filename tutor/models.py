@@ -161,6 +161,11 @@ class Run(models.Model):
         max_length=200, blank=True, help_text="The machine and process running it."
     )
     finished_at = models.DateTimeField(null=True, blank=True)
+    # Run by the learner's own browser (Pyodide) and reported afterwards: a record of what
+    # they ran and saw, for the trail and the teacher, never a verdict (docs/sandbox.md).
+    in_browser = models.BooleanField(
+        default=False, help_text="Run in the learner's browser, and only reported by it."
+    )
 
     objects = RunQuerySet.as_manager()
 

@@ -706,6 +706,15 @@ def test_student_timeline_shows_predictions_checks_and_runs_newest_first(client,
     assert "<details><summary>Code and output</summary>" in html
     assert "print(&#x27;mine&#x27;)" in html and "mine\n</pre>" in html
     assert "second\nfirst" in html  # their order, as lines
+    assert "ran on the server" in html
+
+
+def test_student_timeline_says_a_run_was_in_the_browser(client, people, lesson):
+    student, cohort = people["student"], people["cohort"]
+    make_learner_run(student, lesson.blocks.get(key="count").snippet, in_browser=True)
+    client.force_login(people["teacher"])
+    response = client.get(reverse("tutor:class_student", args=[cohort.pk, student.pk]))
+    assert "ran in the browser" in response.text
 
 
 def test_a_timeline_never_says_solved_for_an_answer_that_keeps_a_line_that_does_not_belong(

@@ -112,11 +112,12 @@ def _counts(*, user_id: int, lesson_id: int) -> dict[str, dict[str, int]]:
     return counts
 
 
-def count_run(*, user: AbstractBaseUser, lesson: Lesson) -> None:
+def count_run(*, user: AbstractBaseUser, lesson: Lesson, runs: int = 1) -> None:
     """A run only adds one to the learner's runs (it does not change what is done): one
-    UPDATE, so a class pressing Run together holds the write lock for microseconds."""
+    UPDATE, so a class pressing Run together holds the write lock for microseconds. (A
+    batch of runs in the browser adds `runs`, stored already.)"""
     counted = LessonProgress.objects.of(user, lesson).update(
-        runs=F("runs") + 1, updated_at=timezone.now()
+        runs=F("runs") + runs, updated_at=timezone.now()
     )
     if not counted:
         refresh_lesson_progress(user=user, lesson=lesson)

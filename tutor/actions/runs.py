@@ -34,7 +34,7 @@ def check_run_allowance(*, user: AbstractBaseUser) -> None:
 
     Holds only under lock_learner(), in the transaction that then creates the run."""
     since = timezone.now() - timedelta(minutes=1)
-    found = Run.objects.filter(user=user).aggregate(  # both in one query
+    found = Run.objects.filter(user=user, in_browser=False).aggregate(  # both in one query
         pending=Count("pk", filter=Q(status__in=Run.PENDING_STATUSES)),
         recent=Count("pk", filter=Q(created_at__gte=since)),
     )

@@ -14,7 +14,7 @@ from django.utils.translation import gettext
 from course.models import Block
 from tutor.connections import DATABASE_OUTAGES
 from tutor.trail import encoding, pastes
-from tutor.trail.encoding import CHECK, RUN, SUBMIT, Step  # noqa: F401 (the moments views name)
+from tutor.trail.encoding import BROWSER_RUN, CHECK, RUN, SUBMIT, Step  # noqa: F401 (the moments views name)
 from tutor.trail.models import CHECKPOINT_EVERY, Trail, TrailChunk
 
 logger = logging.getLogger(__name__)
@@ -87,7 +87,7 @@ def _append(trail: Trail, timed: list[tuple[datetime, Step]]) -> None:
                 after = None if last is None else max(0, _ms(at) - _ms(last))
                 insertions.append(pastes.Insertion.of(trail.steps, _ms(at), step, after, known))
         last = at
-        if step.kind == encoding.RUN:
+        if step.kind in (encoding.RUN, encoding.BROWSER_RUN):
             trail.runs += 1
         elif step.kind in (encoding.SUBMIT, encoding.CHECK):
             trail.submissions += 1

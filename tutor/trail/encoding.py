@@ -15,8 +15,9 @@ from django.utils.translation import gettext
 
 EDIT, PASTE, SYNC = "e", "p", "s"
 RUN, CHECK, SUBMIT = "run", "check", "submit"
+BROWSER_RUN = "brun"  # a run in the learner's own browser, as it reported it
 CHANGES = (EDIT, PASTE, SYNC)
-MOMENTS = (RUN, CHECK, SUBMIT)
+MOMENTS = (RUN, BROWSER_RUN, CHECK, SUBMIT)
 # An insertion is a paste (marked, and the largest kept) from this size: tutor.trail.pastes.
 PASTE_MIN_CHARS = 40
 

@@ -46,6 +46,8 @@ class ReplayStep:
             return gettext("The code as it started.")
         if step.kind == encoding.RUN:
             return gettext("Ran the code.")
+        if step.kind == encoding.BROWSER_RUN:
+            return gettext("Ran the code in the browser.")
         if step.kind == encoding.CHECK:
             return gettext("Checked the code.")
         if step.kind == encoding.SUBMIT:
@@ -213,6 +215,7 @@ def marks_in_words(trail: Trail) -> list[tuple[int, str, int | None]]:
     """The steps to jump to: (step, what happened, the last step of a paste in pieces)."""
     words = {
         encoding.RUN: gettext("Run"),
+        encoding.BROWSER_RUN: gettext("Run in the browser"),
         encoding.CHECK: gettext("Check"),
         encoding.SUBMIT: gettext("Submission"),
     }

@@ -29,7 +29,7 @@ class SnippetKind(practice.PracticeKind):
     template = "tutor/practice/snippet.html"
     analysis_template = "tutor/teaching/kinds/snippet_analysis.html"
     styles = ("css/snippet.css",)
-    scripts = ("vendor/editor.bundle.js", "js/snippet.js", "js/trail.js")
+    scripts = ("vendor/editor.bundle.js", "js/snippet.js", "js/trail.js", "js/browser-run.js")
 
     def states(
         self, blocks: list[Block], *, user: AbstractBaseUser | AnonymousUser, request: HttpRequest | None = None
@@ -129,6 +129,8 @@ class SnippetKind(practice.PracticeKind):
             path("predictions/<int:prediction_id>/self-check/", views.self_check, name="self_check"),
             path("snippets/<int:snippet_id>/runs/", views.run_create, name="run_create"),
             path("runs/<int:run_id>/", views.run_detail, name="run_detail"),
+            path("snippets/<int:snippet_id>/runs/in-browser/", views.browser_runs_record, name="browser_runs_record"),
+            path("run-in-browser/python.json", views.browser_python_modules, name="browser_python"),
             path("snippets/<int:snippet_id>/draft/", views.draft_save, name="draft_save"),
         ]
 

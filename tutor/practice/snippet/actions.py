@@ -11,11 +11,12 @@ from django.utils import timezone
 from course.kinds.snippet import Snippet
 from tutor import run_notices
 from tutor.actions.drafts import keep_draft
-from tutor.actions.progress import learner_worked, refresh_lesson_progress, start_lesson
+from tutor.actions.progress import count_run, learner_worked, refresh_lesson_progress, start_lesson
 from tutor.actions.runs import lock_learner, queue_run
 from tutor.grading import compare_prediction
-from tutor.models import Run
+from tutor.models import Run, code_digest
 from tutor.practice.snippet.models import CodeDraft, Prediction, VersionPrediction
+from tutor.trail import actions as trail
 
 
 def reveal_run(*, snippet: Snippet) -> Run:
@@ -280,3 +281,38 @@ def save_draft(*, user: AbstractBaseUser, snippet: Snippet, code: str) -> CodeDr
 def discard_draft(*, user: AbstractBaseUser, snippet: Snippet) -> None:
     """Back to the original code: forget the learner's edits."""
     CodeDraft.objects.filter(user=user, snippet=snippet).delete()
+
+
+class BrowserRunsRefused(Exception):
+    """The learner's browser may not report more runs right now; the message says why."""
+
+
+def record_browser_runs(*, user: AbstractBaseUser, snippet: Snippet, runs: list[dict]) -> list[Run]:
+    """Keep the runs the learner's browser made of their version (validated by
+    BrowserRunsForm) as Runs flagged `in_browser`, final as reported: for their trail, the
+    teacher's views and their run count. They decide nothing: no prediction, test or reveal
+    reads a run of purpose RUN, and the browser's are never queued for the worker."""
+    now = timezone.now()
+    with transaction.atomic():
+        lock_learner(user)  # so the count and the rows it allows are one step
+        recent = Run.objects.filter(
+            user=user, in_browser=True, created_at__gte=now - timedelta(minutes=1)
+        ).count()
+        if recent + len(runs) > settings.BROWSER_RUNS_PER_MINUTE:
+            raise BrowserRunsRefused(
+                f"That's more than {settings.BROWSER_RUNS_PER_MINUTE} runs in the browser in "
+                "a minute, the most Parsnip records."
+            )
+        rows = Run.objects.bulk_create(
+            [
+                Run(user=user, snippet=snippet, purpose=Run.Purpose.RUN, in_browser=True,
+                    code_hash=code_digest(run["code"]), created_at=now, started_at=now,
+                    finished_at=now, **run)  # fmt: skip
+                for run in runs
+            ]
+        )
+        count_run(user=user, lesson=snippet.block.lesson, runs=len(rows))
+        learner_worked(user=user, block=snippet.block, what="ran their code in the browser")
+    for run in runs:
+        trail.record_moment(user=user, block=snippet.block, what=trail.BROWSER_RUN, code=run["code"])
+    return rows

@@ -1,6 +1,8 @@
 """What a learner sends about a snippet: a prediction, their version to run, a draft of it,
 and whether they got it after saying it out loud."""
 
+import json
+
 from django import forms
 
 from tutor.forms import LinesField
@@ -89,3 +91,58 @@ class SelfCheckForm(forms.Form):
         choices=[("yes", "I got it"), ("no", "I didn't")],
         error_messages={"required": SAY_WHETHER, "invalid_choice": SAY_WHETHER},
     )
+
+
+MAX_BROWSER_RUNS = 10  # in one report; the page sends them every few seconds
+# killed: stopped by the learner (the Stop button).
+BROWSER_STATUSES = ("ok", "error", "timeout", "memory", "output_limit", "killed")
+NOT_A_REPORT = "That is not a report of runs in the browser."
+
+
+class BrowserRunsForm(forms.Form):
+    """The runs the learner's browser made of their version of a snippet since its last
+    report (static/js/browser-run.js): `runs`, a JSON list, each with the code and input it
+    ran and what it printed. A record of what they saw: nothing in it is believed beyond that.
+
+    `output_bytes` is the snippet's output cap: a browser run printed no more than that."""
+
+    runs = forms.CharField(strip=False, error_messages={"required": NOT_A_REPORT})
+
+    def __init__(self, *args, output_bytes: int, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.output_bytes = output_bytes
+
+    def clean_runs(self) -> list[dict]:
+        try:
+            runs = json.loads(self.cleaned_data["runs"])
+        except ValueError:
+            raise forms.ValidationError(NOT_A_REPORT) from None
+        if not isinstance(runs, list) or not runs:
+            raise forms.ValidationError(NOT_A_REPORT)
+        if len(runs) > MAX_BROWSER_RUNS:
+            raise forms.ValidationError(f"At most {MAX_BROWSER_RUNS} runs in one report.")
+        return [self.clean_run(run) for run in runs]
+
+    def clean_run(self, run) -> dict:
+        if not isinstance(run, dict):
+            raise forms.ValidationError(NOT_A_REPORT)
+        texts = {name: run.get(name, "") for name in ("code", "stdin", "stdout", "stderr")}
+        if not all(isinstance(text, str) for text in texts.values()):
+            raise forms.ValidationError(NOT_A_REPORT)
+        texts = {name: text.replace("\r\n", "\n") for name, text in texts.items()}
+        if not texts["code"].strip() or len(texts["code"]) > MAX_CODE_CHARS:
+            raise forms.ValidationError("A run's code is empty or too long.")
+        if len(texts["stdin"]) > MAX_STDIN_CHARS:
+            raise forms.ValidationError("A run's input is too long.")
+        printed = len(texts["stdout"].encode("utf-8", "replace")) + len(texts["stderr"].encode("utf-8", "replace"))
+        if printed > self.output_bytes:
+            raise forms.ValidationError("A run's output is longer than a run may print.")
+        status, exit_code, duration = run.get("status"), run.get("exit_code"), run.get("duration_ms")
+        if status not in BROWSER_STATUSES:
+            raise forms.ValidationError("A run's status is not one a browser run can have.")
+        if exit_code is not None and (type(exit_code) is not int or not -(2**31) <= exit_code < 2**31):
+            raise forms.ValidationError(NOT_A_REPORT)
+        if type(duration) is not int or not 0 <= duration <= 10 * 60 * 1000:
+            raise forms.ValidationError(NOT_A_REPORT)
+        return {**texts, "status": status, "exit_code": exit_code, "duration_ms": duration,
+                "truncated": run.get("truncated") is True}  # fmt: skip

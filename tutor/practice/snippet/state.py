@@ -13,6 +13,7 @@ from tutor.actions.runs import limits_for
 from tutor.feedback import Explanation, explain_run
 from tutor.grading import PredictionComparison, compare_prediction
 from tutor.models import Run, code_digest
+from tutor.practice.snippet.browser import browser_run_settings
 from tutor.practice.snippet.models import CodeDraft, Prediction, VersionPrediction
 
 MAX_PREDICTION_CHARS = 5_000
@@ -87,6 +88,11 @@ class SnippetPractice:
     def stdin(self) -> str:
         """What the Run form's input box holds: the shown run's input, else the snippet's."""
         return self.run.stdin if self.run is not None else self.snippet.stdin
+
+    @cached_property
+    def browser_run(self) -> dict:
+        """What the run form needs to run the learner's version in their browser."""
+        return browser_run_settings(self.snippet)
 
     @property
     def run_explanation(self) -> Explanation | None:

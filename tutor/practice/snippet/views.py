@@ -11,7 +11,7 @@ from urllib.parse import urlencode
 from django import forms
 from django.conf import settings
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.views.decorators.cache import never_cache
@@ -21,14 +21,16 @@ from course.htmx import login_required_htmx, refusal, wants_partial
 from course.kinds.snippet import Snippet
 from course.models import Lesson
 from tutor import run_notices
-from tutor.actions.runs import RunRefused, queue_run
+from tutor.actions.runs import RunRefused, limits_for, queue_run
 from tutor.assignments.closing import closed_to
 from tutor.models import Run
 from tutor.practice import with_lesson_progress
 from tutor.practice.snippet.actions import (
+    BrowserRunsRefused,
     PredictionRefused,
     SelfCheckRefused,
     discard_draft,
+    record_browser_runs,
     record_self_check,
     retry_reveal,
     run_own_version,
@@ -36,7 +38,14 @@ from tutor.practice.snippet.actions import (
     settle_predictions,
     submit_prediction,
 )
-from tutor.practice.snippet.forms import CodeForm, DraftForm, PredictionForm, SelfCheckForm
+from tutor.practice.snippet.browser import browser_python
+from tutor.practice.snippet.forms import (
+    BrowserRunsForm,
+    CodeForm,
+    DraftForm,
+    PredictionForm,
+    SelfCheckForm,
+)
 from tutor.practice.snippet.models import Prediction
 from tutor.practice.snippet.state import SnippetPractice, practice_of
 from tutor.trail import actions as trail
@@ -281,6 +290,48 @@ def run_create(request: HttpRequest, snippet_id: int) -> HttpResponse:
     if not wants_partial(request):
         return redirect(snippet_url(snippet, run=run.pk))
     return render_partial(request, "snippet-output", SnippetPractice(snippet, run=run))
+
+
+@require_GET
+def browser_python_modules(request: HttpRequest) -> HttpResponse:
+    """The browser's Python modules; the page asks with their digest (`?v=`), so a copy
+    may be kept for good."""
+    text, digest = browser_python()
+    response = HttpResponse(text, content_type="application/json")
+    if request.GET.get("v") == digest:
+        response["Cache-Control"] = "public, max-age=31536000, immutable"
+    return response
+
+
+MAX_BROWSER_REPORT_BYTES = 2_000_000  # ten runs of long code, input and output fit
+
+
+@require_POST
+@login_required_htmx
+def browser_runs_record(request: HttpRequest, snippet_id: int) -> HttpResponse:
+    """Record the runs the learner's browser made of their version (static/js/browser-run.js
+    sends them in batches): only for a snippet of a lesson they may see, revealed, open to
+    them, within the sizes a run may have and the number a minute Parsnip records. The
+    answer is JSON for the script: the recorded runs' ids, or why not."""
+    try:
+        size = int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        size = MAX_BROWSER_REPORT_BYTES + 1
+    if size > MAX_BROWSER_REPORT_BYTES:
+        return JsonResponse({"error": "That report is too large."}, status=413)
+    snippet = snippet_or_404(request, snippet_id)
+    if not practice_of(request.user, snippet).revealed:
+        return JsonResponse({"error": "Reveal the snippet's answer first."}, status=403)
+    if closed := closed_to(request.user, snippet.block):
+        return JsonResponse({"error": closed}, status=403)
+    form = BrowserRunsForm(request.POST, output_bytes=limits_for(snippet).output_bytes)
+    if not form.is_valid():
+        return JsonResponse({"error": first_error(form)}, status=400)
+    try:
+        runs = record_browser_runs(user=request.user, snippet=snippet, runs=form.cleaned_data["runs"])
+    except BrowserRunsRefused as refusal:
+        return JsonResponse({"error": str(refusal)}, status=429)
+    return JsonResponse({"recorded": [run.pk for run in runs]})
 
 
 @require_GET

@@ -1,0 +1,173 @@
+"""Run in the learner's browser against Run on the server, on Parsnip served as `make run`
+serves it (gunicorn, WhiteNoise's compressed static files, the worker; bench/served.py).
+
+For each repetition, in a fresh browser profile (nothing cached):
+- first load: the bytes fetched to load Python (the interpreter, the standard library, the
+  worker and the modules beside it; compressed as served) and the time from the first Run's
+  click to "Python is ready", unthrottled and on a throttled connection (CDP network
+  emulation: THROTTLE below);
+- warm runs: click -> output on the page, for each snippet of the seed lesson, in the
+  browser and on the server, in turn (so both see the same machine), ROUNDS times; p50/p95.
+
+    .venv/bin/python bench/browser_run.py [--repeat 3] [--rounds 10]
+
+Goal (issue 41): a warm browser run's click -> output p95 <= 100 ms.
+"""
+
+import argparse
+import os
+import statistics
+import time
+
+import harness  # noqa: F401, I001  -- first: it fixes sys.path (see bench/harness.py)
+
+from bench.harness import p95
+from bench.served import Site
+
+SEED = "/learn/local-models/optimising-speed-and-memory/"
+PASSWORD = "bench-password-1"
+# A school's shared connection: 10 Mbit/s down, 5 up, 40 ms.
+THROTTLE = {"offline": False, "latency": 40, "downloadThroughput": 10e6 / 8, "uploadThroughput": 5e6 / 8}
+LOADING_MS = 600_000
+
+# Click Run and wait in the page until the output panel is replaced by a final answer; the
+# time is the page's own (performance.now()), so the driver's round trips are not in it.
+CLICK_TO_OUTPUT = """async ([key, where]) => {
+  const form = document.querySelector(`#snippet-${key}-practice form.run-form`);
+  if (where === "server") form.dataset.toServer = "1";
+  const old = document.getElementById(`snippet-${key}-output`);
+  const started = performance.now();
+  form.querySelector(".run-button").click();
+  return await new Promise((resolve) => {
+    const check = () => {
+      const now = document.getElementById(`snippet-${key}-output`);
+      const where_ = now && now.querySelector(".ran-where");
+      if (now !== old && where_) { resolve([performance.now() - started, where_.textContent]); return true; }
+      return false;
+    };
+    if (check()) return;
+    const observer = new MutationObserver(() => { if (check()) observer.disconnect(); });
+    observer.observe(document.body, { childList: true, subtree: true });
+  });
+}"""
+
+
+def prepare() -> tuple[str, list[str]]:
+    """A learner who has revealed every snippet of the seed lesson; the snippets' keys."""
+    from django.contrib.auth import get_user_model
+
+    from course.kinds.snippet import Snippet
+    from tutor.practice.snippet.models import Prediction
+
+    username = f"bench-{os.getpid()}"
+    user = get_user_model().objects.create_user(username, password=PASSWORD)
+    snippets = list(
+        Snippet.objects.filter(block__lesson__slug=SEED.rstrip("/").rsplit("/", 1)[1])
+        .select_related("block").order_by("block__position")
+    )
+    for snippet in snippets:
+        Prediction.objects.create(user=user, snippet=snippet, snippet_version=snippet.version,
+                                  text="x", verdict=Prediction.Verdict.WRONG, is_first=True)  # fmt: skip
+    return username, [snippet.block.key for snippet in snippets]
+
+
+def log_in(page, url: str, username: str) -> None:
+    page.goto(url + "/accounts/login/")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_url(lambda u: "/accounts/login/" not in u)
+
+
+def first_load(browser, url: str, username: str, keys: list[str], *, throttle: bool):
+    """(bytes, ms) from the first Run's click to Python ready; the page, ready for warm runs."""
+    context = browser.new_context(base_url=url)
+    page = context.new_page()
+    page.set_default_timeout(LOADING_MS)
+    log_in(page, url, username)
+    page.goto(SEED)
+    fetched = {}
+
+    def finished(request):
+        if "/vendor/pyodide-" in request.url or "python-worker" in request.url or "python.json" in request.url:
+            sizes = request.sizes()
+            fetched[request.url] = sizes["responseBodySize"] + sizes["responseHeadersSize"]
+
+    page.on("requestfinished", finished)
+    cdp = context.new_cdp_session(page)
+    if throttle:
+        cdp.send("Network.enable")
+        cdp.send("Network.emulateNetworkConditions", THROTTLE)
+    status = page.locator(f"#snippet-{keys[0]}-practice .browser-python-status")
+    started = time.perf_counter()
+    page.locator(f"#snippet-{keys[0]}-practice .run-button").click()
+    status.filter(has_text="Python is ready").wait_for()
+    ms = (time.perf_counter() - started) * 1000
+    if throttle:
+        cdp.send("Network.emulateNetworkConditions", {**THROTTLE, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+    return sum(fetched.values()), ms, len(fetched), context, page
+
+
+def warm_runs(page, keys: list[str], rounds: int) -> tuple[list[float], list[float]]:
+    browser_ms, server_ms = [], []
+    for _ in range(rounds):
+        for key in keys:
+            ms, where = page.evaluate(CLICK_TO_OUTPUT, [key, "browser"])
+            assert where == "Ran in your browser", (key, where)
+            browser_ms.append(ms)
+            ms, where = page.evaluate(CLICK_TO_OUTPUT, [key, "server"])
+            assert where == "Ran on the server", (key, where)
+            server_ms.append(ms)
+    return browser_ms, server_ms
+
+
+def spread(values: list[float], digits: int = 0) -> str:
+    return (f"median {statistics.median(values):.{digits}f}, min {min(values):.{digits}f}, "
+            f"max {max(values):.{digits}f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=10)
+    args = parser.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    env = {"RUNS_PER_MINUTE": "100000", "BROWSER_RUNS_PER_MINUTE": "100000", "RUN_IN_BROWSER": "1"}
+    loads_before = os.getloadavg()
+    with Site(env=env) as site:
+        username, keys = prepare()  # before the driver's event loop starts in this thread
+        playwright = sync_playwright().start()
+        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", headless=True,
+                                             args=["--no-sandbox", "--disable-gpu"])  # fmt: skip
+        rows = []
+        for repetition in range(args.repeat):
+            size, fast_ms, files, context, page = first_load(browser, site.url, username, keys, throttle=False)
+            browser_ms, server_ms = warm_runs(page, keys, args.rounds)
+            context.close()
+            slow_size, slow_ms, _, context, _ = first_load(browser, site.url, username, keys, throttle=True)
+            context.close()
+            rows.append((size, fast_ms, slow_ms, p95(browser_ms), statistics.median(browser_ms),
+                         p95(server_ms), statistics.median(server_ms)))  # fmt: skip
+            print(f"run {repetition + 1}: first load {size / 1e6:.2f} MB in {files} files, "
+                  f"{fast_ms:.0f} ms unthrottled, {slow_ms:.0f} ms throttled ({slow_size / 1e6:.2f} MB); "
+                  f"warm click -> output over {len(browser_ms)} runs of {len(keys)} snippets: "
+                  f"browser p50 {rows[-1][4]:.0f} ms p95 {rows[-1][3]:.0f} ms, "
+                  f"server p50 {rows[-1][6]:.0f} ms p95 {rows[-1][5]:.0f} ms", flush=True)
+        browser.close()
+        playwright.stop()
+    column = lambda n: [row[n] for row in rows]  # noqa: E731
+    print(f"\nover {args.repeat} runs (spread: median, min, max)")
+    print(f"first load bytes (MB):            {spread([b / 1e6 for b in column(0)], 2)}")
+    print(f"first load, unthrottled (ms):     {spread(column(1))}")
+    print(f"first load, 10 Mbit/s 40 ms (ms): {spread(column(2))}")
+    print(f"warm browser run p95 (ms):        {spread(column(3))}   goal <= 100")
+    print(f"warm server run p95 (ms):         {spread(column(5))}")
+    ratio = [server / browser for browser, server in zip(column(3), column(5), strict=True)]
+    print(f"server p95 / browser p95:         {spread(ratio, 1)}")
+    print(f"load average before {loads_before[0]:.2f} {loads_before[1]:.2f}, after "
+          f"{os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} (1 and 5 min) on {os.cpu_count()} cores")
+
+
+if __name__ == "__main__":
+    main()
