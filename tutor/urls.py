@@ -4,6 +4,7 @@ from tutor import practice
 from tutor.assignments.urls import urlpatterns as assignment_urls
 from tutor.clusters import views as cluster_views
 from tutor.live import views as live
+from tutor.quizzes.urls import urlpatterns as quiz_urls
 from tutor.trail.urls import urlpatterns as trail_urls
 from tutor.views import accounts, lessons, progress, teaching
 
@@ -75,6 +76,8 @@ urlpatterns += [
 
 # Assignments: a teacher sets lessons for a class, with due dates (tutor/assignments/).
 urlpatterns += assignment_urls
+# Quizzes: a quiz assignment's attempts, the student's pages (tutor/quizzes/).
+urlpatterns += quiz_urls
 
 
 # How the work was made: trails, their replay, a student's code live (tutor/trail/).

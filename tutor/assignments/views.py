@@ -129,6 +129,11 @@ def assignment_edit(request: HttpRequest, pk: int, assignment_pk: int) -> HttpRe
                     "closed_book": assignment.closed_book,
                     "allowed_addresses": assignment.allowed_addresses,
                     "hidden_tests_after_due": assignment.hidden_tests_after_due,
+                    "quiz": assignment.quiz,
+                    "attempts_allowed": assignment.attempts_allowed,
+                    "time_limit": assignment.time_limit,
+                    "shuffle_questions": assignment.shuffle_questions,
+                    "feedback": assignment.feedback,
                 },
             )
         return form_response(request, cohort, form, assignment=assignment)
