@@ -118,6 +118,7 @@ class AssignmentForm(forms.Form):
         label="Feedback",
         help_text="Quiz only: when students see what was right. Right answers are shown after "
         "submitting only once no attempts are left or the quiz is due.",
+        error_messages={"invalid_choice": "Choose when students see the feedback, from the list."},
     )
 
     def clean_allowed_addresses(self) -> str:

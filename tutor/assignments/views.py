@@ -153,7 +153,7 @@ def detail_context(cohort: Cohort, assignment: Assignment, **extra) -> dict:
     students = list(class_students(cohort).values_list("pk", "username", "first_name", "last_name"))
     found = standings([assignment], [pk for pk, *_ in students], among=members(cohort))
     items = items_of([assignment])[assignment.pk]
-    rows = grid.student_rows(found, assignment, students)
+    rows = grid.with_time_taken(grid.student_rows(found, assignment, students), assignment)
     form = extra.pop("extension_form", None) or ExtensionForm(
         students=class_students(cohort), assignment=assignment
     )
