@@ -54,14 +54,15 @@ def start_attempt(*, assignment: Assignment, student: AbstractBaseUser, now: dat
     if now < assignment.opens_at:
         raise QuizRefused(_("This quiz is not open yet."))
     for _try in range(3):
-        existing = QuizAttempt.objects.filter(assignment=assignment, student=student.pk)
-        opened = existing.open().first()
+        # One read: the open attempt and the count must come from the same moment.
+        existing = list(QuizAttempt.objects.filter(assignment=assignment, student=student.pk))
+        opened = next((attempt for attempt in existing if not attempt.is_submitted), None)
         if opened is not None:
             if not time_over(opened, now):
                 return opened
             submit_attempt(attempt=opened, now=now)
             continue
-        number = existing.count() + 1
+        number = len(existing) + 1
         if number > assignment.attempts_allowed:
             raise QuizRefused(
                 _("You have used every attempt at this quiz (%(n)d).") % {"n": assignment.attempts_allowed}
