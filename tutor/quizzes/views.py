@@ -232,6 +232,12 @@ def quiz_save(request: HttpRequest, attempt_pk: int) -> HttpResponse:
                 continue  # a question checked before: final, and the form still holds it
             messages.error(request, str(refused))
             return redirect(attempt_url(attempt))
+    now = timezone.now()
+    if attempt.ends_at is not None and now >= attempt.ends_at:
+        # Sent at the end (the countdown sends the form at zero): saved, and submitted now.
+        actions.submit_attempt(attempt=attempt, now=now)
+        messages.info(request, _("Time is over: your attempt is submitted with your answers."))
+        return redirect(attempt_url(attempt))
     for problem in problems:
         messages.error(request, problem)
     if not problems:
