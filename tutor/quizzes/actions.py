@@ -103,52 +103,79 @@ def save_answer(
     of an open attempt, replacing the one saved before. `check` (feedback "at once"): the
     answer is final, and shown graded. Time over: the attempt is submitted as saved, and
     QuizRefused says so."""
+    return save_answers(attempt=attempt, given=[(block, data)], now=now, wait_seconds=wait_seconds,
+                        check=check)[0]
+
+
+def save_answers(
+    *, attempt: QuizAttempt, given: list, now: datetime | None = None, wait_seconds: float = 0,
+    check: bool = False,
+) -> list[QuizAnswer]:
+    """`save_answer` for several (block, data) at once (the attempt's one form): each read and
+    graded first (Malformed names none kept), then all kept in one transaction."""
     now = now or timezone.now()
-    if block.pk not in attempt.order:
-        raise QuizRefused(_("That question is not part of this attempt."))
-    values = block.kind_spec.values_of(block)
-    user = attempt.student
-    answer = read_answer(block.kind, values, data, user_id=user.pk, block_id=block.pk)
-    graded, chosen, expected = grade_answer(user=user, block=block, values=values, answer=answer,
-                                            wait_seconds=wait_seconds)
+    graded_answers = []
+    for block, data in given:
+        if block.pk not in attempt.order:
+            raise QuizRefused(_("That question is not part of this attempt."))
+        values = block.kind_spec.values_of(block)
+        user = attempt.student
+        answer = read_answer(block.kind, values, data, user_id=user.pk, block_id=block.pk)
+        graded, chosen, expected = grade_answer(user=user, block=block, values=values, answer=answer,
+                                                wait_seconds=wait_seconds)
+        graded_answers.append((block, answer, graded, chosen, expected))
+    kept = []
     with transaction.atomic():
         locked = _locked(attempt)
         over = not locked.is_submitted and time_over(locked, now)
-        if over:  # submitted as saved, committed; then refused below
+        if over:  # submitted as saved (committed), then refused below
             _submit(locked, now)
+        else:
+            _still_open(locked, now)
+            saved_before = {
+                row.block_id: row for row in QuizAnswer.objects.filter(attempt=locked, block__in=[b for b, *_ in graded_answers])
+            }
+            for block, answer, graded, chosen, expected in graded_answers:
+                saved = saved_before.get(block.pk)
+                if saved is not None and saved.checked_at is not None:
+                    raise QuizRefused(_("You have checked this question: its answer is final."))
+                fields = {"answer": answer, "score": graded.score, "right": graded.right, "variant": chosen,
+                          "expected": expected, "saved_at": now, "checked_at": now if check else None}
+                if saved is None:
+                    saved = QuizAnswer.objects.create(attempt=locked, block=block, **fields)
+                else:
+                    for name, value in fields.items():
+                        setattr(saved, name, value)
+                    saved.save(update_fields=[*fields])
+                kept.append(saved)
+                if check:
+                    _record(locked, [saved], now)
     if over:
         raise QuizRefused(_("Time is over: the answers you saved were submitted."))
-    with transaction.atomic():
-        locked = _locked(attempt)
-        _still_open(locked, now)
-        saved = QuizAnswer.objects.filter(attempt=locked, block=block).first()
-        if saved is not None and saved.checked_at is not None:
-            raise QuizRefused(_("You have checked this question: its answer is final."))
-        fields = {"answer": answer, "score": graded.score, "right": graded.right, "variant": chosen,
-                  "expected": expected, "saved_at": now, "checked_at": now if check else None}
-        if saved is None:
-            saved = QuizAnswer.objects.create(attempt=locked, block=block, **fields)
-        else:
-            for name, value in fields.items():
-                setattr(saved, name, value)
-            saved.save()
-        if check:
-            _record(locked, saved, now)
-    return saved
+    return kept
 
 
-def _record(attempt: QuizAttempt, saved: QuizAnswer, now: datetime) -> None:
-    """The graded answer as a QuestionAnswer of the attempt: item analysis, the groups of wrong
-    answers, the timeline and the live view see it as they see practice."""
-    block = saved.block
-    QuestionAnswer.objects.create(
-        user_id=attempt.student_id, block=block, answer=saved.answer, score=saved.score, right=saved.right,
-        variant=saved.variant, expected=saved.expected, try_number=attempt.number, attempt=attempt,
-        created_at=now,
-    )
-    words = answer_words(block.kind_spec.label.lower(), Graded(saved.score, saved.right))
-    learner_worked(user=attempt.student, block=block, what=_("%(what)s (quiz)") % {"what": words},
-                   failed=not saved.right, attempt=True)
+def _record(attempt: QuizAttempt, answers: list[QuizAnswer], now: datetime) -> None:
+    """The graded answers as QuestionAnswers of the attempt: item analysis, the groups of wrong
+    answers and the timeline see them as they see practice; the live view is told once."""
+    if not answers:
+        return
+    QuestionAnswer.objects.bulk_create([
+        QuestionAnswer(
+            user_id=attempt.student_id, block=saved.block, answer=saved.answer, score=saved.score,
+            right=saved.right, variant=saved.variant, expected=saved.expected, try_number=attempt.number,
+            attempt=attempt, created_at=now,
+        )
+        for saved in answers
+    ])
+    if len(answers) == 1:
+        saved = answers[0]
+        words = answer_words(saved.block.kind_spec.label.lower(), Graded(saved.score, saved.right))
+        what, failed = _("%(what)s (quiz)") % {"what": words}, not saved.right
+    else:
+        what = _("submitted the quiz — %(percent)d%%") % {"percent": round(100 * (attempt.score or 0))}
+        failed = (attempt.score or 0) < 1
+    learner_worked(user=attempt.student, block=answers[0].block, what=what, failed=failed, attempt=True)
 
 
 def _submit(attempt: QuizAttempt, now: datetime) -> QuizAttempt:
@@ -158,9 +185,7 @@ def _submit(attempt: QuizAttempt, now: datetime) -> QuizAttempt:
     attempt.submitted_at = now
     attempt.score = round(sum(a.score for a in answers) / len(attempt.order), 6) if attempt.order else 0.0
     attempt.save(update_fields=["submitted_at", "score"])
-    for saved in answers:
-        if saved.checked_at is None and saved.block_id in attempt.order:
-            _record(attempt, saved, now)
+    _record(attempt, [a for a in answers if a.checked_at is None and a.block_id in attempt.order], now)
     assignment_id, student_id = attempt.assignment_id, attempt.student_id
     transaction.on_commit(
         lambda: signals.quiz_submitted.send(sender=QuizAttempt, assignment_id=assignment_id, student_id=student_id)

@@ -21,7 +21,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from course.htmx import login_required_htmx, refusal, vary_on_htmx, wants_partial
 from course.models import Block, Lesson
 from tutor.assignments.models import Assignment
-from tutor.practice.questions.answers import Malformed
+from tutor.practice.questions.answers import Malformed, read_answer
 from tutor.practice.questions.variants import VariantNotReady
 from tutor.quizzes import actions, rules
 from tutor.quizzes.models import QuizAttempt
@@ -215,23 +215,27 @@ def quiz_save(request: HttpRequest, attempt_pk: int) -> HttpResponse:
     """The whole form (without JavaScript): every question with an answer is saved; one that
     cannot be read says why and keeps what was saved before. `finish`: then to Submit."""
     attempt = own_attempt(request, attempt_pk)
-    problems = []
+    problems, given = [], []
+    blocks = Block.objects.select_related("lesson__course").in_bulk(attempt.order)
+    checked = set(attempt.answers.filter(checked_at__isnull=False).values_list("block_id", flat=True))
     for pk in attempt.order:
         data = answer_data(request.POST, f"q{pk}-")
-        if not has_answer(data):
-            continue
-        block = Block.objects.select_related("lesson__course").filter(pk=pk).first()
-        if block is None:
-            continue
-        try:
-            actions.save_answer(attempt=attempt, block=block, data=data, wait_seconds=settings.RUN_WAIT_SECONDS)
-        except (Malformed, VariantNotReady) as refused:
+        if pk not in blocks or pk in checked or not has_answer(data):
+            continue  # a question checked before is final: the form still holds it
+        block = blocks[pk]
+        try:  # read here first, so that one bad answer keeps the others
+            read_answer(block.kind, block.kind_spec.values_of(block), data, user_id=request.user.pk, block_id=pk)
+        except Malformed as refused:
             problems.append(_("Question “%(title)s”: %(why)s") % {"title": block.title or block.key, "why": refused})
-        except actions.QuizRefused as refused:
-            if "You have checked" in str(refused):
-                continue  # a question checked before: final, and the form still holds it
-            messages.error(request, str(refused))
-            return redirect(attempt_url(attempt))
+            continue
+        given.append((block, data))
+    try:
+        actions.save_answers(attempt=attempt, given=given, wait_seconds=settings.RUN_WAIT_SECONDS)
+    except VariantNotReady as refused:
+        problems.append(str(refused))
+    except actions.QuizRefused as refused:
+        messages.error(request, str(refused))
+        return redirect(attempt_url(attempt))
     now = timezone.now()
     if attempt.ends_at is not None and now >= attempt.ends_at:
         # Sent at the end (the countdown sends the form at zero): saved, and submitted now.
