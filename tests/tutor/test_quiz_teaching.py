@@ -180,3 +180,40 @@ def test_a_quiz_answered_wrong_scores_its_partial_credit(world):
     done = actions.submit_attempt(attempt=attempt)
     assert done.score == pytest.approx(0.5 / 4)
     assert QuizAttempt.objects.get().score == done.score
+
+
+# Item analysis -----------------------------------------------------------------------
+
+
+def test_the_corrected_point_biserial_is_the_items_correlation_with_the_rest():
+    from tutor.quizzes.analysis import corrected_point_biserial
+
+    assert corrected_point_biserial([1, 1, 0, 0], [3, 2, 1, 0]) == pytest.approx(0.8944, abs=1e-4)
+    assert corrected_point_biserial([1, 1, 1], [3, 2, 1]) is None  # no spread: not given
+    assert corrected_point_biserial([1, 0], [1, 0]) is None  # too few students
+
+
+def test_the_assignment_page_shows_each_questions_difficulty_discrimination_and_option_shares(client, world):
+    carl = make_user("carl")
+    world["cohort"].memberships.create(student=carl)
+    quiz = make_quiz(world["cohort"], world["lesson"])
+    from django.http import QueryDict
+
+    choice, number = world["questions"]["choice"], world["questions"]["number"]
+    for student, right in ((world["ann"], True), (world["bob"], False), (carl, True)):
+        attempt = actions.start_attempt(assignment=quiz, student=student)
+        data = QueryDict(mutable=True)
+        from tutor.practice.questions.answers import option_token
+
+        data["option"] = option_token(student.pk, choice.pk, "llama" if right else "wrong-vllm")
+        actions.save_answer(attempt=attempt, block=choice, data=data)
+        data = QueryDict(mutable=True)
+        data["number"] = "12.5" if student != carl else "3"
+        actions.save_answer(attempt=attempt, block=number, data=data)
+        actions.submit_attempt(attempt=attempt)
+    html = client.get(reverse("tutor:assignment_detail", args=[world["cohort"].pk, quiz.pk])).content.decode()
+    assert "Item analysis" in html and "corrected point-biserial" in html
+    section = html[html.index('id="quiz-analysis"'):]
+    assert "67%" in section  # each question: 2 of 3 right
+    assert "llama.cpp <strong>(right)</strong>: 67%" in section and "vLLM: 33%" in section
+    assert "-0.50" in section  # choice: right for ann and carl, the rest (number) for ann and bob

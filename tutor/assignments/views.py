@@ -26,6 +26,7 @@ from tutor.assignments.models import Assignment
 from tutor.assignments.status import items_of, standings
 from tutor.models import Cohort
 from tutor.practice import lessons_with_practice
+from tutor.quizzes.analysis import FORMULA, quiz_analysis
 from tutor.roles import class_students, taught_class
 from tutor.teaching import name_of
 
@@ -168,6 +169,9 @@ def detail_context(cohort: Cohort, assignment: Assignment, **extra) -> dict:
         "student_choices": [(str(row.pk), row.name) for row in rows],
         "chosen_student": str(form["student"].value() or ""),
         # Closed-book: who is in it (their session's address) and what was refused to them.
+        # A quiz: each question's difficulty, discrimination and options' shares.
+        "quiz_analysis": quiz_analysis(assignment, [pk for pk, *_ in students]) if assignment.quiz else [],
+        "quiz_formula": FORMULA,
         "seats": list(assignment.seats.select_related("student").order_by("student__username"))
         if assignment.closed_book
         else [],
