@@ -127,6 +127,7 @@ def main() -> None:
         from statistics import median
 
         from harness import p95
+
         from tutor.quizzes.models import QuizAttempt
 
         submitted = QuizAttempt.objects.filter(assignment=quiz, submitted_at__isnull=False).count()
