@@ -72,6 +72,16 @@ def quiz_score(assignment, user_id: int) -> float | None:
     return None if found is None else found[2]
 
 
+def quiz_held_until(assignment) -> datetime | None:
+    """A quiz whose feedback comes after the due date: its scores wait for the class's last
+    due date (the LMS would otherwise show them to a student still taking it)."""
+    if assignment.feedback != "after-due":
+        return None
+    from tutor.quizzes.state import class_latest_due
+
+    return class_latest_due(assignment)
+
+
 def quiz_submitted(sender, *, assignment_id: int, student_id: int, **kwargs) -> None:
     """tutor said a student submitted a quiz attempt: record their quiz score in the LMS
     columns linked to that assignment, and queue the sends. One query when there is none."""
@@ -103,15 +113,18 @@ def progress_changed(sender, *, user_id: int, lesson_id: int, **kwargs) -> None:
         enqueue_send(sync_id)
 
 
-def scores_of(*, user_id: int, lesson_id: int, line_item_ids) -> dict[int, tuple[int, int]] | None:
-    """(items done, items) in each column for the learner: the lesson's progress, or the
-    assignment's items done. None before the learner did anything on the lesson."""
+def scores_of(*, user_id: int, lesson_id: int, line_item_ids) -> dict[int, tuple] | None:
+    """(items done, items, not before) in each column for the learner: the lesson's
+    progress, or the assignment's items done, or a quiz's score out of 100 (`not before`: a
+    quiz whose feedback waits for the due date holds its score until then, else None). None
+    before the learner did anything on the lesson."""
     progress = LessonProgress.objects.filter(user_id=user_id, lesson_id=lesson_id).first()
     if progress is None:
         return None  # opening a lesson is no score: nothing goes to the gradebook before work does
     from tutor.assignments.status import done_times
 
     scores = {}
+    held: dict[int, datetime | None] = {}
     for line_item in LineItem.objects.filter(pk__in=line_item_ids).select_related("assignment"):
         if line_item.assignment is None:
             scores[line_item.pk] = (progress.items_done, progress.items_total)
@@ -121,11 +134,12 @@ def scores_of(*, user_id: int, lesson_id: int, line_item_ids) -> dict[int, tuple
             best = quiz_score(line_item.assignment, user_id)
             if best is not None:
                 scores[line_item.pk] = (round(100 * best), QUIZ_MAXIMUM)
+                held[line_item.pk] = quiz_held_until(line_item.assignment)
         else:
             items = assignment_items(line_item.assignment)
             done = done_times(items, [user_id])
             scores[line_item.pk] = (len(done), len(items))
-    return scores
+    return {pk: (*score, held.get(pk)) for pk, score in scores.items()}
 
 
 def record_scores(*, user_id: int, lesson_id: int, columns: list[tuple[int, int]]) -> list[int]:
@@ -142,7 +156,8 @@ def record_scores(*, user_id: int, lesson_id: int, columns: list[tuple[int, int]
         for line_item_id, lti_user_id in columns:
             if line_item_id not in scores:  # a quiz not yet submitted
                 continue
-            done, total = scores[line_item_id]
+            done, total, not_before = scores[line_item_id]
+            send_at = max(now, not_before) if not_before else now
             sync, created = ScoreSync.objects.select_for_update().get_or_create(
                 line_item_id=line_item_id,
                 lti_user_id=lti_user_id,
@@ -151,7 +166,7 @@ def record_scores(*, user_id: int, lesson_id: int, columns: list[tuple[int, int]
                     "score_given": done,
                     "score_maximum": total,
                     "scored_at": now,
-                    "next_attempt_at": now,
+                    "next_attempt_at": send_at,
                 },
             )
             if not created and sync.score_given == done and sync.score_maximum == total:
@@ -161,7 +176,7 @@ def record_scores(*, user_id: int, lesson_id: int, columns: list[tuple[int, int]
                     score_given=done,
                     score_maximum=total,
                     scored_at=now,
-                    next_attempt_at=now,
+                    next_attempt_at=send_at,
                     attempts=0,
                     # A row being sent stays claimed: its worker sees the new score and sends again.
                     status=(

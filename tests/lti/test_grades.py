@@ -293,3 +293,30 @@ def test_a_quiz_deep_linked_sends_the_best_attempts_score(lms, launched, lesson,
     grades.send_due_scores()
     score = lms.scores[lms.links[link_id]["lineitem"]]["s1"]
     assert (score["scoreGiven"], score["scoreMaximum"]) == (50, 100)
+
+
+def test_a_quiz_with_feedback_after_the_due_date_holds_its_score_until_then(lms, launched, lesson, person):
+    """Its score would show in the LMS's gradebook: it waits for the class's last due date."""
+    from django.contrib.auth.models import User
+
+    from tests.tutor.question_world import make_question
+    from tutor.assignments.models import Assignment
+    from tutor.quizzes import actions
+
+    cohort = ClassLink.objects.get().cohort
+    make_question("number", lesson, key="quiz-number")
+    now = timezone.now()
+    quiz = Assignment.objects.create(
+        cohort=cohort, lesson=lesson, whole_lesson=True, quiz=True, feedback="after-due",
+        opens_at=now - timedelta(days=1), due_at=now + timedelta(hours=2),
+    )
+    person("t1").deep_link("c1", assignment=quiz)
+    link_id = [k for k, v in lms.links.items() if v["custom"].get("parsnip_assignment")][0]
+    person("s1").launch(link_id)
+    student = User.objects.get(lti_users__sub="s1")
+    actions.submit_attempt(attempt=actions.start_attempt(assignment=quiz, student=student))
+    grades.send_due_scores()
+    item = lms.links[link_id]["lineitem"]
+    assert "s1" not in lms.scores.get(item, {})
+    grades.send_due_scores(now=now + timedelta(hours=2, minutes=1))
+    assert lms.scores[item]["s1"]["scoreGiven"] == 0

@@ -149,17 +149,15 @@ def save_answers(
                     saved.save(update_fields=[*fields])
                 kept.append(saved)
                 if check:
-                    _record(locked, [saved], now)
+                    _record(locked, [saved], now, check=True)
     if over:
         raise QuizRefused(_("Time is over: the answers you saved were submitted."))
     return kept
 
 
-def _record(attempt: QuizAttempt, answers: list[QuizAnswer], now: datetime) -> None:
+def _record(attempt: QuizAttempt, answers: list[QuizAnswer], now: datetime, *, check: bool = False) -> None:
     """The graded answers as QuestionAnswers of the attempt: item analysis, the groups of wrong
-    answers and the timeline see them as they see practice; the live view is told once."""
-    if not answers:
-        return
+    answers and the timeline see them as they see practice (a check tells the live view too)."""
     QuestionAnswer.objects.bulk_create([
         QuestionAnswer(
             user_id=attempt.student_id, block=saved.block, answer=saved.answer, score=saved.score,
@@ -168,14 +166,11 @@ def _record(attempt: QuizAttempt, answers: list[QuizAnswer], now: datetime) -> N
         )
         for saved in answers
     ])
-    if len(answers) == 1:
+    if check:
         saved = answers[0]
         words = answer_words(saved.block.kind_spec.label.lower(), Graded(saved.score, saved.right))
-        what, failed = _("%(what)s (quiz)") % {"what": words}, not saved.right
-    else:
-        what = _("submitted the quiz — %(percent)d%%") % {"percent": round(100 * (attempt.score or 0))}
-        failed = (attempt.score or 0) < 1
-    learner_worked(user=attempt.student, block=answers[0].block, what=what, failed=failed, attempt=True)
+        learner_worked(user=attempt.student, block=saved.block, what=_("%(what)s (quiz)") % {"what": words},
+                       failed=not saved.right, attempt=True)
 
 
 def _submit(attempt: QuizAttempt, now: datetime) -> QuizAttempt:
@@ -186,6 +181,11 @@ def _submit(attempt: QuizAttempt, now: datetime) -> QuizAttempt:
     attempt.score = round(sum(a.score for a in answers) / len(attempt.order), 6) if attempt.order else 0.0
     attempt.save(update_fields=["submitted_at", "score"])
     _record(attempt, [a for a in answers if a.checked_at is None and a.block_id in attempt.order], now)
+    # The live view is told once; the lesson is started (its progress row: the LMS's score needs it).
+    first = Block.objects.filter(pk__in=attempt.order).select_related("lesson").first()
+    if first is not None:
+        what = _("submitted the quiz — %(percent)d%%") % {"percent": round(100 * attempt.score)}
+        learner_worked(user=attempt.student, block=first, what=what, failed=attempt.score < 1, attempt=True)
     assignment_id, student_id = attempt.assignment_id, attempt.student_id
     transaction.on_commit(
         lambda: signals.quiz_submitted.send(sender=QuizAttempt, assignment_id=assignment_id, student_id=student_id)
