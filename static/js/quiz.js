@@ -31,3 +31,18 @@
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();
 })();
+
+/* A question checked at once (feedback "at once") is swapped in graded: focus moves to its
+   feedback (also announced: role="status"), as on the lesson page's questions. */
+(function () {
+  "use strict";
+  if (!window.htmx) return;
+  htmx.onLoad(function (root) {
+    if (!root.classList || !root.classList.contains("quiz-question")) return;
+    var feedback = root.querySelector("[data-feedback]");
+    if (feedback && !feedback.dataset.focused) {
+      feedback.dataset.focused = "1";
+      feedback.focus();
+    }
+  });
+})();

@@ -73,3 +73,27 @@ def test_a_student_takes_a_timed_quiz_and_the_teacher_sees_the_score(page, login
     expect(row).to_contain_text("50%")
     expect(row).to_contain_text("1 of 1")
     shot(page, f"quiz-teacher-{width}")
+
+
+def test_feedback_at_once_checks_one_question_in_place_with_the_keyboard(page, login_in_browser):
+    from tutor.assignments.models import Assignment
+
+    student = make_user("ada")
+    cohort = make_cohort(make_teacher("tess"), students=[student])
+    lesson, questions = quiz_lesson()
+    quiz = make_quiz(cohort, lesson, feedback=Assignment.Feedback.AT_ONCE)
+    login_in_browser(student)
+    page.goto(f"/quizzes/{quiz.pk}/")
+    page.get_by_role("button", name="Start the quiz").click()
+    choice = questions["choice"]
+    region = page.locator(f"#quiz-q{choice.pk}")
+    region.get_by_label("vLLM").focus()
+    page.keyboard.press("Space")
+    region.get_by_role("button", name="Check this answer").focus()
+    page.keyboard.press("Enter")
+    feedback = page.locator(f"#quiz-q{choice.pk} .question-feedback")
+    expect(feedback).to_contain_text("Not right.")
+    expect(feedback).to_be_focused()
+    expect(page.locator(f"#quiz-q{choice.pk}")).to_contain_text("Right answer")
+    expect(page.locator(f"#quiz-q{choice.pk}").get_by_label("llama.cpp")).to_be_disabled()  # final
+    expect(page.locator(f"#quiz-q{questions['number'].pk}")).not_to_contain_text("12.5")
