@@ -9,6 +9,8 @@ class LtiConfig(AppConfig):
 
     def ready(self) -> None:
         from lti import grades
-        from tutor.signals import progress_changed
+        from tutor.signals import progress_changed, quiz_submitted
 
         progress_changed.connect(grades.progress_changed, dispatch_uid="lti-progress-changed")
+        # A quiz's score goes to the columns linked to its assignment (tutor/quizzes/).
+        quiz_submitted.connect(grades.quiz_submitted, dispatch_uid="lti-quiz-submitted")

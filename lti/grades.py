@@ -61,6 +61,43 @@ def assignment_items(assignment) -> list[tuple[int, str]]:
     return items_of([assignment])[assignment.pk]
 
 
+QUIZ_MAXIMUM = 100
+
+
+def quiz_score(assignment, user_id: int) -> float | None:
+    """The student's score on a quiz assignment: their best submitted attempt's (0 to 1)."""
+    from tutor.assignments.status import quiz_results
+
+    found = quiz_results([assignment], [user_id]).get((assignment.pk, user_id))
+    return None if found is None else found[2]
+
+
+def quiz_held_until(assignment) -> datetime | None:
+    """A quiz whose feedback comes after the due date: its scores wait for the class's last
+    due date (the LMS would otherwise show them to a student still taking it)."""
+    if assignment.feedback != "after-due":
+        return None
+    from tutor.quizzes.state import class_latest_due
+
+    return class_latest_due(assignment)
+
+
+def quiz_submitted(sender, *, assignment_id: int, student_id: int, **kwargs) -> None:
+    """tutor said a student submitted a quiz attempt: record their quiz score in the LMS
+    columns linked to that assignment, and queue the sends. One query when there is none."""
+    columns = list(
+        LineItem.objects.filter(assignment_id=assignment_id, context__members__auth_user_id=student_id)
+        .values_list("pk", "context__members__pk", "lesson_id")
+        .distinct()
+    )
+    if not columns:
+        return
+    lesson_id = columns[0][2]
+    pairs = [(pk, member) for pk, member, _lesson in columns]
+    for sync_id in record_scores(user_id=student_id, lesson_id=lesson_id, columns=pairs):
+        enqueue_send(sync_id)
+
+
 def progress_changed(sender, *, user_id: int, lesson_id: int, **kwargs) -> None:
     """tutor said a learner's progress changed: record their score in every LMS column
     for the lesson (or one of its assignments) they are in, and queue the sends. One query
@@ -76,23 +113,33 @@ def progress_changed(sender, *, user_id: int, lesson_id: int, **kwargs) -> None:
         enqueue_send(sync_id)
 
 
-def scores_of(*, user_id: int, lesson_id: int, line_item_ids) -> dict[int, tuple[int, int]] | None:
-    """(items done, items) in each column for the learner: the lesson's progress, or the
-    assignment's items done. None before the learner did anything on the lesson."""
+def scores_of(*, user_id: int, lesson_id: int, line_item_ids) -> dict[int, tuple] | None:
+    """(items done, items, not before) in each column for the learner: the lesson's
+    progress, or the assignment's items done, or a quiz's score out of 100 (`not before`: a
+    quiz whose feedback waits for the due date holds its score until then, else None). None
+    before the learner did anything on the lesson."""
     progress = LessonProgress.objects.filter(user_id=user_id, lesson_id=lesson_id).first()
     if progress is None:
         return None  # opening a lesson is no score: nothing goes to the gradebook before work does
     from tutor.assignments.status import done_times
 
     scores = {}
+    held: dict[int, datetime | None] = {}
     for line_item in LineItem.objects.filter(pk__in=line_item_ids).select_related("assignment"):
         if line_item.assignment is None:
             scores[line_item.pk] = (progress.items_done, progress.items_total)
+        elif line_item.assignment.quiz:
+            # A quiz: the best submitted attempt's score, out of 100 (the LMS scales it to
+            # the column's maximum); nothing before an attempt is submitted.
+            best = quiz_score(line_item.assignment, user_id)
+            if best is not None:
+                scores[line_item.pk] = (round(100 * best), QUIZ_MAXIMUM)
+                held[line_item.pk] = quiz_held_until(line_item.assignment)
         else:
             items = assignment_items(line_item.assignment)
             done = done_times(items, [user_id])
             scores[line_item.pk] = (len(done), len(items))
-    return scores
+    return {pk: (*score, held.get(pk)) for pk, score in scores.items()}
 
 
 def record_scores(*, user_id: int, lesson_id: int, columns: list[tuple[int, int]]) -> list[int]:
@@ -107,7 +154,10 @@ def record_scores(*, user_id: int, lesson_id: int, columns: list[tuple[int, int]
     now = timezone.now()
     with transaction.atomic():
         for line_item_id, lti_user_id in columns:
-            done, total = scores[line_item_id]
+            if line_item_id not in scores:  # a quiz not yet submitted
+                continue
+            done, total, not_before = scores[line_item_id]
+            send_at = max(now, not_before) if not_before else now
             sync, created = ScoreSync.objects.select_for_update().get_or_create(
                 line_item_id=line_item_id,
                 lti_user_id=lti_user_id,
@@ -116,7 +166,7 @@ def record_scores(*, user_id: int, lesson_id: int, columns: list[tuple[int, int]
                     "score_given": done,
                     "score_maximum": total,
                     "scored_at": now,
-                    "next_attempt_at": now,
+                    "next_attempt_at": send_at,
                 },
             )
             if not created and sync.score_given == done and sync.score_maximum == total:
@@ -126,7 +176,7 @@ def record_scores(*, user_id: int, lesson_id: int, columns: list[tuple[int, int]
                     score_given=done,
                     score_maximum=total,
                     scored_at=now,
-                    next_attempt_at=now,
+                    next_attempt_at=send_at,
                     attempts=0,
                     # A row being sent stays claimed: its worker sees the new score and sends again.
                     status=(

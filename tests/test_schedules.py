@@ -25,6 +25,13 @@ SCHEDULED = [
         (Schedule.DAILY, None),
     ),
     (
+        "tutor",
+        "0030_schedule_quiz_time_over",
+        "schedule_time_over",
+        "tutor.tasks.submit_quiz_attempts_over_time",
+        (Schedule.MINUTES, 1),
+    ),
+    (
         "lti",
         "0002_schedule_grade_sweep",
         "schedule_sweep",

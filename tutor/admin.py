@@ -279,3 +279,4 @@ class VersionPredictionAdmin(LearnersRecordAdmin):
 
 # Assignments keep their admin in their own folder.
 from tutor.assignments import admin as assignment_admin  # noqa: E402, F401
+from tutor.quizzes import admin as quiz_admin  # noqa: E402, F401

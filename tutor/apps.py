@@ -9,6 +9,7 @@ class TutorConfig(AppConfig):
     def ready(self) -> None:
         from django_q.signals import post_spawn
 
+        import tutor.quizzes.models  # noqa: F401  -- quiz attempts (tutor/quizzes/)
         from course import learner_work
         from tutor import practice, sandbox, tasks
         from tutor.assignments import models as assignment_models  # noqa: F401 (registers them)

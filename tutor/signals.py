@@ -11,3 +11,8 @@ progress_changed = Signal()
 # (tutor.live) keeps each learner's last action from it.
 # Arguments: user, block, what (in words), failed (True, False or None), later.
 learner_worked = Signal()
+
+# A student's quiz attempt was submitted, so their score on the quiz assignment may have
+# changed (sent once the transaction has committed). Arguments: assignment_id, student_id.
+# The LMS link (lti) sends the quiz's score to the assignment's gradebook column.
+quiz_submitted = Signal()

@@ -86,3 +86,12 @@ def worker_started(**kwargs) -> None:
         outlasting_outages(repair, seconds=10, what="a worker starting")
     except DATABASE_OUTAGES:
         logger.exception("a worker started without repairing runs: the database is away")
+
+
+def submit_quiz_attempts_over_time() -> int:
+    """Scheduled every minute: quiz attempts whose time limit is over are submitted with the
+    answers saved, so their scores reach the teacher without the student coming back.
+    Returns how many."""
+    from tutor.quizzes.actions import submit_overdue
+
+    return submit_overdue()

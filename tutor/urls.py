@@ -4,6 +4,7 @@ from tutor import practice
 from tutor.assignments.urls import urlpatterns as assignment_urls
 from tutor.clusters import views as cluster_views
 from tutor.live import views as live
+from tutor.quizzes.urls import urlpatterns as quiz_urls
 from tutor.review.urls import urlpatterns as review_urls
 from tutor.trail.urls import urlpatterns as trail_urls
 from tutor.views import accounts, lessons, progress, teaching
@@ -76,6 +77,8 @@ urlpatterns += [
 
 # Assignments: a teacher sets lessons for a class, with due dates (tutor/assignments/).
 urlpatterns += assignment_urls
+# Quizzes: a quiz assignment's attempts, the student's pages (tutor/quizzes/).
+urlpatterns += quiz_urls
 
 
 # Spaced review: what learners practised, brought back (tutor/review/).

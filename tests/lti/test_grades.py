@@ -257,3 +257,66 @@ def test_an_assignment_deep_linked_is_graded_on_its_own_exercises(lms, launched,
     grades.send_due_scores()
     scores = {item: s["s1"]["scoreGiven"] for item, s in lms.scores.items() if "s1" in s}
     assert scores == {lms.links[launched]["lineitem"]: 2, lms.links[link_id]["lineitem"]: 1}
+
+
+def test_a_quiz_deep_linked_sends_the_best_attempts_score(lms, launched, lesson, person):
+    """A quiz assignment linked in the LMS: its column gets the student's best submitted
+    attempt's score (out of 100, the LMS scales it), through tutor's announcement."""
+    from django.http import QueryDict
+
+    from tests.tutor.question_world import make_question
+    from tutor.assignments.models import Assignment
+    from tutor.practice.questions.answers import option_token
+    from tutor.quizzes import actions
+
+    cohort = ClassLink.objects.get().cohort
+    choice = make_question("choice", lesson, key="quiz-choice")
+    make_question("number", lesson, key="quiz-number")
+    now = timezone.now()
+    quiz = Assignment.objects.create(
+        cohort=cohort, lesson=lesson, whole_lesson=True, quiz=True, attempts_allowed=2,
+        opens_at=now - timedelta(days=1), due_at=now + timedelta(days=2),
+    )
+    person("t1").deep_link("c1", assignment=quiz)
+    link_id = [k for k, v in lms.links.items() if v["custom"].get("parsnip_assignment")][0]
+    person("s1").launch(link_id)
+    from django.contrib.auth.models import User
+
+    student = User.objects.get(lti_users__sub="s1")
+    attempt = actions.start_attempt(assignment=quiz, student=student)
+    data = QueryDict(mutable=True)
+    data["option"] = option_token(student.pk, choice.pk, "llama")
+    actions.save_answer(attempt=attempt, block=choice, data=data)
+    actions.submit_attempt(attempt=attempt)  # 1 of 2 questions right
+    second = actions.start_attempt(assignment=quiz, student=student)
+    actions.submit_attempt(attempt=second)  # nothing right: the best stays
+    grades.send_due_scores()
+    score = lms.scores[lms.links[link_id]["lineitem"]]["s1"]
+    assert (score["scoreGiven"], score["scoreMaximum"]) == (50, 100)
+
+
+def test_a_quiz_with_feedback_after_the_due_date_holds_its_score_until_then(lms, launched, lesson, person):
+    """Its score would show in the LMS's gradebook: it waits for the class's last due date."""
+    from django.contrib.auth.models import User
+
+    from tests.tutor.question_world import make_question
+    from tutor.assignments.models import Assignment
+    from tutor.quizzes import actions
+
+    cohort = ClassLink.objects.get().cohort
+    make_question("number", lesson, key="quiz-number")
+    now = timezone.now()
+    quiz = Assignment.objects.create(
+        cohort=cohort, lesson=lesson, whole_lesson=True, quiz=True, feedback="after-due",
+        opens_at=now - timedelta(days=1), due_at=now + timedelta(hours=2),
+    )
+    person("t1").deep_link("c1", assignment=quiz)
+    link_id = [k for k, v in lms.links.items() if v["custom"].get("parsnip_assignment")][0]
+    person("s1").launch(link_id)
+    student = User.objects.get(lti_users__sub="s1")
+    actions.submit_attempt(attempt=actions.start_attempt(assignment=quiz, student=student))
+    grades.send_due_scores()
+    item = lms.links[link_id]["lineitem"]
+    assert "s1" not in lms.scores.get(item, {})
+    grades.send_due_scores(now=now + timedelta(hours=2, minutes=1))
+    assert lms.scores[item]["s1"]["scoreGiven"] == 0

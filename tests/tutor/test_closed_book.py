@@ -193,6 +193,15 @@ def arguments(name: str, w) -> list:
         "stepping_id": 1,
         "number": 1,
     }
+    if name.startswith("tutor:quiz_"):  # a quiz of another lesson, and an attempt at it
+        from tests.tutor.quiz_world import make_quiz
+        from tutor.quizzes.models import QuizAttempt
+
+        quiz = make_quiz(w["cohort"], w["other_lesson"])
+        by_kwarg["quiz_pk"] = quiz.pk
+        by_kwarg["attempt_pk"] = QuizAttempt.objects.create(
+            assignment=quiz, student=w["student"], number=1, order=[other_block.pk]
+        ).pk
     _, sub = get_resolver().namespace_dict[name.split(":")[0]]
     possibilities = sub.reverse_dict.getlist(name.split(":")[1])
     params = possibilities[-1][0][0][1]

@@ -29,6 +29,21 @@ def _check_blocks(lesson: Lesson, blocks: list[Block]) -> None:
         raise AssignmentRefused("Choose exercises of the assigned lesson only.")
 
 
+QUIZ_SETTINGS = ("quiz", "attempts_allowed", "time_limit", "shuffle_questions", "feedback")
+
+
+def _quiz_settings(given: dict) -> dict:
+    """A quiz's settings (tutor/quizzes/): those given, the model's defaults for the rest."""
+    unknown = set(given) - set(QUIZ_SETTINGS)
+    if unknown:
+        raise TypeError(f"unexpected arguments: {', '.join(sorted(unknown))}")
+    defaults = {name: Assignment._meta.get_field(name).get_default() for name in QUIZ_SETTINGS}
+    chosen = defaults | given
+    if chosen["attempts_allowed"] < 1:
+        raise AssignmentRefused("Allow at least one attempt.")
+    return chosen
+
+
 @transaction.atomic
 def create_assignment(
     *,
@@ -40,6 +55,7 @@ def create_assignment(
     closed_book: bool = False,
     allowed_addresses: str = "",
     hidden_tests_after_due: bool = False,
+    **quiz,
 ) -> Assignment:
     """Set `lesson` for the class: all its exercises when `blocks` is empty, else those."""
     _check_dates(opens_at, due_at)
@@ -53,6 +69,7 @@ def create_assignment(
         closed_book=closed_book,
         allowed_addresses=allowed_addresses,
         hidden_tests_after_due=hidden_tests_after_due,
+        **_quiz_settings(quiz),
     )
     assignment.blocks.set(blocks)
     return assignment
@@ -69,6 +86,7 @@ def update_assignment(
     closed_book: bool = False,
     allowed_addresses: str = "",
     hidden_tests_after_due: bool = False,
+    **quiz,
 ) -> Assignment:
     _check_dates(opens_at, due_at)
     _check_blocks(lesson, blocks)
@@ -77,8 +95,12 @@ def update_assignment(
     assignment.opens_at, assignment.due_at = opens_at, due_at
     assignment.closed_book, assignment.allowed_addresses = closed_book, allowed_addresses
     assignment.hidden_tests_after_due = hidden_tests_after_due
+    settings = _quiz_settings(quiz)
+    for name, value in settings.items():
+        setattr(assignment, name, value)
     assignment.save(
         update_fields=[
+            *settings,
             "lesson",
             "whole_lesson",
             "opens_at",
@@ -99,6 +121,10 @@ def set_closed(*, assignment: Assignment, closed: bool) -> Assignment:
         Assignment.objects.filter(pk=assignment.pk, closed_at__isnull=True).update(
             closed_at=timezone.now()
         )
+        if assignment.quiz:  # attempts still open are submitted with what they saved
+            from tutor.quizzes.actions import submit_open_attempts
+
+            submit_open_attempts(assignment=assignment)
     else:
         Assignment.objects.filter(pk=assignment.pk).update(closed_at=None)
     assignment.refresh_from_db(fields=["closed_at"])

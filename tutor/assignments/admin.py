@@ -13,8 +13,8 @@ class ExtensionInline(admin.TabularInline):
 
 @admin.register(Assignment)
 class AssignmentAdmin(admin.ModelAdmin):
-    list_display = ["lesson", "cohort", "whole_lesson", "opens_at", "due_at", "closed_at"]
-    list_filter = ["whole_lesson", "cohort"]
+    list_display = ["lesson", "cohort", "whole_lesson", "quiz", "opens_at", "due_at", "closed_at"]
+    list_filter = ["whole_lesson", "quiz", "cohort"]
     search_fields = ["lesson__title", "cohort__name", "cohort__teacher__username"]
     list_select_related = ["lesson__course", "cohort"]
     raw_id_fields = ["cohort", "lesson", "blocks"]

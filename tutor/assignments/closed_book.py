@@ -56,6 +56,13 @@ def item_of(url_name: str, kwargs: dict) -> tuple[int | None, int | None]:
     whole lesson, (None, None) when it names no item of a lesson."""
     if "lesson_pk" in kwargs and not url_name.startswith(("class_", "live_")):
         return kwargs["lesson_pk"], None
+    if "quiz_pk" in kwargs:  # a quiz's pages belong to its lesson (tutor/quizzes/)
+        found = apps.get_model("tutor", "Assignment").objects.filter(pk=kwargs["quiz_pk"])
+        return (found.values_list("lesson_id", flat=True).first(), None)
+    if "attempt_pk" in kwargs:
+        found = apps.get_model("tutor", "QuizAttempt").objects.filter(pk=kwargs["attempt_pk"])
+        lesson = found.values_list("assignment__lesson_id", flat=True).first()
+        return (lesson, kwargs.get("block_pk"))
     if "stepping_id" in kwargs:
         stepping = apps.get_model("tutor", "Stepping").objects.filter(pk=kwargs["stepping_id"])
         found = stepping.values_list(

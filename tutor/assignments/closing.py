@@ -27,3 +27,35 @@ def closed_to(user: AbstractBaseUser | AnonymousUser, block: Block) -> str | Non
         f"Closed by your teacher: the assignment for “{closed.cohort.name}” no longer takes "
         "work, so this cannot be sent. Ask your teacher if you need more time."
     )
+
+
+def quiz_holding(user: AbstractBaseUser | AnonymousUser, blocks) -> dict[int, Assignment]:
+    """Which of these question blocks a quiz of the user's classes holds now (block pk ->
+    the quiz assignment): while the quiz runs, its questions are answered in it, not on the
+    lesson page (else the page would grade them first). Two queries at most."""
+    if not user.is_authenticated or not blocks:
+        return {}
+    lessons = {block.lesson_id for block in blocks}
+    running = list(
+        Assignment.objects.for_student(user)
+        .quizzes_running()
+        .filter(lesson__in=lessons)
+        .select_related("lesson")
+        .distinct()
+    )
+    if not running:
+        return {}
+    held: dict[int, Assignment] = {}
+    named = [a for a in running if not a.whole_lesson]
+    chosen = set()
+    if named:
+        chosen = set(
+            Assignment.blocks.through.objects.filter(
+                assignment__in=named, block__in=[b.pk for b in blocks]
+            ).values_list("assignment_id", "block_id")
+        )
+    for block in blocks:
+        for quiz in running:
+            if quiz.lesson_id == block.lesson_id and (quiz.whole_lesson or (quiz.pk, block.pk) in chosen):
+                held.setdefault(block.pk, quiz)
+    return held

@@ -10,6 +10,8 @@ from django.utils import timezone
 
 from course.models import Block, Lesson
 from tutor import practice
+from tutor.assignments.models import Assignment
+from tutor.practice.questions import QUESTION_KINDS
 
 MINUTE = "%Y-%m-%dT%H:%M"
 
@@ -80,6 +82,45 @@ class AssignmentForm(forms.Form):
         help_text="Optional: the room's addresses or networks, one a line (192.0.2.0/24); empty: anywhere.",
     )
 
+    quiz = forms.BooleanField(
+        required=False,
+        label="Give its questions as a quiz",
+        help_text="Students answer the questions in attempts of their own, with a score; the "
+        "items must be questions (none ticked: every question of the lesson).",
+    )
+    attempts_allowed = forms.IntegerField(
+        min_value=1,
+        max_value=20,
+        initial=1,
+        required=False,
+        label="Attempts allowed",
+        help_text="Quiz only: a student's score is their best submitted attempt's.",
+        error_messages={"min_value": "Allow at least one attempt.", "invalid": "Give a whole number of attempts."},
+    )
+    time_limit = forms.IntegerField(
+        min_value=1,
+        max_value=24 * 60,
+        required=False,
+        label="Time limit (minutes)",
+        help_text="Quiz only: from when a student starts an attempt, on the server's clock. Empty: none.",
+        error_messages={"min_value": "A time limit is at least one minute.", "invalid": "Give the minutes as a whole number."},
+    )
+    shuffle_questions = forms.BooleanField(
+        required=False,
+        initial=True,
+        label="Shuffle the questions",
+        help_text="Quiz only: each attempt has an order of its own.",
+    )
+    feedback = forms.ChoiceField(
+        choices=Assignment.Feedback.choices,
+        initial=Assignment.Feedback.AFTER_SUBMITTING,
+        required=False,
+        label="Feedback",
+        help_text="Quiz only: when students see what was right. Right answers are shown after "
+        "submitting only once no attempts are left or the quiz is due.",
+        error_messages={"invalid_choice": "Choose when students see the feedback, from the list."},
+    )
+
     def clean_allowed_addresses(self) -> str:
         lines = [
             line.strip()
@@ -104,7 +145,7 @@ class AssignmentForm(forms.Form):
     def starting(cls, *, lessons, data=None) -> "AssignmentForm":
         """A new assignment's form: opening now, due in a week (what GET prefills)."""
         now = timezone.localtime().replace(second=0, microsecond=0)
-        initial = {"opens_at": now, "due_at": now + timedelta(days=7)}
+        initial = {"opens_at": now, "due_at": now + timedelta(days=7), "shuffle_questions": True}
         if data is not None:  # a GET that chose a lesson keeps what was typed
             initial |= {key: data[key] for key in ("lesson", "opens_at", "due_at") if data.get(key)}
         return cls(lessons=lessons, initial=initial)
@@ -131,6 +172,22 @@ class AssignmentForm(forms.Form):
         lesson, blocks = data.get("lesson"), data.get("blocks") or []
         if lesson is not None and any(block.lesson_id != lesson.pk for block in blocks):
             self.add_error("blocks", "Choose exercises of the assigned lesson only.")
+        if data.get("quiz") and lesson is not None:
+            not_questions = [b for b in blocks if b.kind not in QUESTION_KINDS]
+            if not_questions:
+                self.add_error(
+                    "blocks",
+                    "A quiz holds questions only: untick "
+                    + ", ".join(f"“{item_label(b)}”" for b in not_questions)
+                    + ".",
+                )
+            elif not blocks and not lesson.blocks.filter(kind__in=QUESTION_KINDS).exists():
+                self.add_error(
+                    "quiz", f"“{lesson.title}” has no questions to give as a quiz: choose another lesson."
+                )
+        data["attempts_allowed"] = data.get("attempts_allowed") or 1
+        data["shuffle_questions"] = bool(data.get("shuffle_questions"))
+        data["feedback"] = data.get("feedback") or Assignment.Feedback.AFTER_SUBMITTING
         opens_at, due_at = data.get("opens_at"), data.get("due_at")
         if opens_at and due_at and due_at <= opens_at:
             self.add_error("due_at", "The due date must be after the opening date.")

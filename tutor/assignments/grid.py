@@ -15,6 +15,7 @@ from tutor.assignments.forms import item_label
 from tutor.assignments.models import Assignment
 from tutor.assignments.status import LABELS, LATE, MISSING, NOT_YET, ON_TIME, Standing, standings
 from tutor.models import Membership
+from tutor.quizzes.results import best_attempts, duration_words
 from tutor.teaching import student_name
 
 ORDER = [ON_TIME, LATE, MISSING, NOT_YET]
@@ -25,6 +26,18 @@ class StudentRow:
     pk: int
     name: str
     standing: Standing
+    time_taken: str = ""  # a quiz: how long the best attempt took
+
+
+def with_time_taken(rows: list[StudentRow], assignment: Assignment) -> list[StudentRow]:
+    """A quiz's rows, each with how long the student's best attempt took (one query)."""
+    if not assignment.quiz:
+        return rows
+    best = best_attempts(assignment, [row.pk for row in rows])
+    for row in rows:
+        if row.pk in best:
+            row.time_taken = duration_words(best[row.pk].time_taken)
+    return rows
 
 
 def student_rows(
@@ -72,10 +85,20 @@ CSV_HEADER = [
 ]
 
 
+QUIZ_CSV_HEADER = ["attempts", "score (best attempt, %)"]
+
+
+def csv_header(assignment: Assignment) -> list[str]:
+    return CSV_HEADER + (QUIZ_CSV_HEADER if assignment.quiz else [])
+
+
 def csv_rows(found, assignment: Assignment, students: list[tuple]):
     items = "whole lesson" if assignment.whole_lesson else "some exercises"
     for pk, username, first, last in students:
         standing = found[(assignment.pk, pk)]
+        quiz = []
+        if assignment.quiz:
+            quiz = [standing.attempts, "" if standing.percent is None else standing.percent]
         yield [
             username,
             f"{first} {last}".strip(),
@@ -87,6 +110,7 @@ def csv_rows(found, assignment: Assignment, students: list[tuple]):
             when(standing.submitted_at),
             f"{standing.done} of {standing.total}",
             standing.label,
+            *quiz,
         ]
 
 
@@ -123,6 +147,6 @@ def class_grid_context(cohort, value: str) -> dict:
             .values_list("pk", "username", "first_name", "last_name")
         )
         found = standings([chosen], [pk for pk, *_ in students], among=members(cohort))
-        context["assignment_rows"] = student_rows(found, chosen, students)
+        context["assignment_rows"] = with_time_taken(student_rows(found, chosen, students), chosen)
         context["assignment_tally"] = tally(found, chosen, [pk for pk, *_ in students])
     return context

@@ -25,6 +25,15 @@ class AssignmentQuerySet(models.QuerySet):
     def closed(self) -> "AssignmentQuerySet":
         return self.filter(closed_at__isnull=False)
 
+    def quizzes_running(self, now: datetime | None = None) -> "AssignmentQuerySet":
+        """Quizzes opened, not closed, and not yet past their class's last due date (the
+        assignment's or its latest extension's): their questions belong to the quiz."""
+        now = now or timezone.now()
+        extended = Extension.objects.filter(assignment=models.OuterRef("pk"), due_at__gte=now)
+        return self.filter(quiz=True, closed_at__isnull=True, opens_at__lte=now).filter(
+            models.Q(due_at__gte=now) | models.Exists(extended)
+        )
+
     def covering(self, block: Block) -> "AssignmentQuerySet":
         """Assignments that include this block: its whole lesson, or the block by name."""
         return self.filter(lesson=block.lesson_id).filter(
@@ -75,6 +84,23 @@ class Assignment(models.Model):
         "its code exercises show in full: what each checks and what it expected.",
     )
 
+    # A quiz (tutor/quizzes/): its items are questions, answered in attempts of their own.
+    quiz = models.BooleanField("give its questions as a quiz", default=False)
+    attempts_allowed = models.PositiveSmallIntegerField(default=1)
+    time_limit = models.PositiveIntegerField(
+        "time limit (minutes)", null=True, blank=True, help_text="Empty: no time limit."
+    )
+    shuffle_questions = models.BooleanField(default=True)
+
+    class Feedback(models.TextChoices):
+        AT_ONCE = "at-once", "At once: each question checked once, when answered"
+        AFTER_SUBMITTING = "after-submitting", "After submitting the attempt"
+        AFTER_DUE = "after-due", "After the due date"
+
+    feedback = models.CharField(
+        max_length=20, choices=Feedback.choices, default=Feedback.AFTER_SUBMITTING
+    )
+
     objects = AssignmentQuerySet.as_manager()
 
     class Meta:
@@ -88,7 +114,10 @@ class Assignment(models.Model):
             models.CheckConstraint(
                 condition=models.Q(due_at__gt=models.F("opens_at")),
                 name="assignment_due_after_opening",
-            )
+            ),
+            models.CheckConstraint(
+                condition=models.Q(attempts_allowed__gte=1), name="assignment_attempts_from_1"
+            ),
         ]
 
     def __str__(self) -> str:

@@ -13,12 +13,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db.models import Q
+from django.db.models import Count, Max, Min, Q
 from django.utils import timezone
 
 from course.models import Block
 from tutor import practice
 from tutor.assignments.models import Assignment, Extension
+from tutor.practice.questions import QUESTION_KINDS
+from tutor.quizzes.models import QuizAttempt
 
 ON_TIME = "on-time"
 LATE = "late"
@@ -54,10 +56,17 @@ class Standing:
     done: int  # items done, of `total`
     total: int
     status: str
+    # A quiz (tutor/quizzes/): attempts submitted, and the best one's score (0 to 1).
+    attempts: int = 0
+    score: float | None = None
 
     @property
     def label(self) -> str:
         return LABELS[self.status]
+
+    @property
+    def percent(self) -> int | None:
+        return None if self.score is None else round(100 * self.score)
 
 
 def items_of(assignments: list[Assignment]) -> dict[int, list[tuple[int, str]]]:
@@ -81,7 +90,26 @@ def items_of(assignments: list[Assignment]) -> dict[int, list[tuple[int, str]]]:
             .values_list("assignment_id", "block_id", "block__kind")
         ):
             chosen[assignment_id].append((pk, kind))
-    return {a.pk: by_lesson[a.lesson_id] if a.whole_lesson else chosen[a.pk] for a in assignments}
+    found = {a.pk: by_lesson[a.lesson_id] if a.whole_lesson else chosen[a.pk] for a in assignments}
+    for a in assignments:  # a quiz's items are its questions
+        if a.quiz:
+            found[a.pk] = [(pk, kind) for pk, kind in found[a.pk] if kind in QUESTION_KINDS]
+    return found
+
+
+def quiz_results(assignments: list[Assignment], among) -> dict[tuple[int, int], tuple]:
+    """(assignment pk, student pk) -> (first submitted, attempts submitted, best score) for
+    the quizzes among `assignments` (one query)."""
+    quizzes = [a.pk for a in assignments if a.quiz]
+    if not quizzes:
+        return {}
+    rows = (
+        QuizAttempt.objects.submitted()
+        .filter(assignment__in=quizzes, student__in=among)
+        .values_list("assignment_id", "student_id")
+        .annotate(first=Min("submitted_at"), count=Count("pk"), best=Max("score"))
+    )
+    return {(a, s): (first, count, best) for a, s, first, count, best in rows}
 
 
 def done_times(items: Iterable[tuple[int, str]], users) -> dict[tuple[int, int], datetime]:
@@ -118,13 +146,28 @@ def standings(
             Q(assignment__in=[a.pk for a in assignments]), student__in=among
         ).values_list("assignment_id", "student_id", "due_at")
     )
+    quizzes = quiz_results(assignments, among)
     found = {}
     for assignment in assignments:
         blocks = [pk for pk, _ in items[assignment.pk]]
         for user in user_pks:
+            due = extended.get((assignment.pk, user), assignment.due_at)
+            if assignment.quiz:
+                # Handed in with the first attempt submitted; its score is the best attempt's.
+                submitted, attempts, best = quizzes.get((assignment.pk, user), (None, 0, None))
+                found[(assignment.pk, user)] = Standing(
+                    due_at=due,
+                    extended=(assignment.pk, user) in extended,
+                    submitted_at=submitted,
+                    done=len(blocks) if submitted else 0,
+                    total=len(blocks),
+                    status=status_of(submitted_at=submitted, due_at=due, now=now),
+                    attempts=attempts,
+                    score=best,
+                )
+                continue
             times = [done.get((user, block)) for block in blocks]
             submitted = submission_time(times)
-            due = extended.get((assignment.pk, user), assignment.due_at)
             found[(assignment.pk, user)] = Standing(
                 due_at=due,
                 extended=(assignment.pk, user) in extended,

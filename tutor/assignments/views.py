@@ -26,6 +26,7 @@ from tutor.assignments.models import Assignment
 from tutor.assignments.status import items_of, standings
 from tutor.models import Cohort
 from tutor.practice import lessons_with_practice
+from tutor.quizzes.analysis import FORMULA, quiz_analysis
 from tutor.roles import class_students, taught_class
 from tutor.teaching import name_of
 
@@ -129,6 +130,11 @@ def assignment_edit(request: HttpRequest, pk: int, assignment_pk: int) -> HttpRe
                     "closed_book": assignment.closed_book,
                     "allowed_addresses": assignment.allowed_addresses,
                     "hidden_tests_after_due": assignment.hidden_tests_after_due,
+                    "quiz": assignment.quiz,
+                    "attempts_allowed": assignment.attempts_allowed,
+                    "time_limit": assignment.time_limit,
+                    "shuffle_questions": assignment.shuffle_questions,
+                    "feedback": assignment.feedback,
                 },
             )
         return form_response(request, cohort, form, assignment=assignment)
@@ -148,7 +154,7 @@ def detail_context(cohort: Cohort, assignment: Assignment, **extra) -> dict:
     students = list(class_students(cohort).values_list("pk", "username", "first_name", "last_name"))
     found = standings([assignment], [pk for pk, *_ in students], among=members(cohort))
     items = items_of([assignment])[assignment.pk]
-    rows = grid.student_rows(found, assignment, students)
+    rows = grid.with_time_taken(grid.student_rows(found, assignment, students), assignment)
     form = extra.pop("extension_form", None) or ExtensionForm(
         students=class_students(cohort), assignment=assignment
     )
@@ -163,6 +169,9 @@ def detail_context(cohort: Cohort, assignment: Assignment, **extra) -> dict:
         "student_choices": [(str(row.pk), row.name) for row in rows],
         "chosen_student": str(form["student"].value() or ""),
         # Closed-book: who is in it (their session's address) and what was refused to them.
+        # A quiz: each question's difficulty, discrimination and options' shares.
+        "quiz_analysis": quiz_analysis(assignment, [pk for pk, *_ in students]) if assignment.quiz else [],
+        "quiz_formula": FORMULA,
         "seats": list(assignment.seats.select_related("student").order_by("student__username"))
         if assignment.closed_book
         else [],

@@ -328,7 +328,7 @@ def assignment_csv(request: HttpRequest, cohort: Cohort, assignment) -> Streamin
         [assignment], [pk for pk, *_ in students], among=assignment_grid.members(cohort)
     )
     rows = assignment_grid.csv_rows(found, assignment, students)
-    return csv_response(rows, header=assignment_grid.CSV_HEADER, cohort=cohort, what=f"assignment-{assignment.pk}")
+    return csv_response(rows, header=assignment_grid.csv_header(assignment), cohort=cohort, what=f"assignment-{assignment.pk}")
 
 
 ATTEMPT_HEADER = [

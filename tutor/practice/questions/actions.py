@@ -33,6 +33,20 @@ def answer_words(kind_label: str, graded: grading.Graded) -> str:
     return f"answered {kind_label} — wrong"
 
 
+def grade_answer(
+    *, user: AbstractBaseUser, block: Block, values: dict, answer, wait_seconds: float = 0
+) -> tuple[grading.Graded, dict, float | None]:
+    """`answer` graded for this learner: against their variant's answer when the question
+    computes it (see `answer_question`). Returns the grade, the variant and its answer.
+    Practice and quizzes (tutor/quizzes/) both grade through here."""
+    chosen, expected = {}, None
+    if variants.computes(values):
+        chosen = variants.learner_variant(block, values, user_id=user.pk)
+        expected = variants.answer_of(block, values, chosen, wait_seconds=wait_seconds)
+        values = {**values, "answer": expected}
+    return grading.grade(block.kind, values, answer), chosen, expected
+
+
 def answer_question(
     *, user: AbstractBaseUser, block: Block, answer, wait_seconds: float = 0
 ) -> QuestionAnswer:
@@ -41,12 +55,7 @@ def answer_question(
     the worker computes first if no one has yet (waiting up to `wait_seconds`; raises
     variants.VariantNotReady after that, and nothing is counted)."""
     values = block.kind_spec.values_of(block)
-    chosen, expected = {}, None
-    if variants.computes(values):
-        chosen = variants.learner_variant(block, values, user_id=user.pk)
-        expected = variants.answer_of(block, values, chosen, wait_seconds=wait_seconds)
-        values = {**values, "answer": expected}
-    graded = grading.grade(block.kind, values, answer)
+    graded, chosen, expected = grade_answer(user=user, block=block, values=values, answer=answer, wait_seconds=wait_seconds)
     with transaction.atomic():
         tries, _created = QuestionTries.objects.get_or_create(user=user, block=block)
         tries = QuestionTries.objects.select_for_update().get(pk=tries.pk)

@@ -65,6 +65,12 @@ class QuestionAnswer(models.Model):
     variant = models.JSONField(default=dict, blank=True)
     expected = models.FloatField(null=True, blank=True)
     try_number = models.PositiveIntegerField()
+    # An answer given in a quiz (tutor/quizzes/), recorded when its attempt was submitted (or
+    # checked at once): it counts in the teacher's views of answers, not in the learner's
+    # practice of the question on the lesson page.
+    attempt = models.ForeignKey(
+        "tutor.QuizAttempt", null=True, blank=True, on_delete=models.CASCADE, related_name="question_answers"
+    )
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:

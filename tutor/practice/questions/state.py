@@ -11,6 +11,7 @@ from django.urls import reverse
 from course import htmx
 from course.kinds.blanks import pieces
 from course.kinds.questions import with_parameters
+from tutor.assignments.closing import quiz_holding
 from tutor.practice.questions import grading, variants
 from tutor.practice.questions.actions import allowed_tries, values_graded
 from tutor.practice.questions.answers import option_order, option_token
@@ -57,6 +58,12 @@ class QuestionPractice:
     # A question that computes its answer: the learner's variant, and the body with its values.
     variant: dict = field(default_factory=dict)
     stem: str = ""
+    # A quiz of the learner's class holds the question now: answered there, not here.
+    quiz: object = None
+
+    @property
+    def quiz_url(self) -> str:
+        return reverse("tutor:quiz_start", args=[self.quiz.pk]) if self.quiz else ""
 
     @property
     def tries_left(self) -> int:
@@ -159,7 +166,9 @@ def states(blocks: list, *, user: AbstractBaseUser | AnonymousUser) -> dict[int,
     last: dict[int, QuestionAnswer] = {}
     if user.is_authenticated:
         tries = {row.block_id: row for row in QuestionTries.objects.filter(user=user, block__in=blocks)}
-        for answer in QuestionAnswer.objects.filter(user=user, block__in=blocks).order_by("created_at", "pk"):
+        # A quiz's answers are not this question's practice (tutor/quizzes/).
+        practised = QuestionAnswer.objects.filter(user=user, block__in=blocks, attempt__isnull=True)
+        for answer in practised.order_by("created_at", "pk"):
             last[answer.block_id] = answer
     lesson_url = blocks[0].lesson.get_absolute_url()
     values = {block.pk: block.kind_spec.values_of(block) for block in blocks}
@@ -171,7 +180,7 @@ def states(blocks: list, *, user: AbstractBaseUser | AnonymousUser) -> dict[int,
             chosen = variants.learner_variant(block, values[block.pk], user_id=user.pk)
             shown[block.pk] = variants.program_for(values[block.pk], chosen)
     kept = variants.kept(list(shown.items())) if shown else {}
-    return {
+    found = {
         block.pk: build(
             block, values[block.pk], user=user, tries=tries.get(block.pk),
             last=last.get(block.pk), lesson_url=lesson_url,
@@ -179,3 +188,6 @@ def states(blocks: list, *, user: AbstractBaseUser | AnonymousUser) -> dict[int,
         )
         for block in blocks
     }
+    for pk, quiz in quiz_holding(user, blocks).items():
+        found[pk].quiz = quiz
+    return found

@@ -8,11 +8,12 @@ from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from course import htmx
 from course.models import Block, Lesson
-from tutor.assignments.closing import closed_to
+from tutor.assignments.closing import closed_to, quiz_holding
 from tutor.practice import with_lesson_progress
 from tutor.practice.questions import QUESTION_KINDS
 from tutor.practice.questions.actions import QuestionRefused, answer_question
@@ -51,6 +52,9 @@ def question_answer(request: HttpRequest, block_pk: int) -> HttpResponse:
         return htmx.log_in_first(request, then=question_url(block))
     if closed := closed_to(request.user, block):
         return refused(request, block, closed, status=403)
+    if quiz := quiz_holding(request.user, [block]).get(block.pk):
+        message = _("This question is part of your quiz “%(title)s”: answer it in the quiz.")
+        return refused(request, block, message % {"title": quiz.lesson.title}, status=403)
     values = block.kind_spec.values_of(block)
     try:
         answer = read_answer(block.kind, values, request.POST, user_id=request.user.pk, block_id=block.pk)

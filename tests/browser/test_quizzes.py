@@ -1,0 +1,99 @@
+"""A quiz in the system Chromium: a student takes a timed quiz (answers saved as they are
+given, the countdown from the server's clock sends the form at zero and the attempt is
+submitted), then their teacher sees the score; at desktop and phone width."""
+
+import os
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+from playwright.sync_api import expect
+
+from tests.factories import make_cohort, make_teacher, make_user
+from tests.tutor.quiz_world import make_quiz, quiz_lesson
+from tutor.quizzes.models import QuizAttempt
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+SHOTS = os.environ.get("PARSNIP_SCREENSHOTS")
+WIDTHS = [1280, 390]
+
+
+def shot(page, name: str) -> None:
+    if SHOTS:
+        page.screenshot(path=os.path.join(SHOTS, f"{name}.png"), full_page=True)
+
+
+def fits_the_width(page) -> None:
+    overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+    assert overflow <= 0
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_a_student_takes_a_timed_quiz_and_the_teacher_sees_the_score(page, login_in_browser, live_server, width):
+    student, teacher = make_user("ada"), make_teacher("tess")
+    cohort = make_cohort(teacher, students=[student])
+    lesson, questions = quiz_lesson()
+    quiz = make_quiz(cohort, lesson, time_limit=5, attempts_allowed=1)
+    page.set_viewport_size({"width": width, "height": 900})
+    login_in_browser(student)
+
+    page.goto(lesson.get_absolute_url())
+    expect(page.locator(".quiz-part").first).to_contain_text("Part of your quiz")
+    page.get_by_role("link", name="Take the quiz").click()
+    expect(page.locator(".quiz-facts")).to_contain_text("5 minutes")
+    fits_the_width(page)
+    shot(page, f"quiz-start-{width}")
+    page.get_by_role("button", name="Start the quiz").click()
+
+    choice, number = questions["choice"], questions["number"]
+    expect(page.locator(".quiz-countdown")).to_contain_text("left")
+    page.locator(f"#quiz-q{choice.pk}").get_by_label("llama.cpp").check()
+    expect(page.locator(f"#quiz-q{choice.pk}-saved")).to_contain_text("Saved at")
+    page.locator(f"#quiz-q{number.pk}").get_by_label("Your answer").fill("12.5")
+    page.locator(f"#quiz-q{number.pk}").get_by_label("Your answer").press("Tab")  # a change saves it
+    expect(page.locator(f"#quiz-q{number.pk}-saved")).to_contain_text("Saved at")
+    fits_the_width(page)
+    shot(page, f"quiz-attempt-{width}")
+
+    # The server's clock says the attempt ends in a few seconds: the countdown reaches zero
+    # and sends the form, and the server submits it.
+    attempt = QuizAttempt.objects.get()
+    QuizAttempt.objects.filter(pk=attempt.pk).update(ends_at=timezone.now() + timedelta(seconds=3))
+    page.reload()
+    expect(page.locator(".quiz-outcome")).to_contain_text("Score: 50%", timeout=20_000)
+    attempt.refresh_from_db()
+    assert attempt.is_submitted and attempt.score == 0.5
+    fits_the_width(page)
+    shot(page, f"quiz-results-{width}")
+
+    login_in_browser(teacher)
+    page.goto(f"/classes/{cohort.pk}/assignments/{quiz.pk}/")
+    row = page.get_by_role("row", name="ada")
+    expect(row).to_contain_text("50%")
+    expect(row).to_contain_text("1 of 1")
+    shot(page, f"quiz-teacher-{width}")
+
+
+def test_feedback_at_once_checks_one_question_in_place_with_the_keyboard(page, login_in_browser):
+    from tutor.assignments.models import Assignment
+
+    student = make_user("ada")
+    cohort = make_cohort(make_teacher("tess"), students=[student])
+    lesson, questions = quiz_lesson()
+    quiz = make_quiz(cohort, lesson, feedback=Assignment.Feedback.AT_ONCE)
+    login_in_browser(student)
+    page.goto(f"/quizzes/{quiz.pk}/")
+    page.get_by_role("button", name="Start the quiz").click()
+    choice = questions["choice"]
+    region = page.locator(f"#quiz-q{choice.pk}")
+    region.get_by_label("vLLM").focus()
+    page.keyboard.press("Space")
+    region.get_by_role("button", name="Check this answer").focus()
+    page.keyboard.press("Enter")
+    feedback = page.locator(f"#quiz-q{choice.pk} .question-feedback")
+    expect(feedback).to_contain_text("Not right.")
+    expect(feedback).to_be_focused()
+    expect(page.locator(f"#quiz-q{choice.pk}")).to_contain_text("Right answer")
+    expect(page.locator(f"#quiz-q{choice.pk}").get_by_label("llama.cpp")).to_be_disabled()  # final
+    expect(page.locator(f"#quiz-q{questions['number'].pk}")).not_to_contain_text("12.5")

@@ -1,0 +1,99 @@
+"""A student's attempts at a quiz assignment, and the answer saved for each question of one."""
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from course.models import Block
+from tutor.assignments.models import Assignment
+
+
+class QuizAttemptQuerySet(models.QuerySet):
+    def open(self) -> "QuizAttemptQuerySet":
+        return self.filter(submitted_at__isnull=True)
+
+    def submitted(self) -> "QuizAttemptQuerySet":
+        return self.filter(submitted_at__isnull=False)
+
+    def overdue(self, now) -> "QuizAttemptQuerySet":
+        """Open attempts whose time is over (grace included: rules.GRACE)."""
+        from tutor.quizzes.rules import GRACE
+
+        return self.open().filter(ends_at__lt=now - GRACE)
+
+
+class QuizAttempt(models.Model):
+    """One go at a quiz: its questions in the order this attempt shows them (shuffled at the
+    start when the quiz says so, then kept), until when it may take answers (the server's
+    clock; null: no time limit), and once submitted its score."""
+
+    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="quiz_attempts")
+    student = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="quiz_attempts"
+    )
+    number = models.PositiveSmallIntegerField(help_text=_("1 for the first attempt, and so on."))
+    started_at = models.DateTimeField(default=timezone.now)
+    ends_at = models.DateTimeField(null=True, blank=True, help_text=_("Start + time limit; empty: no limit."))
+    submitted_at = models.DateTimeField(null=True, blank=True)
+    score = models.FloatField(null=True, blank=True, help_text=_("0 to 1, once submitted."))
+    order = models.JSONField(help_text=_("The questions' block ids, in this attempt's order."))
+
+    objects = QuizAttemptQuerySet.as_manager()
+
+    class Meta:
+        app_label = "tutor"
+        ordering = ["assignment", "student", "number"]
+        constraints = [
+            # Two tabs or a double click cannot start the same attempt twice, nor two at once.
+            models.UniqueConstraint(
+                fields=["assignment", "student", "number"], name="one_quiz_attempt_per_number"
+            ),
+            models.UniqueConstraint(
+                fields=["assignment", "student"],
+                condition=Q(submitted_at__isnull=True),
+                name="one_open_quiz_attempt",
+            ),
+            models.CheckConstraint(condition=Q(number__gte=1), name="quiz_attempt_number_from_1"),
+        ]
+        indexes = [models.Index(fields=["submitted_at", "ends_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.student} on {self.assignment}: attempt {self.number}"
+
+    @property
+    def is_submitted(self) -> bool:
+        return self.submitted_at is not None
+
+    @property
+    def percent(self) -> int:
+        return round(100 * (self.score or 0))
+
+    @property
+    def time_taken(self):
+        return (self.submitted_at - self.started_at) if self.submitted_at else None
+
+
+class QuizAnswer(models.Model):
+    """The answer saved for one question of one attempt, graded when saved (by the questions'
+    grading); `checked_at`: shown graded to the student and final (feedback "at once")."""
+
+    attempt = models.ForeignKey(QuizAttempt, on_delete=models.CASCADE, related_name="answers")
+    block = models.ForeignKey(Block, on_delete=models.PROTECT, related_name="quiz_answers")
+    answer = models.JSONField()
+    score = models.FloatField()
+    right = models.BooleanField()
+    variant = models.JSONField(default=dict, blank=True)
+    expected = models.FloatField(null=True, blank=True)
+    saved_at = models.DateTimeField(default=timezone.now)
+    checked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        app_label = "tutor"
+        constraints = [
+            models.UniqueConstraint(fields=["attempt", "block"], name="one_quiz_answer_per_question")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.attempt}: {self.block.key}"
