@@ -426,3 +426,25 @@ def test_empty_code_is_refused(client, due):
     due()
     response = client.post(answer_url(card), {"code": "  \n"}, **HTMX)
     assert response.status_code == 400 and "There is no code to submit" in response.text
+
+
+def test_a_question_a_running_quiz_asks_waits_until_the_quiz_is_over(client, due):
+    from tests.tutor.quiz_world import make_quiz
+
+    user = make_user()
+    cohort = make_cohort(students=[user], review=True)
+    client.force_login(user)
+    card = wrong_choice(user)
+    due()
+    quiz = make_quiz(cohort, card.block.lesson)
+    listed = client.get(reverse("tutor:review")).text
+    assert item_url(card) not in listed
+    assert client.get(item_url(card)).status_code == 403
+    assert client.post(answer_url(card), {"option": "x"}, **HTMX).status_code == 403
+    plain = client.post(answer_url(card), {"option": "x"}, follow=True)  # back to the item, refused
+    assert plain.status_code == 403 and "part of your quiz" in plain.text
+    assert not ReviewAnswer.objects.exists()
+    quiz.closed_at = quiz.opens_at
+    quiz.save()
+    assert item_url(card) in client.get(reverse("tutor:review")).text
+    assert client.get(item_url(card)).status_code == 200

@@ -7,7 +7,9 @@ from datetime import datetime, timedelta
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
+from tutor.assignments.closing import quiz_holding
 from tutor.models import Cohort
 from tutor.review.actions import today_ends
 from tutor.review.items import REVIEWERS
@@ -45,7 +47,7 @@ class Today:
 
 
 def today(user: AbstractBaseUser, now: datetime | None = None) -> Today:
-    """Today's review for `user`: three queries."""
+    """Today's review for `user`: three queries (five while a quiz of theirs runs)."""
     ends = today_ends(now)
     answered = ReviewAnswer.objects.filter(user=user.pk, created_at__gte=ends - timedelta(days=1))
     kinds = list(answered.values_list("block__kind", flat=True))
@@ -53,7 +55,12 @@ def today(user: AbstractBaseUser, now: datetime | None = None) -> Today:
     due = ReviewCard.objects.of(user).due_by(ends).filter(block__kind__in=list(REVIEWERS))
     found = Today(done=len(kinds), minutes_left=max(0, DAILY_MINUTES - used), due=due.count())
     left = found.minutes_left
-    for card in due.select_related("block__lesson__course")[:LOOKED_AT]:
+    looked_at = list(due.select_related("block__lesson__course")[:LOOKED_AT])
+    # A question a quiz of theirs holds now is answered in the quiz: it waits until then.
+    held = quiz_holding(user, [card.block for card in looked_at])
+    for card in looked_at:
+        if card.block_id in held:
+            continue
         minutes = REVIEWERS[card.block.kind].minutes
         if minutes > left:
             break
@@ -71,3 +78,14 @@ def count_due(user: AbstractBaseUser | AnonymousUser) -> int:
 
 def is_due(card: ReviewCard, now: datetime | None = None) -> bool:
     return card.due < today_ends(now or timezone.now())
+
+
+def held_by_quiz(card: ReviewCard) -> str | None:
+    """Why this card cannot be reviewed now (a running quiz of the learner's class asks its
+    question: reviewing it would show its answer first), or None."""
+    quiz = quiz_holding(card.user, [card.block]).get(card.block_id)
+    if quiz is None:
+        return None
+    return _("This question is part of your quiz “%(title)s” now: it comes back to review once the quiz is over.") % {
+        "title": quiz.lesson.title
+    }

@@ -87,6 +87,8 @@ def review_item(request: HttpRequest, card_pk: int) -> HttpResponse:
     if not today.open_to(request.user):
         return closed(request)
     card = learners_card(request, card_pk)
+    if held := today.held_by_quiz(card):
+        return TemplateResponse(request, "tutor/review/closed.html", {"why": held}, status=403)
     answer = testing = None
     if (answer_pk := practice.shown_id(request, "answer")) is not None:
         answer = ReviewAnswer.objects.filter(card=card, pk=answer_pk).first()
@@ -115,6 +117,8 @@ def review_answer(request: HttpRequest, card_pk: int) -> HttpResponse:
     if not today.open_to(request.user):
         return closed(request)
     card = learners_card(request, card_pk)
+    if held := today.held_by_quiz(card):
+        return refused(request, card, held, status=403)
     if not today.is_due(card):
         return refused(request, card, _("You have reviewed this one already: it comes back later."), status=409)
     try:
