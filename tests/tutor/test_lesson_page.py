@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from course import kinds
 from course.kinds.snippet import Snippet
-from course.models import GlossaryTerm
+from course.models import GlossaryTerm, Lesson
 from tests.factories import make_prediction, make_run, make_snippet, make_user
 from tutor import practice
 from tutor.models import Run
@@ -120,17 +120,42 @@ def test_a_learners_page_costs_a_fixed_number_of_queries_once_its_content_is_loa
     client, learner, sample_content, django_assert_num_queries
 ):
     client.get(SEED)  # loads the lesson's content for this content version
-    # The session, the user, the lesson with the content version, the ordering exercise's
-    # dependencies; the learner's predictions, drafts of snippets, arrangements, drafts of
-    # exercises, submissions; the assignments on the lesson (two: hidden tests shown once
-    # due, and what is set), the progress, the hand.
-    with django_assert_num_queries(13):
+    # The session, the user, the lesson with the content version, the learner's hand (which
+    # also tells that they are in no class, so no assignment is asked for), the ordering
+    # exercise's dependencies; the learner's predictions, drafts of snippets, arrangements,
+    # drafts of exercises, submissions; the progress.
+    with django_assert_num_queries(11):
         assert client.get(SEED).status_code == 200
     # Another learner reads the content loaded for the first: the same queries, none more.
     other = Client()
     other.force_login(make_user())
-    with django_assert_num_queries(13):
+    with django_assert_num_queries(11):
         assert other.get(SEED).status_code == 200
+
+
+def test_a_learner_in_a_class_sees_their_assignment_and_one_in_no_class_pays_nothing_for_it(
+    client, learner, sample_content, django_assert_num_queries
+):
+    from tests.factories import make_cohort
+    from tutor.assignments.models import Assignment
+
+    lesson = Lesson.objects.get(slug="optimising-speed-and-memory")
+    cohort = make_cohort(students=[learner], name="Ms Rivera's class")
+    now = timezone.now()
+    Assignment.objects.create(
+        cohort=cohort, lesson=lesson, opens_at=now - timedelta(days=1), due_at=now + timedelta(days=1)
+    )
+    client.get(SEED)
+    # The same as a learner in no class, and the assignments on the lesson (those that
+    # show hidden tests once due, what is set) with the learner's standing on each (the
+    # lesson's items, when each kind's was done, extensions).
+    with django_assert_num_queries(18):
+        page = client.get(SEED).text
+    assert 'class="lesson-assignment' in page
+    # Out of the class: no assignment, and none asked for.
+    cohort.memberships.all().delete()
+    with django_assert_num_queries(11):
+        assert 'class="lesson-assignment' not in client.get(SEED).text
 
 
 def test_an_edit_of_a_snippet_shows_at_once_to_a_learner_who_read_the_page(
