@@ -5,6 +5,9 @@ The pages themselves show a learner's progress and practice too, so they are tut
 views (tutor/views/lessons.py); they call these explicitly.
 """
 
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
 from functools import cached_property
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
@@ -12,9 +15,10 @@ from django.db.models import Prefetch, prefetch_related_objects
 
 from course import kinds
 from course.markup import GlossaryLinker
-from course.models import Block, Course, GlossaryTerm, Lesson
+from course.models import Block, Course, GlossaryTerm, Lesson, can_see_drafts
 
 CACHE_SECONDS = 24 * 60 * 60  # renderings of old content versions expire by themselves
+CONTENTS_KEPT = 128  # lessons' loaded content each process keeps (the most recently read)
 
 
 def lessons_in_order(user: AbstractBaseUser | AnonymousUser) -> Prefetch:
@@ -28,41 +32,102 @@ def glossary_names() -> dict[str, str]:
     return dict(GlossaryTerm.objects.values_list("slug", "term"))
 
 
+@dataclass(frozen=True)
+class LoadedContent:
+    """A lesson's content rows as its page reads them, the same for every reader of one
+    content version (and one side of `can_see_drafts`). Shared between requests and
+    threads: read it, never change it."""
+
+    lesson: Lesson  # with its blocks and terms prefetched
+    blocks: tuple[Block, ...]
+    terms: tuple[GlossaryTerm, ...]
+    block_shown_in_preview: Block | None
+    siblings: tuple[dict, ...]  # the course's lessons these readers see, in order
+
+    @classmethod
+    def load(cls, lesson: Lesson, *, drafts: bool) -> "LoadedContent":
+        select, prefetch = kinds.page_lookups()
+        blocks = Block.objects.select_related(*select).prefetch_related(*prefetch)
+        prefetch_related_objects([lesson], Prefetch("blocks", queryset=blocks), "terms")
+        lessons = Lesson.objects.all() if drafts else Lesson.objects.published()
+        return cls(
+            lesson=lesson,
+            blocks=tuple(lesson.blocks.all()),
+            terms=tuple(lesson.terms.all()),
+            block_shown_in_preview=lesson.block_shown_in_preview(),
+            siblings=tuple(
+                lessons.filter(course=lesson.course_id)
+                .order_by("position", "pk")
+                .values("pk", "slug", "title")
+            ),
+        )
+
+
+_loaded: OrderedDict[tuple, LoadedContent] = OrderedDict()
+_loaded_lock = threading.Lock()
+
+
+def loaded_content(lesson: Lesson, *, drafts: bool) -> LoadedContent:
+    """The lesson's content rows, loaded once per process for each content version.
+
+    `lesson` must carry the `content_version` it was read with (`Lesson.objects.for_page`):
+    the version moves on in the same transaction as any change to content, so rows kept
+    under an older one are never served for a newer one (an admin's edit, an import). A
+    lesson read without it is loaded afresh."""
+    version = getattr(lesson, "content_version", None)
+    if version is None:
+        return LoadedContent.load(lesson, drafts=drafts)
+    key = (lesson.pk, version, drafts)
+    with _loaded_lock:
+        if (found := _loaded.get(key)) is not None:
+            _loaded.move_to_end(key)
+            return found
+    found = LoadedContent.load(lesson, drafts=drafts)
+    with _loaded_lock:
+        _loaded[key] = found
+        while len(_loaded) > CONTENTS_KEPT:
+            _loaded.popitem(last=False)
+    return found
+
+
+def forget_loaded_content() -> None:
+    """Drop every lesson's loaded content (tests that change content without moving the
+    version, such as a rolled-back test transaction's)."""
+    with _loaded_lock:
+        _loaded.clear()
+
+
 class LessonContent:
     """What a lesson page shows besides the lesson row: its blocks (with snippets,
     exercises and lines), terms, neighbours and glossary links. Loaded on first use, in a
-    fixed number of queries, so a page served from cached renderings never loads it."""
+    fixed number of queries, and kept for the content version (`loaded_content`), so a page
+    served from cached renderings never loads it and a learner's page loads it once per
+    process and version."""
 
     def __init__(self, lesson: Lesson, *, user: AbstractBaseUser | AnonymousUser) -> None:
         self.lesson = lesson
-        self.user = user  # previous / next skip the lessons this user may not see
+        self.drafts = can_see_drafts(user)  # previous / next skip the lessons others may not see
+
+    @cached_property
+    def loaded(self) -> LoadedContent:
+        return loaded_content(self.lesson, drafts=self.drafts)
 
     @cached_property
     def blocks(self) -> list[Block]:
-        select, prefetch = kinds.page_lookups()
-        blocks = Block.objects.select_related(*select).prefetch_related(*prefetch)
-        prefetch_related_objects([self.lesson], Prefetch("blocks", queryset=blocks), "terms")
-        return list(self.lesson.blocks.all())
+        return list(self.loaded.blocks)
 
     @cached_property
     def terms(self) -> list[GlossaryTerm]:
-        self.blocks  # noqa: B018 -- prefetches the terms too
-        return list(self.lesson.terms.all())
+        return list(self.loaded.terms)
 
     @cached_property
     def block_shown_in_preview(self) -> Block | None:
         """The snippet block whose answer "What you will see" shows, if any."""
-        self.blocks  # noqa: B018 -- prefetched, so finding it costs no query
-        return self.lesson.block_shown_in_preview()
+        return self.loaded.block_shown_in_preview
 
     @cached_property
     def siblings(self) -> list[dict]:
-        return list(
-            Lesson.objects.visible_to(self.user)
-            .filter(course=self.lesson.course_id)
-            .order_by("position", "pk")
-            .values("pk", "slug", "title")
-        )
+        return list(self.loaded.siblings)
 
     @cached_property
     def previous(self) -> dict | None:

@@ -135,10 +135,14 @@ def python_in_browser(settings):
 
 @pytest.fixture(autouse=True)
 def empty_cache(request):
-    """Cached renderings are keyed by content version and row ids, which every test's
-    fresh database reuses: each test starts with an empty cache."""
+    """Cached renderings (and each process's loaded lesson content) are keyed by content
+    version and row ids, which every test's fresh database reuses: each test starts with
+    an empty cache."""
     if not request.config.pluginmanager.hasplugin("django"):
         return
     from django.core.cache import cache
 
+    from course.pages import forget_loaded_content
+
     cache.clear()
+    forget_loaded_content()

@@ -1,5 +1,6 @@
 """The three kinds of people: students (everyone), teachers (a group), admins (staff); and
-what a taught class is, for every teacher's page (tutor.views, assignments, live, clusters)."""
+what a taught class is, for every teacher's page (tutor.views, assignments, live, clusters);
+and whether a request's student is in any class at all (`note_classes`)."""
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
 from django.core.exceptions import PermissionDenied
@@ -16,6 +17,19 @@ def is_teacher(user: AbstractBaseUser | AnonymousUser) -> bool:
     if not user.is_authenticated:
         return False
     return user.is_superuser or user.groups.filter(name=TEACHERS_GROUP).exists()
+
+
+def note_classes(request: HttpRequest, *, in_class: bool) -> None:
+    """Tell the rest of this request whether its user is a student of any class (the
+    lesson page learns it from the hand's query): a learner in no class has no
+    assignments, and the page then asks for none (`in_no_class`)."""
+    request.parsnip_in_no_class = not in_class
+
+
+def in_no_class(request: HttpRequest | None) -> bool:
+    """Whether this request's user is known to be in no class (`note_classes`); not known
+    counts as in one."""
+    return getattr(request, "parsnip_in_no_class", False)
 
 
 def require_teacher(request: HttpRequest) -> None:

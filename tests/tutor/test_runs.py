@@ -1,6 +1,7 @@
 from datetime import timedelta
 
 import pytest
+from django.db import connection
 from django.utils import timezone
 
 from course.kinds.snippet import Snippet
@@ -201,3 +202,71 @@ def test_a_restarted_worker_fails_at_once_the_runs_a_dead_worker_of_this_machine
     assert statuses[held_by_live.pk] == Run.Status.RUNNING
     assert statuses[elsewhere.pk] == Run.Status.RUNNING  # its own machine's worker decides
     assert enqueued == [queued.pk]  # the queue may have lost it with the dead worker
+
+
+# Which of the worker's commits may skip waiting for PostgreSQL's flush ----------------
+
+ON_POSTGRES = connection.vendor == "postgresql"
+
+
+def writes_with_commit_mode(action) -> list[tuple[str, str]]:
+    """(table written, synchronous_commit in force) for each write `action` sends; on
+    SQLite the mode is "on" throughout."""
+    seen = []
+
+    def record(execute, sql, params, many, context):
+        result = execute(sql, params, many, context)
+        words = sql.lstrip().split(None, 3)
+        if words and words[0].upper() in ("INSERT", "UPDATE", "DELETE"):
+            table = words[2] if words[0].upper() != "UPDATE" else words[1]
+            mode = "on"
+            if ON_POSTGRES:
+                mode = context["connection"].connection.execute("SHOW synchronous_commit").fetchone()[0]
+            seen.append((table.strip('"'), mode))
+        return result
+
+    with connection.execute_wrapper(record):
+        action()
+    return seen
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_grading_commits_its_verdict_and_progress_durably_and_only_run_records_without_waiting(
+    monkeypatch,
+):
+    from tests.tutor.assignment_world import make_code_exercise
+    from tutor.practice.code_exercise import actions as exercise_actions
+    from tutor.practice.code_exercise.models import Submission
+
+    monkeypatch.setattr(queueing, "enqueue_run", lambda run_id: None)
+    from course.kinds.code_exercise import CodeTest
+
+    exercise = make_code_exercise(make_snippet().block.lesson)
+    CodeTest.objects.create(exercise=exercise, key="one", name="prints 1", stdout="1\n")
+    submission = exercise_actions.submit_code(user=make_user(), exercise=exercise, code="print(1)\n")
+
+    writes = writes_with_commit_mode(lambda: actions.execute_run(run_id=submission.run_id))
+
+    submission.refresh_from_db()
+    assert submission.verdict == Submission.Verdict.PASSED
+    assert {table for table, _ in writes} >= {"tutor_run", "tutor_submission", "tutor_lessonprogress"}
+    # A submission, a grade, progress: never without PostgreSQL's durable commit.
+    assert all(mode == "on" for table, mode in writes if table != "tutor_run")
+    # The run's claim and its result: Run records, which a crash may lose and a new run redoes.
+    assert [mode for table, mode in writes if table == "tutor_run"] == (
+        ["off", "off"] if ON_POSTGRES else ["on", "on"]
+    )
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_learners_run_is_claimed_and_saved_as_run_records_and_its_output_is_seen_at_once():
+    snippet = make_snippet()
+    run = Run.objects.create(code="print('hi')\n", user=make_user(), snippet=snippet)
+
+    writes = writes_with_commit_mode(lambda: actions.execute_run(run_id=run.pk))
+
+    assert [table for table, _ in writes] == ["tutor_run", "tutor_run"]
+    assert {mode for _, mode in writes} == ({"off"} if ON_POSTGRES else {"on"})
+    # Committed without waiting for the flush, and seen at once by every other connection.
+    run.refresh_from_db()
+    assert (run.status, run.stdout) == (Run.Status.OK, "hi\n")

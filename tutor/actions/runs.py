@@ -2,12 +2,13 @@
 
 import dataclasses
 import math
+from contextlib import contextmanager
 from datetime import timedelta
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
@@ -137,12 +138,13 @@ def execute_run(*, run_id: int) -> Run | None:
         run.truncated = result.truncated
         run.duration_ms = result.duration_ms
     run.finished_at = timezone.now()
-    outlasting_outages(
-        lambda: run.save(update_fields=[
-            "status", "exit_code", "stdout", "stderr", "truncated", "duration_ms", "finished_at"
-        ]),
-        seconds=OUTAGE_SECONDS, what=f"saving run {run_id}",
-    )
+    def save() -> None:
+        with run_record_only():
+            run.save(update_fields=[
+                "status", "exit_code", "stdout", "stderr", "truncated", "duration_ms", "finished_at"
+            ])
+
+    outlasting_outages(save, seconds=OUTAGE_SECONDS, what=f"saving run {run_id}")
     # Waiting learners are woken first: each one's own request shows the output. Then
     # each practice kind gives the verdicts waiting for it, here in the worker, so they
     # never depend on the learner still having the page open (a page view never writes).
@@ -157,6 +159,30 @@ def execute_run(*, run_id: int) -> Run | None:
     # the first notice and found its prediction still waiting for the loop above).
     run_notices.announce(run.pk)
     return run
+
+
+# Whether a transaction that writes a Run record and nothing else may be committed without
+# waiting for PostgreSQL's flush (docs/class-load.md, "The worker's writes"). bench/
+# worker_writes.py turns it off to measure the difference.
+RUN_RECORDS_WAIT_FOR_FLUSH = False
+
+
+@contextmanager
+def run_record_only():
+    """A transaction that writes only a Run record: the worker's claim, a run's result.
+
+    On PostgreSQL it commits without waiting for its WAL to be flushed (`SET LOCAL
+    synchronous_commit = off`): the row is seen by every other connection at once, as
+    usual; only a crash of the database within a fraction of a second of the commit can
+    lose it, and a lost Run record is a run to do again (the sweep requeues a claim that
+    was lost, and fails a result that was lost at its deadline: "run it again"). A
+    submission, a grade, a prediction or progress is never written here: they keep
+    PostgreSQL's durable commit, which also makes durable every commit before it."""
+    with transaction.atomic():
+        if connection.vendor == "postgresql" and not RUN_RECORDS_WAIT_FOR_FLUSH:
+            with connection.cursor() as cursor:
+                cursor.execute("SET LOCAL synchronous_commit = off")
+        yield
 
 
 # How long each of the worker's steps waits for a database that went away, well inside
@@ -179,12 +205,13 @@ def _claim(run_id: int):
     limits = executor.run_limits(run) if executor else limits_for(run.snippet)
     if run.status == Run.Status.QUEUED:
         now = timezone.now()
-        claimed = Run.objects.filter(pk=run_id, status=Run.Status.QUEUED).update(
-            status=Run.Status.RUNNING,
-            started_at=now,
-            deadline_at=now + timedelta(seconds=limits.wall_seconds) + Run.DEADLINE_MARGIN,
-            worker=worker_name(),
-        )
+        with run_record_only():
+            claimed = Run.objects.filter(pk=run_id, status=Run.Status.QUEUED).update(
+                status=Run.Status.RUNNING,
+                started_at=now,
+                deadline_at=now + timedelta(seconds=limits.wall_seconds) + Run.DEADLINE_MARGIN,
+                worker=worker_name(),
+            )
         if not claimed:
             return None
         run.status, run.started_at = Run.Status.RUNNING, now

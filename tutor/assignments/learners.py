@@ -105,11 +105,16 @@ def closed_items(assigned: list[Assigned], blocks: list) -> set[int]:
 
 
 def context(
-    user: AbstractBaseUser | AnonymousUser, *, lessons: list | None = None, names: bool = False
+    user: AbstractBaseUser | AnonymousUser,
+    *,
+    lessons: list | None = None,
+    names: bool = False,
+    in_class: bool = True,
 ) -> dict:
     """`assigned` (a list, soonest due first) and `assigned_by_lesson` (lesson pk -> list);
-    `names`: with the names of the exercises set (the lesson page)."""
-    assigned = assigned_to(user, lessons=lessons)
+    `names`: with the names of the exercises set (the lesson page); `in_class=False`: the
+    user is known to be in no class, so none (no query)."""
+    assigned = assigned_to(user, lessons=lessons) if in_class else []
     if names:
         assigned = named(assigned)
     by_lesson: dict[int, list[Assigned]] = {}

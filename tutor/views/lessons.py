@@ -18,7 +18,7 @@ from django.views.decorators.http import require_GET
 from course.htmx import vary_on_htmx, wants_partial
 from course.models import ContentVersion, Course, Lesson
 from course.pages import CACHE_SECONDS, LessonContent, catalogue_courses, lessons_in_order
-from tutor import practice
+from tutor import practice, roles
 from tutor.assignments import learners
 from tutor.clusters.comments import teacher_notes
 from tutor.course_overview import by_level, practised, teaching, where_to_continue
@@ -92,6 +92,14 @@ def lesson_detail(request: HttpRequest, course_slug: str, lesson_slug: str) -> H
         Lesson.objects.for_page(request.user), course__slug=course_slug, slug=lesson_slug
     )
     content = LessonContent(lesson, user=request.user)
+    # The "Raise hand" button (tutor.live), about one of the page's practice items. Its
+    # query also tells whether the learner is in a class: if not, they have no
+    # assignments, and the rest of the page asks for none.
+    hand = hand_state(
+        request.user, lesson, items=[block for block in content.blocks if practice.get(block.kind)]
+    )
+    if hand is not None:
+        roles.note_classes(request, in_class=hand["in_class"])
     blocks = practice.page_blocks(content.blocks, user=request.user, request=request)
     shown = content.block_shown_in_preview
     preview_state = next((item.state for item in blocks if item.block == shown), None)
@@ -99,7 +107,9 @@ def lesson_detail(request: HttpRequest, course_slug: str, lesson_slug: str) -> H
     # During a closed-book assignment the glossary refuses its student: the page's terms are
     # words, not links, and its cached parts are kept apart from everyone else's.
     closed_book = getattr(request, "closed_book", None) is not None
-    assigned = learners.context(request.user, lessons=[lesson], names=True)
+    assigned = learners.context(
+        request.user, lessons=[lesson], names=True, in_class=not roles.in_no_class(request)
+    )
     preview_revealed = bool(getattr(preview_state, "revealed", False))
     context = {
         "lesson": lesson,
@@ -118,8 +128,7 @@ def lesson_detail(request: HttpRequest, course_slug: str, lesson_slug: str) -> H
         and not preview_revealed
         and learners.sets_block(assigned["assigned"], shown),
         "lesson_progress": progress_by_lesson(request, [lesson]).get(lesson.pk),
-        # The "Raise hand" button (tutor.live), about one of the page's practice items.
-        "hand": hand_state(request.user, lesson, items=[item.block for item in blocks if item.practice]),
+        "hand": hand,
         "glossary_linker": SimpleLazyObject(
             lambda: content.unlinked_glossary if closed_book else content.glossary_linker
         ),

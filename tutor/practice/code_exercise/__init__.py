@@ -17,7 +17,7 @@ from django.utils.translation import ngettext
 
 from course.kinds.code_exercise import CodeExercise
 from course.models import Block
-from tutor import practice
+from tutor import practice, roles
 from tutor.models import Run
 from tutor.practice.code_exercise import actions, checks, clusters, teaching
 from tutor.practice.code_exercise.models import ExerciseDraft, Submission
@@ -39,7 +39,12 @@ class CodeExerciseKind(practice.PracticeKind):
         exercises = [block.code_exercise for block in blocks if hasattr(block, "code_exercise")]
         if not exercises or not user.is_authenticated:
             return {}
-        found = practices(user, exercises, submission_id=practice.shown_id(request, "submission"))
+        found = practices(
+            user,
+            exercises,
+            submission_id=practice.shown_id(request, "submission"),
+            in_class=not roles.in_no_class(request),
+        )
         return {exercise.block_id: found[exercise.pk] for exercise in exercises}
 
     # -- grading

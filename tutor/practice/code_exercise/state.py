@@ -165,14 +165,21 @@ class ExercisePractice:
 
 
 def practices(
-    user: AbstractBaseUser, exercises: list[CodeExercise], *, submission_id: int | None = None
+    user: AbstractBaseUser,
+    exercises: list[CodeExercise],
+    *,
+    submission_id: int | None = None,
+    in_class: bool = True,
 ) -> dict[int, ExercisePractice]:
     """Each exercise's state for this learner, by exercise pk, in four queries for any
-    number of exercises (their blocks should be loaded and their tests prefetched)."""
+    number of exercises (their blocks should be loaded and their tests prefetched); three
+    when the learner is known to be in no class (`in_class=False`: no assignment can show
+    them hidden tests)."""
     found = {exercise.pk: ExercisePractice(exercise) for exercise in exercises}
     if not exercises:
         return found
-    for block in shown_after_due(user, [exercise.block for exercise in exercises]):
+    shown = shown_after_due(user, [exercise.block for exercise in exercises]) if in_class else set()
+    for block in shown:
         found[next(e.pk for e in exercises if e.block_id == block)].due_shown = True
     for draft in ExerciseDraft.objects.filter(user=user, exercise__in=exercises):
         found[draft.exercise_id].draft = draft
