@@ -4,6 +4,7 @@ date for one student of that class."""
 from datetime import datetime
 
 from django.conf import settings
+from django.core.validators import MaxValueValidator
 from django.db import models
 from django.utils import timezone
 
@@ -73,6 +74,16 @@ class Assignment(models.Model):
         default=False,
         help_text="After a student's due date (their extension's, if any), the hidden tests of "
         "its code exercises show in full: what each checks and what it expected.",
+    )
+
+    # tutor/practice/hints/: each rung of a hint ladder a student takes on one of its items
+    # (a hint, or a piece of the solution) costs this share of that item's score.
+    hint_cost = models.PositiveSmallIntegerField(
+        "hint cost (%)",
+        default=0,
+        validators=[MaxValueValidator(100)],
+        help_text="Each hint (or piece of the solution) a student uses on an item costs this "
+        "percentage of the item's score; 0: hints are free.",
     )
 
     objects = AssignmentQuerySet.as_manager()
