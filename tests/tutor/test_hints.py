@@ -10,7 +10,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from course.models import Status
-from tests.factories import make_cohort, make_lesson, make_user
+from tests.factories import make_cohort, make_lesson, make_teacher, make_user
 from tests.tutor.assignment_world import assign
 from tests.tutor.hint_world import (
     CODE_HINTS,
@@ -289,3 +289,57 @@ def test_content_edited_to_fewer_hints_shows_what_the_ladder_now_has():
     assert "Start with a" in html
     assert "def half(n):" in html  # rung 2 is now the first piece of the solution
     assert "return n // 2" not in html
+
+
+# What teachers see ----------------------------------------------------------------------
+
+
+def test_the_item_analysis_says_who_used_hints_and_how_far_up_they_went():
+    ada, bob, cy = make_user("ada"), make_user("bob"), make_user("cy")
+    teacher = make_teacher()
+    cohort = make_cohort(teacher, students=[ada, bob, cy])
+    block = code_with_hints()
+    ordering_with_hints(block.lesson)
+    for rung in (1, 2, 3):
+        take(signed_in(ada), block, rung)
+    take(signed_in(bob), block, 1)
+    take(signed_in(make_user("outsider")), block, 1)
+    response = signed_in(teacher).get(reverse("tutor:class_lesson", args=[cohort.pk, block.lesson.pk]))
+    html = response.content.decode()
+    assert "Hints used" in html
+    row = html[html.index(f"#exercise-{block.key}"):]
+    row = row[: row.index("</tr>")]
+    assert "2 of 3 (67%)" in row  # ada and bob; not the outsider
+    assert "2.0 of 4 (2 hints)" in row
+    assert row.rstrip().endswith("<td>1</td>")  # ada saw a piece of the solution
+    other = html[html.index("#exercise-order-me"):]
+    assert "0 of 3 (0%)" in other[: other.index("</tr>")]
+
+
+def test_a_lesson_without_hints_has_no_hints_section():
+    teacher = make_teacher()
+    cohort = make_cohort(teacher, students=[make_user()])
+    block = code_with_hints(hints=[])
+    response = signed_in(teacher).get(reverse("tutor:class_lesson", args=[cohort.pk, block.lesson.pk]))
+    assert "Hints used" not in response.content.decode()
+
+
+def test_the_students_timeline_lists_each_rung_they_took():
+    ada, teacher = make_user("ada"), make_teacher()
+    cohort = make_cohort(teacher, students=[ada])
+    block = code_with_hints()
+    for rung in (1, 2, 3):
+        take(signed_in(ada), block, rung)
+    html = signed_in(teacher).get(reverse("tutor:class_student", args=[cohort.pk, ada.pk])).content.decode()
+    assert f"Took hint 1 of 2 on “{block.key}”" in html
+    assert f"Took hint 2 of 2 on “{block.key}”" in html
+    assert f"Saw piece 1 of the solution of “{block.key}”" in html
+
+
+def test_another_teachers_pages_show_nothing_of_the_class():
+    ada = make_user("ada")
+    cohort = make_cohort(make_teacher(), students=[ada])
+    block = code_with_hints()
+    other = signed_in(make_teacher())
+    assert other.get(reverse("tutor:class_lesson", args=[cohort.pk, block.lesson.pk])).status_code == 404
+    assert other.get(reverse("tutor:class_student", args=[cohort.pk, ada.pk])).status_code == 404
