@@ -33,13 +33,13 @@ from tutor.actions.classes import (
 )
 from tutor.assignments import grid as assignment_grid
 from tutor.clusters.comments import lesson_groups
-from tutor.practice.hints import teaching as hint_teaching
 from tutor.forms import ClassForm, ClassTimeZoneForm, JoinForm
 from tutor.models import (
     Cohort,
     LessonProgress,
     Membership,
 )
+from tutor.practice.hints import teaching as hint_teaching
 from tutor.roles import class_students, is_teacher, require_teacher, taught_class
 from tutor.time_zones import browser_zone
 from tutor.trail.teaching import class_trails, trails_of
