@@ -40,6 +40,7 @@ def create_assignment(
     closed_book: bool = False,
     allowed_addresses: str = "",
     hidden_tests_after_due: bool = False,
+    hint_cost: int = 0,
 ) -> Assignment:
     """Set `lesson` for the class: all its exercises when `blocks` is empty, else those."""
     _check_dates(opens_at, due_at)
@@ -53,6 +54,7 @@ def create_assignment(
         closed_book=closed_book,
         allowed_addresses=allowed_addresses,
         hidden_tests_after_due=hidden_tests_after_due,
+        hint_cost=hint_cost,
     )
     assignment.blocks.set(blocks)
     return assignment
@@ -69,6 +71,7 @@ def update_assignment(
     closed_book: bool = False,
     allowed_addresses: str = "",
     hidden_tests_after_due: bool = False,
+    hint_cost: int = 0,
 ) -> Assignment:
     _check_dates(opens_at, due_at)
     _check_blocks(lesson, blocks)
@@ -77,6 +80,7 @@ def update_assignment(
     assignment.opens_at, assignment.due_at = opens_at, due_at
     assignment.closed_book, assignment.allowed_addresses = closed_book, allowed_addresses
     assignment.hidden_tests_after_due = hidden_tests_after_due
+    assignment.hint_cost = hint_cost
     assignment.save(
         update_fields=[
             "lesson",
@@ -86,6 +90,7 @@ def update_assignment(
             "closed_book",
             "allowed_addresses",
             "hidden_tests_after_due",
+            "hint_cost",
         ]
     )
     assignment.blocks.set(blocks)

@@ -87,3 +87,23 @@ def events(*, student, limit: int) -> list[teaching.Event]:
             )
         )
     return found
+
+
+def rungs_taken(*, blocks: list[int], users) -> dict[tuple[int, int], int]:
+    """(user pk, block pk) -> the highest rung the user took on the block (one query);
+    `users` a list or a queryset of user pks."""
+    rows = (
+        HintUse.objects.filter(block__in=blocks, user__in=users).order_by()
+        .values("user_id", "block_id").annotate(top=Max("rung"))
+        .values_list("user_id", "block_id", "top")
+    )
+    return {(user, block): top for user, block, top in rows}
+
+
+def score_after_hints(*, done: list[bool], rungs: list[int], cost: int) -> int:
+    """An assignment's score in percent, each item done scoring 100% less `cost`% for each
+    rung of its ladder the student took (never below 0), each item not done 0."""
+    if not done:
+        return 0
+    scores = [max(0, 100 - cost * taken) if is_done else 0 for is_done, taken in zip(done, rungs, strict=True)]
+    return round(sum(scores) / len(scores))
