@@ -122,7 +122,7 @@ CHOICE = register(
             ({"tries": 2}, "'tries' is 2 with 3 options: trying them in turn would find the right one"),
             (
                 {"hints": ["Which is written in C++?", "It is llama.cpp."]},
-                "hint 2 of this question gives the answer away: it contains the right option's text 'llama.cpp'",
+                "gives the answer away: it contains the right option's text 'llama.cpp'",
             ),
             (
                 {"options": [{**option, "key": "same"} for option in _example_options[:2]]},

@@ -252,8 +252,8 @@ register(
                 "test 'one' must be either a check (`check:` with asserts) or an I/O case",
             ),
             (
-                {"hints": ["A function that gives back a number.", "Write `def one():\n    return 1`"]},
-                "hint 2 of this exercise gives the answer away: it contains the solution",
+                {"hints": ["A function that gives back a number.", "Write `def one(): return 1`."]},
+                "gives the answer away: it contains the solution",
             ),
         ),
         search_lookups=("code_exercise__tests__name",),

@@ -131,7 +131,7 @@ NUMBER = register(
             ({"tolerance": -1}, "'tolerance' must be at least 0"),
             (
                 {"hints": ["Half the bits, half the memory: 4 GB."]},
-                "hint 1 of this question gives the answer away: it contains the answer 4",
+                "gives the answer away: it contains the answer 4",
             ),
             (
                 {"mistakes": [{"answer": 4.1, "feedback": "Close."}]},
