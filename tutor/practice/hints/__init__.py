@@ -46,6 +46,7 @@ class Rung:
     number: int  # from 1
     hint: str = ""  # Markdown: a hint
     code: str = ""  # an exercise: the solution up to this piece
+    lines: str = ""  # ... and how much of it that is: "3 of 8 lines"
     line: str = ""  # an ordering exercise: the line placed
     place: str = ""  # ... and its place: "2nd"
     answer: str = ""  # a question: the right answer, in Markdown
@@ -109,7 +110,11 @@ def rung(block, number: int, *, user) -> Rung:
         return Rung(number, hint=hints[number - 1])
     piece = number - len(hints)
     if block.kind == "code_exercise":
-        return Rung(number, code=code_pieces(block.code_exercise.solution)[piece - 1])
+        pieces = code_pieces(block.code_exercise.solution)
+        lines = ngettext("%(n)d of %(total)d line", "%(n)d of %(total)d lines", len(pieces)) % {
+            "n": piece, "total": len(pieces)
+        }
+        return Rung(number, code=pieces[piece - 1], lines=lines)
     if block.kind == "ordering":
         line = _ordering_lines(block)[piece - 1]
         return Rung(number, line=line.text.strip(), place=ordinal(piece))
@@ -162,6 +167,10 @@ class Ladder:
         if kind == "ordering":
             return _("Show where a line goes (%(n)d of %(total)d)") % {"n": piece, "total": self.pieces}
         return _("Show the answer (this finishes the question)")
+
+    @property
+    def is_question(self) -> bool:
+        return self.block.kind in QUESTION_KINDS
 
     @property
     def used_words(self) -> str:
@@ -231,6 +240,10 @@ def ladders(blocks: list, *, user: AbstractBaseUser | AnonymousUser) -> dict[int
             login_url=htmx.login_url(f"{block.lesson.get_absolute_url()}#{anchor}-hints"),
         )
         ladder.taken = min(taken.get(block.pk, 0), ladder.total)
-        ladder.shown = [rung(block, number, user=user) for number in range(1, ladder.taken + 1)]
+        # An exercise's pieces grow one solution: the page shows its latest only.
+        numbers = range(1, ladder.taken + 1)
+        if block.kind == "code_exercise":
+            numbers = [n for n in numbers if n <= ladder.hints or n == ladder.taken]
+        ladder.shown = [rung(block, number, user=user) for number in numbers]
         found[block.pk] = ladder
     return found
