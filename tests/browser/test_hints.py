@@ -59,7 +59,7 @@ def test_a_learner_climbs_the_ladder_to_the_whole_solution(page, login_in_browse
     expect(ladder).to_contain_text("max(scores, key=scores.get) gives the word with the highest score")
     expect(ladder).not_to_contain_text("return words")
     shot(ladder, f"hints-ladder-hints-{width}")
-    for n, line in enumerate(SOLUTION, start=1):
+    for n in range(1, len(SOLUTION) + 1):
         ladder.get_by_role("button", name=f"Show a line of the solution ({n} of {len(SOLUTION)})").click()
         expect(ladder.locator(".hint-code")).to_have_count(1)  # one solution, growing
         expect(ladder.locator(".hint-code")).to_have_text("\n".join(SOLUTION[:n]))
