@@ -343,3 +343,13 @@ def test_another_teachers_pages_show_nothing_of_the_class():
     other = signed_in(make_teacher())
     assert other.get(reverse("tutor:class_lesson", args=[cohort.pk, block.lesson.pk])).status_code == 404
     assert other.get(reverse("tutor:class_student", args=[cohort.pk, ada.pk])).status_code == 404
+
+
+def test_my_progress_says_how_many_hints_each_lesson_took():
+    user = make_user()
+    client = signed_in(user)
+    block = code_with_hints()
+    for rung in (1, 2, 3):
+        take(client, block, rung)
+    html = client.get(reverse("tutor:my_progress")).content.decode()
+    assert "3 hints used" in html
