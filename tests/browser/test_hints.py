@@ -110,3 +110,32 @@ def test_a_ladder_without_javascript(browser, live_server, client):
     expect(ladder).to_contain_text("12.5 GB")
     expect(page.locator(f"#question-{block.key}-practice .number-box")).to_be_disabled()
     context.close()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_teacher_sees_the_hints_used(page, login_in_browser, width):
+    from tests.factories import make_cohort, make_teacher
+    from tests.tutor.assignment_world import assign
+    from tests.tutor.hint_world import code_with_hints
+    from tutor.practice.hints.actions import take_rung
+
+    ada, bob, teacher = make_user("ada"), make_user("bob"), make_teacher("tea")
+    cohort = make_cohort(teacher, students=[ada, bob], name="Monday group")
+    block = code_with_hints(make_lesson(title="Halving"))
+    assignment = assign(cohort, block.lesson, hint_cost=10)
+    for rung in (1, 2, 3):
+        take_rung(user=ada, block=block, rung=rung)
+    login_in_browser(teacher)
+    page.set_viewport_size({"width": width, "height": 900})
+    page.goto(f"/classes/{cohort.pk}/lessons/{block.lesson.pk}/")
+    table = page.get_by_role("table").filter(has_text="Students who used hints")
+    expect(table.get_by_role("row", name="halves")).to_contain_text("1 of 2 (50%)")
+    expect(table.get_by_role("row", name="halves")).to_contain_text("3.0 of 4 (2 hints)")
+    fits_the_width(page)
+    shot(page.locator("#hints-analysis-heading").locator("xpath=.."), f"hints-teacher-analysis-{width}")
+    page.goto(f"/classes/{cohort.pk}/assignments/{assignment.pk}/")
+    expect(page.get_by_text("costs 10% of the item’s score")).to_be_visible()
+    row = page.get_by_role("row", name="ada")
+    expect(row).to_contain_text("3")
+    fits_the_width(page)
+    shot(page.locator("#assignment-students"), f"hints-teacher-assignment-{width}")
