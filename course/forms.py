@@ -137,7 +137,10 @@ class BlockFormSet(ContentFormSet):
                 continue
             for field, messages in check_block(kind, values, _glossary()).items():
                 for message in messages:
-                    form.add_error(None, f"{field}: {message}" if field else message)
+                    if field in form.fields:  # one the block keeps on its row (its hints)
+                        form.add_error(field, message)
+                    else:
+                        form.add_error(None, f"{field}: {message}" if field else message)
 
     def check_own_rows(self):
         for form in self.forms:

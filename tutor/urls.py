@@ -6,6 +6,7 @@ from tutor.clusters import views as cluster_views
 from tutor.live import views as live
 from tutor.quizzes.urls import urlpatterns as quiz_urls
 from tutor.review.urls import urlpatterns as review_urls
+from tutor.practice.hints import views as hint_views
 from tutor.trail.urls import urlpatterns as trail_urls
 from tutor.views import accounts, lessons, progress, teaching
 
@@ -89,3 +90,6 @@ urlpatterns += trail_urls
 
 # Each practice kind's (and panel's) own endpoints, declared in its folder (tutor/practice/<kind>/).
 urlpatterns += [pattern for kind in practice.every_with_panels() for pattern in kind.urls]
+
+# The next rung of a hint ladder, on any kind that has hints (tutor/practice/hints/).
+urlpatterns += [path("hints/<int:block_pk>/next/", hint_views.hint_next, name="hint_next")]

@@ -14,6 +14,7 @@ reading time — asks this registry rather than listing the kinds.
 
 import importlib
 import pkgutil
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from dataclasses import field as declared
@@ -21,7 +22,7 @@ from typing import Any, Protocol
 
 from django.db import models
 
-from course.kinds.fields import Field, Reading, Text
+from course.kinds.fields import Field, Hints, Reading, Text
 from course.models import Block
 from course.registry import UnknownKind, _kinds, every, get, names, register
 
@@ -38,6 +39,11 @@ class Saving(Protocol):
     def set_in_order(self, row: models.Model, manager, targets: list[models.Model]) -> None: ...
 
     def delete(self, row: models.Model, path: str, refusal: str) -> bool: ...
+
+
+def hints_field() -> Hints:
+    """A hint ladder: an exercise, an ordering exercise or a question may carry one."""
+    return Hints("hints")
 
 
 def common_fields() -> tuple[Field, ...]:
@@ -107,27 +113,54 @@ class BlockKind:
         itself, then `check` checks across fields. Problems go to `reading`."""
         values = {field.name: field.read(reading, mapping, what) for field in self.fields}
         self.check(reading, values)
+        self.check_hints(reading, values, mapping)
         return values
 
     def check(self, reading: Reading, values: dict[str, Any]) -> None:
         """Checks across fields (each field checked itself as it was read)."""
+
+    # -- a hint ladder (a `Hints` field): its hints come before the solution's pieces
+
+    def give_aways(self, values: dict[str, Any]) -> list[tuple[str, str]]:
+        """What gives the whole answer away, as (what it is, its text): a hint holding one
+        of these would tell the answer before the ladder's last rung."""
+        return []
+
+    def check_hints(self, reading: Reading, values: dict[str, Any], mapping) -> None:
+        """Each hint that gives the answer away is an error at its line, naming the block."""
+        hints = values.get("hints") or []
+        if not hints:
+            return
+        key = mapping.get("key") if hasattr(mapping, "get") else None
+        block = f"{self.noun} '{key}'" if isinstance(key, str) and key else f"this {self.noun}"
+        away = self.give_aways(values)
+        for number, hint in enumerate(hints, start=1):
+            for what, text in away:
+                if gives_away(hint, text):
+                    reading.error(
+                        getattr(hint, "line", None) or mapping.line_of("hints"),
+                        f"hint {number} of {block} gives the answer away: it contains {what}; "
+                        "the solution is the ladder's last rung, so hint at it instead",
+                    )
+                    break
 
     # -- the rows
 
     @property
     def row_fields(self) -> tuple[Field, ...]:
         """The fields the Block row keeps besides title and body: the items field and the
-        named values, in declared order (none for a kind with rows of its own). The admin
-        shows one form field for each (`Field.form_field`)."""
+        named values, in declared order (for a kind with rows of its own, only those
+        `kept_on_block`). The admin shows one form field for each (`Field.form_field`)."""
         if self.content_models:
-            return ()
+            return tuple(field for field in self.fields if field.kept_on_block)
         return tuple(field for field in self.fields if field.name not in ("title", "body"))
 
     @property
     def named_fields(self) -> tuple[Field, ...]:
-        """The fields kept in Block.values by name (none for a kind with rows of its own)."""
+        """The fields kept in Block.values by name (for a kind with rows of its own, only
+        those `kept_on_block`)."""
         if self.content_models:
-            return ()
+            return tuple(field for field in self.fields if field.kept_on_block)
         return tuple(
             field for field in self.fields if field.name not in ("title", "body", self.items_field)
         )
@@ -187,6 +220,24 @@ class BlockKind:
             else:
                 texts.append(str(item))
         return texts
+
+
+def _plain_words(text: str) -> str:
+    """Text as compared for giving an answer away: lower case, Markdown's code marks and
+    runs of spaces and line breaks made one space."""
+    return " ".join(text.replace("`", " ").lower().split())
+
+
+def gives_away(hint: str, answer: str) -> bool:
+    """Whether `hint` holds the whole of `answer` (whitespace, case and code marks aside);
+    a short answer counts only as a whole word or number ("4" is not in "42")."""
+    wanted = _plain_words(answer)
+    if not wanted:
+        return False
+    said = _plain_words(hint)
+    before = r"(?<![\w.])" if re.match(r"[\w.]", wanted) else ""
+    after = r"(?![\w]|\.\d)" if re.search(r"[\w.]$", wanted) else ""
+    return re.search(before + re.escape(wanted) + after, said) is not None
 
 
 def admin_inlines() -> list[type]:

@@ -8,7 +8,14 @@ import re
 
 from course.kinds import register
 from course.kinds.fields import Boolean, Choice, Items, Slug, Text, TextList
-from course.kinds.questions import Lines, QuestionKind, question_title, tries_field, unique_keys
+from course.kinds.questions import (
+    Lines,
+    QuestionKind,
+    question_hints,
+    question_title,
+    tries_field,
+    unique_keys,
+)
 
 BLANK = re.compile(r"\{\{\s*([^{}\s]*)\s*\}\}")
 SPACES = ("collapse", "ignore", "exact")
@@ -62,6 +69,17 @@ def accepts(blank: dict, answer: str, *, spaces: str) -> bool:
 
 
 class BlanksKind(QuestionKind):
+    def give_aways(self, values) -> list[tuple[str, str]]:
+        """The text with every blank filled; a single blank's answers on their own too."""
+        blanks = {blank["key"]: blank.get("answers") or [""] for blank in values["blanks"]}
+        filled = "".join(
+            text if what == "text" else blanks.get(text, [""])[0] for what, text in pieces(values["text"])
+        )
+        away = [("the text with its blanks filled", filled)]
+        if len(blanks) == 1:
+            away += [(f"the answer '{answer}'", answer) for answer in next(iter(blanks.values())) if answer]
+        return away
+
     def check(self, reading, values, lines: Lines = lambda name: None) -> None:
         super().check(reading, values, lines)
         blanks = values["blanks"]
@@ -132,6 +150,7 @@ BLANKS = register(
                 "spaces never count; exact: every space counts.",
             ),
             tries_field(3),
+            question_hints(),
         ),
         items_field="blanks",
         needs_key=True,

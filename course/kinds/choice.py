@@ -14,6 +14,7 @@ from course.kinds.questions import (
     Lines,
     QuestionKind,
     question_body,
+    question_hints,
     question_title,
     tries_field,
     unique_keys,
@@ -44,7 +45,17 @@ def _common(reading, values, lines: Lines) -> list:
     return options
 
 
+def _right_options(values) -> list[tuple[str, str]]:
+    return [
+        (f"the right option's text '{option['text']}'", option["text"])
+        for option in values["options"] if option.get("right")
+    ]
+
+
 class ChoiceKind(QuestionKind):
+    def give_aways(self, values) -> list[tuple[str, str]]:
+        return _right_options(values)
+
     def check(self, reading, values, lines: Lines = lambda name: None) -> None:
         super().check(reading, values, lines)
         options = _common(reading, values, lines)
@@ -68,6 +79,9 @@ class ChoiceKind(QuestionKind):
 
 
 class CheckboxesKind(QuestionKind):
+    def give_aways(self, values) -> list[tuple[str, str]]:
+        return _right_options(values)
+
     def check(self, reading, values, lines: Lines = lambda name: None) -> None:
         super().check(reading, values, lines)
         options = _common(reading, values, lines)
@@ -94,6 +108,7 @@ CHOICE = register(
             OPTIONS,
             Boolean("shuffle", fallback=True, help_text="Each learner sees the options in an order of their own."),
             tries_field(1),
+            question_hints(),
         ),
         items_field="options",
         needs_key=True,
@@ -105,6 +120,10 @@ CHOICE = register(
                 "options 'cpu' and 'gpu' are both right: a choice has one right answer",
             ),
             ({"tries": 2}, "'tries' is 2 with 3 options: trying them in turn would find the right one"),
+            (
+                {"hints": ["Which is written in C++?", "It is llama.cpp."]},
+                "gives the answer away: it contains the right option's text 'llama.cpp'",
+            ),
             (
                 {"options": [{**option, "key": "same"} for option in _example_options[:2]]},
                 "option key 'same' is already used on line",
@@ -133,6 +152,7 @@ CHECKBOXES = register(
             ),
             Boolean("shuffle", fallback=True, help_text="Each learner sees the options in an order of their own."),
             tries_field(2),
+            question_hints(),
         ),
         items_field="options",
         needs_key=True,

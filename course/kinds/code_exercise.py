@@ -14,7 +14,7 @@ The content models live here with the kind, not in course/models.py: one place p
 
 from django.db import models
 
-from course.kinds import BlockKind, common_fields, register
+from course.kinds import BlockKind, common_fields, hints_field, register
 from course.kinds.fields import Choice, Items, Limits, Slug, Text, TextList
 from course.models import RUN_LIMITS, RUN_LIMITS_HELP, Block
 
@@ -109,13 +109,16 @@ class CodeExerciseKind(BlockKind):
                     + ("both" if has_check else "neither"),
                 )
 
+    def give_aways(self, values) -> list[tuple[str, str]]:
+        return [("the solution", values["solution"])]
+
     def values_from_admin(self, block, rows) -> dict | None:
         if not rows.get("code_exercise"):
             return None
         exercise = rows["code_exercise"][0]
         tests = sorted(exercise.get("tests", []), key=lambda test: test.get("position") or 0)
         return {
-            "title": block.get("title") or "", "body": block.get("body") or "",
+            **super().values_from_admin(block, rows),
             "starter": exercise["starter"], "solution": exercise["solution"],
             "tests": [
                 {
@@ -232,6 +235,7 @@ register(
                 ),
             ),
             Limits("limits", names=RUN_LIMITS),
+            hints_field(),
         ),
         needs_key=True,
         page_select=("code_exercise",),
@@ -246,6 +250,10 @@ register(
             (
                 {"tests": [{"key": "one", "name": "gives 1", "check": "assert one() == 1", "stdout": "1"}]},
                 "test 'one' must be either a check (`check:` with asserts) or an I/O case",
+            ),
+            (
+                {"hints": ["A function that gives back a number.", "Write `def one(): return 1`."]},
+                "gives the answer away: it contains the solution",
             ),
         ),
         search_lookups=("code_exercise__tests__name",),

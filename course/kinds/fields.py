@@ -17,7 +17,7 @@ import re
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 from django import forms
 from django.db import models
@@ -174,6 +174,9 @@ class Field(ABC):
     required: bool = False
     verbose_name: str = ""  # how the admin labels it; from the name if not given
     help_text: str = ""  # what the admin says under it; a default for its type if not given
+    # Kept in Block.values even by a kind with rows of its own (a ladder of hints), so the
+    # block form edits it and the importer and exporter keep it with no code of the kind's.
+    kept_on_block: ClassVar[bool] = False
 
     @property
     def default(self) -> Any:
@@ -544,6 +547,37 @@ class TextList(Field):
 
     def write(self, value: list[str]) -> list | None:
         return [Literal(text) for text in value] if value else None
+
+
+@dataclass(frozen=True)
+class Hints(TextList):
+    """A hint ladder: short Markdown texts a learner asks for one at a time, before the
+    solution is shown piece by piece (tutor/practice/hints/). Each hint remembers its line,
+    so a hint that gives the answer away is pointed at (`BlockKind.give_aways`)."""
+
+    item: str = "hint"
+    kept_on_block: ClassVar[bool] = True
+
+    def form_field(self, stored: Any = None) -> forms.Field:
+        help_text = self.help_text or (
+            "One hint a line (Markdown), shown one at a time on request, the gentlest first; "
+            "after the last, the solution is shown a piece at a time."
+        )
+        if any("\n" in hint for hint in stored or ()):  # a hint of several lines: as JSON
+            return Json(required=False, label=self.form_label, help_text=help_text)
+        return Lines(required=False, label=self.form_label, help_text=help_text)
+
+    def read_value(self, reading: Reading, mapping: YamlMap, what: str) -> list[str]:
+        items = read_list(reading, mapping, self.name)
+        hints = []
+        for value, line in zip(items, items.lines, strict=True):
+            if not isinstance(value, str) or not value.strip():
+                reading.error(line, f"each hint must be text, not {describe(value)}")
+            elif "\x00" in value:
+                reading.error(line, "each hint must be text without a NUL character")
+            else:
+                hints.append(Lined.at(value, line))
+        return hints
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from course.kinds.questions import (
     Values,
     check_parameters,
     question_body,
+    question_hints,
     question_title,
     tries_field,
 )
@@ -31,6 +32,12 @@ def within(given: float, expected: float, *, tolerance: float, relative: float) 
 
 
 class NumberKind(QuestionKind):
+    def give_aways(self, values) -> list[tuple[str, str]]:
+        answer = values.get("answer")
+        if answer is None:  # computed per variant: no one number to give away
+            return []
+        return [(f"the answer {answer:g}", f"{answer:g}")]
+
     def check(self, reading, values, lines: Lines = lambda name: None) -> None:
         super().check(reading, values, lines)
         check_parameters(reading, values, lines)
@@ -101,6 +108,7 @@ NUMBER = register(
                 '"feedback" a learner who gives it reads.',
             ),
             tries_field(3),
+            question_hints(),
         ),
         items_field="mistakes",
         needs_key=True,
@@ -121,6 +129,10 @@ NUMBER = register(
             ),
             ({"program": "print(4)"}, "give 'answer' or a 'program' that computes it, not both"),
             ({"tolerance": -1}, "'tolerance' must be at least 0"),
+            (
+                {"hints": ["Half the bits, half the memory: 4 GB."]},
+                "gives the answer away: it contains the answer 4",
+            ),
             (
                 {"mistakes": [{"answer": 4.1, "feedback": "Close."}]},
                 "the mistake 4.1 is within the tolerance of the answer 4: it would be marked right",

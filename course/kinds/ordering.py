@@ -8,7 +8,7 @@ re-import updates them in place.
 from django.db import models
 
 from course.content_files.errors import did_you_mean
-from course.kinds import BlockKind, common_fields, register
+from course.kinds import BlockKind, common_fields, hints_field, register
 from course.kinds.fields import Choice, Items, Lined, LinedDict, Slug, SlugList, Text
 from course.models import Block, linked_in_order, title_from_intro
 
@@ -86,6 +86,10 @@ class OrderingKind(BlockKind):
                 seen[key] = item.line_of("key")
         check_dependencies(reading, lines, {item["key"] for item in distractors})
 
+    def give_aways(self, values) -> list[tuple[str, str]]:
+        lines = [line["text"] for line in values["lines"]]
+        return [("every line of the solution, in order", "\n".join(lines))] if len(lines) > 1 else []
+
     def values_from_admin(self, block, rows) -> dict | None:
         if not rows.get("ordering_exercise"):
             return None
@@ -95,7 +99,7 @@ class OrderingKind(BlockKind):
             key=lambda line: line["position"],
         )
         return {
-            "title": block.get("title") or "", "body": block.get("body") or "",
+            **super().values_from_admin(block, rows),
             "intro": exercise["intro"], "grading": exercise["grading"],
             "expected_output": exercise["expected_output"],
             "lines": [
@@ -410,6 +414,7 @@ ORDERING = register(
             ),
             Items("distractors", item="distractor", fields=(_line_key, _line_text)),
             Text("expected_output"),
+            hints_field(),
         ),
         needs_key=True,
         page_select=("ordering_exercise",),

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from course.content_files.yaml_writing import Flow
-from course.kinds import BlockKind, common_fields
+from course.kinds import BlockKind, common_fields, hints_field
 from course.kinds.fields import Field, Text, WholeNumber, describe, read_list
 
 Lines = Callable[[str], int | None]
@@ -29,6 +29,11 @@ def question_title() -> Text:
 
 def question_body() -> Text:
     return Text("body", markdown=True, required=True, help_text="Markdown: the question itself.")
+
+
+def question_hints() -> Field:
+    """A question's hint ladder: its last rung shows the right answer and finishes it."""
+    return hints_field()
 
 
 def tries_field(fallback: int) -> WholeNumber:
@@ -45,6 +50,7 @@ class QuestionKind(BlockKind):
     def read(self, reading, mapping, what: str) -> dict[str, Any]:
         values = {field.name: field.read(reading, mapping, what) for field in self.fields}
         self.check(reading, values, lines=mapping.line_of)
+        self.check_hints(reading, values, mapping)
         return values
 
     def check(self, reading, values: dict[str, Any], lines: Lines = lambda name: None) -> None:

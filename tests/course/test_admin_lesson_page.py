@@ -424,7 +424,7 @@ def test_each_block_shows_the_fields_its_kind_keeps_and_no_others(django_app, sa
 
     for n, block in enumerate(blocks):
         expected = {
-            "try_it": set(), "snippet": set(), "ordering": set(), "code_exercise": set(),
+            "try_it": set(), "snippet": set(), "ordering": {"hints"}, "code_exercise": {"hints"},
             "data_flow": {"steps"}, "explanations": {"items"}, "examples": {"items"},
         }[block.kind]  # fmt: skip
         assert own_fields(n) == expected, block.kind
@@ -532,6 +532,7 @@ def test_the_lesson_page_carries_each_kinds_own_fields_blank_for_a_kind_chosen_o
 
         assert set(templates) == {
             "data_flow", "examples", "explanations", "quiz", "choice", "checkboxes", "number", "blanks",
+            "code_exercise", "ordering",  # their hints
         }, url
         assert not page.html.select("form template")
         steps = templates["data_flow"].select_one("textarea")

@@ -210,12 +210,23 @@ def question(kind: str, values: dict) -> dict:
     return values
 
 
+def keeping_the_answer(kind: kinds.BlockKind, values: dict) -> dict:
+    """Hints that do not give the answer away (the reader refuses one that does)."""
+    if values.get("hints"):
+        away = kind.give_aways(values)
+        values["hints"] = [
+            hint for hint in values["hints"] if not any(kinds.gives_away(hint, text) for _, text in away)
+        ]
+    return values
+
+
 def block_strategy(kind: kinds.BlockKind):
     return st.tuples(
         st.just(kind.name),
         st.fixed_dictionaries({field.name: strategy_for(field) for field in kind.fields})
         .map(consistent)
-        .map(lambda values: question(kind.name, values)),
+        .map(lambda values: question(kind.name, values))
+        .map(lambda values: keeping_the_answer(kind, values)),
     )
 
 

@@ -14,6 +14,7 @@ from course import kinds
 from course.content_files.errors import ContentErrors
 from course.content_files.importer import import_content
 from course.content_files.reader import check_block, read_content
+from course.kinds.fields import Items
 from course.models import Block, Lesson
 from tests.course.test_admin_lesson_page import block_errors, errors_on
 from tests.factories import make_admin
@@ -108,7 +109,7 @@ def test_what_the_files_refuse_the_admin_refuses_with_the_same_words(tmp_path, d
         # A kind's own rows need every field of an item; Block.items keeps what it is given.
         block_data.values[field] = (
             value
-            if not kind.content_models or not isinstance(value, list)
+            if not kind.content_models or not isinstance(value, list) or not isinstance(kind.field(field), Items)
             else [
                 {**{f.name: f.default for f in kind.field(field).fields}, **item} for item in value
             ]

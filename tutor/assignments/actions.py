@@ -55,6 +55,7 @@ def create_assignment(
     closed_book: bool = False,
     allowed_addresses: str = "",
     hidden_tests_after_due: bool = False,
+    hint_cost: int = 0,
     **quiz,
 ) -> Assignment:
     """Set `lesson` for the class: all its exercises when `blocks` is empty, else those."""
@@ -70,6 +71,7 @@ def create_assignment(
         allowed_addresses=allowed_addresses,
         hidden_tests_after_due=hidden_tests_after_due,
         **_quiz_settings(quiz),
+        hint_cost=hint_cost,
     )
     assignment.blocks.set(blocks)
     return assignment
@@ -86,6 +88,7 @@ def update_assignment(
     closed_book: bool = False,
     allowed_addresses: str = "",
     hidden_tests_after_due: bool = False,
+    hint_cost: int = 0,
     **quiz,
 ) -> Assignment:
     _check_dates(opens_at, due_at)
@@ -98,6 +101,7 @@ def update_assignment(
     settings = _quiz_settings(quiz)
     for name, value in settings.items():
         setattr(assignment, name, value)
+    assignment.hint_cost = hint_cost
     assignment.save(
         update_fields=[
             *settings,
@@ -108,6 +112,7 @@ def update_assignment(
             "closed_book",
             "allowed_addresses",
             "hidden_tests_after_due",
+            "hint_cost",
         ]
     )
     assignment.blocks.set(blocks)

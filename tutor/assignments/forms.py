@@ -75,6 +75,20 @@ class AssignmentForm(forms.Form):
         "its code exercises show them what each checks and what it expected, as solving the "
         "exercise does. Work sent after that is still accepted and marked late.",
     )
+    hint_cost = forms.IntegerField(
+        required=False,
+        min_value=0,
+        max_value=100,
+        label="Hint cost (%)",
+        help_text="Each hint (or piece of the solution) a student uses on an item costs this "
+        "percentage of the item's score; 0 or empty: hints are free. Students read it beside "
+        "the hints.",
+        error_messages={
+            "invalid": "Write the hint cost as a whole number of percent, 0 to 100.",
+            "min_value": "The hint cost is at least 0%%.",
+            "max_value": "The hint cost is at most 100%%.",
+        },
+    )
     allowed_addresses = forms.CharField(
         required=False,
         widget=forms.Textarea(attrs={"rows": 3}),
@@ -120,6 +134,9 @@ class AssignmentForm(forms.Form):
         "submitting only once no attempts are left or the quiz is due.",
         error_messages={"invalid_choice": "Choose when students see the feedback, from the list."},
     )
+
+    def clean_hint_cost(self) -> int:
+        return self.cleaned_data["hint_cost"] or 0
 
     def clean_allowed_addresses(self) -> str:
         lines = [

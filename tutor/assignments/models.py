@@ -4,6 +4,7 @@ date for one student of that class."""
 from datetime import datetime
 
 from django.conf import settings
+from django.core.validators import MaxValueValidator
 from django.db import models
 from django.utils import timezone
 
@@ -99,6 +100,16 @@ class Assignment(models.Model):
 
     feedback = models.CharField(
         max_length=20, choices=Feedback.choices, default=Feedback.AFTER_SUBMITTING
+    )
+
+    # tutor/practice/hints/: each rung of a hint ladder a student takes on one of its items
+    # (a hint, or a piece of the solution) costs this share of that item's score.
+    hint_cost = models.PositiveSmallIntegerField(
+        "hint cost (%)",
+        default=0,
+        validators=[MaxValueValidator(100)],
+        help_text="Each hint (or piece of the solution) a student uses on an item costs this "
+        "percentage of the item's score; 0: hints are free.",
     )
 
     objects = AssignmentQuerySet.as_manager()

@@ -23,9 +23,10 @@ from tutor.assignments import actions, grid
 from tutor.assignments.forms import AssignmentForm, ExtensionForm, item_label
 from tutor.assignments.grid import members
 from tutor.assignments.models import Assignment
-from tutor.assignments.status import items_of, standings
+from tutor.assignments.status import done_times, items_of, standings
 from tutor.models import Cohort
 from tutor.practice import lessons_with_practice
+from tutor.practice.hints import teaching as hint_teaching
 from tutor.quizzes.analysis import FORMULA, quiz_analysis
 from tutor.roles import class_students, taught_class
 from tutor.teaching import name_of
@@ -135,6 +136,7 @@ def assignment_edit(request: HttpRequest, pk: int, assignment_pk: int) -> HttpRe
                     "time_limit": assignment.time_limit,
                     "shuffle_questions": assignment.shuffle_questions,
                     "feedback": assignment.feedback,
+                    "hint_cost": assignment.hint_cost,
                 },
             )
         return form_response(request, cohort, form, assignment=assignment)
@@ -150,11 +152,32 @@ def assignment_edit(request: HttpRequest, pk: int, assignment_pk: int) -> HttpRe
     return form_response(request, cohort, form, assignment=assignment, status=400)
 
 
+def hints_used(assignment: Assignment, items, students: list[int], among) -> dict[int, tuple[int, int]]:
+    """Each student's hint-ladder rungs on the assignment's items and, when it states a
+    hint cost, their score after it (each item done 100%, less the cost for each rung):
+    Parsnip keeps no other per-item score (two queries and one per kind)."""
+    blocks = [pk for pk, _ in items]
+    taken = hint_teaching.rungs_taken(blocks=blocks, users=among)
+    done = done_times(items, among) if assignment.hint_cost else {}
+    return {
+        student: (
+            sum(taken.get((student, block), 0) for block in blocks),
+            hint_teaching.score_after_hints(
+                done=[(student, block) in done for block in blocks],
+                rungs=[taken.get((student, block), 0) for block in blocks],
+                cost=assignment.hint_cost,
+            ),
+        )
+        for student in students
+    }
+
+
 def detail_context(cohort: Cohort, assignment: Assignment, **extra) -> dict:
     students = list(class_students(cohort).values_list("pk", "username", "first_name", "last_name"))
     found = standings([assignment], [pk for pk, *_ in students], among=members(cohort))
     items = items_of([assignment])[assignment.pk]
     rows = grid.with_time_taken(grid.student_rows(found, assignment, students), assignment)
+    hints = hints_used(assignment, items, [pk for pk, *_ in students], members(cohort))
     form = extra.pop("extension_form", None) or ExtensionForm(
         students=class_students(cohort), assignment=assignment
     )
@@ -163,6 +186,8 @@ def detail_context(cohort: Cohort, assignment: Assignment, **extra) -> dict:
         "assignment": assignment,
         "items": grid.item_names(assignment, items),
         "rows": rows,
+        # Each row with the student's hint-ladder rungs on its items and their score after them.
+        "student_rows": [(row, *hints[row.pk]) for row in rows],
         "tally": grid.tally(found, assignment, [pk for pk, *_ in students]),
         "extension_form": form,
         # The form's student list, from the rows already read (not a query per option).

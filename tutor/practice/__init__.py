@@ -270,6 +270,7 @@ class PageBlock:
     template: str
     state: Any = None
     practice: bool = False
+    hints: Any = None  # its hint ladder (tutor.practice.hints.Ladder), if it has hints
 
 
 def page_blocks(
@@ -283,13 +284,18 @@ def page_blocks(
         of_kind = [block for block in blocks if block.kind == kind.name]
         if of_kind:
             states.update(kind.states(of_kind, user=user, request=request))
+    from tutor.practice.hints import ladders  # a kind's hints are served by tutor.practice.hints
+
+    hints = ladders(blocks, user=user)
     page = []
     for block in blocks:
         kind = get(block.kind)
         if kind is None:
             page.append(PageBlock(block, block.kind_spec.template))
         else:
-            page.append(PageBlock(block, kind.template, states.get(block.pk), practice=True))
+            page.append(
+                PageBlock(block, kind.template, states.get(block.pk), practice=True, hints=hints.get(block.pk))
+            )
     return page
 
 

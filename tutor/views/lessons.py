@@ -132,8 +132,8 @@ def lesson_detail(request: HttpRequest, course_slug: str, lesson_slug: str) -> H
         "glossary_linker": SimpleLazyObject(
             lambda: content.unlinked_glossary if closed_book else content.glossary_linker
         ),
-        "practice_styles": styles,
-        "practice_scripts": scripts,
+        "practice_styles": styles + (["css/hints.css"] if any(item.hints for item in blocks) else []),
+        "practice_scripts": scripts + (["js/hints.js"] if any(item.hints for item in blocks) else []),
     } | assigned
     response = TemplateResponse(request, "tutor/lesson.html", context)
     if anonymous_key is not None:

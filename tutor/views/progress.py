@@ -2,10 +2,11 @@
 
 
 from django.contrib.auth.decorators import login_required
-from django.db.models import Prefetch, Sum
+from django.db.models import Count, Prefetch, Sum
 from django.http import HttpRequest
 from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
+from django.utils.translation import ngettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
@@ -15,6 +16,7 @@ from tutor import practice
 from tutor.assignments import learners
 from tutor.clusters.comments import teacher_notes
 from tutor.models import LessonProgress
+from tutor.practice.hints.models import HintUse
 from tutor.trail.teaching import trails_of
 
 ACCURACY_AFTER = 5  # first predictions before My progress says how many were right
@@ -57,6 +59,21 @@ def progress_details(progress: LessonProgress) -> list[str]:
     ]
 
 
+def hints_by_lesson(user) -> dict[int, int]:
+    """How many rungs of hint ladders the user took in each lesson (one query)."""
+    rows = (
+        HintUse.objects.filter(user=user).order_by()
+        .values("block__lesson").annotate(taken=Count("pk")).values_list("block__lesson", "taken")
+    )
+    return dict(rows)
+
+
+def hint_words(taken: int) -> list[str]:
+    if not taken:
+        return []
+    return [ngettext("%(n)d hint used", "%(n)d hints used", taken) % {"n": taken}]
+
+
 @require_GET
 @never_cache  # practice state: never a stale copy on Back
 @login_required
@@ -83,6 +100,7 @@ def my_progress(request: HttpRequest) -> TemplateResponse:
                 "percent": round(100 * done / len(lessons)) if lessons else 0,
             }
         )
+    hints = hints_by_lesson(request.user)
     totals = progress_rows.aggregate(
         right=Sum("predictions_right"), predicted=Sum("snippets_predicted")
     )
@@ -103,7 +121,9 @@ def my_progress(request: HttpRequest) -> TemplateResponse:
     context = {
         "summaries": summaries,
         "progress_by_lesson": by_lesson,
-        "details_by_lesson": {pk: progress_details(row) for pk, row in by_lesson.items()},
+        "details_by_lesson": {
+            pk: progress_details(row) + hint_words(hints.get(pk, 0)) for pk, row in by_lesson.items()
+        },
         "lessons_done": len(finished),
         "lessons_total": sum(len(summary["lessons"]) for summary in summaries),
         "last_done": finished[-1].lesson if finished else None,

@@ -39,6 +39,7 @@ from tutor.models import (
     LessonProgress,
     Membership,
 )
+from tutor.practice.hints import teaching as hint_teaching
 from tutor.roles import class_students, is_teacher, require_teacher, taught_class
 from tutor.time_zones import browser_zone
 from tutor.trail.teaching import class_trails, trails_of
@@ -252,6 +253,7 @@ def class_lesson(request: HttpRequest, pk: int, lesson_pk: int) -> TemplateRespo
         "lesson": lesson,
         "students": students,
         "analyses": analyses,
+        "hint_items": hint_teaching.analysis(in_class=in_class, lesson=lesson, students=students),
         "over_time": teaching.completion_over_time(completed, students),
         "groups": lesson_groups(cohort, lesson),  # wrong answers grouped, and comments on them
         "class_trails": class_trails(cohort, lesson),  # how each student's code was made
@@ -266,7 +268,8 @@ def class_student(request: HttpRequest, pk: int, student_pk: int) -> TemplateRes
     cohort = taught_class(request, pk)
     student = get_object_or_404(User, pk=student_pk, memberships__cohort=cohort)
     events = teaching.timeline(
-        *(kind.events(student=student, limit=TIMELINE_LIMIT) for kind in practice.every_with_panels())
+        *(kind.events(student=student, limit=TIMELINE_LIMIT) for kind in practice.every_with_panels()),
+        hint_teaching.events(student=student, limit=TIMELINE_LIMIT),
     )
     progress = (
         LessonProgress.objects.filter(user=student, lesson__in=Lesson.objects.published())
