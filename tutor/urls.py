@@ -4,9 +4,9 @@ from tutor import practice
 from tutor.assignments.urls import urlpatterns as assignment_urls
 from tutor.clusters import views as cluster_views
 from tutor.live import views as live
+from tutor.practice.hints import views as hint_views
 from tutor.quizzes.urls import urlpatterns as quiz_urls
 from tutor.review.urls import urlpatterns as review_urls
-from tutor.practice.hints import views as hint_views
 from tutor.trail.urls import urlpatterns as trail_urls
 from tutor.views import accounts, lessons, progress, teaching
 
