@@ -35,8 +35,9 @@ class ReviewCard(models.Model):
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="review_cards"
     )
-    # CASCADE: a card is no learner's work (their rows in the lesson protect the item).
-    block = models.ForeignKey(Block, on_delete=models.CASCADE, related_name="review_cards")
+    # PROTECT, as every row of tutor that points at content: a learner's review history is
+    # theirs, and removing the item (a re-import, the admin) is refused while it exists.
+    block = models.ForeignKey(Block, on_delete=models.PROTECT, related_name="review_cards")
     state = models.PositiveSmallIntegerField(choices=State.choices, default=State.LEARNING)
     step = models.PositiveSmallIntegerField(null=True, blank=True)
     stability = models.FloatField(null=True, blank=True)
@@ -92,7 +93,7 @@ class ReviewAnswer(models.Model):
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="review_answers"
     )
-    block = models.ForeignKey(Block, on_delete=models.CASCADE, related_name="review_answers")
+    block = models.ForeignKey(Block, on_delete=models.PROTECT, related_name="review_answers")
     # What was sent, as the item's kind reads it (a prediction's text, a question's answer,
     # an order of line keys).
     answer = models.JSONField()
