@@ -353,3 +353,28 @@ def test_my_progress_says_how_many_hints_each_lesson_took():
         take(client, block, rung)
     html = client.get(reverse("tutor:my_progress")).content.decode()
     assert "3 hints used" in html
+
+
+def test_a_question_a_running_quiz_asks_has_no_ladder_until_the_quiz_is_over():
+    """The last rung is the answer: while a quiz of the learner's class asks the question,
+    its ladder is neither on the lesson page nor climbable."""
+    from tests.tutor.quiz_world import make_quiz
+
+    user = make_user()
+    client = signed_in(user)
+    block = question_with_hints()
+    cohort = make_cohort(make_teacher(), students=[user])
+    quiz = make_quiz(cohort, block.lesson)
+    html = page(client, block)
+    assert "Part of your quiz" in html and "Show a hint" not in html
+    for extra in ({}, HX):
+        response = take(client, block, 1, **extra)
+        assert response.status_code in (302, 403)
+        if extra:
+            assert response.status_code == 403 and "its hints wait" in response.content.decode()
+    assert not HintUse.objects.filter(user=user).exists()
+    quiz.due_at = timezone.now() - timedelta(minutes=1)  # over (closing it would close its items)
+    quiz.save()
+    assert "Show a hint" in page(client, block)
+    assert take(client, block, 1).status_code == 302
+    assert HintUse.objects.filter(user=user, block=block).count() == 1

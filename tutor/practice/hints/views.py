@@ -13,7 +13,7 @@ from django.views.decorators.http import require_POST
 from course import htmx
 from course.models import Block, Lesson
 from tutor import practice
-from tutor.assignments.closing import closed_to
+from tutor.assignments.closing import closed_to, quiz_holding
 from tutor.practice import with_lesson_progress
 from tutor.practice.hints import QUESTION_KINDS, hints_of, laddered_kinds, ladders
 from tutor.practice.hints.actions import RungRefused, take_rung
@@ -46,6 +46,9 @@ def hint_next(request: HttpRequest, block_pk: int) -> HttpResponse:
         return htmx.log_in_first(request, then=ladder_url(block))
     if closed := closed_to(request.user, block):
         return refused(request, block, closed, status=403)
+    if block.kind in QUESTION_KINDS and (quiz := quiz_holding(request.user, [block]).get(block.pk)):
+        message = _("This question is part of your quiz “%(title)s”: its hints wait until the quiz is over.")
+        return refused(request, block, message % {"title": quiz.lesson.title}, status=403)
     wanted = request.POST.get("rung", "")
     if not wanted.isdecimal() or len(wanted) > 6:
         return refused(request, block, _("Which hint? Use the page's button."), status=400)
