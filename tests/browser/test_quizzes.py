@@ -72,6 +72,14 @@ def test_a_student_takes_a_timed_quiz_and_the_teacher_sees_the_score(page, login
     row = page.get_by_role("row", name="ada")
     expect(row).to_contain_text("50%")
     expect(row).to_contain_text("1 of 1")
+    # The item analysis fits the page: on a phone each question reads as a card, with the
+    # options chosen in sight rather than past the right edge of a table.
+    analysis = page.locator("#quiz-analysis .table-scroll")
+    assert analysis.evaluate("box => box.scrollWidth <= box.clientWidth")
+    options = page.locator(".quiz-analysis .option-shares").first
+    box = options.bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= width
+    fits_the_width(page)
     shot(page, f"quiz-teacher-{width}")
 
 
