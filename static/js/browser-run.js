@@ -109,6 +109,12 @@
     form.querySelector(".run-button").disabled = running;
     var stop = form.querySelector(".stop-button");
     stop.hidden = !running;
+    // The last run's output stays in place while this one runs: marked as being replaced
+    // (dimmed, aria-busy) so that it is not read as this run's.
+    var output = document.querySelector(form.getAttribute("hx-target"));
+    if (output) {
+      output.setAttribute("aria-busy", running ? "true" : "false");
+    }
     if (!running && document.activeElement === stop) {
       form.querySelector(".run-button").focus();
     }

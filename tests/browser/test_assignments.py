@@ -228,3 +228,21 @@ def test_the_assignments_items_have_their_bullets_inside_their_box(
     )
     assert room >= 1.5 * 16
     assert errors == []
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_each_quiz_feedback_radio_sits_beside_its_words(browser, live_server, width):
+    cohort = make_cohort(make_teacher("tess"), students=[make_user("sam")])
+    teacher, errors = logged_in(browser, live_server, "tess")
+    teacher.set_viewport_size({"width": width, "height": 900})
+    teacher.goto(f"/classes/{cohort.pk}/assignments/new/")
+    for value in ("at-once", "after-submitting", "after-due"):
+        radio = teacher.locator(f"#feedback-{value}")
+        expect(radio).to_be_visible()
+        box, words = radio.bounding_box(), teacher.locator(f"label[for=feedback-{value}]").bounding_box()
+        # The radio just left of its words, on their line: not stretched across the form
+        # with the words pushed to the right edge.
+        assert box["width"] < 40
+        assert box["x"] + box["width"] <= words["x"] <= box["x"] + box["width"] + 24
+        assert box["y"] < words["y"] + words["height"] and words["y"] < box["y"] + box["height"]
+    assert errors == []

@@ -72,6 +72,14 @@ def test_a_student_takes_a_timed_quiz_and_the_teacher_sees_the_score(page, login
     row = page.get_by_role("row", name="ada")
     expect(row).to_contain_text("50%")
     expect(row).to_contain_text("1 of 1")
+    # The item analysis fits the page: on a phone each question reads as a card, with the
+    # options chosen in sight rather than past the right edge of a table.
+    analysis = page.locator("#quiz-analysis .table-scroll")
+    assert analysis.evaluate("box => box.scrollWidth <= box.clientWidth")
+    options = page.locator(".quiz-analysis .option-shares").first
+    box = options.bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= width
+    fits_the_width(page)
     shot(page, f"quiz-teacher-{width}")
 
 
@@ -97,3 +105,20 @@ def test_feedback_at_once_checks_one_question_in_place_with_the_keyboard(page, l
     expect(page.locator(f"#quiz-q{choice.pk}")).to_contain_text("Right answer")
     expect(page.locator(f"#quiz-q{choice.pk}").get_by_label("llama.cpp")).to_be_disabled()  # final
     expect(page.locator(f"#quiz-q{questions['number'].pk}")).not_to_contain_text("12.5")
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_time_left_stays_in_sight_down_the_whole_quiz(page, login_in_browser, width):
+    student = make_user("ada")
+    cohort = make_cohort(make_teacher("tess"), students=[student])
+    lesson, _questions = quiz_lesson()
+    quiz = make_quiz(cohort, lesson, time_limit=20)
+    page.set_viewport_size({"width": width, "height": 600})
+    login_in_browser(student)
+    page.goto(f"/quizzes/{quiz.pk}/")
+    page.get_by_role("button", name="Start the quiz").click()
+    expect(page.locator(".quiz-countdown")).to_contain_text("left")
+    # At the last question, by the Submit button, the time left is still at the top of the window.
+    page.get_by_role("button", name="Save and submit…").scroll_into_view_if_needed()
+    timer = page.locator(".quiz-timer").bounding_box()
+    assert 0 <= timer["y"] <= 10

@@ -105,10 +105,14 @@ def test_a_loop_that_never_ends_can_be_stopped_and_python_comes_back(
     stop = practice.get_by_role("button", name="Stop")
     expect(stop).to_be_visible()
     expect(practice.get_by_role("button", name="Run", exact=True)).to_be_disabled()
+    # The last run's output, still there, is marked as being replaced: not this run's.
+    expect(output).to_have_attribute("aria-busy", "true")
+    expect(output).to_have_css("opacity", "0.5")
     stop.click()
     expect(output.locator(".run-status strong")).to_have_text("Stopped")
     expect(output.locator(".ran-where")).to_have_text("Ran in your browser")
     expect(stop).to_be_hidden()
+    expect(output).not_to_have_attribute("aria-busy", "true")
 
     # Python loads again (from the browser's cache) and runs the next program.
     python_ready(practice)

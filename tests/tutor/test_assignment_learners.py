@@ -61,6 +61,19 @@ def test_the_home_page_and_my_progress_list_what_is_due_and_when(client, world, 
     assert "Not yet done" in html
 
 
+@pytest.mark.parametrize("page", ["tutor:catalogue", "tutor:my_progress"])
+def test_a_quiz_assigned_says_it_is_a_quiz_and_leads_to_it(client, world, page):
+    from tests.tutor.quiz_world import make_quiz, quiz_lesson
+
+    lesson, _questions = quiz_lesson()
+    quiz = make_quiz(world["cohort"], lesson)
+    html = client.get(reverse(page)).content.decode()
+    assigned = html[html.index('id="assigned-heading"'):].split("</section>")[0]
+    assert "(a quiz)" in assigned
+    assert f'href="{reverse("tutor:quiz_start", args=[quiz.pk])}">Take the quiz</a>' in assigned
+    assert " of 4 done" not in assigned  # its questions are answered in the quiz, not here
+
+
 def test_an_assignment_not_yet_open_is_not_shown(client, world):
     assign(world["cohort"], world["lesson"], opens=NOW + HOUR, due=NOW + 5 * HOUR)
     assert "Assigned to you" not in client.get(reverse("tutor:catalogue")).content.decode()

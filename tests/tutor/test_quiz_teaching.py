@@ -160,6 +160,8 @@ def test_a_student_who_has_not_taken_it_is_invited_to(client, world):
     client.force_login(world["bob"])
     lesson = client.get(world["lesson"].get_absolute_url()).content.decode()
     assert "Take the quiz" in lesson and reverse("tutor:quiz_start", args=[quiz.pk]) in lesson
+    # Its questions are answered in the quiz: no count of them "done" on the lesson page.
+    assert " done." not in lesson
 
 
 def test_a_quiz_answered_wrong_scores_its_partial_credit(world):

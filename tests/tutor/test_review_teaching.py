@@ -28,6 +28,8 @@ def test_a_teacher_turns_review_on_and_sees_retention_by_item(client, clock):
     client.force_login(teacher)
     page = client.get(reverse("tutor:class_review", args=[cohort.pk]))
     assert page.status_code == 200 and "No answers at review yet" in page.text
+    # What comes back at review, every kind named (code exercises too).
+    assert "ordering exercises and code exercises" in page.text
     response = client.post(reverse("tutor:class_review_switch", args=[cohort.pk]), {"review": "on"})
     assert response.status_code == 302
     cohort.refresh_from_db()

@@ -57,6 +57,8 @@ def test_the_review_page_lists_what_is_due_today(client, due):
     card = wrong_prediction(user)
     response = client.get(reverse("tutor:review"))
     assert "Nothing to review today." in response.text
+    # How items are chosen, in a learner's words: the scheduler's name is not the explanation.
+    assert "a longer while each time you get it right" in response.text
     due()
     response = client.get(reverse("tutor:review"))
     assert "1 to review today" in response.text
