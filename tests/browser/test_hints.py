@@ -139,3 +139,13 @@ def test_the_teacher_sees_the_hints_used(page, login_in_browser, width):
     expect(row).to_contain_text("3")
     fits_the_width(page)
     shot(page.locator("#assignment-students"), f"hints-teacher-assignment-{width}")
+
+
+def test_a_hint_error_is_readable_in_dark_mode(page, login_in_browser, sample_content):
+    block = Block.objects.get(key="write-generate")
+    page.emulate_media(color_scheme="dark")
+    login_in_browser(make_user("ada"))
+    page.goto(f"{block.lesson.get_absolute_url()}#exercise-write-generate-hints")
+    message = page.locator("#exercise-write-generate-hints-message")
+    # Light red on the dark page (the light theme's dark red could hardly be read there).
+    assert message.evaluate("e => getComputedStyle(e).color") == "rgb(255, 155, 143)"

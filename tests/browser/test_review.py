@@ -126,6 +126,8 @@ def test_a_week_later_review_brings_back_what_was_wrong(page, login_in_browser, 
     page.get_by_role("link", name="Review and retention (on)").click()
     row = page.get_by_role("row", name="Weights in memory")
     expect(row).to_contain_text("100% (1 of 1)")
+    # Every column in sight, the last (students) too: on a phone each item reads as a card.
+    assert page.locator(".table-scroll").evaluate("box => box.scrollWidth <= box.clientWidth")
     shot(page, f"review-retention-{width}")
     fits_the_width(page)
 
@@ -226,3 +228,37 @@ def test_the_review_pages_have_no_serious_accessibility_violations(browser, live
                 found[url] = serious
         context.close()
     assert not found, json.dumps(found, indent=1)
+
+
+def test_the_review_pages_colours_follow_dark_mode(browser, live_server, client, world):
+    from django.utils import timezone
+
+    from tutor.practice.questions.actions import answer_question
+
+    teacher, learner, cohort, _lesson, question = world
+    answer_question(user=learner, block=question, answer={"text": "0", "value": 0.0})
+    card = ReviewCard.objects.get(user=learner)
+    ReviewCard.objects.filter(pk=card.pk).update(due=timezone.now())
+    context = browser.new_context(base_url=live_server.url, color_scheme="dark")
+    page = context.new_page()
+
+    def as_(user):
+        client.force_login(user)
+        context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server.url}])
+
+    def css(selector, prop):
+        return page.locator(selector).first.evaluate(f"e => getComputedStyle(e).{prop}")
+
+    as_(learner)
+    page.goto(f"/review/{card.pk}/")
+    # An error said here is light red on the dark page, not the light theme's dark red.
+    assert css("#review-message", "color") == "rgb(255, 155, 143)"
+    page.get_by_label("Your answer").fill("12.5")
+    page.get_by_role("button", name="Answer").click()
+    expect(page.locator(".review-next")).to_contain_text("It comes back on")
+    as_(teacher)
+    page.goto(f"/classes/{cohort.pk}/review/")
+    # The retention table's rules are the theme's (not light grey lines on the dark page).
+    rule = css("table.retention td", "borderBottomColor")
+    assert rule == "rgb(45, 50, 56)"  # --border in dark mode
+    context.close()
