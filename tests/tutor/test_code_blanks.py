@@ -13,6 +13,7 @@ from tests.factories import make_lesson
 from tests.tutor.question_world import make_question
 from tutor.actions.runs import execute_run
 from tutor.models import Run
+from tutor.practice.questions.code_runs import ProgramRunning
 from tutor.practice.questions.models import QuestionAnswer, QuestionTries
 
 pytestmark = pytest.mark.django_db
@@ -177,3 +178,33 @@ def test_check_content_refuses_a_solution_with_a_syntax_error():
     with pytest.raises(CommandError):
         call_command("check_content", "--lesson", block.lesson.slug, stdout=out)
     assert "the solution stops: SyntaxError" in out.getvalue()
+
+
+def test_a_wrong_fill_set_is_a_group_and_the_item_analysis_counts_it(client):
+    from django.db.models import Q
+
+    from tests.factories import make_cohort, make_teacher, make_user
+    from tutor import practice
+    from tutor.practice.questions.actions import answer_question
+
+    teacher, students = make_teacher(), [make_user(f"s{n}") for n in range(3)]
+    cohort = make_cohort(teacher, students=students)
+    block = make_question("code_blanks", title="In code")
+    wrong = {"bits": "16", "model": "'13b'"}
+    with pytest.raises(ProgramRunning):  # the first waits for the worker; the run is shared
+        answer_question(user=students[0], block=block, answer=wrong)
+    work_through_queue()
+    for student in students[:2]:
+        answer_question(user=student, block=block, answer=wrong)
+    answer_question(user=students[2], block=block, answer={"bits": "8", "model": "'13b'"})
+    assert Run.objects.count() == 1  # one run for the same filled program
+
+    in_class = Q(user__memberships__cohort=cohort)
+    found = practice.get("code_blanks").clusters(in_class=in_class, blocks=[block])[block.pk]
+    [group] = found.groups
+    assert group.count == 2 and "16" in group.description
+    assert found.right == 1 and "bits: 8" in found.right_answer
+
+    client.force_login(teacher)
+    html = client.get(reverse("tutor:class_lesson", args=[cohort.pk, block.lesson.pk])).content.decode()
+    assert "1 of 3 who answered got it right (33%)" in html and "bits: 16" in html
