@@ -208,3 +208,11 @@ def test_a_wrong_fill_set_is_a_group_and_the_item_analysis_counts_it(client):
     client.force_login(teacher)
     html = client.get(reverse("tutor:class_lesson", args=[cohort.pk, block.lesson.pk])).content.decode()
     assert "1 of 3 who answered got it right (33%)" in html and "bits: 16" in html
+
+
+def test_a_learner_over_their_run_allowance_is_told_and_it_is_not_a_try(client, learner, settings):
+    settings.RUNS_PER_MINUTE = 0
+    block = make_question("code_blanks")
+    response = post(client, block, bits="4 + 4", model="'13b'")
+    assert response.status_code == 429 and "runs in the last minute" in response.content.decode()
+    assert tries(learner, block) == 0 and not Run.objects.exists()

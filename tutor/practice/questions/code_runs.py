@@ -6,7 +6,6 @@ the run is under way the answer is not graded and not a try (`ProgramRunning`): 
 asks again (htmx polls; without JavaScript, "See the result" posts the same fills).
 """
 
-from dataclasses import dataclass
 
 from django.utils.translation import gettext as _
 

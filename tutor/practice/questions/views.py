@@ -13,14 +13,14 @@ from django.views.decorators.http import require_POST
 
 from course import htmx
 from course.models import Block, Lesson
+from tutor.actions.runs import RunRefused
 from tutor.assignments.closing import closed_to, quiz_holding
 from tutor.practice import with_lesson_progress
 from tutor.practice.questions import QUESTION_KINDS
 from tutor.practice.questions.actions import QuestionRefused, answer_question
 from tutor.practice.questions.answers import Malformed, read_answer
-from tutor.practice.questions.state import states
-from tutor.actions.runs import RunRefused
 from tutor.practice.questions.code_runs import ProgramRunning
+from tutor.practice.questions.state import states
 from tutor.practice.questions.variants import VariantNotReady
 
 PARTIAL = "tutor/question_practice.html#question-practice"
