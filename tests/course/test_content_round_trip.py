@@ -215,8 +215,8 @@ def question(kind: str, values: dict) -> dict:
             return " ".join(text.replace("\r", " ").split("\n"))[:200]
 
         for blank in values["blanks"]:
-            blank["solution"] = one_line(blank["solution"]) if blank["solution"].strip() else "x"
-            blank["answers"] = [one_line(answer) for answer in blank["answers"]]
+            blank["solution"] = one_line(blank["solution"]) if one_line(blank["solution"]).strip() else "x"
+            blank["answers"] = [one_line(answer) for answer in blank["answers"] if one_line(answer).strip()]
     return values
 
 
