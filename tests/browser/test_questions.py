@@ -162,3 +162,26 @@ def test_a_number_computed_for_the_learners_own_variant(page, learner, width, in
     expect(page.locator("#question-sized-practice .question-feedback")).to_contain_text("Right, on the first try.")
     shot(page, page.locator("#question-sized-practice"), f"question-variant-{width}")
     fits_the_width(page)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_blanks_in_code_filled_and_graded_by_what_the_program_prints(page, learner, width, inline_worker, settings):
+    settings.RUN_WAIT_SECONDS = 20  # the worker runs the filled program while the answer waits
+    block = make_question("code_blanks", make_lesson(), key="fill")
+    region = open_question(page, block, width)
+    expect(region.get_by_role("group", name="Fill in the blanks in the program")).to_be_visible()
+    expect(region.locator(".code-blanks-expected")).to_contain_text("13.0 GB")
+    region.get_by_label("Blank 1").fill("16")
+    region.get_by_label("Blank 2").fill("'13b'")
+    region.get_by_role("button", name="Answer").click()
+    feedback = page.locator("#question-fill-practice .question-feedback")
+    expect(feedback).to_contain_text("Not right.")
+    expect(feedback).to_be_focused()
+    expect(feedback.locator(".code-blanks-output")).to_contain_text("26.0 GB")
+    shot(page, page.locator("#question-fill-practice"), f"question-code-blanks-wrong-{width}")
+    region = page.locator("#question-fill-practice")
+    expect(region.get_by_label("Blank 1")).to_have_value("16")
+    region.get_by_label("Blank 1").fill("2 * 4")
+    region.get_by_role("button", name="Answer").click()
+    expect(feedback).to_contain_text("Right, on try 2.")
+    fits_the_width(page)

@@ -207,6 +207,16 @@ def question(kind: str, values: dict) -> dict:
         values["text"] = text + "".join(f" {{{{{blank['key']}}}}}" for blank in values["blanks"])
         for blank in values["blanks"]:
             blank["pattern"] = ""
+    if kind == "code_blanks":  # each blank once in the code; fills of one line, not too long
+        code = values["code"].replace("{{", "{ {")
+        values["code"] = code + "".join(f" {{{{{blank['key']}}}}}" for blank in values["blanks"])
+
+        def one_line(text: str) -> str:
+            return " ".join(text.replace("\r", " ").split("\n"))[:200]
+
+        for blank in values["blanks"]:
+            blank["solution"] = one_line(blank["solution"]) if one_line(blank["solution"]).strip() else "x"
+            blank["answers"] = [one_line(answer) for answer in blank["answers"] if one_line(answer).strip()]
     return values
 
 

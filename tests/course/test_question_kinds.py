@@ -30,7 +30,7 @@ from tests.course.test_every_kind import write_content
 
 pytestmark = pytest.mark.django_db
 
-QUESTIONS = ["choice", "checkboxes", "number", "blanks"]
+QUESTIONS = ["choice", "checkboxes", "number", "blanks", "code_blanks"]
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "content-format.md"
 
 

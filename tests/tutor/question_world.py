@@ -44,7 +44,17 @@ BLANKS = {
     ],
     "tries": 3,
 }
-VALUES = {"choice": CHOICE, "checkboxes": CHECKBOXES, "number": NUMBER, "blanks": BLANKS}
+CODE_BLANKS = {
+    "body": "Fill in the program so that it prints the memory of a 13B model at 8 bits.",
+    "code": "sizes = {'7b': 7, '13b': 13}\nbits = {{bits}}\nprint(sizes[{{model}}] * bits / 8, 'GB')\n",
+    "expected_output": "13.0 GB\n",
+    "blanks": [
+        {"key": "bits", "solution": "8", "answers": []},
+        {"key": "model", "solution": "'13b'", "answers": ['"13b"']},
+    ],
+    "tries": 2,
+}
+VALUES = {"choice": CHOICE, "checkboxes": CHECKBOXES, "number": NUMBER, "blanks": BLANKS, "code_blanks": CODE_BLANKS}
 
 
 def make_question(kind: str, lesson=None, *, key: str | None = None, **values) -> Block:

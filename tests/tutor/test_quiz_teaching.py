@@ -86,6 +86,18 @@ def test_a_quiz_with_an_item_that_is_no_question_is_refused(client, world):
     assert "A quiz holds questions only: untick" in response.content.decode()
 
 
+def test_a_quiz_with_a_fill_in_the_code_question_is_refused(client, world):
+    from tests.tutor.question_world import make_question
+
+    in_code = make_question("code_blanks", world["lesson"], key="in-code", title="In code")
+    choice = world["questions"]["choice"]
+    response = create(client, world, blocks=[in_code.pk, choice.pk])
+    assert response.status_code == 400
+    assert "A quiz cannot hold fill-in-the-code questions" in response.content.decode()
+    assert "In code" in response.content.decode()
+    assert not Assignment.objects.exists()
+
+
 @pytest.mark.parametrize("changes, words", [
     ({"attempts_allowed": "0"}, "Allow at least one attempt."),
     ({"time_limit": "0"}, "A time limit is at least one minute."),

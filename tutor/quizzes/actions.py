@@ -15,7 +15,7 @@ from course.models import Block
 from tutor import signals
 from tutor.actions.progress import learner_worked
 from tutor.assignments.models import Assignment
-from tutor.practice.questions import QUESTION_KINDS
+from tutor.practice.questions import QUIZ_KINDS
 from tutor.practice.questions.actions import answer_words, grade_answer
 from tutor.practice.questions.answers import read_answer
 from tutor.practice.questions.grading import Graded
@@ -30,7 +30,7 @@ class QuizRefused(Exception):
 
 def questions_of(assignment: Assignment) -> list[Block]:
     """The quiz's questions in the lesson's order: the lesson's, or those the teacher chose."""
-    blocks = Block.objects.filter(lesson=assignment.lesson_id, kind__in=QUESTION_KINDS)
+    blocks = Block.objects.filter(lesson=assignment.lesson_id, kind__in=QUIZ_KINDS)
     if not assignment.whole_lesson:
         blocks = blocks.filter(assignments=assignment)
     return list(blocks.select_related("lesson__course").order_by("position", "pk"))

@@ -27,7 +27,7 @@ from course.kinds.blanks import pieces as blank_pieces
 from tutor import practice
 from tutor.practice.hints.models import HintUse
 
-QUESTION_KINDS = ("choice", "checkboxes", "number", "blanks")
+QUESTION_KINDS = ("choice", "checkboxes", "number", "blanks", "code_blanks")
 
 
 def laddered_kinds() -> list[str]:
@@ -94,6 +94,10 @@ def question_answer(block, user) -> str:
             text if what == "text" else f"**{answers.get(text, '')}**"
             for what, text in blank_pieces(values["text"])
         )
+    if block.kind == "code_blanks":
+        from course.kinds.code_blanks import filled, solution_fills
+
+        return "```python\n" + filled(values["code"], solution_fills(values)) + "\n```"
     from tutor.practice.questions.state import states  # its state knows a variant's answer
 
     number = states([block], user=user)[block.pk].right_number

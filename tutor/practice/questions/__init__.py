@@ -1,5 +1,6 @@
-"""Questions, the learner's side: multiple choice (`choice`), `checkboxes`, `number` and fill
-in the blanks (`blanks`). Each is a block kind of its own (course/kinds/choice.py,
+"""Questions, the learner's side: multiple choice (`choice`), `checkboxes`, `number`, fill
+in the blanks (`blanks`) and in code (`code_blanks`, whose filled program the worker runs:
+code_runs.py). Each is a block kind of its own (course/kinds/choice.py,
 number.py, blanks.py, declared once there); they share this folder since a learner does the
 same with each: answer, within a stated number of tries counted on the server, then read
 the right answer and the feedback. Here: the rows (models.py), reading an answer
@@ -13,11 +14,14 @@ from django.utils.translation import gettext_lazy as _
 
 from course.models import Block
 from tutor import practice
-from tutor.practice.questions import clusters, teaching, variants
+from tutor.practice.questions import clusters, code_runs, teaching, variants
 from tutor.practice.questions.models import QuestionTries
 from tutor.practice.questions.state import states
 
-QUESTION_KINDS = ("choice", "checkboxes", "number", "blanks")
+QUESTION_KINDS = ("choice", "checkboxes", "number", "blanks", "code_blanks")
+# A quiz grades its answers at once, as they are saved; a filled program waits for the
+# worker, so `code_blanks` questions are practice only (the quiz form refuses them).
+QUIZ_KINDS = ("choice", "checkboxes", "number", "blanks")
 
 
 class QuestionKind(practice.PracticeKind):
@@ -40,7 +44,7 @@ class QuestionKind(practice.PracticeKind):
 
     @property
     def checks_content(self) -> bool:
-        return self.name == "number"
+        return self.name in ("number", "code_blanks")
 
     def check_content(self, *, lessons) -> list:
         blocks = (
@@ -48,6 +52,8 @@ class QuestionKind(practice.PracticeKind):
             .select_related("lesson__course")
             .order_by("lesson__course__position", "lesson__position", "position")
         )
+        if self.name == "code_blanks":  # the solution prints the expected output
+            return [code_runs.check_question(block) for block in blocks]
         return [
             variants.check_question(block) for block in blocks
             if variants.computes(block.kind_spec.values_of(block))
@@ -56,6 +62,8 @@ class QuestionKind(practice.PracticeKind):
     check_template = "admin/course/lesson/check_outputs_questions.html"
 
     def queue_content_checks(self, *, lessons) -> list:
+        if self.name == "code_blanks":  # checked by `manage.py check_content` only, for now
+            return []
         blocks = Block.objects.filter(lesson__in=lessons, kind=self.name).select_related("lesson")
         return variants.queue_checks(blocks.order_by("lesson__position", "position"))
 
@@ -67,6 +75,10 @@ class QuestionKind(practice.PracticeKind):
         return variants.queued_checks(run_ids)
 
     def check_summary(self, *, wrong: int, total: int) -> str:
+        if self.name == "code_blanks":
+            if wrong:
+                return f"{wrong} of {total} fill-in-the-code questions: the solution does not print the expected output (see above)."
+            return f"{total} fill-in-the-code question{'' if total == 1 else 's'}: each solution prints the expected output."
         if wrong:
             return f"{wrong} of {total} questions that compute their answer fail for some variant (see above)."
         if total == 1:
@@ -133,5 +145,6 @@ for _name, _label in (
     ("checkboxes", _("Checkbox questions")),
     ("number", _("Number questions")),
     ("blanks", _("Fill-in-the-blanks questions")),
+    ("code_blanks", _("Fill-in-the-code questions")),
 ):
     practice.register(QuestionKind(_name, _label))

@@ -12,7 +12,7 @@ from django.utils.translation import gettext as _
 
 from course.models import Block
 from tutor.actions.progress import learner_worked
-from tutor.practice.questions import grading, variants
+from tutor.practice.questions import code_runs, grading, variants
 from tutor.practice.questions.models import QuestionAnswer, QuestionTries
 
 
@@ -55,6 +55,14 @@ def answer_question(
     the worker computes first if no one has yet (waiting up to `wait_seconds`; raises
     variants.VariantNotReady after that, and nothing is counted)."""
     values = block.kind_spec.values_of(block)
+    if block.kind == "code_blanks":
+        if QuestionTries.objects.filter(user=user, block=block, finished_at__isnull=False).exists():
+            raise QuestionRefused(_("You have answered this question: the right answer is shown with it."))
+        try:
+            answer = code_runs.with_output(user=user, values=values, fills=answer, wait_seconds=wait_seconds)
+        except code_runs.ProgramRunning as running:
+            keep_pending(user=user, block=block, fills=running.fills)
+            raise
     graded, chosen, expected = grade_answer(user=user, block=block, values=values, answer=answer, wait_seconds=wait_seconds)
     with transaction.atomic():
         tries, _created = QuestionTries.objects.get_or_create(user=user, block=block)
@@ -64,6 +72,7 @@ def answer_question(
                 _("You have answered this question: the right answer is shown with it.")
             )
         tries.tries += 1
+        tries.pending = {}
         row = QuestionAnswer.objects.create(
             user=user, block=block, answer=answer, score=graded.score, right=graded.right,
             try_number=tries.tries, variant=chosen, expected=expected,
@@ -74,12 +83,20 @@ def answer_question(
             tries.right_at = now
         if graded.right or tries.tries >= allowed_tries(values):
             tries.finished_at = now
-        tries.save(update_fields=["tries", "score", "right_at", "finished_at", "updated_at"])
+        tries.save(update_fields=["tries", "score", "right_at", "finished_at", "pending", "updated_at"])
         learner_worked(
             user=user, block=block, what=answer_words(block.kind_spec.label.lower(), graded),
             failed=not graded.right, counts=tries.finished, attempt=True,
         )
     return row
+
+
+def keep_pending(*, user: AbstractBaseUser, block: Block, fills: dict) -> None:
+    """The fills whose program is running, shown again until they are graded (not a try)."""
+    with transaction.atomic():
+        tries, _created = QuestionTries.objects.get_or_create(user=user, block=block)
+        if not tries.finished:
+            QuestionTries.objects.filter(pk=tries.pk).update(pending=fills, updated_at=timezone.now())
 
 
 def values_graded(values: dict, answer: QuestionAnswer) -> dict:

@@ -96,13 +96,18 @@ def read_answer(kind: str, values: dict, data, *, user_id: int, block_id: int):
         text = _one_line(data.get("number", ""))
         value = read_number(text, units=values.get("units") or "")
         return {"text": text.strip(), "value": value}
-    if kind == "blanks":
+    if kind in ("blanks", "code_blanks"):
         typed = {}
-        for name in blank_names(values["text"]):
-            text = _one_line(data.get(f"blank-{name}", ""))
+        for name in blank_names(values["text" if kind == "blanks" else "code"]):
+            raw = data.get(f"blank-{name}", "")
+            if kind == "code_blanks" and ("\n" in raw or "\r" in raw):
+                raise Malformed(_("A blank in a program takes one line: no line breaks."))
+            text = _one_line(raw)
             if len(text) > MAX_ANSWER_CHARS:
                 raise Malformed(_("An answer in a blank may be at most %(n)d characters.") % {"n": MAX_ANSWER_CHARS})
             typed[name] = text
+        if kind == "code_blanks" and not all(text.strip() for text in typed.values()):
+            raise Malformed(_("Fill in every blank first: the program runs with all of them."))
         if not any(text.strip() for text in typed.values()):
             raise Malformed(_("Fill in a blank first."))
         return typed

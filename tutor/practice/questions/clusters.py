@@ -36,6 +36,8 @@ def right_answer(block: Block, values: dict) -> str:
         return _("computed for each learner's variant")
     if block.kind == "number":
         return f"{values['answer']:.12g}" + (f" {values['units']}" if values.get("units") else "")
+    if block.kind == "code_blanks":
+        return "\n".join(f"{blank['key']}: {blank['solution']}" for blank in values["blanks"])
     return "\n".join(f"{blank['key']}: {blank['answers'][0]}" for blank in values["blanks"] if blank["answers"])
 
 

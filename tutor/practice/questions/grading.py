@@ -6,13 +6,18 @@ An answer is, by kind:
 - choice: a list of one option key;
 - checkboxes: a list of the option keys ticked;
 - number: {"text": what was typed, "value": the number read from it};
-- blanks: {blank name: what was typed}.
+- blanks: {blank name: what was typed};
+- code_blanks: {"fills": {blank name: what was typed}, "status": the run's status,
+  "output": what the filled program printed} (status and output empty when every fill was
+  one the question accepts at once, so no program ran).
 """
 
 from dataclasses import dataclass, field
 
 from course.kinds.blanks import accepts, normalised
+from course.kinds.code_blanks import accepted
 from course.kinds.number import within
+from tutor.grading import outputs_match
 
 
 @dataclass(frozen=True)
@@ -109,11 +114,33 @@ def grade_blanks(values: dict, answer: dict) -> Graded:
     return Graded(round(score, 6), all(parts.values()), (), parts, group)
 
 
+def accepted_at_once(values: dict, fills: dict) -> dict[str, bool]:
+    """Each blank: whether its fill is the solution or one of its answers (spaces at the
+    ends aside), which is right without running the program."""
+    return {
+        blank["key"]: fills.get(blank["key"], "").strip() in {a.strip() for a in accepted(blank)}
+        for blank in values["blanks"]
+    }
+
+
+def grade_code_blanks(values: dict, answer: dict) -> Graded:
+    fills = answer.get("fills", {})
+    at_once = accepted_at_once(values, fills)
+    if all(at_once.values()):
+        ok = True
+    else:
+        ok = answer.get("status") == "ok" and outputs_match(answer.get("output") or "", values["expected_output"])
+    group = () if ok else tuple((blank["key"], " ".join(fills.get(blank["key"], "").split())) for blank in values["blanks"])
+    parts = {key: True for key in at_once} if ok else {}
+    return Graded(1.0 if ok else 0.0, ok, (), parts, group)
+
+
 GRADERS = {
     "choice": grade_choice,
     "checkboxes": grade_checkboxes,
     "number": grade_number,
     "blanks": grade_blanks,
+    "code_blanks": grade_code_blanks,
 }
 
 

@@ -30,6 +30,9 @@ class QuestionTries(models.Model):
     finished_at = models.DateTimeField(
         null=True, blank=True, help_text=_("Answered right, or every try used: the answer is shown.")
     )
+    # A `code_blanks` question: the fills last sent while their program was running (not yet
+    # a try), shown in the blanks with "See the result" until it is graded.
+    pending = models.JSONField(default=dict, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     objects = QuestionTriesQuerySet.as_manager()

@@ -58,6 +58,12 @@ class QuestionPractice:
     # A question that computes its answer: the learner's variant, and the body with its values.
     variant: dict = field(default_factory=dict)
     stem: str = ""
+    # Fill in the code: what the program must print, what the last answer's printed, and
+    # whether fills are waiting for their program's run (not yet a try).
+    expected_output: str = ""
+    output: str = ""
+    error: str = ""
+    pending: bool = False
     # A quiz of the learner's class holds the question now: answered there, not here.
     quiz: object = None
 
@@ -138,12 +144,21 @@ def build(
         right = variant_answer if state.variant or variants.computes(values) else values.get("answer")
         if finished and right is not None:
             state.right_number = _number_text(right)
-    elif block.kind == "blanks":
+    elif block.kind in ("blanks", "code_blanks"):
         blanks = {blank["key"]: blank for blank in values["blanks"]}
         typed = last.answer if last is not None else {}
         parts = state.graded.parts if state.graded is not None else {}
+        if block.kind == "code_blanks":
+            state.expected_output = values["expected_output"]
+            typed = typed.get("fills", {})
+            if last is not None and not state.graded.right:
+                state.output, state.error = last.answer.get("output", ""), last.answer.get("error", "")
+            if tries is not None and tries.pending and not finished:
+                typed, state.pending = tries.pending, True
+            # The solution, once earned: shown in the blank's place as a right answer.
+            blanks = {key: {"answers": [blank["solution"]]} for key, blank in blanks.items()}
         number = 0
-        for what, text in pieces(values["text"]):
+        for what, text in pieces(values["text" if block.kind == "blanks" else "code"]):
             if what == "text":
                 state.pieces.append(ShownPiece(text=text))
                 continue

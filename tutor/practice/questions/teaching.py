@@ -27,6 +27,8 @@ def answer_text(kind: str, values: dict, answer) -> str:
         return answer.get("text", "")
     if kind == "blanks":
         return "; ".join(f"{name}: {text}" for name, text in answer.items())
+    if kind == "code_blanks":
+        return "; ".join(f"{name}: {text}" for name, text in answer.get("fills", {}).items())
     return str(answer)
 
 
@@ -173,6 +175,11 @@ def progress_words(kind: str, counts: dict[str, int]) -> str:
         "number": ngettext(
             "%(done)d of %(total)d number question answered (%(right)d right)",
             "%(done)d of %(total)d number questions answered (%(right)d right)",
+            counts["total"],
+        ),
+        "code_blanks": ngettext(
+            "%(done)d of %(total)d fill-in-the-code question answered (%(right)d right)",
+            "%(done)d of %(total)d fill-in-the-code questions answered (%(right)d right)",
             counts["total"],
         ),
     }.get(kind) or ngettext(

@@ -13,11 +13,13 @@ from django.views.decorators.http import require_POST
 
 from course import htmx
 from course.models import Block, Lesson
+from tutor.actions.runs import RunRefused
 from tutor.assignments.closing import closed_to, quiz_holding
 from tutor.practice import with_lesson_progress
 from tutor.practice.questions import QUESTION_KINDS
 from tutor.practice.questions.actions import QuestionRefused, answer_question
 from tutor.practice.questions.answers import Malformed, read_answer
+from tutor.practice.questions.code_runs import ProgramRunning
 from tutor.practice.questions.state import states
 from tutor.practice.questions.variants import VariantNotReady
 
@@ -63,6 +65,13 @@ def question_answer(request: HttpRequest, block_pk: int) -> HttpResponse:
         )
     except Malformed as refusal:
         return refused(request, block, str(refusal))
+    except ProgramRunning:  # not counted yet: the page asks again, with the same fills
+        if not htmx.wants_partial(request):
+            return redirect(question_url(block))
+        state = states([block], user=request.user)[block.pk]
+        return TemplateResponse(request, PARTIAL, {"block": block, "state": state, "lesson": block.lesson})
+    except RunRefused as refusal:
+        return refused(request, block, str(refusal), status=429)
     except VariantNotReady as refusal:  # not counted: the learner answers again
         return refused(request, block, str(refusal), status=503)
     except QuestionRefused as refusal:
