@@ -531,7 +531,7 @@ def test_the_lesson_page_carries_each_kinds_own_fields_blank_for_a_kind_chosen_o
         }
 
         assert set(templates) == {
-            "data_flow", "examples", "explanations", "quiz", "choice", "checkboxes", "number", "blanks",
+            "data_flow", "examples", "explanations", "quiz", "choice", "checkboxes", "number", "blanks", "code_blanks",
             "code_exercise", "ordering",  # their hints
         }, url
         assert not page.html.select("form template")
