@@ -40,7 +40,7 @@ def test_a_teacher_sets_an_exercise_and_the_student_sees_it_then_finds_it_closed
     )  # htmx swaps its exercises in
     items = teacher.locator("#assignment-items")
     items.get_by_label(f"Put it in order: {exercise.title}").check()
-    teacher.get_by_label("Due date").fill(due.strftime("%Y-%m-%dT%H:%M"))
+    teacher.get_by_role("textbox", name="Due date").fill(due.strftime("%Y-%m-%dT%H:%M"))
     teacher.get_by_role("button", name="Set it").click()
     expect(teacher.get_by_role("heading", level=1)).to_have_text(lesson.title)
     assignment = Assignment.objects.get()

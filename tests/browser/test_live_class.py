@@ -42,7 +42,7 @@ def test_a_live_class_assignment_a_stuck_student_and_one_comment_for_a_group(
     due = (timezone.localtime() + timedelta(days=2)).replace(
         hour=17, minute=0, second=0, microsecond=0
     )
-    tess.get_by_label("Due date").fill(due.strftime("%Y-%m-%dT%H:%M"))
+    tess.get_by_role("textbox", name="Due date").fill(due.strftime("%Y-%m-%dT%H:%M"))
     tess.get_by_role("button", name="Set it").click()
     expect(tess.get_by_role("heading", level=1)).to_have_text(lesson.title)
     assert Assignment.objects.get().whole_lesson

@@ -187,6 +187,7 @@ def arguments(name: str, w) -> list:
         "key": "k",
         "assignment_pk": w["assignment"].pk,
         "comment_pk": 1,
+        "card_pk": 1,
         "prediction_id": 1,
         "run_id": 1,
         "submission_id": 1,

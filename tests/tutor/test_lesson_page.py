@@ -123,13 +123,14 @@ def test_a_learners_page_costs_a_fixed_number_of_queries_once_its_content_is_loa
     # The session, the user, the lesson with the content version, the learner's hand (which
     # also tells that they are in no class, so no assignment is asked for), the ordering
     # exercise's dependencies; the learner's predictions, drafts of snippets, arrangements,
-    # drafts of exercises, submissions; the progress.
-    with django_assert_num_queries(11):
+    # drafts of exercises, submissions; the progress; and since quizzes and hint ladders,
+    # the quizzes holding the lesson's questions and the hint rungs taken.
+    with django_assert_num_queries(13):
         assert client.get(SEED).status_code == 200
     # Another learner reads the content loaded for the first: the same queries, none more.
     other = Client()
     other.force_login(make_user())
-    with django_assert_num_queries(11):
+    with django_assert_num_queries(13):
         assert other.get(SEED).status_code == 200
 
 
@@ -149,12 +150,12 @@ def test_a_learner_in_a_class_sees_their_assignment_and_one_in_no_class_pays_not
     # The same as a learner in no class, and the assignments on the lesson (those that
     # show hidden tests once due, what is set) with the learner's standing on each (the
     # lesson's items, when each kind's was done, extensions).
-    with django_assert_num_queries(18):
+    with django_assert_num_queries(20):
         page = client.get(SEED).text
     assert 'class="lesson-assignment' in page
     # Out of the class: no assignment, and none asked for.
     cohort.memberships.all().delete()
-    with django_assert_num_queries(11):
+    with django_assert_num_queries(13):  # as for a learner in no class, above
         assert 'class="lesson-assignment' not in client.get(SEED).text
 
 
