@@ -234,6 +234,14 @@ def test_a_closed_assignment_takes_no_more_hints():
     assert response.status_code == 403
     assert "Closed by your teacher" in response.content.decode()
     assert not HintUse.objects.exists()
+    assert "Show a hint" not in page(signed_in(student), block)
+
+
+def test_an_open_assignment_offers_the_next_rung():
+    student = make_user()
+    block = code_with_hints()
+    assign(make_cohort(students=[student]), block.lesson)
+    assert "Show a hint (1 of 2)" in page(signed_in(student), block)
 
 
 def test_a_closed_book_student_gets_no_hints_outside_the_assignment():
