@@ -1,6 +1,7 @@
 /* A timed quiz attempt: a countdown to the attempt's end on the server's clock (the page
    says the server's time when it was made, so a wrong clock here does not matter). When it
-   reaches zero the form is sent as it stands: the server saves it and submits the attempt.
+   reaches zero the form is sent as it stands: the server saves it and submits the attempt
+   (on the confirm page, its Submit form is sent: every answer was saved before it).
    Without JavaScript the page says when the attempt ends, and the server ends it then. */
 (function () {
   "use strict";
@@ -10,7 +11,7 @@
     var ends = Date.parse(timer.dataset.endsAt);
     var offset = Date.parse(timer.dataset.now) - Date.now(); // server minus this clock
     var shown = timer.querySelector(".quiz-countdown");
-    var form = document.getElementById("quiz-form");
+    var form = document.getElementById("quiz-form") || document.getElementById("quiz-submit-form");
     var sent = false;
     shown.hidden = false;
     function tick() {

@@ -83,6 +83,27 @@ def test_a_student_takes_a_timed_quiz_and_the_teacher_sees_the_score(page, login
     shot(page, f"quiz-teacher-{width}")
 
 
+def test_the_confirm_page_counts_down_too_and_submits_at_zero(page, login_in_browser):
+    student = make_user("ada")
+    cohort = make_cohort(make_teacher("tess"), students=[student])
+    lesson, questions = quiz_lesson()
+    quiz = make_quiz(cohort, lesson, time_limit=5)
+    login_in_browser(student)
+    page.goto(f"/quizzes/{quiz.pk}/")
+    page.get_by_role("button", name="Start the quiz").click()
+    page.locator(f"#quiz-q{questions['choice'].pk}").get_by_label("llama.cpp").check()
+    expect(page.locator(f"#quiz-q{questions['choice'].pk}-saved")).to_contain_text("Saved at")
+    page.get_by_role("button", name="Save and submit…").click()
+    expect(page.locator(".quiz-countdown")).to_contain_text("left")
+    # The learner hesitates on "Submit?" until the server's time is up: the page submits.
+    attempt = QuizAttempt.objects.get()
+    QuizAttempt.objects.filter(pk=attempt.pk).update(ends_at=timezone.now() + timedelta(seconds=3))
+    page.reload()
+    expect(page.locator(".quiz-outcome")).to_contain_text("Score: 25%", timeout=20_000)
+    attempt.refresh_from_db()
+    assert attempt.is_submitted and attempt.score == 0.25  # the one right answer saved before
+
+
 def test_feedback_at_once_checks_one_question_in_place_with_the_keyboard(page, login_in_browser):
     from tutor.assignments.models import Assignment
 

@@ -253,6 +253,24 @@ def test_the_plain_form_keeps_the_good_answers_and_names_the_bad_one(client, wor
 # Time ------------------------------------------------------------------------------------
 
 
+def test_a_timed_attempts_confirm_page_shows_when_it_ends_in_a_named_zone(client, world):
+    quiz = quiz_of(world, time_limit=10)
+    start(client, quiz)
+    attempt = QuizAttempt.objects.get()
+    ends = timezone.localtime(attempt.ends_at).strftime("%H:%M")
+    for url in (reverse("tutor:quiz_attempt", args=[attempt.pk]), reverse("tutor:quiz_submit", args=[attempt.pk])):
+        html = client.get(url).content.decode()
+        assert f"Ends at {ends} UTC" in html, url
+        assert 'data-ends-at="' in html and "js/quiz.js" in html
+
+
+def test_an_untimed_attempts_confirm_page_shows_no_end(client, world):
+    start(client, quiz_of(world))
+    attempt = QuizAttempt.objects.get()
+    html = client.get(reverse("tutor:quiz_submit", args=[attempt.pk])).content.decode()
+    assert "Ends at" not in html and "data-ends-at" not in html
+
+
 def test_after_the_time_limit_answers_are_refused_and_the_attempt_is_submitted_as_saved(client, world, clock):
     quiz = quiz_of(world, time_limit=10)
     start(client, quiz)
