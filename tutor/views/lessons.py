@@ -111,6 +111,11 @@ def lesson_detail(request: HttpRequest, course_slug: str, lesson_slug: str) -> H
         request.user, lessons=[lesson], names=True, in_class=not roles.in_no_class(request)
     )
     preview_revealed = bool(getattr(preview_state, "revealed", False))
+    # Items a closed assignment covers: no Check, no next hint, and a line saying why.
+    closed_blocks = learners.closed_items(assigned["assigned"], [item.block for item in blocks if item.practice])
+    for item in blocks:
+        if item.hints is not None and item.block.pk in closed_blocks:
+            item.hints.closed = True
     context = {
         "lesson": lesson,
         "content_version": f"{lesson.content_version or 0}{'-closed-book' if closed_book else ''}",
@@ -119,10 +124,7 @@ def lesson_detail(request: HttpRequest, course_slug: str, lesson_slug: str) -> H
         # "What you will see" may be a snippet's answer: open once the learner revealed it;
         # folded for reading; not sent at all while predicting it is assigned work.
         "preview_revealed": preview_revealed,
-        # Items a closed assignment covers: no Check, and a line saying why.
-        "closed_blocks": learners.closed_items(
-            assigned["assigned"], [item.block for item in blocks if item.practice]
-        ),
+        "closed_blocks": closed_blocks,
         "preview_withheld": shown is not None
         and preview_state is not None
         and not preview_revealed

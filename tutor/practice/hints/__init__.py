@@ -140,6 +140,7 @@ class Ladder:
     login_url: str = ""
     finished: bool = False  # a question answered (the answer is shown with it): no more rungs
     costs: list[tuple[str, int]] = field(default_factory=list)  # (class, percent a rung)
+    closed: bool = False  # a closed assignment covers the item: no button (the view refuses rungs)
 
     @property
     def total(self) -> int:
@@ -156,7 +157,7 @@ class Ladder:
     @property
     def next(self) -> int | None:
         """The rung the button takes, or None at the top (or on a finished question)."""
-        if self.finished or self.taken >= self.total:
+        if self.finished or self.closed or self.taken >= self.total:
             return None
         return self.taken + 1
 
