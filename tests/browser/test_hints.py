@@ -130,7 +130,7 @@ def test_the_teacher_sees_the_hints_used(page, login_in_browser, width):
     page.goto(f"/classes/{cohort.pk}/lessons/{block.lesson.pk}/")
     table = page.get_by_role("table").filter(has_text="Students who used hints")
     expect(table.get_by_role("row", name="halves")).to_contain_text("1 of 2 (50%)")
-    expect(table.get_by_role("row", name="halves")).to_contain_text("3.0 of 4 (2 hints)")
+    expect(table.get_by_role("row", name="halves")).to_contain_text("3.0 of 4 steps (2 hints, then the solution)")
     fits_the_width(page)
     shot(page.locator("#hints-analysis-heading").locator("xpath=.."), f"hints-teacher-analysis-{width}")
     page.goto(f"/classes/{cohort.pk}/assignments/{assignment.pk}/")

@@ -318,7 +318,7 @@ def test_the_item_analysis_says_who_used_hints_and_how_far_up_they_went():
     row = html[html.index(f"#exercise-{block.key}"):]
     row = row[: row.index("</tr>")]
     assert "2 of 3 (67%)" in row  # ada and bob; not the outsider
-    assert "2.0 of 4 (2 hints)" in row
+    assert "2.0 of 4 steps (2 hints, then the solution)" in row
     assert row.rstrip().endswith("<td>1</td>")  # ada saw a piece of the solution
     other = html[html.index("#exercise-order-me"):]
     assert "0 of 3 (0%)" in other[: other.index("</tr>")]
