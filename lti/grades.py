@@ -64,6 +64,20 @@ def assignment_items(assignment) -> list[tuple[int, str]]:
 QUIZ_MAXIMUM = 100
 
 
+def score_after_hints(assignment, items: list[tuple[int, str]], done, user_id: int) -> int:
+    """The student's score in percent on an assignment whose hints cost (the teacher's
+    assignment page shows the same: tutor.practice.hints.teaching.score_after_hints)."""
+    from tutor.practice.hints import teaching
+
+    blocks = [pk for pk, _kind in items]
+    taken = teaching.rungs_taken(blocks=blocks, users=[user_id])
+    return teaching.score_after_hints(
+        done=[(user_id, block) in done for block in blocks],
+        rungs=[taken.get((user_id, block), 0) for block in blocks],
+        cost=assignment.hint_cost,
+    )
+
+
 def quiz_score(assignment, user_id: int) -> float | None:
     """The student's score on a quiz assignment: their best submitted attempt's (0 to 1)."""
     from tutor.assignments.status import quiz_results
@@ -138,7 +152,11 @@ def scores_of(*, user_id: int, lesson_id: int, line_item_ids) -> dict[int, tuple
         else:
             items = assignment_items(line_item.assignment)
             done = done_times(items, [user_id])
-            scores[line_item.pk] = (len(done), len(items))
+            if line_item.assignment.hint_cost:
+                # Hints cost a share of an item's score: out of 100, as the teacher's page says.
+                scores[line_item.pk] = (score_after_hints(line_item.assignment, items, done, user_id), 100)
+            else:
+                scores[line_item.pk] = (len(done), len(items))
     return {pk: (*score, held.get(pk)) for pk, score in scores.items()}
 
 

@@ -2,8 +2,9 @@
 
 from django.dispatch import Signal
 
-# A learner's progress on a lesson was recounted (sent once the transaction has committed).
-# Arguments: user_id, lesson_id.
+# A learner's progress on a lesson was recounted, or something else their score on it counts
+# changed (a hint taken, where an assignment makes hints cost), sent once the transaction
+# has committed. Arguments: user_id, lesson_id.
 progress_changed = Signal()
 
 # A learner did something on a block (sent inside the action's transaction: a receiver's

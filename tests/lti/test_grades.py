@@ -320,3 +320,37 @@ def test_a_quiz_with_feedback_after_the_due_date_holds_its_score_until_then(lms,
     assert "s1" not in lms.scores.get(item, {})
     grades.send_due_scores(now=now + timedelta(hours=2, minutes=1))
     assert lms.scores[item]["s1"]["scoreGiven"] == 0
+
+
+def test_an_assignment_whose_hints_cost_sends_the_score_after_them(lms, launched, lesson, person):
+    """The teacher's page scores each item done 100% less the hint cost per step taken: the
+    LMS column gets that score, out of 100, and again when a hint is taken after the work."""
+    from tests.factories import make_exercise
+    from tutor.assignments.models import Assignment
+    from tutor.practice.hints.actions import take_rung
+    from tutor.practice.ordering.actions import check_order
+
+    cohort = ClassLink.objects.get().cohort
+    exercise = make_exercise(lesson, lines=["x = 1", "print(x)"], key="two-lines")
+    Block = type(exercise.block)
+    Block.objects.filter(pk=exercise.block_id).update(values={"hints": ["Define it first."]})
+    now = timezone.now()
+    assignment = Assignment.objects.create(
+        cohort=cohort, lesson=lesson, whole_lesson=False, hint_cost=25,
+        opens_at=now - timedelta(days=1), due_at=now + timedelta(days=2),
+    )
+    assignment.blocks.set([exercise.block])
+    person("t1").deep_link("c1", assignment=assignment)
+    link_id = [k for k, v in lms.links.items() if v["custom"].get("parsnip_assignment")][0]
+    person("s1").launch(link_id)
+    student = User.objects.get(lti_users__sub="s1")
+    column = lms.links[link_id]["lineitem"]
+
+    check_order(user=student, exercise=exercise, order=["l1", "l2"], unused=[])
+    grades.send_due_scores()
+    assert (lms.scores[column]["s1"]["scoreGiven"], lms.scores[column]["s1"]["scoreMaximum"]) == (100, 100)
+
+    block = Block.objects.select_related("lesson__course", "ordering_exercise").get(pk=exercise.block_id)
+    take_rung(user=student, block=block, rung=1)  # the hint, after the work
+    grades.send_due_scores()
+    assert lms.scores[column]["s1"]["scoreGiven"] == 75

@@ -16,6 +16,7 @@ from course.models import Block
 from tutor.actions.progress import learner_worked
 from tutor.practice.hints import QUESTION_KINDS, hints_of, rung_count, used_words
 from tutor.practice.hints.models import HintUse
+from tutor.signals import progress_changed
 
 
 class RungRefused(Exception):
@@ -55,4 +56,9 @@ def take_rung(*, user: AbstractBaseUser, block: Block, rung: int) -> bool:
             user=user, block=block, what=used_words(rung, len(hints_of(block))),
             counts=finishes, attempt=True,
         )
+        if not finishes:  # (finishing recounts the progress, which says so itself)
+            # A rung may cost a share of an assignment's score: the LMS link recounts it.
+            transaction.on_commit(
+                lambda: progress_changed.send(sender=HintUse, user_id=user.pk, lesson_id=block.lesson_id)
+            )
     return True
