@@ -96,6 +96,10 @@ def test_any_question_survives_import_export_import(tmp_path_factory, course, le
         ("blanks", {"blanks": [{"key": "params", "answers": ["7"]}, {"key": "other", "answers": ["x"]}]},
          "blank 'other' is not in the text: add {{other}} there"),
         ("blanks", {"text": "No blank here."}, "the text has no blank: mark one as {{name}}"),
+        ("choice", {"topics": ["memory", "Memory"]}, "topic 'Memory' is listed twice"),
+        ("number", {"topics": [3]}, "each topic must be text, e.g. memory, not a number"),
+        ("blanks", {"topics": ["a", "b", "c", "d", "e", "f"]}, "a question has at most 5 topics, not 6"),
+        ("checkboxes", {"topics": ["x" * 41]}, "is 41 characters long; at most 40"),
     ],
 )
 def test_the_files_refuse_a_wrong_question_on_its_line(tmp_path, kind, values, message):
