@@ -29,19 +29,29 @@ class QuizRefused(Exception):
 
 
 def questions_of(assignment: Assignment) -> list[Block]:
-    """The quiz's questions in the lesson's order: the lesson's, or those the teacher chose."""
-    blocks = Block.objects.filter(lesson=assignment.lesson_id, kind__in=QUIZ_KINDS)
-    if not assignment.whole_lesson:
-        blocks = blocks.filter(assignments=assignment)
-    return list(blocks.select_related("lesson__course").order_by("position", "pk"))
+    """The quiz's questions in the course's order: the lesson's, those the teacher chose, or
+    (a drawn quiz) its pool, from any lesson of the course."""
+    if assignment.is_drawn:
+        blocks = Block.objects.filter(assignments=assignment, kind__in=QUIZ_KINDS)
+    else:
+        blocks = Block.objects.filter(lesson=assignment.lesson_id, kind__in=QUIZ_KINDS)
+        if not assignment.whole_lesson:
+            blocks = blocks.filter(assignments=assignment)
+    return list(blocks.select_related("lesson__course").order_by("lesson__position", "position", "pk"))
 
 
 def question_order(block_ids: list[int], *, assignment: Assignment, student_id: int, number: int) -> list[int]:
     """The questions in the attempt's order: the lesson's, or (shuffle_questions) a shuffle
-    seeded by the assignment, the student and the attempt, kept on the attempt."""
+    seeded by the assignment, the student and the attempt, kept on the attempt. A drawn quiz
+    first draws its `draw_count` from the pool, seeded the same way: each attempt draws anew,
+    and once kept on the attempt a reload or a second tab never draws again."""
     order = list(block_ids)
+    seeded = random.Random(f"quiz:{assignment.pk}:{student_id}:{number}")
+    if assignment.is_drawn:
+        drawn = set(seeded.sample(order, min(assignment.draw_count, len(order))))
+        order = [pk for pk in order if pk in drawn]
     if assignment.shuffle_questions:
-        random.Random(f"quiz:{assignment.pk}:{student_id}:{number}").shuffle(order)
+        seeded.shuffle(order)
     return order
 
 
