@@ -15,8 +15,8 @@ from course.kinds.questions import (
     Lines,
     QuestionKind,
     question_hints,
-    question_topics,
     question_title,
+    question_topics,
     tries_field,
     unique_keys,
 )

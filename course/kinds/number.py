@@ -19,8 +19,8 @@ from course.kinds.questions import (
     check_parameters,
     question_body,
     question_hints,
-    question_topics,
     question_title,
+    question_topics,
     tries_field,
 )
 

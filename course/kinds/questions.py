@@ -19,7 +19,8 @@ from django import forms
 
 from course.content_files.yaml_writing import Flow
 from course.kinds import BlockKind, common_fields, hints_field
-from course.kinds.fields import Field, Lines as LinesField, Text, TextList, WholeNumber, describe, read_list
+from course.kinds.fields import Field, Text, TextList, WholeNumber, describe, read_list
+from course.kinds.fields import Lines as LinesField
 
 Lines = Callable[[str], int | None]
 

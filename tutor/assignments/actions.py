@@ -60,7 +60,8 @@ def _items(lesson: Lesson, blocks: list[Block], settings: dict) -> list[Block]:
     pool = questions_on(lesson.course, settings["draw_topics"])
     if settings["draw_count"] > len(pool):
         raise AssignmentRefused(
-            f"The topics chosen offer {len(pool)} question(s): draw at most that many, or choose more topics."
+            f"The topics chosen offer {len(pool)} question{'' if len(pool) == 1 else 's'}: draw at most "
+            "that many, or choose more topics."
         )
     return pool
 
