@@ -22,6 +22,7 @@ from tutor.practice.questions.answers import option_token
 from tutor.practice.questions.topics import course_topics, questions_on
 from tutor.quizzes import actions
 from tutor.quizzes.analysis import quiz_analysis
+from tutor.quizzes.models import QuizAttempt
 
 pytestmark = pytest.mark.django_db
 
@@ -325,3 +326,25 @@ def test_another_teacher_cannot_set_a_drawn_quiz_for_the_class(client, world):
     client.force_login(world["students"][0])
     assert create(client, world).status_code == 403
     assert not Assignment.objects.exists()
+
+
+def test_a_closed_book_drawn_quiz_takes_answers_on_questions_of_other_lessons(client, world):
+    quiz = drawn_quiz(world, count=2, topics=["speed"], closed_book=True)
+    student = world["students"][0]
+    client.force_login(student)
+    assert client.post(reverse("tutor:quiz_begin", args=[quiz.pk])).status_code == 302
+    attempt = QuizAttempt.objects.get()
+    assert client.get(reverse("tutor:quiz_attempt", args=[attempt.pk])).status_code == 200
+    speed = world["speed"]  # of the second lesson; the quiz is listed on the first
+    boxes = [option_token(student.pk, speed.pk, key) for key in ("llama", "ollama")]
+    response = client.post(reverse("tutor:quiz_answer", args=[attempt.pk, speed.pk]),
+                           {f"q{speed.pk}-option": boxes}, HTTP_HX_REQUEST="true")
+    assert response.status_code == 200 and "Saved at" in response.content.decode()
+    # The pool's questions are the quiz's: their lesson page is not open during it.
+    assert client.get(world["second"].get_absolute_url()).status_code == 403
+
+
+def test_the_list_of_assignments_says_a_quiz_is_drawn_by_topic(client, world):
+    drawn_quiz(world, count=3)
+    html = client.get(reverse("tutor:assignment_list", args=[world["cohort"].pk])).content.decode()
+    assert "(a quiz of 3 questions drawn by topic)" in html and "(some exercises)" not in html
