@@ -320,3 +320,39 @@ def test_a_quiz_with_feedback_after_the_due_date_holds_its_score_until_then(lms,
     assert "s1" not in lms.scores.get(item, {})
     grades.send_due_scores(now=now + timedelta(hours=2, minutes=1))
     assert lms.scores[item]["s1"]["scoreGiven"] == 0
+
+
+def test_a_quiz_drawn_by_topic_sends_the_score_over_the_questions_drawn(lms, launched, lesson, person):
+    """A drawn quiz whose pool spans two lessons: the LMS gets the score over the N drawn."""
+    from django.contrib.auth.models import User
+    from django.http import QueryDict
+
+    from course.models import Block
+    from tests.factories import make_lesson
+    from tests.tutor.question_world import make_question
+    from tutor.assignments.actions import create_assignment
+    from tutor.practice.questions.answers import option_token
+    from tutor.quizzes import actions
+
+    cohort = ClassLink.objects.get().cohort
+    other = make_lesson(lesson.course, title="Another lesson of the course")
+    for n, home in enumerate([lesson, lesson, other, other]):
+        make_question("choice", home, key=f"drawn-{n}", topics=["memory"])
+    now = timezone.now()
+    quiz = create_assignment(
+        cohort=cohort, lesson=lesson, blocks=[], opens_at=now - timedelta(days=1), due_at=now + timedelta(days=2),
+        quiz=True, draw_count=2, draw_topics=["memory"],
+    )
+    person("t1").deep_link("c1", assignment=quiz)
+    link_id = [k for k, v in lms.links.items() if v["custom"].get("parsnip_assignment")][0]
+    person("s1").launch(link_id)
+    student = User.objects.get(lti_users__sub="s1")
+    attempt = actions.start_attempt(assignment=quiz, student=student)
+    first = Block.objects.get(pk=attempt.order[0])
+    data = QueryDict(mutable=True)
+    data["option"] = option_token(student.pk, first.pk, "llama")
+    actions.save_answer(attempt=attempt, block=first, data=data)
+    actions.submit_attempt(attempt=attempt)  # 1 of the 2 drawn right
+    grades.send_due_scores()
+    score = lms.scores[lms.links[link_id]["lineitem"]]["s1"]
+    assert (score["scoreGiven"], score["scoreMaximum"]) == (50, 100)
