@@ -348,3 +348,14 @@ def test_the_list_of_assignments_says_a_quiz_is_drawn_by_topic(client, world):
     drawn_quiz(world, count=3)
     html = client.get(reverse("tutor:assignment_list", args=[world["cohort"].pk])).content.decode()
     assert "(a quiz of 3 questions drawn by topic)" in html and "(some exercises)" not in html
+
+
+def test_the_sample_course_offers_five_questions_on_memory_from_several_lessons(sample_content):
+    from course.models import Course
+
+    course = Course.objects.get(slug="local-models")
+    topics = dict(course_topics(course))
+    assert topics["memory"] >= 5 and {"speed", "quantization", "tokens", "sampling"} <= set(topics)
+    pool = questions_on(course, ["memory"])
+    assert len({block.lesson_id for block in pool}) >= 3
+    assert all(block.kind != "code_blanks" for block in pool)
