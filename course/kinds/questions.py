@@ -43,6 +43,13 @@ MAX_TOPICS = 5
 TOPIC_LENGTH = 40
 
 
+class TopicLines(LinesField):
+    """The admin's box of topics, one a line, normalised as the files' reader does."""
+
+    def to_python(self, value) -> list[str]:
+        return [" ".join(line.split()) for line in super().to_python(value)]
+
+
 @dataclass(frozen=True)
 class Topics(TextList):
     """What a question is about, as short names ("memory", "kv cache"): a teacher draws a
@@ -56,7 +63,7 @@ class Topics(TextList):
             f"One topic a line, e.g. memory (at most {MAX_TOPICS}, each at most {TOPIC_LENGTH} "
             "characters): teachers draw quiz questions from the course's by topic."
         )
-        return LinesField(required=False, label=self.form_label, help_text=help_text)
+        return TopicLines(required=False, label=self.form_label, help_text=help_text)
 
     def read_value(self, reading, mapping, what: str) -> list[str]:
         items = read_list(reading, mapping, self.name)
