@@ -13,7 +13,7 @@ from django.utils.translation import gettext as _
 
 from course.models import Block
 from tutor import signals
-from tutor.actions.progress import learner_worked
+from tutor.actions.progress import learner_worked, start_lesson
 from tutor.assignments.models import Assignment
 from tutor.practice.questions import QUIZ_KINDS
 from tutor.practice.questions.actions import answer_words, grade_answer
@@ -196,6 +196,9 @@ def _submit(attempt: QuizAttempt, now: datetime) -> QuizAttempt:
     if first is not None:
         what = _("submitted the quiz — %(percent)d%%") % {"percent": round(100 * attempt.score)}
         learner_worked(user=attempt.student, block=first, what=what, failed=attempt.score < 1, attempt=True)
+    if first is None or first.lesson_id != attempt.assignment.lesson_id:
+        # A drawn quiz's questions may all be of other lessons: the one it is listed on is started.
+        start_lesson(user=attempt.student, lesson=attempt.assignment.lesson)
     assignment_id, student_id = attempt.assignment_id, attempt.student_id
     transaction.on_commit(
         lambda: signals.quiz_submitted.send(sender=QuizAttempt, assignment_id=assignment_id, student_id=student_id)
