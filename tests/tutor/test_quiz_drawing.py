@@ -280,7 +280,8 @@ def test_the_edit_form_is_filled_with_the_draw_and_saving_it_unchanged_changes_n
     html = client.get(url).content.decode()
     assert 'name="draw_count" id="id_draw_count" value="4"' in html
     assert 'value="memory" checked' in html and 'value="speed" checked' not in html
-    assert 'name="blocks" value="' not in html or "checked>" not in html.split('class="assignment-draw"')[0]
+    exercises = html.split('id="assignment-items"')[1].split('class="assignment-draw"')[0]
+    assert 'name="blocks"' in exercises and " checked" not in exercises  # the pool is not ticked as exercises
     response = client.post(url, form_data(world, draw_count="4", opens_at=minute(quiz.opens_at), due_at=minute(quiz.due_at)))
     assert response.status_code == 302
     quiz.refresh_from_db()
