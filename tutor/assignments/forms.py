@@ -246,7 +246,6 @@ class AssignmentForm(forms.Form):
             self.add_error("due_at", "The due date must be after the opening date.")
         return data
 
-
     def clean_draw(self, data: dict) -> None:
         """A drawn quiz: a quiz, no exercises ticked, a topic at least, and no more questions
         to draw than the topics offer (fill-in-the-code questions are never in the pool)."""
