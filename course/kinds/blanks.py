@@ -13,6 +13,7 @@ from course.kinds.questions import (
     QuestionKind,
     question_hints,
     question_title,
+    question_topics,
     tries_field,
     unique_keys,
 )
@@ -151,6 +152,7 @@ BLANKS = register(
             ),
             tries_field(3),
             question_hints(),
+            question_topics(),
         ),
         items_field="blanks",
         needs_key=True,

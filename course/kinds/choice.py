@@ -16,6 +16,7 @@ from course.kinds.questions import (
     question_body,
     question_hints,
     question_title,
+    question_topics,
     tries_field,
     unique_keys,
 )
@@ -109,6 +110,7 @@ CHOICE = register(
             Boolean("shuffle", fallback=True, help_text="Each learner sees the options in an order of their own."),
             tries_field(1),
             question_hints(),
+            question_topics(),
         ),
         items_field="options",
         needs_key=True,
@@ -153,6 +155,7 @@ CHECKBOXES = register(
             Boolean("shuffle", fallback=True, help_text="Each learner sees the options in an order of their own."),
             tries_field(2),
             question_hints(),
+            question_topics(),
         ),
         items_field="options",
         needs_key=True,

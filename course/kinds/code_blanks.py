@@ -16,6 +16,7 @@ from course.kinds.questions import (
     QuestionKind,
     question_hints,
     question_title,
+    question_topics,
     tries_field,
     unique_keys,
 )
@@ -104,6 +105,7 @@ CODE_BLANKS = register(
             ),
             tries_field(3),
             question_hints(),
+            question_topics(),
         ),
         items_field="blanks",
         needs_key=True,

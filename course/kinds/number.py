@@ -20,6 +20,7 @@ from course.kinds.questions import (
     question_body,
     question_hints,
     question_title,
+    question_topics,
     tries_field,
 )
 
@@ -109,6 +110,7 @@ NUMBER = register(
             ),
             tries_field(3),
             question_hints(),
+            question_topics(),
         ),
         items_field="mistakes",
         needs_key=True,

@@ -15,9 +15,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from django import forms
+
 from course.content_files.yaml_writing import Flow
 from course.kinds import BlockKind, common_fields, hints_field
-from course.kinds.fields import Field, Text, WholeNumber, describe, read_list
+from course.kinds.fields import Field, Text, TextList, WholeNumber, describe, read_list
+from course.kinds.fields import Lines as LinesField
 
 Lines = Callable[[str], int | None]
 
@@ -34,6 +37,60 @@ def question_body() -> Text:
 def question_hints() -> Field:
     """A question's hint ladder: its last rung shows the right answer and finishes it."""
     return hints_field()
+
+
+MAX_TOPICS = 5
+TOPIC_LENGTH = 40
+
+
+class TopicLines(LinesField):
+    """The admin's box of topics, one a line, normalised as the files' reader does."""
+
+    def to_python(self, value) -> list[str]:
+        return [" ".join(line.split()) for line in super().to_python(value)]
+
+
+@dataclass(frozen=True)
+class Topics(TextList):
+    """What a question is about, as short names ("memory", "kv cache"): a teacher draws a
+    quiz's questions from a course's by topic. Spaces inside a name are normalised (runs of
+    them are one space, none at the ends); the same name twice (in any case) is refused."""
+
+    item: str = "topic"
+
+    def form_field(self, stored: Any = None) -> forms.Field:
+        help_text = self.help_text or (
+            f"One topic a line, e.g. memory (at most {MAX_TOPICS}, each at most {TOPIC_LENGTH} "
+            "characters): teachers draw quiz questions from the course's by topic."
+        )
+        return TopicLines(required=False, label=self.form_label, help_text=help_text)
+
+    def read_value(self, reading, mapping, what: str) -> list[str]:
+        items = read_list(reading, mapping, self.name)
+        topics: list[str] = []
+        seen: dict[str, int | None] = {}
+        for value, line in zip(items, items.lines, strict=True):
+            if not isinstance(value, str) or not value.strip():
+                reading.error(line, f"each topic must be text, e.g. memory, not {describe(value)}")
+                continue
+            topic = " ".join(value.split())
+            if len(topic) > TOPIC_LENGTH:
+                reading.error(line, f"topic '{topic[:20]}…' is {len(topic)} characters long; at most {TOPIC_LENGTH}")
+            elif topic.casefold() in seen:
+                reading.error(line, f"topic '{topic}' is listed twice (first on line {seen[topic.casefold()]})")
+            else:
+                seen[topic.casefold()] = line
+                topics.append(topic)
+        if len(topics) > MAX_TOPICS:
+            reading.error(mapping.line_of(self.name), f"a question has at most {MAX_TOPICS} topics, not {len(topics)}")
+        return topics
+
+    def write(self, value: list[str]) -> list | None:
+        return Flow(value) if value else None
+
+
+def question_topics() -> Topics:
+    return Topics("topics")
 
 
 def tries_field(fallback: int) -> WholeNumber:

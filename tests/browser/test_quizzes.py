@@ -143,3 +143,62 @@ def test_the_time_left_stays_in_sight_down_the_whole_quiz(page, login_in_browser
     page.get_by_role("button", name="Save and submit…").scroll_into_view_if_needed()
     timer = page.locator(".quiz-timer").bounding_box()
     assert 0 <= timer["y"] <= 10
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_a_teacher_sets_a_quiz_drawn_by_topic_and_a_student_takes_it(page, login_in_browser, live_server, width):
+    from tests.factories import make_course, make_lesson
+    from tests.tutor.question_world import make_question
+
+    student, teacher = make_user("ada"), make_teacher("tess")
+    cohort = make_cohort(teacher, students=[student])
+    course = make_course(title="Local models")
+    first, second = make_lesson(course, title="First steps"), make_lesson(course, title="Memory")
+    pool = [make_question("choice", lesson, key=f"memory-{n}", title=f"Memory {n}", topics=["memory"])
+            for n, lesson in enumerate([first, first, second, second])]
+    make_question("choice", second, key="speed", title="Speed", topics=["speed"])
+    page.set_viewport_size({"width": width, "height": 900})
+    login_in_browser(teacher)
+
+    page.goto(f"/classes/{cohort.pk}/assignments/new/")
+    page.get_by_label("Lesson", exact=True).select_option(label="Local models · First steps")
+    page.get_by_label("Give its questions as a quiz").check()
+    draw = page.locator(".assignment-draw")
+    expect(draw).to_contain_text("memory (4 questions)")
+    draw.get_by_label("Questions to draw").fill("3")
+    draw.get_by_label("memory", exact=False).check()
+    fits_the_width(page)
+    shot(page, f"quiz-draw-form-{width}")
+    page.get_by_role("button", name="Set it").click()
+    expect(page.locator("main")).to_contain_text("Each attempt draws 3 questions at random from the course’s questions on memory")
+    shot(page, f"quiz-draw-assignment-{width}")
+
+    login_in_browser(student)
+    # A question of the pool, on its own lesson's page, belongs to the quiz while it runs.
+    page.goto(second.get_absolute_url())
+    expect(page.locator(".quiz-part")).to_have_count(2)  # the pool's two questions here, not "Speed"
+    expect(page.locator(".quiz-part").first).to_contain_text("Part of your quiz")
+    page.locator(".quiz-part").first.get_by_role("link", name="Go to the quiz").click()
+    expect(page.locator(".quiz-facts")).to_contain_text("3")
+    page.get_by_role("button", name="Start the quiz").click()
+    attempt = QuizAttempt.objects.get()
+    assert len(attempt.order) == 3 and set(attempt.order) <= {block.pk for block in pool}
+    for pk in attempt.order:
+        page.locator(f"#quiz-q{pk}").get_by_label("llama.cpp").check()
+        expect(page.locator(f"#quiz-q{pk}-saved")).to_contain_text("Saved at")
+    fits_the_width(page)
+    shot(page, f"quiz-draw-attempt-{width}")
+    page.reload()  # the same questions, in the same order
+    assert [int(i.removeprefix("quiz-q")) for i in page.locator("[id^=quiz-q]:not([id$=-saved])").evaluate_all(
+        "nodes => nodes.map(n => n.id)") if i.removeprefix("quiz-q").isdigit()] == attempt.order
+    page.get_by_role("button", name="Save and submit…").click()
+    page.get_by_role("button", name="Submit").click()
+    expect(page.locator(".quiz-outcome")).to_contain_text("Score: 100%")
+
+    login_in_browser(teacher)
+    page.goto(f"/classes/{cohort.pk}/assignments/")
+    page.get_by_role("link", name="First steps").click()
+    row = page.get_by_role("row", name="ada")
+    expect(row).to_contain_text("100%")
+    # Item analysis: every question of the pool, each over the attempts that drew it.
+    expect(page.locator("#quiz-analysis")).to_contain_text("Memory 3")

@@ -38,7 +38,7 @@ from course.kinds.fields import (
     TextList,
     WholeNumber,
 )
-from course.kinds.questions import Values
+from course.kinds.questions import MAX_TOPICS, TOPIC_LENGTH, Topics, Values
 from course.models import Course, GlossaryTerm, Lesson, linked_in_order
 
 pytestmark = pytest.mark.django_db
@@ -137,6 +137,9 @@ def strategy_for(field: Field) -> st.SearchStrategy:
         return slug
     if isinstance(field, SlugList):
         return st.lists(slug, max_size=3, unique=True)
+    if isinstance(field, Topics):  # as the reader normalises them: one space between words
+        topic = st.lists(slug, min_size=1, max_size=3).map(" ".join).filter(lambda t: len(t) <= TOPIC_LENGTH)
+        return st.lists(topic, max_size=MAX_TOPICS, unique_by=str.casefold)
     if isinstance(field, TextList):
         size = 1 if field.required else 0
         return st.lists(any_text.filter(lambda text: text.strip()), min_size=size, max_size=4)

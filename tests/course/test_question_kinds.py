@@ -96,6 +96,10 @@ def test_any_question_survives_import_export_import(tmp_path_factory, course, le
         ("blanks", {"blanks": [{"key": "params", "answers": ["7"]}, {"key": "other", "answers": ["x"]}]},
          "blank 'other' is not in the text: add {{other}} there"),
         ("blanks", {"text": "No blank here."}, "the text has no blank: mark one as {{name}}"),
+        ("choice", {"topics": ["memory", "Memory"]}, "topic 'Memory' is listed twice"),
+        ("number", {"topics": [3]}, "each topic must be text, e.g. memory, not a number"),
+        ("blanks", {"topics": ["a", "b", "c", "d", "e", "f"]}, "a question has at most 5 topics, not 6"),
+        ("checkboxes", {"topics": ["x" * 41]}, "is 41 characters long; at most 40"),
     ],
 )
 def test_the_files_refuse_a_wrong_question_on_its_line(tmp_path, kind, values, message):
@@ -160,3 +164,28 @@ def test_removing_a_question_learners_answered_is_refused_naming_their_work(tmp_
 
     assert "question 'why-compare-digest' is gone from the file, but 1 learner's work" in str(refused.value)
     assert Block.objects.filter(key="why-compare-digest").exists()
+
+
+def test_the_admin_edits_a_questions_topics_one_a_line_and_refuses_a_name_twice(django_app):
+    from tests.course.test_admin_saves import change_url
+    from tests.factories import make_admin, make_lesson
+    from tests.tutor.question_world import make_question
+
+    lesson = make_lesson()
+    question = make_question("choice", lesson, key="q", topics=["memory"])
+    admin = make_admin()
+
+    def save(topics: str):
+        page = django_app.get(change_url("lesson", lesson.pk), user=admin)
+        form = next(form for form in page.forms.values() if "_save" in form.fields)
+        assert form["blocks-0-topics"].value.strip() == "\n".join(question.kind_spec.values_of(question)["topics"])
+        form["blocks-0-topics"] = topics
+        return form.submit("_save", user=admin)
+
+    assert save("memory\r\nKV   cache\r\n").status_code == 302
+    question.refresh_from_db()
+    assert question.values["topics"] == ["memory", "KV cache"]
+    refused = save("speed\r\nSpeed")
+    assert refused.status_code == 200 and "topic &#x27;Speed&#x27; is listed twice" in refused.text
+    question.refresh_from_db()
+    assert question.values["topics"] == ["memory", "KV cache"]

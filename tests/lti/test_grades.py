@@ -354,3 +354,39 @@ def test_an_assignment_whose_hints_cost_sends_the_score_after_them(lms, launched
     take_rung(user=student, block=block, rung=1)  # the hint, after the work
     grades.send_due_scores()
     assert lms.scores[column]["s1"]["scoreGiven"] == 75
+
+
+def test_a_quiz_drawn_by_topic_sends_the_score_over_the_questions_drawn(lms, launched, lesson, person):
+    """A drawn quiz whose pool spans two lessons: the LMS gets the score over the N drawn."""
+    from django.contrib.auth.models import User
+    from django.http import QueryDict
+
+    from course.models import Block
+    from tests.factories import make_lesson
+    from tests.tutor.question_world import make_question
+    from tutor.assignments.actions import create_assignment
+    from tutor.practice.questions.answers import option_token
+    from tutor.quizzes import actions
+
+    cohort = ClassLink.objects.get().cohort
+    other = make_lesson(lesson.course, title="Another lesson of the course")
+    for n in range(4):  # all of another lesson: the quiz is listed on `lesson`, its column's
+        make_question("choice", other, key=f"drawn-{n}", topics=["memory"])
+    now = timezone.now()
+    quiz = create_assignment(
+        cohort=cohort, lesson=lesson, blocks=[], opens_at=now - timedelta(days=1), due_at=now + timedelta(days=2),
+        quiz=True, draw_count=2, draw_topics=["memory"],
+    )
+    person("t1").deep_link("c1", assignment=quiz)
+    link_id = [k for k, v in lms.links.items() if v["custom"].get("parsnip_assignment")][0]
+    person("s1").launch(link_id)
+    student = User.objects.get(lti_users__sub="s1")
+    attempt = actions.start_attempt(assignment=quiz, student=student)
+    first = Block.objects.get(pk=attempt.order[0])
+    data = QueryDict(mutable=True)
+    data["option"] = option_token(student.pk, first.pk, "llama")
+    actions.save_answer(attempt=attempt, block=first, data=data)
+    actions.submit_attempt(attempt=attempt)  # 1 of the 2 drawn right
+    grades.send_due_scores()
+    score = lms.scores[lms.links[link_id]["lineitem"]]["s1"]
+    assert (score["scoreGiven"], score["scoreMaximum"]) == (50, 100)

@@ -69,3 +69,17 @@ def test_answers_saved_at_once_to_one_question_keep_one():
     assert all(isinstance(r, QuizAnswer) for r in results), results
     (kept,) = QuizAnswer.objects.filter(attempt=attempt, block=number)
     assert kept.answer["text"] in {str(n) for n in range(6)}
+
+
+def test_starts_at_once_of_a_drawn_quiz_make_one_attempt_with_one_draw():
+    from tests.tutor.question_world import make_question
+
+    student = make_user()
+    lesson, _questions = quiz_lesson()
+    pool = [make_question("choice", lesson, key=f"memory-{n}", topics=["memory"]) for n in range(4)]
+    quiz = make_quiz(make_cohort(make_teacher(), students=[student]), lesson, blocks=pool, draw_count=2,
+                     draw_topics=["memory"])
+    results = at_once(6, lambda: actions.start_attempt(assignment=quiz, student=student))
+    attempt = QuizAttempt.objects.get()
+    assert all(isinstance(r, QuizAttempt) and r.order == attempt.order for r in results), results
+    assert len(attempt.order) == 2 and set(attempt.order) <= set(quiz.blocks.values_list("pk", flat=True))

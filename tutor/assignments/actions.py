@@ -12,6 +12,7 @@ from django.utils import timezone
 from course.models import Block, Lesson
 from tutor.assignments.models import Assignment, Extension
 from tutor.models import Cohort
+from tutor.practice.questions.topics import questions_on
 from tutor.teaching import name_of
 
 
@@ -29,7 +30,9 @@ def _check_blocks(lesson: Lesson, blocks: list[Block]) -> None:
         raise AssignmentRefused("Choose exercises of the assigned lesson only.")
 
 
-QUIZ_SETTINGS = ("quiz", "attempts_allowed", "time_limit", "shuffle_questions", "feedback")
+QUIZ_SETTINGS = (
+    "quiz", "attempts_allowed", "time_limit", "shuffle_questions", "feedback", "draw_count", "draw_topics",
+)
 
 
 def _quiz_settings(given: dict) -> dict:
@@ -41,7 +44,26 @@ def _quiz_settings(given: dict) -> dict:
     chosen = defaults | given
     if chosen["attempts_allowed"] < 1:
         raise AssignmentRefused("Allow at least one attempt.")
+    if not chosen["quiz"] or not chosen["draw_count"]:
+        chosen["draw_count"], chosen["draw_topics"] = None, []
     return chosen
+
+
+def _items(lesson: Lesson, blocks: list[Block], settings: dict) -> list[Block]:
+    """The blocks the assignment names: those chosen, or (a drawn quiz) its pool, the
+    course's quiz questions on its topics, as they are now."""
+    if settings["draw_count"] is None:
+        _check_blocks(lesson, blocks)
+        return blocks
+    if not settings["draw_topics"]:
+        raise AssignmentRefused("Choose at least one topic to draw the questions from.")
+    pool = questions_on(lesson.course, settings["draw_topics"])
+    if settings["draw_count"] > len(pool):
+        raise AssignmentRefused(
+            f"The topics chosen offer {len(pool)} question{'' if len(pool) == 1 else 's'}: draw at most "
+            "that many, or choose more topics."
+        )
+    return pool
 
 
 @transaction.atomic
@@ -58,9 +80,12 @@ def create_assignment(
     hint_cost: int = 0,
     **quiz,
 ) -> Assignment:
-    """Set `lesson` for the class: all its exercises when `blocks` is empty, else those."""
+    """Set `lesson` for the class: all its exercises when `blocks` is empty, else those; or
+    (`draw_count`, `draw_topics`) a quiz drawn from its course's questions on those topics,
+    listed on the lesson's page."""
     _check_dates(opens_at, due_at)
-    _check_blocks(lesson, blocks)
+    settings = _quiz_settings(quiz)
+    blocks = _items(lesson, blocks, settings)
     assignment = Assignment.objects.create(
         cohort=cohort,
         lesson=lesson,
@@ -70,7 +95,7 @@ def create_assignment(
         closed_book=closed_book,
         allowed_addresses=allowed_addresses,
         hidden_tests_after_due=hidden_tests_after_due,
-        **_quiz_settings(quiz),
+        **settings,
         hint_cost=hint_cost,
     )
     assignment.blocks.set(blocks)
@@ -92,13 +117,13 @@ def update_assignment(
     **quiz,
 ) -> Assignment:
     _check_dates(opens_at, due_at)
-    _check_blocks(lesson, blocks)
+    settings = _quiz_settings(quiz)
+    blocks = _items(lesson, blocks, settings)
     assignment.lesson = lesson
     assignment.whole_lesson = not blocks
     assignment.opens_at, assignment.due_at = opens_at, due_at
     assignment.closed_book, assignment.allowed_addresses = closed_book, allowed_addresses
     assignment.hidden_tests_after_due = hidden_tests_after_due
-    settings = _quiz_settings(quiz)
     for name, value in settings.items():
         setattr(assignment, name, value)
     assignment.hint_cost = hint_cost

@@ -3,6 +3,7 @@ submit): a student of a class whose teacher closed an assignment covering the bl
 a refusal instead. Late work is otherwise always accepted (and marked late)."""
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db.models import Q
 
 from course.models import Block
 from tutor.assignments.models import Assignment
@@ -36,10 +37,13 @@ def quiz_holding(user: AbstractBaseUser | AnonymousUser, blocks) -> dict[int, As
     if not user.is_authenticated or not blocks:
         return {}
     lessons = {block.lesson_id for block in blocks}
+    pks = [block.pk for block in blocks]
+    # A whole lesson's quiz holds its questions; a quiz of chosen questions, or drawn from a
+    # pool (its blocks, from any lesson of the course), holds those it names.
     running = list(
         Assignment.objects.for_student(user)
         .quizzes_running()
-        .filter(lesson__in=lessons)
+        .filter(Q(lesson__in=lessons, whole_lesson=True) | Q(whole_lesson=False, blocks__in=pks))
         .select_related("lesson")
         .distinct()
     )
@@ -50,12 +54,13 @@ def quiz_holding(user: AbstractBaseUser | AnonymousUser, blocks) -> dict[int, As
     chosen = set()
     if named:
         chosen = set(
-            Assignment.blocks.through.objects.filter(
-                assignment__in=named, block__in=[b.pk for b in blocks]
-            ).values_list("assignment_id", "block_id")
+            Assignment.blocks.through.objects.filter(assignment__in=named, block__in=pks).values_list(
+                "assignment_id", "block_id"
+            )
         )
     for block in blocks:
         for quiz in running:
-            if quiz.lesson_id == block.lesson_id and (quiz.whole_lesson or (quiz.pk, block.pk) in chosen):
+            whole = quiz.whole_lesson and quiz.lesson_id == block.lesson_id
+            if whole or (quiz.pk, block.pk) in chosen:
                 held.setdefault(block.pk, quiz)
     return held

@@ -7,11 +7,14 @@ from datetime import timedelta
 from django import forms
 from django.contrib.auth.models import User
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from course.models import Block, Lesson
 from tutor import practice
 from tutor.assignments.models import Assignment
 from tutor.practice.questions import QUESTION_KINDS, QUIZ_KINDS
+from tutor.practice.questions.topics import course_topics, questions_on
 
 MINUTE = "%Y-%m-%dT%H:%M"
 
@@ -135,6 +138,25 @@ class AssignmentForm(forms.Form):
         error_messages={"invalid_choice": "Choose when students see the feedback, from the list."},
     )
 
+    # A quiz drawn from the course's questions on some topics, instead of the lesson's.
+    draw_count = forms.IntegerField(
+        min_value=1,
+        max_value=200,
+        required=False,
+        label=_("Questions to draw"),
+        help_text=_("Quiz only: each attempt draws this many questions at random from the course's "
+                    "questions on the topics ticked. Empty: the lesson's questions."),
+        error_messages={"min_value": _("Draw at least one question."),
+                        "max_value": _("Draw at most 200 questions."),
+                        "invalid": _("Give how many questions to draw as a whole number.")},
+    )
+    draw_topics = forms.MultipleChoiceField(
+        choices=[],
+        required=False,
+        label=_("Topics"),
+        error_messages={"invalid_choice": _("Choose topics of the lesson's course, from the list.")},
+    )
+
     def clean_hint_cost(self) -> int:
         return self.cleaned_data["hint_cost"] or 0
 
@@ -157,6 +179,10 @@ class AssignmentForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.fields["lesson"].queryset = lessons
         self.fields["blocks"].queryset = practice_blocks().select_related("lesson")
+        lesson = self.chosen_lesson()
+        # The course's topics, each with how many quiz questions carry it.
+        self.topic_choices = course_topics(lesson.course) if lesson is not None else []
+        self.fields["draw_topics"].choices = [(name, name) for name, _count in self.topic_choices]
 
     @classmethod
     def starting(cls, *, lessons, data=None) -> "AssignmentForm":
@@ -207,10 +233,11 @@ class AssignmentForm(forms.Form):
                     + ", ".join(f"“{item_label(b)}”" for b in not_questions)
                     + ".",
                 )
-            elif not blocks and not lesson.blocks.filter(kind__in=QUIZ_KINDS).exists():
+            elif not blocks and data.get("draw_count") is None and not lesson.blocks.filter(kind__in=QUIZ_KINDS).exists():
                 self.add_error(
                     "quiz", f"“{lesson.title}” has no questions to give as a quiz: choose another lesson."
                 )
+        self.clean_draw(data)
         data["attempts_allowed"] = data.get("attempts_allowed") or 1
         data["shuffle_questions"] = bool(data.get("shuffle_questions"))
         data["feedback"] = data.get("feedback") or Assignment.Feedback.AFTER_SUBMITTING
@@ -218,6 +245,35 @@ class AssignmentForm(forms.Form):
         if opens_at and due_at and due_at <= opens_at:
             self.add_error("due_at", "The due date must be after the opening date.")
         return data
+
+    def clean_draw(self, data: dict) -> None:
+        """A drawn quiz: a quiz, no exercises ticked, a topic at least, and no more questions
+        to draw than the topics offer (fill-in-the-code questions are never in the pool)."""
+        count, topics, lesson = data.get("draw_count"), data.get("draw_topics") or [], data.get("lesson")
+        if count is None:
+            if topics:
+                self.add_error("draw_count", _("Say how many questions to draw from the topics ticked."))
+            data["draw_topics"] = []
+            return
+        if not data.get("quiz"):
+            self.add_error("draw_count", _("Drawing questions is for a quiz: tick “Give its questions as a quiz”."))
+        elif data.get("blocks"):
+            self.add_error("blocks", _("A drawn quiz draws from its topics: untick the exercises."))
+        elif not topics:
+            self.add_error("draw_topics", _("Tick at least one topic to draw the questions from."))
+        elif lesson is not None:
+            offered = len(questions_on(lesson.course, topics))
+            if count > offered:
+                self.add_error("draw_count", ngettext(
+                    "The topics ticked offer %(n)d question: draw at most that many, or tick more topics.",
+                    "The topics ticked offer %(n)d questions: draw at most that many, or tick more topics.",
+                    offered,
+                ) % {"n": offered})
+
+    def topics_shown(self) -> list[tuple[str, int, bool]]:
+        """(topic, questions on it, ticked) for the form's list."""
+        ticked = set(self["draw_topics"].value() or [])
+        return [(name, count, name in ticked) for name, count in self.topic_choices]
 
 
 class ExtensionForm(forms.Form):

@@ -94,6 +94,8 @@ def csv_header(assignment: Assignment) -> list[str]:
 
 def csv_rows(found, assignment: Assignment, students: list[tuple]):
     items = "whole lesson" if assignment.whole_lesson else "some exercises"
+    if assignment.is_drawn:
+        items = f"{assignment.draw_count} drawn on {', '.join(assignment.draw_topics)}"
     for pk, username, first, last in students:
         standing = found[(assignment.pk, pk)]
         quiz = []

@@ -64,13 +64,14 @@ def assigned_to(
 def named(assigned: list[Assigned]) -> list[Assigned]:
     """With the names of the exercises set, for assignments of some of a lesson's exercises
     (what the lesson page says; a query for those only)."""
-    some = [item for item in assigned if not item.assignment.whole_lesson]
+    # A drawn quiz names none: its pool is the course's, and each attempt draws from it.
+    some = [item for item in assigned if not item.assignment.whole_lesson and not item.assignment.is_drawn]
     if not some:
         return assigned
     items = items_of([item.assignment for item in some])
     return [
         item
-        if item.assignment.whole_lesson
+        if item.assignment.pk not in items
         else replace(item, items=tuple(item_names(item.assignment, items[item.assignment.pk])))
         for item in assigned
     ]

@@ -36,10 +36,11 @@ class AssignmentQuerySet(models.QuerySet):
         )
 
     def covering(self, block: Block) -> "AssignmentQuerySet":
-        """Assignments that include this block: its whole lesson, or the block by name."""
-        return self.filter(lesson=block.lesson_id).filter(
-            models.Q(whole_lesson=True) | models.Q(blocks=block.pk)
-        )
+        """Assignments that include this block: its whole lesson, or the block by name (a
+        drawn quiz's pool names blocks of other lessons than the one it is listed on)."""
+        return self.filter(
+            models.Q(lesson=block.lesson_id, whole_lesson=True) | models.Q(blocks=block.pk)
+        ).distinct()
 
 
 class Assignment(models.Model):
@@ -92,6 +93,14 @@ class Assignment(models.Model):
         "time limit (minutes)", null=True, blank=True, help_text="Empty: no time limit."
     )
     shuffle_questions = models.BooleanField(default=True)
+    # A quiz drawn from the course's questions on some topics: `blocks` holds the pool (the
+    # course's quiz questions on `draw_topics` when it was set, from any of its lessons; the
+    # quiz is listed on `lesson`'s page), and each attempt draws `draw_count` of them.
+    draw_count = models.PositiveSmallIntegerField(
+        "questions drawn per attempt", null=True, blank=True,
+        help_text="Quiz only: each attempt draws this many of the pool's questions; empty: the lesson's.",
+    )
+    draw_topics = models.JSONField(default=list, blank=True, help_text="The topics the pool was drawn from.")
 
     class Feedback(models.TextChoices):
         AT_ONCE = "at-once", "At once: each question checked once, when answered"
@@ -129,6 +138,10 @@ class Assignment(models.Model):
             models.CheckConstraint(
                 condition=models.Q(attempts_allowed__gte=1), name="assignment_attempts_from_1"
             ),
+            models.CheckConstraint(
+                condition=models.Q(draw_count__isnull=True) | models.Q(draw_count__gte=1, quiz=True),
+                name="assignment_draws_from_1_in_a_quiz",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -137,6 +150,11 @@ class Assignment(models.Model):
     @property
     def is_closed(self) -> bool:
         return self.closed_at is not None
+
+    @property
+    def is_drawn(self) -> bool:
+        """A quiz whose attempts each draw `draw_count` questions from a pool (`blocks`)."""
+        return self.draw_count is not None
 
 
 class Extension(models.Model):

@@ -155,12 +155,13 @@ def standings(
             if assignment.quiz:
                 # Handed in with the first attempt submitted; its score is the best attempt's.
                 submitted, attempts, best = quizzes.get((assignment.pk, user), (None, 0, None))
+                questions = assignment.draw_count or len(blocks)  # a drawn quiz: each attempt's draw
                 found[(assignment.pk, user)] = Standing(
                     due_at=due,
                     extended=(assignment.pk, user) in extended,
                     submitted_at=submitted,
-                    done=len(blocks) if submitted else 0,
-                    total=len(blocks),
+                    done=questions if submitted else 0,
+                    total=questions,
                     status=status_of(submitted_at=submitted, due_at=due, now=now),
                     attempts=attempts,
                     score=best,

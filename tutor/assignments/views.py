@@ -125,7 +125,8 @@ def assignment_edit(request: HttpRequest, pk: int, assignment_pk: int) -> HttpRe
                 lessons=lessons,
                 initial={
                     "lesson": assignment.lesson_id,
-                    "blocks": list(assignment.blocks.values_list("pk", flat=True)),
+                    # A drawn quiz's blocks are its pool, not exercises the teacher ticked.
+                    "blocks": [] if assignment.is_drawn else list(assignment.blocks.values_list("pk", flat=True)),
                     "opens_at": timezone.localtime(assignment.opens_at),
                     "due_at": timezone.localtime(assignment.due_at),
                     "closed_book": assignment.closed_book,
@@ -136,6 +137,8 @@ def assignment_edit(request: HttpRequest, pk: int, assignment_pk: int) -> HttpRe
                     "time_limit": assignment.time_limit,
                     "shuffle_questions": assignment.shuffle_questions,
                     "feedback": assignment.feedback,
+                    "draw_count": assignment.draw_count,
+                    "draw_topics": assignment.draw_topics,
                     "hint_cost": assignment.hint_cost,
                 },
             )

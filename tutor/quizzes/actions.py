@@ -13,7 +13,7 @@ from django.utils.translation import gettext as _
 
 from course.models import Block
 from tutor import signals
-from tutor.actions.progress import learner_worked
+from tutor.actions.progress import learner_worked, start_lesson
 from tutor.assignments.models import Assignment
 from tutor.practice.questions import QUIZ_KINDS
 from tutor.practice.questions.actions import answer_words, grade_answer
@@ -29,19 +29,29 @@ class QuizRefused(Exception):
 
 
 def questions_of(assignment: Assignment) -> list[Block]:
-    """The quiz's questions in the lesson's order: the lesson's, or those the teacher chose."""
-    blocks = Block.objects.filter(lesson=assignment.lesson_id, kind__in=QUIZ_KINDS)
-    if not assignment.whole_lesson:
-        blocks = blocks.filter(assignments=assignment)
-    return list(blocks.select_related("lesson__course").order_by("position", "pk"))
+    """The quiz's questions in the course's order: the lesson's, those the teacher chose, or
+    (a drawn quiz) its pool, from any lesson of the course."""
+    if assignment.is_drawn:
+        blocks = Block.objects.filter(assignments=assignment, kind__in=QUIZ_KINDS)
+    else:
+        blocks = Block.objects.filter(lesson=assignment.lesson_id, kind__in=QUIZ_KINDS)
+        if not assignment.whole_lesson:
+            blocks = blocks.filter(assignments=assignment)
+    return list(blocks.select_related("lesson__course").order_by("lesson__position", "position", "pk"))
 
 
 def question_order(block_ids: list[int], *, assignment: Assignment, student_id: int, number: int) -> list[int]:
     """The questions in the attempt's order: the lesson's, or (shuffle_questions) a shuffle
-    seeded by the assignment, the student and the attempt, kept on the attempt."""
+    seeded by the assignment, the student and the attempt, kept on the attempt. A drawn quiz
+    first draws its `draw_count` from the pool, seeded the same way: each attempt draws anew,
+    and once kept on the attempt a reload or a second tab never draws again."""
     order = list(block_ids)
+    seeded = random.Random(f"quiz:{assignment.pk}:{student_id}:{number}")
+    if assignment.is_drawn:
+        drawn = set(seeded.sample(order, min(assignment.draw_count, len(order))))
+        order = [pk for pk in order if pk in drawn]
     if assignment.shuffle_questions:
-        random.Random(f"quiz:{assignment.pk}:{student_id}:{number}").shuffle(order)
+        seeded.shuffle(order)
     return order
 
 
@@ -186,6 +196,9 @@ def _submit(attempt: QuizAttempt, now: datetime) -> QuizAttempt:
     if first is not None:
         what = _("submitted the quiz — %(percent)d%%") % {"percent": round(100 * attempt.score)}
         learner_worked(user=attempt.student, block=first, what=what, failed=attempt.score < 1, attempt=True)
+    if first is None or first.lesson_id != attempt.assignment.lesson_id:
+        # A drawn quiz's questions may all be of other lessons: the one it is listed on is started.
+        start_lesson(user=attempt.student, lesson=attempt.assignment.lesson)
     assignment_id, student_id = attempt.assignment_id, attempt.student_id
     transaction.on_commit(
         lambda: signals.quiz_submitted.send(sender=QuizAttempt, assignment_id=assignment_id, student_id=student_id)

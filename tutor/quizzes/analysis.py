@@ -49,20 +49,22 @@ def corrected_point_biserial(item: list[float], rest: list[float]) -> float | No
 
 
 def quiz_analysis(assignment, students) -> list[QuestionAnalysis]:
-    """Each question of the quiz, in the lesson's order (two queries and the blocks')."""
+    """Each question of the quiz, in the course's order (two queries and the blocks'), over
+    the attempts that showed it: all of them, or in a drawn quiz those that drew it."""
     from tutor.quizzes.actions import questions_of
 
     best = best_attempts(assignment, students)
     questions = questions_of(assignment)
+    drew = {attempt.pk: set(attempt.order) for attempt in best.values()}
     scores: dict[int, dict[int, float]] = {attempt.pk: {} for attempt in best.values()}
     chosen: dict[int, Counter] = {block.pk: Counter() for block in questions}
     for row in QuizAnswer.objects.filter(attempt__in=list(scores)).only("attempt_id", "block_id", "score", "answer"):
         scores[row.attempt_id][row.block_id] = row.score
         if row.block_id in chosen and isinstance(row.answer, list):
             chosen[row.block_id].update(row.answer)
-    attempts = list(scores.values())
     found = []
     for block in questions:
+        attempts = [scores[pk] for pk in scores if block.pk in drew[pk]]
         item = [attempt.get(block.pk, 0.0) for attempt in attempts]
         rest = [sum(attempt.values()) - attempt.get(block.pk, 0.0) for attempt in attempts]
         analysis = QuestionAnalysis(

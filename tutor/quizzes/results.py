@@ -16,7 +16,7 @@ def best_attempts(assignment, students) -> dict[int, QuizAttempt]:
         QuizAttempt.objects.submitted()
         .filter(assignment=assignment, student__in=students)
         .order_by("student_id", "-score", "number")
-        .only("pk", "student_id", "number", "score", "started_at", "submitted_at", "ends_at")
+        .only("pk", "student_id", "number", "score", "started_at", "submitted_at", "ends_at", "order")
     )
     for attempt in rows:
         best.setdefault(attempt.student_id, attempt)

@@ -80,7 +80,7 @@ def start_context(request: HttpRequest, assignment: Assignment, **extra) -> dict
     return {
         "assignment": assignment,
         "lesson": assignment.lesson,
-        "questions": len(actions.questions_of(assignment)),
+        "questions": assignment.draw_count or len(actions.questions_of(assignment)),
         "attempts": attempts,
         "open_attempt": opened,
         "left": attempts_left(assignment, len(attempts)),

@@ -1,0 +1,29 @@
+"""The topics of a course's quiz questions (each question's `topics`, course/kinds/questions.py),
+and the questions on some of them: the pool a drawn quiz draws from. Fill-in-the-code
+questions are never in a pool, as the quiz form refuses them (a quiz grades at once)."""
+
+from collections import Counter
+
+from course.models import Block, Course, Lesson
+from tutor.practice.questions import QUIZ_KINDS
+
+
+def _quiz_questions(course: Course) -> list[Block]:
+    lessons = Lesson.objects.published().filter(course=course)
+    return list(
+        Block.objects.filter(lesson__in=lessons, kind__in=QUIZ_KINDS)
+        .order_by("lesson__position", "position", "pk")
+        .only("pk", "lesson_id", "kind", "values")
+    )
+
+
+def course_topics(course: Course) -> list[tuple[str, int]]:
+    """Each topic of the course's quiz questions, by name, with how many carry it (one query)."""
+    counts = Counter(topic for block in _quiz_questions(course) for topic in block.values.get("topics") or [])
+    return sorted(counts.items(), key=lambda pair: pair[0].casefold())
+
+
+def questions_on(course: Course, topics) -> list[Block]:
+    """The course's quiz questions on any of `topics`, in the course's order (one query)."""
+    wanted = set(topics)
+    return [block for block in _quiz_questions(course) if wanted & set(block.values.get("topics") or [])]
