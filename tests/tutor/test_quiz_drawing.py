@@ -360,3 +360,11 @@ def test_the_sample_course_offers_five_questions_on_memory_from_several_lessons(
     pool = questions_on(course, ["memory"])
     assert len({block.lesson_id for block in pool}) >= 3
     assert all(block.kind != "code_blanks" for block in pool)
+
+
+def test_the_live_view_says_what_a_drawn_quiz_sets(client, world):
+    quiz = drawn_quiz(world, count=3)
+    url = reverse("tutor:live_view", args=[world["cohort"].pk, world["first"].pk])
+    html = client.get(f"{url}?assignment={quiz.pk}").content.decode()
+    assert "Assigned (a quiz of 3 questions drawn by topic)" in html
+    assert "some of its exercises" not in html

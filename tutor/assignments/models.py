@@ -7,6 +7,8 @@ from django.conf import settings
 from django.core.validators import MaxValueValidator
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from course.models import Block, Lesson
 from tutor.models import Cohort
@@ -155,6 +157,15 @@ class Assignment(models.Model):
     def is_drawn(self) -> bool:
         """A quiz whose attempts each draw `draw_count` questions from a pool (`blocks`)."""
         return self.draw_count is not None
+
+    @property
+    def covers(self) -> str:
+        """What it sets, in a few words (the pages that list assignments say it)."""
+        if self.is_drawn:
+            return ngettext(
+                "a quiz of %(n)d question drawn by topic", "a quiz of %(n)d questions drawn by topic", self.draw_count
+            ) % {"n": self.draw_count}
+        return _("the whole lesson") if self.whole_lesson else _("some of its exercises")
 
 
 class Extension(models.Model):
