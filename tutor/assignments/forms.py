@@ -11,7 +11,7 @@ from django.utils import timezone
 from course.models import Block, Lesson
 from tutor import practice
 from tutor.assignments.models import Assignment
-from tutor.practice.questions import QUESTION_KINDS, QUIZ_KINDS
+from tutor.practice.questions import QUESTION_KINDS
 
 MINUTE = "%Y-%m-%dT%H:%M"
 
@@ -191,23 +191,14 @@ class AssignmentForm(forms.Form):
             self.add_error("blocks", "Choose exercises of the assigned lesson only.")
         if data.get("quiz") and lesson is not None:
             not_questions = [b for b in blocks if b.kind not in QUESTION_KINDS]
-            in_code = [b for b in blocks if b.kind in QUESTION_KINDS and b.kind not in QUIZ_KINDS]
-            if in_code:
-                self.add_error(
-                    "blocks",
-                    "A quiz cannot hold fill-in-the-code questions (their programs are run by the "
-                    "worker, and a quiz grades at once): untick "
-                    + ", ".join(f"“{item_label(b)}”" for b in in_code)
-                    + ".",
-                )
-            elif not_questions:
+            if not_questions:
                 self.add_error(
                     "blocks",
                     "A quiz holds questions only: untick "
                     + ", ".join(f"“{item_label(b)}”" for b in not_questions)
                     + ".",
                 )
-            elif not blocks and not lesson.blocks.filter(kind__in=QUIZ_KINDS).exists():
+            elif not blocks and not lesson.blocks.filter(kind__in=QUESTION_KINDS).exists():
                 self.add_error(
                     "quiz", f"“{lesson.title}” has no questions to give as a quiz: choose another lesson."
                 )

@@ -14,14 +14,12 @@ from django.utils.translation import gettext_lazy as _
 
 from course.models import Block
 from tutor import practice
+from tutor.models import Run
 from tutor.practice.questions import clusters, code_runs, teaching, variants
 from tutor.practice.questions.models import QuestionTries
 from tutor.practice.questions.state import states
 
 QUESTION_KINDS = ("choice", "checkboxes", "number", "blanks", "code_blanks")
-# A quiz grades its answers at once, as they are saved; a filled program waits for the
-# worker, so `code_blanks` questions are practice only (the quiz form refuses them).
-QUIZ_KINDS = ("choice", "checkboxes", "number", "blanks")
 
 
 class QuestionKind(practice.PracticeKind):
@@ -39,6 +37,17 @@ class QuestionKind(practice.PracticeKind):
     def settle(self, run) -> None:
         if self.name == "number":
             variants.settle(run)
+        elif self.name == "code_blanks" and run.purpose == Run.Purpose.CHECK:
+            from tutor.quizzes.actions import settle_runs
+
+            settle_runs(run=run)  # a quiz's answers wait for it, graded here, in the worker
+
+    def repair(self) -> int:
+        if self.name != "code_blanks":
+            return 0
+        from tutor.quizzes.actions import settle_runs
+
+        return settle_runs()
 
     # -- the author's check: every variant of a question that computes its answer computes one
 

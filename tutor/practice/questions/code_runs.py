@@ -21,9 +21,9 @@ from tutor.practice.questions.variants import VariantNotReady, VariantsCheck
 class ProgramRunning(VariantNotReady):
     """The filled program is being run: the answer is graded once its output is back."""
 
-    def __init__(self, fills: dict):
+    def __init__(self, fills: dict, run: Run):
         super().__init__(_("Your program is running. Its result shows here in a moment."))
-        self.fills = fills
+        self.fills, self.run = fills, run
 
 
 def program_of(values: dict, fills: dict) -> str:
@@ -50,9 +50,14 @@ def with_output(*, user, values: dict, fills: dict, wait_seconds: float) -> dict
     if not run.is_final and wait_seconds:
         run.wait_until_final(wait_seconds)
         run.refresh_from_db()
-    run = run.as_seen()
+    return answer_from(run.as_seen(), fills)
+
+
+def answer_from(run: Run, fills: dict) -> dict:
+    """The answer to grade once `run` (of these fills' program) is final; raises
+    ProgramRunning while it is not, VariantNotReady if Parsnip lost it."""
     if not run.is_final:
-        raise ProgramRunning(fills)
+        raise ProgramRunning(fills, run)
     if run.status == Run.Status.FAILED:  # Parsnip lost the run, not the learner's doing
         raise VariantNotReady(_("Your program could not be run just now. Check it again in a moment."))
     return {"fills": fills, "status": run.status, "output": run.stdout[-4000:], "error": run.stderr[-1000:]}
