@@ -30,6 +30,14 @@ class QuestionKind(practice.PracticeKind):
 
     def __init__(self, name: str, label: str):
         self.name, self.label = name, label
+        if name == "code_blanks":  # a filled program graded by tests: the worker asks this kind
+            self.run_purpose = Run.Purpose.TESTS
+
+    def run_limits(self, run):
+        return code_runs.test_limits(run)
+
+    def execute(self, run, limits):
+        return code_runs.grade_run(run, limits)
 
     def states(self, blocks, *, user, request=None) -> dict:
         return states(blocks, user=user)
@@ -37,7 +45,7 @@ class QuestionKind(practice.PracticeKind):
     def settle(self, run) -> None:
         if self.name == "number":
             variants.settle(run)
-        elif self.name == "code_blanks" and run.purpose == Run.Purpose.CHECK:
+        elif self.name == "code_blanks" and run.purpose in (Run.Purpose.CHECK, Run.Purpose.TESTS):
             from tutor.quizzes.actions import settle_runs
 
             settle_runs(run=run)  # a quiz's answers wait for it, graded here, in the worker
@@ -86,8 +94,8 @@ class QuestionKind(practice.PracticeKind):
     def check_summary(self, *, wrong: int, total: int) -> str:
         if self.name == "code_blanks":
             if wrong:
-                return f"{wrong} of {total} fill-in-the-code questions: the solution does not print the expected output (see above)."
-            return f"{total} fill-in-the-code question{'' if total == 1 else 's'}: each solution prints the expected output."
+                return f"{wrong} of {total} fill-in-the-code questions: the solution does not print the expected output or fails a test (see above)."
+            return f"{total} fill-in-the-code question{'' if total == 1 else 's'}: each solution prints the expected output or passes its tests."
         if wrong:
             return f"{wrong} of {total} questions that compute their answer fail for some variant (see above)."
         if total == 1:
