@@ -104,8 +104,8 @@ def test_fills_the_question_accepts_are_graded_without_a_run(client, world):
 
 def test_malformed_fills_are_refused_and_nothing_is_kept(client, world):
     attempt = begin(client, world)
-    response = save(client, attempt, world["code"], bits="8")
-    assert response.status_code == 400 and "Fill in every blank first" in response.content.decode()
+    response = save(client, attempt, world["code"], bits="8\nimport os", model="'13b'")
+    assert response.status_code == 400 and "takes one line" in response.content.decode()
     assert not QuizAnswer.objects.exists() and not Run.objects.exists()
 
 
@@ -173,6 +173,8 @@ def test_a_run_still_under_way_at_submit_is_graded_when_it_ends_and_counts(clien
         assert told == [0.0]
         html = page(client, attempt)
         assert "1 program is still running" in html and "Your program is running" in html
+        attempt_url = reverse("tutor:quiz_attempt", args=[attempt.pk])
+        assert f'hx-get="{attempt_url}" hx-select=".quiz-results"' in html  # asks for the whole results again
         assert not QuestionAnswer.objects.filter(block=code).exists()
 
         with django_capture_on_commit_callbacks(execute=True):
@@ -246,3 +248,11 @@ def test_the_item_analysis_counts_the_question(client, world):
 def test_a_whole_lessons_quiz_includes_its_fill_in_the_code_questions(world):
     quiz = make_quiz(world["cohort"], world["lesson"])
     assert world["code"] in actions.questions_of(quiz)
+
+
+def test_a_change_while_a_blank_is_still_empty_saves_nothing_and_says_so(client, world):
+    attempt = begin(client, world)
+    response = save(client, attempt, world["code"], bits="8", model="")
+    html = response.content.decode()
+    assert response.status_code == 200 and "Fill in every blank: the answer is saved then." in html
+    assert not QuizAnswer.objects.exists() and not Run.objects.exists()

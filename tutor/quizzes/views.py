@@ -18,6 +18,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from course.kinds.blanks import blank_names
 from course.htmx import login_required_htmx, refusal, vary_on_htmx, wants_partial
 from course.models import Block, Lesson
 from tutor.actions.runs import RunRefused
@@ -160,6 +161,14 @@ def has_answer(data: QueryDict) -> bool:
     return any(value.strip() for key in data for value in data.getlist(key))
 
 
+def every_blank_filled(block: Block, data: QueryDict) -> bool:
+    """A fill-in-the-code question's program runs with every blank filled (others: True)."""
+    if block.kind != "code_blanks":
+        return True
+    names = blank_names(block.kind_spec.values_of(block)["code"])
+    return all(data.get(f"blank-{name}", "").strip() for name in names)
+
+
 def attempt_question(attempt: QuizAttempt, block_pk: int) -> Block:
     if block_pk not in attempt.order:
         raise Http404("That question is not part of this attempt.")
@@ -179,9 +188,16 @@ def _save(request: HttpRequest, attempt_pk: int, block_pk: int, *, check: bool) 
     if check and attempt.assignment.feedback != Assignment.Feedback.AT_ONCE:
         return question_refused(request, attempt, block, _("This quiz's answers are checked after submitting."),
                                 status=400)
+    data = answer_data(request.POST, f"q{block.pk}-")
+    if not check and wants_partial(request) and not every_blank_filled(block, data):
+        # A change in one blank of a program while others are empty: not an answer yet.
+        context = attempt_context(attempt)
+        question = next(q for q in context["questions"] if q.block.pk == block.pk)
+        return TemplateResponse(request, TEMPLATES + "question.html#quiz-saved",
+                                context | {"question": question, "incomplete": True})
     try:
-        actions.save_answer(attempt=attempt, block=block, check=check,
-                            data=answer_data(request.POST, f"q{block.pk}-"), wait_seconds=settings.RUN_WAIT_SECONDS)
+        actions.save_answer(attempt=attempt, block=block, check=check, data=data,
+                            wait_seconds=settings.RUN_WAIT_SECONDS)
     except Malformed as refused:
         return question_refused(request, attempt, block, str(refused), status=400)
     except VariantNotReady as refused:
