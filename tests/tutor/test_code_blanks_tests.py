@@ -74,7 +74,7 @@ def test_a_fill_that_fails_only_the_hidden_test_says_only_how_it_failed(client, 
     post(client, block, **fill)
     work_through_queue()
     html = post(client, block, **fill).content.decode()
-    assert "Not right." in html and "a hidden test" in html
+    assert "Not right." in html and "A hidden test:" in html
     assert "4 bits take half" not in html and "weights_gb(8, 4)" not in html
 
 

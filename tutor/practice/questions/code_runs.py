@@ -100,9 +100,10 @@ def tests_report(found: Grading) -> str:
     lines = []
     for result in found.results:
         if not result.passed:
-            why = result.message if result.visible else result.hidden_message
-            name = result.name if result.visible else _("a hidden test")
-            lines.append(_("Test “%(name)s”: %(why)s") % {"name": name, "why": why})
+            if result.visible:
+                lines.append(_("Test “%(name)s”: %(why)s") % {"name": result.name, "why": result.message})
+            else:
+                lines.append(_("A hidden test: %(why)s") % {"why": result.hidden_message})
     return "\n".join(lines)
 
 
