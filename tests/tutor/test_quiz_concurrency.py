@@ -69,3 +69,24 @@ def test_answers_saved_at_once_to_one_question_keep_one():
     assert all(isinstance(r, QuizAnswer) for r in results), results
     (kept,) = QuizAnswer.objects.filter(attempt=attempt, block=number)
     assert kept.answer["text"] in {str(n) for n in range(6)}
+
+
+def test_a_program_back_graded_at_once_by_workers_and_the_sweep_is_recorded_once():
+    from tests.tutor.question_world import make_question
+    from tutor.models import Run
+
+    student, quiz, _questions = world()
+    code = make_question("code_blanks", quiz.lesson, key="q-code")
+    attempt = actions.start_attempt(assignment=quiz, student=student)
+    data = QueryDict(mutable=True)
+    data.update({"blank-bits": "4 * 2", "blank-model": "'13b'"})
+    actions.save_answer(attempt=attempt, block=code, data=data)  # its program queued
+    actions.submit_attempt(attempt=attempt)
+    run = Run.objects.get(purpose=Run.Purpose.CHECK)
+    Run.objects.filter(pk=run.pk).update(status=Run.Status.OK, stdout="13.0 GB\n")  # back, not yet graded
+    results = at_once(6, lambda: actions.settle_runs(run=run)) + at_once(2, actions.settle_runs)
+    assert all(isinstance(r, int) for r in results), results
+    assert sum(results) == 1  # graded once
+    assert QuestionAnswer.objects.filter(attempt=attempt, block=code).count() == 1
+    attempt.refresh_from_db()
+    assert attempt.score == pytest.approx(1 / 5)  # one of five questions, right
