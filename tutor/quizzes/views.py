@@ -18,8 +18,8 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from course.kinds.blanks import blank_names
 from course.htmx import login_required_htmx, refusal, vary_on_htmx, wants_partial
+from course.kinds.blanks import blank_names
 from course.models import Block, Lesson
 from tutor.actions.runs import RunRefused
 from tutor.assignments.models import Assignment
