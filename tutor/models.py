@@ -122,6 +122,7 @@ class Run(models.Model):
         CONTENT = "content", "Content check"
         TRACE = "trace", "Step-through trace"
         REVIEW = "review", "Code exercise at review"
+        TESTS = "tests", "Filled-in program graded by tests"
 
     PENDING_STATUSES = [Status.QUEUED, Status.RUNNING]
     FINAL_STATUSES = [

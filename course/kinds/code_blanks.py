@@ -1,15 +1,18 @@
 """Fill in the blanks in code: a program with blanks marked `{{name}}` (as the text blanks
-of blanks.py are), the output the filled program must print (`expected_output`), and for
+of blanks.py are), the output the filled program must print (`expected_output`) or the
+tests it must pass (`tests`, written as a code exercise's: code_exercise.py), and for
 each blank the author's `solution` (and optionally more `answers` graded at once, without
 running anything). A learner's fills are read like text blanks (one line, NFC, at most
 MAX_ANSWER_CHARS), put into the program, and the program is run in the sandbox by the
 worker: it is right when it prints the expected output (compared as ordering exercises
-compare theirs). `manage.py check_content` runs the solution and refuses a question whose
-solution prints something else. The learner's side is in tutor/practice/questions/.
+compare theirs), or passes every test (graded as a code exercise's submission).
+`manage.py check_content` runs the solution and refuses a question whose solution prints
+something else or fails a test. The learner's side is in tutor/practice/questions/.
 """
 
 from course.kinds import register
 from course.kinds.blanks import BLANK, MAX_ANSWER_CHARS, blank_names
+from course.kinds.code_exercise import check_tests, tests_field
 from course.kinds.fields import Items, Slug, Text, TextList
 from course.kinds.questions import (
     Lines,
@@ -47,6 +50,19 @@ class CodeBlanksKind(QuestionKind):
 
     def check(self, reading, values, lines: Lines = lambda name: None) -> None:
         super().check(reading, values, lines)
+        tests = values.get("tests") or []
+        check_tests(reading, tests)
+        if tests and values.get("expected_output"):
+            reading.error(
+                lines("tests"),
+                "give 'expected_output' or 'tests', not both: the filled program is graded by one of them",
+            )
+        elif not tests and not (values.get("expected_output") or "").strip():
+            reading.error(
+                lines("expected_output"),
+                "the question needs 'expected_output' (what the filled program prints) or 'tests' "
+                "(what it must pass)",
+            )
         blanks = values["blanks"]
         unique_keys(reading, blanks, "blank")
         named = blank_names(values["code"])
@@ -87,8 +103,16 @@ CODE_BLANKS = register(
                 "types one line's worth of code.",
             ),
             Text(
-                "expected_output", required=True, quoted=False,
-                help_text="What the filled program must print (shown to the learner: it is the task).",
+                "expected_output", quoted=False,
+                help_text="What the filled program must print (shown to the learner: it is the task). "
+                "Leave it empty when the question has tests instead.",
+            ),
+            tests_field(
+                required=False,
+                help_text='In JSON, as a code exercise\'s tests: a list, each with "key", "name", "shown" '
+                '("visible" or "hidden"), and either "check" (asserts run after the filled program) or '
+                '"stdout" (with "stdin" and "args" if it needs them). The filled program is right when '
+                "it passes every test; instead of 'expected_output'.",
             ),
             Items(
                 "blanks",
@@ -121,6 +145,11 @@ CODE_BLANKS = register(
                 "the code's blank '{{value}}' is not one of 'blanks': add it there",
             ),
             ({"code": "print(26)"}, "the code has no blank: mark one as {{name}}"),
+            (
+                {"tests": [{"key": "twice", "name": "gives twice", "check": "assert 2 + 2 == 4"}]},
+                "give 'expected_output' or 'tests', not both",
+            ),
+            ({"expected_output": ""}, "the question needs 'expected_output' (what the filled program prints) or 'tests'"),
         ),
     )
 )

@@ -86,28 +86,52 @@ def _test_field(name: str):
     return CodeTest._meta.get_field(name)
 
 
+def tests_field(*, required: bool = True, help_text: str = "") -> Items:
+    """A list of tests, as an exercise declares them (a fill-in-the-code question too)."""
+    return Items(
+        "tests",
+        required=required,
+        item="test",
+        fields=(
+            Slug("key", required=True, label="test key"),
+            Text("name", required=True, model_field=_test_field("name")),
+            Choice("shown", model_field=_test_field("shown"), optional=True),
+            Text("stdin"),
+            TextList("args", item="argument"),
+            Text("stdout"),
+            Text("check"),
+        ),
+        help_text=help_text,
+    )
+
+
+def check_tests(reading, tests: list) -> None:
+    """Each test's key unique, and each test a check or an I/O case, not both."""
+    seen: dict[str, int] = {}
+    for test in tests:
+        key = test["key"]
+        if key and key in seen:
+            reading.error(
+                test.line_of("key"),
+                f"test key '{key}' is already used on line {seen[key]}: keys must be unique "
+                "in an exercise",
+            )
+        elif key:
+            seen[key] = test.line_of("key")
+        has_check = bool(test["check"].strip())
+        has_io = bool(test["stdout"] or test["stdin"] or test["args"])
+        if has_check == has_io:
+            reading.error(
+                test.line,
+                f"test '{key}' must be either a check (`check:` with asserts) or an I/O "
+                "case (`stdout:`, with `stdin:` or `args:` if it needs them), not "
+                + ("both" if has_check else "neither"),
+            )
+
+
 class CodeExerciseKind(BlockKind):
     def check(self, reading, values) -> None:
-        seen: dict[str, int] = {}
-        for test in values["tests"]:
-            key = test["key"]
-            if key and key in seen:
-                reading.error(
-                    test.line_of("key"),
-                    f"test key '{key}' is already used on line {seen[key]}: keys must be unique "
-                    "in an exercise",
-                )
-            elif key:
-                seen[key] = test.line_of("key")
-            has_check = bool(test["check"].strip())
-            has_io = bool(test["stdout"] or test["stdin"] or test["args"])
-            if has_check == has_io:
-                reading.error(
-                    test.line,
-                    f"test '{key}' must be either a check (`check:` with asserts) or an I/O "
-                    "case (`stdout:`, with `stdin:` or `args:` if it needs them), not "
-                    + ("both" if has_check else "neither"),
-                )
+        check_tests(reading, values["tests"])
 
     def give_aways(self, values) -> list[tuple[str, str]]:
         return [("the solution", values["solution"])]
@@ -220,20 +244,7 @@ register(
             *common_fields(),
             Text("starter", quoted=False),
             Text("solution", required=True),
-            Items(
-                "tests",
-                required=True,
-                item="test",
-                fields=(
-                    Slug("key", required=True, label="test key"),
-                    Text("name", required=True, model_field=_test_field("name")),
-                    Choice("shown", model_field=_test_field("shown"), optional=True),
-                    Text("stdin"),
-                    TextList("args", item="argument"),
-                    Text("stdout"),
-                    Text("check"),
-                ),
-            ),
+            tests_field(),
             Limits("limits", names=RUN_LIMITS),
             hints_field(),
         ),

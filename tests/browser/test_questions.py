@@ -185,3 +185,32 @@ def test_blanks_in_code_filled_and_graded_by_what_the_program_prints(page, learn
     region.get_by_role("button", name="Answer").click()
     expect(feedback).to_contain_text("Right, on try 2.")
     fits_the_width(page)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_blanks_in_code_graded_by_tests_show_the_visible_tests_and_what_failed(page, learner, width, inline_worker,
+                                                                                settings):
+    settings.RUN_WAIT_SECONDS = 20  # the worker grades the filled program while the answer waits
+    tests = [
+        {"key": "eight", "name": "8 billion at 8 bits take 8 GB", "shown": "visible", "stdin": "", "args": [],
+         "stdout": "", "check": "assert weights_gb(8, 8) == 8"},
+        {"key": "four", "name": "4 bits take half", "shown": "hidden", "stdin": "", "args": [], "stdout": "",
+         "check": "assert weights_gb(8, 4) == 4"},
+    ]
+    block = make_question(
+        "code_blanks", make_lesson(), key="fill", expected_output="", tests=tests,
+        code="def weights_gb(params_billion, bits):\n    return params_billion * {{per-weight}}\n",
+        blanks=[{"key": "per-weight", "solution": "bits / 8", "answers": []}],
+    )
+    region = open_question(page, block, width)
+    expect(region.locator(".code-blanks-tests")).to_contain_text("8 billion at 8 bits take 8 GB")
+    expect(region.locator(".code-blanks-tests")).to_contain_text("and 1 hidden test")
+    expect(region.locator(".code-blanks-tests")).not_to_contain_text("4 bits take half")
+    region.get_by_label("Blank 1").fill("bits")
+    region.get_by_role("button", name="Answer").click()
+    feedback = page.locator("#question-fill-practice .question-feedback")
+    expect(feedback).to_contain_text("Not right.")
+    expect(feedback).to_contain_text("What the tests found:")
+    expect(feedback.locator(".code-blanks-output")).to_contain_text("8 billion at 8 bits take 8 GB")
+    shot(page, page.locator("#question-fill-practice"), f"question-code-blanks-tests-{width}")
+    fits_the_width(page)

@@ -202,3 +202,64 @@ def test_a_teacher_sets_a_quiz_drawn_by_topic_and_a_student_takes_it(page, login
     expect(row).to_contain_text("100%")
     # Item analysis: every question of the pool, each over the attempts that drew it.
     expect(page.locator("#quiz-analysis")).to_contain_text("Memory 3")
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_a_fill_in_the_code_question_is_checked_at_once_by_the_worker(page, login_in_browser, inline_worker,
+                                                                       settings, width):
+    from tests.tutor.question_world import make_question
+    from tutor.assignments.models import Assignment
+
+    settings.RUN_WAIT_SECONDS = 0  # the check answers before the worker is done: the page asks again
+    student = make_user("ada")
+    cohort = make_cohort(make_teacher("tess"), students=[student])
+    lesson, questions = quiz_lesson()
+    code = make_question("code_blanks", lesson, key="q-code", title="Fill the program")
+    quiz = make_quiz(cohort, lesson, blocks=[questions["choice"], code], feedback=Assignment.Feedback.AT_ONCE)
+    page.set_viewport_size({"width": width, "height": 900})
+    login_in_browser(student)
+    page.goto(f"/quizzes/{quiz.pk}/")
+    page.get_by_role("button", name="Start the quiz").click()
+
+    region = page.locator(f"#quiz-q{code.pk}")
+    expect(region.get_by_role("group", name="Fill in the blanks in the program")).to_be_visible()
+    expect(region.locator(".code-blanks-expected")).to_contain_text("13.0 GB")
+    region.get_by_label("Blank 1").fill("16")
+    region.get_by_label("Blank 2").fill("'13b'")
+    region.get_by_label("Blank 2").press("Tab")  # a change saves it; nothing tells whether it is right
+    expect(page.locator(f"#quiz-q{code.pk}-saved")).to_contain_text("Saved at")
+    expect(region).not_to_contain_text("Not right")
+    fits_the_width(page)
+    shot(page, f"quiz-code-blanks-{width}")
+
+    region.get_by_role("button", name="Check this answer").click()
+    feedback = page.locator(f"#quiz-q{code.pk} .question-feedback")
+    expect(feedback).to_contain_text("Not right.", timeout=20_000)
+    expect(feedback.locator(".code-blanks-output")).to_contain_text("26.0 GB")
+    expect(page.locator(f"#quiz-q{code.pk}")).to_contain_text("(a right fill: 8)")  # checked: final
+    expect(page.locator(f"#quiz-q{code.pk}").get_by_label("Blank 1")).to_be_disabled()
+    fits_the_width(page)
+    shot(page, f"quiz-code-blanks-checked-{width}")
+
+
+def test_a_program_still_running_at_submit_is_scored_on_the_results_page(page, login_in_browser, inline_worker,
+                                                                         settings):
+    from tests.tutor.question_world import make_question
+
+    settings.RUN_WAIT_SECONDS = 0  # submitted before the worker is done: the results ask again
+    student = make_user("ada")
+    cohort = make_cohort(make_teacher("tess"), students=[student])
+    lesson, _questions = quiz_lesson()
+    code = make_question("code_blanks", lesson, key="q-code", title="Fill the program")
+    quiz = make_quiz(cohort, lesson, blocks=[code], attempts_allowed=1)
+    login_in_browser(student)
+    page.goto(f"/quizzes/{quiz.pk}/")
+    page.get_by_role("button", name="Start the quiz").click()
+    region = page.locator(f"#quiz-q{code.pk}")
+    region.get_by_label("Blank 1").fill("2 * 4")
+    region.get_by_label("Blank 2").fill("'13b'")
+    page.get_by_role("button", name="Save and submit…").click()
+    page.get_by_role("button", name="Submit").click()
+    expect(page.locator(".quiz-outcome")).to_contain_text("Score: 100%", timeout=20_000)
+    expect(page.locator(f"#quiz-q{code.pk} .question-feedback")).to_contain_text("Right.")
+    assert QuizAttempt.objects.get().score == 1.0

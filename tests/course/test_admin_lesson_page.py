@@ -665,3 +665,32 @@ def test_the_kind_inlines_rendered_once_a_page_give_the_page_rendered_in_full(
 
     assert token.sub("", django_app.get(change_url(lesson), user=admin).text) == copied
     assert token.sub("", form.submit("_save", user=admin).text) == copied_bound
+
+
+def test_a_fill_in_the_code_question_graded_by_tests_is_edited_in_the_admin(django_app):
+    """Its tests are a field of the block: saved unchanged they are kept; given with an
+    expected output too, the kind's own check refuses it on the page."""
+    from tests.tutor.question_world import make_question
+
+    tests = [{"key": "eight", "name": "8 bits take 8 GB", "shown": "hidden", "stdin": "", "args": [],
+              "stdout": "", "check": "assert weights_gb(8, 8) == 8"}]
+    block = make_question(
+        "code_blanks", key="by-tests", expected_output="", tests=tests,
+        code="def weights_gb(params_billion, bits):\n    return params_billion * {{per-weight}}\n",
+        blanks=[{"key": "per-weight", "solution": "bits / 8", "answers": []}],
+    )
+    before = block.kind_spec.values_of(block)
+    admin = make_admin()
+    form, prefix = block_form(django_app, admin, block.lesson, block.key)
+    assert "weights_gb(8, 8)" in form[f"{prefix}-tests"].value
+    assert form.submit("_save", user=admin).status_code == 302
+    block.refresh_from_db()
+    assert block.kind_spec.values_of(block) == before
+
+    form, prefix = block_form(django_app, admin, block.lesson, block.key)
+    form[f"{prefix}-expected_output"] = "8\n"
+    page = form.submit("_save", user=admin)
+    assert page.status_code == 200
+    assert "give 'expected_output' or 'tests', not both" in page.html.get_text()
+    block.refresh_from_db()
+    assert block.kind_spec.values_of(block) == before

@@ -220,6 +220,11 @@ def question(kind: str, values: dict) -> dict:
         for blank in values["blanks"]:
             blank["solution"] = one_line(blank["solution"]) if one_line(blank["solution"]).strip() else "x"
             blank["answers"] = [one_line(answer) for answer in blank["answers"] if one_line(answer).strip()]
+        # graded by its expected output or by its tests, not both
+        if values["tests"]:
+            values["expected_output"] = ""
+        elif not values["expected_output"].strip():
+            values["expected_output"] = "printed\n"
     return values
 
 

@@ -100,6 +100,14 @@ def test_any_question_survives_import_export_import(tmp_path_factory, course, le
         ("number", {"topics": [3]}, "each topic must be text, e.g. memory, not a number"),
         ("blanks", {"topics": ["a", "b", "c", "d", "e", "f"]}, "a question has at most 5 topics, not 6"),
         ("checkboxes", {"topics": ["x" * 41]}, "is 41 characters long; at most 40"),
+        ("code_blanks", {"tests": [{"key": "t", "name": "twice", "check": "assert True"}]},
+         "give 'expected_output' or 'tests', not both"),
+        ("code_blanks", {"expected_output": ""}, "the question needs 'expected_output'"),
+        ("code_blanks", {"expected_output": "", "tests": [{"key": "t", "name": "n", "check": "assert True", "stdout": "1"}]},
+         "test 't' must be either a check"),
+        ("code_blanks", {"expected_output": "", "tests": [{"key": "t", "name": "n", "check": "assert True"},
+                                                           {"key": "t", "name": "m", "check": "assert True"}]},
+         "test key 't' is already used"),
     ],
 )
 def test_the_files_refuse_a_wrong_question_on_its_line(tmp_path, kind, values, message):

@@ -1,7 +1,7 @@
 """Fill in the blanks in code (`code_blanks`): the learner's fills put into the program, the
 program run by the worker, the answer graded by its output once it is back (a try only
 then); fills the question accepts at once need no run; malformed fills are refused and not
-a try; `check_content` runs the solution; a quiz refuses the kind."""
+a try; `check_content` runs the solution (in a quiz: test_quiz_code_blanks.py)."""
 
 import io
 

@@ -83,3 +83,24 @@ def test_starts_at_once_of_a_drawn_quiz_make_one_attempt_with_one_draw():
     attempt = QuizAttempt.objects.get()
     assert all(isinstance(r, QuizAttempt) and r.order == attempt.order for r in results), results
     assert len(attempt.order) == 2 and set(attempt.order) <= set(quiz.blocks.values_list("pk", flat=True))
+
+
+def test_a_program_back_graded_at_once_by_workers_and_the_sweep_is_recorded_once():
+    from tests.tutor.question_world import make_question
+    from tutor.models import Run
+
+    student, quiz, _questions = world()
+    code = make_question("code_blanks", quiz.lesson, key="q-code")
+    attempt = actions.start_attempt(assignment=quiz, student=student)
+    data = QueryDict(mutable=True)
+    data.update({"blank-bits": "4 * 2", "blank-model": "'13b'"})
+    actions.save_answer(attempt=attempt, block=code, data=data)  # its program queued
+    actions.submit_attempt(attempt=attempt)
+    run = Run.objects.get(purpose=Run.Purpose.CHECK)
+    Run.objects.filter(pk=run.pk).update(status=Run.Status.OK, stdout="13.0 GB\n")  # back, not yet graded
+    results = at_once(6, lambda: actions.settle_runs(run=run)) + at_once(2, actions.settle_runs)
+    assert all(isinstance(r, int) for r in results), results
+    assert sum(results) == 1  # graded once
+    assert QuestionAnswer.objects.filter(attempt=attempt, block=code).count() == 1
+    attempt.refresh_from_db()
+    assert attempt.score == pytest.approx(1 / 5)  # one of five questions, right

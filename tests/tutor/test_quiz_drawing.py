@@ -35,7 +35,7 @@ def minute(moment) -> str:
 def world(client):
     """A course of two lessons: three questions on memory in each (one of them in the
     second lesson also on speed), one on speed only, and a fill-in-the-code question on
-    memory (never drawn); another course with a memory question of its own."""
+    code (a topic of its own; drawn like any other question); another course with a memory question of its own."""
     teacher = make_teacher()
     students = [make_user(f"student-{n}") for n in range(6)]
     cohort = make_cohort(teacher, students=students)
@@ -45,11 +45,11 @@ def world(client):
     memory += [make_question("number", second, key="memory-3", title="Memory 3", topics=["memory", "speed"])]
     memory += [make_question("blanks", second, key=f"memory-{n}", title=f"Memory {n}", topics=["memory"]) for n in (4, 5)]
     speed = make_question("checkboxes", second, key="speed", title="Speed only", topics=["speed"])
-    make_question("code_blanks", second, key="in-code", title="In code", topics=["memory", "code"])
+    code = make_question("code_blanks", second, key="in-code", title="In code", topics=["code"])
     make_question("choice", make_lesson(title="Elsewhere"), key="elsewhere", topics=["memory"])
     client.force_login(teacher)
     return {"teacher": teacher, "students": students, "cohort": cohort, "course": course, "first": first,
-            "second": second, "memory": memory, "speed": speed}
+            "second": second, "memory": memory, "speed": speed, "code": code}
 
 
 def drawn_quiz(world, count=2, topics=("memory",), **settings):
@@ -64,13 +64,13 @@ def drawn_quiz(world, count=2, topics=("memory",), **settings):
 
 
 def test_a_course_offers_its_topics_with_how_many_quiz_questions_each_has(world):
-    # The fill-in-the-code question is never drawn (a quiz refuses it): "code" is offered by none.
-    assert course_topics(world["course"]) == [("memory", 6), ("speed", 2)]
+    assert course_topics(world["course"]) == [("code", 1), ("memory", 6), ("speed", 2)]
 
 
 def test_the_pool_is_the_courses_quiz_questions_on_any_topic_from_every_lesson(world):
     pool = questions_on(world["course"], ["speed", "memory"])
     assert pool == [*world["memory"], world["speed"]]
+    assert questions_on(world["course"], ["code"]) == [world["code"]]
 
 
 def test_setting_a_drawn_quiz_keeps_its_pool_and_lists_it_on_the_lesson_chosen(world):
@@ -251,7 +251,7 @@ def test_the_form_offers_the_courses_topics_with_their_questions(client, world):
     assert 'name="draw_count"' in text
     assert 'value="memory"> memory <span class="muted">(6 questions)</span>' in text
     assert 'value="speed"> speed <span class="muted">(2 questions)</span>' in text
-    assert 'value="code"' not in text
+    assert 'value="code"> code <span class="muted">(1 question)</span>' in text
 
 
 def test_choosing_a_lesson_with_htmx_swaps_in_its_courses_topics(client, world):
@@ -305,7 +305,6 @@ def test_changing_a_drawn_quiz_back_to_the_lessons_questions_forgets_the_pool(cl
     ({"draw_topics": []}, "draw_topics", "Tick at least one topic to draw the questions from."),
     ({"draw_count": ""}, "draw_count", "Say how many questions to draw from the topics ticked."),
     ({"quiz": ""}, "draw_count", "Drawing questions is for a quiz"),
-    ({"draw_topics": ["code"]}, "draw_topics", "Choose topics of the lesson&#x27;s course, from the list."),
     ({"draw_topics": ["nothing"]}, "draw_topics", "Choose topics of the lesson&#x27;s course, from the list."),
 ])
 def test_a_bad_draw_is_refused_with_the_reason(client, world, changes, field, words):
@@ -359,7 +358,6 @@ def test_the_sample_course_offers_five_questions_on_memory_from_several_lessons(
     assert topics["memory"] >= 5 and {"speed", "quantization", "tokens", "sampling"} <= set(topics)
     pool = questions_on(course, ["memory"])
     assert len({block.lesson_id for block in pool}) >= 3
-    assert all(block.kind != "code_blanks" for block in pool)
 
 
 def test_the_live_view_says_what_a_drawn_quiz_sets(client, world):

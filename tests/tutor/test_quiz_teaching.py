@@ -86,16 +86,15 @@ def test_a_quiz_with_an_item_that_is_no_question_is_refused(client, world):
     assert "A quiz holds questions only: untick" in response.content.decode()
 
 
-def test_a_quiz_with_a_fill_in_the_code_question_is_refused(client, world):
+def test_a_quiz_may_hold_a_fill_in_the_code_question(client, world):
     from tests.tutor.question_world import make_question
 
     in_code = make_question("code_blanks", world["lesson"], key="in-code", title="In code")
     choice = world["questions"]["choice"]
     response = create(client, world, blocks=[in_code.pk, choice.pk])
-    assert response.status_code == 400
-    assert "A quiz cannot hold fill-in-the-code questions" in response.content.decode()
-    assert "In code" in response.content.decode()
-    assert not Assignment.objects.exists()
+    assert response.status_code == 302
+    quiz = Assignment.objects.get()
+    assert quiz.quiz and set(quiz.blocks.values_list("pk", flat=True)) == {in_code.pk, choice.pk}
 
 
 @pytest.mark.parametrize("changes, words", [

@@ -10,6 +10,7 @@ from tests.tutor.question_world import make_question, option_tokens
 from tutor.models import Run
 from tutor.practice.questions import variants
 from tutor.practice.questions.actions import answer_question
+from tutor.practice.questions.code_runs import ProgramRunning
 from tutor.practice.snippet.actions import submit_prediction
 from tutor.review.models import ReviewAnswer, ReviewCard
 
@@ -450,3 +451,56 @@ def test_a_question_a_running_quiz_asks_waits_until_the_quiz_is_over(client, due
     quiz.save()
     assert item_url(card) in client.get(reverse("tutor:review")).text
     assert client.get(item_url(card)).status_code == 200
+
+
+def test_a_fill_in_the_code_question_comes_back_and_its_program_is_run_by_the_worker(client):
+    from django.utils import timezone
+
+    from tests.tutor.test_code_blanks import work_through_queue
+
+    user = make_user()
+    client.force_login(user)
+    block = make_question("code_blanks", tries=1)
+    wrong = {"bits": "16", "model": "'13b'"}
+    with pytest.raises(ProgramRunning):
+        answer_question(user=user, block=block, answer=wrong)
+    work_through_queue()
+    answer_question(user=user, block=block, answer=wrong)  # wrong: the card is made
+    card = ReviewCard.objects.get(user=user, block=block)
+    ReviewCard.objects.filter(pk=card.pk).update(due=timezone.now())  # due now, the runs' clock
+    page = client.get(item_url(card)).text
+    assert 'name="blank-bits"' in page and "The filled program must print:" in page and "13.0 GB" in page
+    assert "(a right fill" not in page and 'value="16"' not in page
+
+    fills = {"blank-bits": "4 * 2", "blank-model": "'13b'"}
+    response = client.post(answer_url(card), fills, **HTMX)
+    assert response.status_code == 503 and "being run" in response.text
+    assert not ReviewAnswer.objects.exists()  # not counted while it runs
+    work_through_queue()
+    response = client.post(answer_url(card), fills, **HTMX)
+    assert response.status_code == 200 and "Right" in response.text
+    answer = ReviewAnswer.objects.get(card=card)
+    assert answer.right and answer.rating == 3 and answer.answer["output"] == "13.0 GB\n"
+
+
+def test_a_fill_in_the_code_answer_that_prints_something_else_is_wrong_at_review(client):
+    from django.utils import timezone
+
+    from tests.tutor.test_code_blanks import work_through_queue
+
+    user = make_user()
+    client.force_login(user)
+    block = make_question("code_blanks", tries=1)
+    with pytest.raises(ProgramRunning):
+        answer_question(user=user, block=block, answer={"bits": "1", "model": "'7b'"})
+    work_through_queue()
+    answer_question(user=user, block=block, answer={"bits": "1", "model": "'7b'"})
+    card = ReviewCard.objects.get(user=user, block=block)
+    ReviewCard.objects.filter(pk=card.pk).update(due=timezone.now())
+    fills = {"blank-bits": "16", "blank-model": "'13b'"}
+    client.post(answer_url(card), fills, **HTMX)
+    work_through_queue()
+    response = client.post(answer_url(card), fills, **HTMX)
+    assert response.status_code == 200 and "Your filled program printed:" in response.text
+    assert "26.0 GB" in response.text and "(a right fill: 8)" in response.text
+    assert ReviewAnswer.objects.get(card=card).rating == 1

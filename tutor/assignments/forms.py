@@ -13,7 +13,7 @@ from django.utils.translation import ngettext
 from course.models import Block, Lesson
 from tutor import practice
 from tutor.assignments.models import Assignment
-from tutor.practice.questions import QUESTION_KINDS, QUIZ_KINDS
+from tutor.practice.questions import QUESTION_KINDS
 from tutor.practice.questions.topics import course_topics, questions_on
 
 MINUTE = "%Y-%m-%dT%H:%M"
@@ -217,23 +217,14 @@ class AssignmentForm(forms.Form):
             self.add_error("blocks", "Choose exercises of the assigned lesson only.")
         if data.get("quiz") and lesson is not None:
             not_questions = [b for b in blocks if b.kind not in QUESTION_KINDS]
-            in_code = [b for b in blocks if b.kind in QUESTION_KINDS and b.kind not in QUIZ_KINDS]
-            if in_code:
-                self.add_error(
-                    "blocks",
-                    "A quiz cannot hold fill-in-the-code questions (their programs are run by the "
-                    "worker, and a quiz grades at once): untick "
-                    + ", ".join(f"“{item_label(b)}”" for b in in_code)
-                    + ".",
-                )
-            elif not_questions:
+            if not_questions:
                 self.add_error(
                     "blocks",
                     "A quiz holds questions only: untick "
                     + ", ".join(f"“{item_label(b)}”" for b in not_questions)
                     + ".",
                 )
-            elif not blocks and data.get("draw_count") is None and not lesson.blocks.filter(kind__in=QUIZ_KINDS).exists():
+            elif not blocks and data.get("draw_count") is None and not lesson.blocks.filter(kind__in=QUESTION_KINDS).exists():
                 self.add_error(
                     "quiz", f"“{lesson.title}” has no questions to give as a quiz: choose another lesson."
                 )
@@ -248,7 +239,7 @@ class AssignmentForm(forms.Form):
 
     def clean_draw(self, data: dict) -> None:
         """A drawn quiz: a quiz, no exercises ticked, a topic at least, and no more questions
-        to draw than the topics offer (fill-in-the-code questions are never in the pool)."""
+        to draw than the topics offer."""
         count, topics, lesson = data.get("draw_count"), data.get("draw_topics") or [], data.get("lesson")
         if count is None:
             if topics:

@@ -19,7 +19,7 @@ from django.utils import timezone
 from course.models import Block
 from tutor import practice
 from tutor.assignments.models import Assignment, Extension
-from tutor.practice.questions import QUIZ_KINDS
+from tutor.practice.questions import QUESTION_KINDS
 from tutor.quizzes.models import QuizAttempt
 
 ON_TIME = "on-time"
@@ -93,7 +93,7 @@ def items_of(assignments: list[Assignment]) -> dict[int, list[tuple[int, str]]]:
     found = {a.pk: by_lesson[a.lesson_id] if a.whole_lesson else chosen[a.pk] for a in assignments}
     for a in assignments:  # a quiz's items are its questions
         if a.quiz:
-            found[a.pk] = [(pk, kind) for pk, kind in found[a.pk] if kind in QUIZ_KINDS]
+            found[a.pk] = [(pk, kind) for pk, kind in found[a.pk] if kind in QUESTION_KINDS]
     return found
 
 

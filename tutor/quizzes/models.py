@@ -8,6 +8,7 @@ from django.utils.translation import gettext_lazy as _
 
 from course.models import Block
 from tutor.assignments.models import Assignment
+from tutor.models import Run
 
 
 class QuizAttemptQuerySet(models.QuerySet):
@@ -88,6 +89,10 @@ class QuizAnswer(models.Model):
     expected = models.FloatField(null=True, blank=True)
     saved_at = models.DateTimeField(default=timezone.now)
     checked_at = models.DateTimeField(null=True, blank=True)
+    # A fill-in-the-code question: the run of the filled program while the worker runs it.
+    # Until it is back the answer scores 0 and is not recorded; then it is graded (and, once
+    # checked or submitted, recorded and counted in the attempt's score): actions.settle_answer.
+    run = models.ForeignKey(Run, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
 
     class Meta:
         app_label = "tutor"
@@ -97,3 +102,7 @@ class QuizAnswer(models.Model):
 
     def __str__(self) -> str:
         return f"{self.attempt}: {self.block.key}"
+
+    @property
+    def running(self) -> bool:
+        return self.run_id is not None

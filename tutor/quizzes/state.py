@@ -67,8 +67,11 @@ def question_view(block: Block, values: dict, *, number: int, attempt: QuizAttem
     state = build(block, values, user=attempt.student, tries=tries, last=last,
                   lesson_url=block.lesson.get_absolute_url(),
                   variant_answer=saved.expected if saved is not None else None)
-    if not shown.graded:  # nothing yet tells whether an answer is right
+    if saved is not None and saved.running:  # its program is running: not graded yet
+        state.pending = True
+    if not shown.graded or state.pending:  # nothing yet tells whether an answer is right
         state.graded = None
+        state.output = state.error = ""
         for option in state.options:
             option.feedback, option.right = "", None
         for piece in state.pieces:

@@ -16,6 +16,11 @@ urlpatterns = [
         name="quiz_answer",
     ),
     path(
+        "quizzes/attempts/<int:attempt_pk>/questions/<int:block_pk>/result/",
+        views.quiz_question,
+        name="quiz_question",
+    ),
+    path(
         "quizzes/attempts/<int:attempt_pk>/questions/<int:block_pk>/check/",
         views.quiz_check,
         name="quiz_check",

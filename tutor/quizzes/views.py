@@ -19,7 +19,9 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from course.htmx import login_required_htmx, refusal, vary_on_htmx, wants_partial
+from course.kinds.blanks import blank_names
 from course.models import Block, Lesson
+from tutor.actions.runs import RunRefused
 from tutor.assignments.models import Assignment
 from tutor.practice.questions.answers import Malformed, read_answer
 from tutor.practice.questions.variants import VariantNotReady
@@ -127,6 +129,7 @@ def attempt_context(attempt: QuizAttempt, **extra) -> dict:
         "lesson": assignment.lesson,
         "questions": questions,
         "answered": sum(q.saved is not None for q in questions),
+        "running": sum(q.saved is not None and q.saved.running for q in questions),
         "left": left,
         "score_shown": attempt.is_submitted and not shown.nothing,
         "at_once": assignment.feedback == Assignment.Feedback.AT_ONCE,
@@ -140,6 +143,7 @@ def attempt_context(attempt: QuizAttempt, **extra) -> dict:
 def quiz_attempt(request: HttpRequest, attempt_pk: int) -> TemplateResponse:
     """The attempt: every question in one form while it is open; the results once submitted."""
     attempt = lazily_submitted(own_attempt(request, attempt_pk), timezone.now())
+    actions.settle_running(attempt=attempt)  # programs back since: graded now, not at the sweep
     template = TEMPLATES + ("quiz_results.html" if attempt.is_submitted else "quiz_attempt.html")
     return vary_on_htmx(TemplateResponse(request, template, attempt_context(attempt)))
 
@@ -155,6 +159,14 @@ def answer_data(post: QueryDict, prefix: str) -> QueryDict:
 
 def has_answer(data: QueryDict) -> bool:
     return any(value.strip() for key in data for value in data.getlist(key))
+
+
+def every_blank_filled(block: Block, data: QueryDict) -> bool:
+    """A fill-in-the-code question's program runs with every blank filled (others: True)."""
+    if block.kind != "code_blanks":
+        return True
+    names = blank_names(block.kind_spec.values_of(block)["code"])
+    return all(data.get(f"blank-{name}", "").strip() for name in names)
 
 
 def attempt_question(attempt: QuizAttempt, block_pk: int) -> Block:
@@ -176,13 +188,22 @@ def _save(request: HttpRequest, attempt_pk: int, block_pk: int, *, check: bool) 
     if check and attempt.assignment.feedback != Assignment.Feedback.AT_ONCE:
         return question_refused(request, attempt, block, _("This quiz's answers are checked after submitting."),
                                 status=400)
+    data = answer_data(request.POST, f"q{block.pk}-")
+    if not check and wants_partial(request) and not every_blank_filled(block, data):
+        # A change in one blank of a program while others are empty: not an answer yet.
+        context = attempt_context(attempt)
+        question = next(q for q in context["questions"] if q.block.pk == block.pk)
+        return TemplateResponse(request, TEMPLATES + "question.html#quiz-saved",
+                                context | {"question": question, "incomplete": True})
     try:
-        actions.save_answer(attempt=attempt, block=block, check=check,
-                            data=answer_data(request.POST, f"q{block.pk}-"), wait_seconds=settings.RUN_WAIT_SECONDS)
+        actions.save_answer(attempt=attempt, block=block, check=check, data=data,
+                            wait_seconds=settings.RUN_WAIT_SECONDS)
     except Malformed as refused:
         return question_refused(request, attempt, block, str(refused), status=400)
     except VariantNotReady as refused:
         return question_refused(request, attempt, block, str(refused), status=503)
+    except RunRefused as refused:
+        return question_refused(request, attempt, block, str(refused), status=429)
     except actions.QuizRefused as refused:
         return question_refused(request, attempt, block, str(refused), status=409)
     if not wants_partial(request):
@@ -209,6 +230,25 @@ def quiz_check(request: HttpRequest, attempt_pk: int, block_pk: int) -> HttpResp
     return _save(request, attempt_pk, block_pk, check=True)
 
 
+@require_GET
+@login_required_htmx
+def quiz_question(request: HttpRequest, attempt_pk: int, block_pk: int) -> HttpResponse:
+    """One question of the attempt (htmx: a checked or submitted answer whose program was
+    running asks for it until it is graded); without htmx, the attempt's page at it."""
+    attempt = own_attempt(request, attempt_pk)
+    block = attempt_question(attempt, block_pk)
+    if not wants_partial(request):
+        return redirect(f"{attempt_url(attempt)}#quiz-q{block.pk}")
+    attempt = lazily_submitted(attempt, timezone.now())
+    actions.settle_running(attempt=attempt)
+    context = attempt_context(attempt)
+    question = next((q for q in context["questions"] if q.block.pk == block.pk), None)
+    if question is None:
+        raise Http404("That question is no longer part of the lesson.")
+    extra = {"question": question, "editable": not attempt.is_submitted}
+    return vary_on_htmx(TemplateResponse(request, TEMPLATES + "question.html#quiz-question", context | extra))
+
+
 @require_POST
 @login_required_htmx
 def quiz_save(request: HttpRequest, attempt_pk: int) -> HttpResponse:
@@ -231,7 +271,7 @@ def quiz_save(request: HttpRequest, attempt_pk: int) -> HttpResponse:
         given.append((block, data))
     try:
         actions.save_answers(attempt=attempt, given=given, wait_seconds=settings.RUN_WAIT_SECONDS)
-    except VariantNotReady as refused:
+    except (VariantNotReady, RunRefused) as refused:
         problems.append(str(refused))
     except actions.QuizRefused as refused:
         messages.error(request, str(refused))
@@ -260,6 +300,9 @@ def quiz_submit(request: HttpRequest, attempt_pk: int) -> HttpResponse:
         if attempt.is_submitted:
             return redirect(attempt_url(attempt))
         return TemplateResponse(request, TEMPLATES + "quiz_submit.html", attempt_context(attempt))
+    # A program still running is waited for briefly; one still running after is graded by
+    # the worker when it ends (actions.settle_answer), and the score counts it then.
+    actions.settle_running(attempt=attempt, wait_seconds=settings.RUN_WAIT_SECONDS)
     actions.submit_attempt(attempt=attempt)
     messages.success(request, _("Your attempt is submitted."))
     return redirect(attempt_url(attempt))

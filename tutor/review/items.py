@@ -34,8 +34,8 @@ from tutor.practice.ordering.actions import (
 from tutor.practice.ordering.board import LineTokens
 from tutor.practice.ordering.lines import ExerciseLines
 from tutor.practice.ordering.models import OrderingArrangement
+from tutor.practice.questions import code_runs, variants
 from tutor.practice.questions import state as question_state
-from tutor.practice.questions import variants
 from tutor.practice.questions.answers import Malformed, read_answer
 from tutor.practice.questions.grading import grade
 from tutor.practice.questions.models import QuestionAnswer, QuestionTries
@@ -160,7 +160,7 @@ class PredictionReviewer(Reviewer):
         }
 
 
-# Questions: choice, checkboxes, number, blanks -----------------------------------------
+# Questions: choice, checkboxes, number, blanks, code_blanks -----------------------------------------
 
 
 class QuestionReviewer(Reviewer):
@@ -208,6 +208,14 @@ class QuestionReviewer(Reviewer):
         block = card.block
         values = block.kind_spec.values_of(block)
         answer = read_answer(block.kind, values, data, user_id=card.user_id, block_id=block.pk)
+        if block.kind == "code_blanks":  # the filled program, run by the worker as in the lesson
+            try:
+                answer = code_runs.with_output(user=card.user, values=values, fills=answer,
+                                               wait_seconds=settings.RUN_WAIT_SECONDS)
+            except code_runs.ProgramRunning as running:
+                raise NotReady(_("Your program is being run. Answer again in a moment.")) from running
+            except (variants.VariantNotReady, RunRefused) as refusal:
+                raise NotReady(str(refusal)) from refusal
         chosen = self.variant(card, values)
         expected = None
         if variants.computes(values):
@@ -386,6 +394,7 @@ REVIEWERS: dict[str, Reviewer] = {
     "checkboxes": QuestionReviewer(gettext_lazy("Tick every right answer")),
     "number": QuestionReviewer(gettext_lazy("A number")),
     "blanks": QuestionReviewer(gettext_lazy("Fill in the blanks")),
+    "code_blanks": QuestionReviewer(gettext_lazy("Fill in the program")),
 }
 
 

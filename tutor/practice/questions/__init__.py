@@ -14,14 +14,12 @@ from django.utils.translation import gettext_lazy as _
 
 from course.models import Block
 from tutor import practice
+from tutor.models import Run
 from tutor.practice.questions import clusters, code_runs, teaching, variants
 from tutor.practice.questions.models import QuestionTries
 from tutor.practice.questions.state import states
 
 QUESTION_KINDS = ("choice", "checkboxes", "number", "blanks", "code_blanks")
-# A quiz grades its answers at once, as they are saved; a filled program waits for the
-# worker, so `code_blanks` questions are practice only (the quiz form refuses them).
-QUIZ_KINDS = ("choice", "checkboxes", "number", "blanks")
 
 
 class QuestionKind(practice.PracticeKind):
@@ -32,6 +30,14 @@ class QuestionKind(practice.PracticeKind):
 
     def __init__(self, name: str, label: str):
         self.name, self.label = name, label
+        if name == "code_blanks":  # a filled program graded by tests: the worker asks this kind
+            self.run_purpose = Run.Purpose.TESTS
+
+    def run_limits(self, run):
+        return code_runs.test_limits(run)
+
+    def execute(self, run, limits):
+        return code_runs.grade_run(run, limits)
 
     def states(self, blocks, *, user, request=None) -> dict:
         return states(blocks, user=user)
@@ -39,6 +45,17 @@ class QuestionKind(practice.PracticeKind):
     def settle(self, run) -> None:
         if self.name == "number":
             variants.settle(run)
+        elif self.name == "code_blanks" and run.purpose in (Run.Purpose.CHECK, Run.Purpose.TESTS):
+            from tutor.quizzes.actions import settle_runs
+
+            settle_runs(run=run)  # a quiz's answers wait for it, graded here, in the worker
+
+    def repair(self) -> int:
+        if self.name != "code_blanks":
+            return 0
+        from tutor.quizzes.actions import settle_runs
+
+        return settle_runs()
 
     # -- the author's check: every variant of a question that computes its answer computes one
 
@@ -77,8 +94,8 @@ class QuestionKind(practice.PracticeKind):
     def check_summary(self, *, wrong: int, total: int) -> str:
         if self.name == "code_blanks":
             if wrong:
-                return f"{wrong} of {total} fill-in-the-code questions: the solution does not print the expected output (see above)."
-            return f"{total} fill-in-the-code question{'' if total == 1 else 's'}: each solution prints the expected output."
+                return f"{wrong} of {total} fill-in-the-code questions: the solution does not print the expected output or fails a test (see above)."
+            return f"{total} fill-in-the-code question{'' if total == 1 else 's'}: each solution prints the expected output or passes its tests."
         if wrong:
             return f"{wrong} of {total} questions that compute their answer fail for some variant (see above)."
         if total == 1:

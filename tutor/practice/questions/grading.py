@@ -9,7 +9,8 @@ An answer is, by kind:
 - blanks: {blank name: what was typed};
 - code_blanks: {"fills": {blank name: what was typed}, "status": the run's status,
   "output": what the filled program printed} (status and output empty when every fill was
-  one the question accepts at once, so no program ran).
+  one the question accepts at once, so no program ran); graded by tests, "status" is the
+  grading's, "passed" whether every test passed, "output" what the failed tests found.
 """
 
 from dataclasses import dataclass, field
@@ -128,6 +129,8 @@ def grade_code_blanks(values: dict, answer: dict) -> Graded:
     at_once = accepted_at_once(values, fills)
     if all(at_once.values()):
         ok = True
+    elif values.get("tests"):  # graded by its tests in the worker (code_runs.answer_from)
+        ok = answer.get("passed") is True
     else:
         ok = answer.get("status") == "ok" and outputs_match(answer.get("output") or "", values["expected_output"])
     group = () if ok else tuple((blank["key"], " ".join(fills.get(blank["key"], "").split())) for blank in values["blanks"])

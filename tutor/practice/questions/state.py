@@ -61,6 +61,8 @@ class QuestionPractice:
     # Fill in the code: what the program must print, what the last answer's printed, and
     # whether fills are waiting for their program's run (not yet a try).
     expected_output: str = ""
+    tests: list[dict] = field(default_factory=list)  # graded by tests: the visible ones
+    hidden_tests: int = 0
     output: str = ""
     error: str = ""
     pending: bool = False
@@ -150,6 +152,9 @@ def build(
         parts = state.graded.parts if state.graded is not None else {}
         if block.kind == "code_blanks":
             state.expected_output = values["expected_output"]
+            tests = values.get("tests") or []
+            state.tests = [test for test in tests if test.get("shown") != "hidden"]
+            state.hidden_tests = len(tests) - len(state.tests)
             typed = typed.get("fills", {})
             if last is not None and not state.graded.right:
                 state.output, state.error = last.answer.get("output", ""), last.answer.get("error", "")

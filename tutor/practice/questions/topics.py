@@ -1,17 +1,17 @@
 """The topics of a course's quiz questions (each question's `topics`, course/kinds/questions.py),
-and the questions on some of them: the pool a drawn quiz draws from. Fill-in-the-code
-questions are never in a pool, as the quiz form refuses them (a quiz grades at once)."""
+and the questions on some of them: the pool a drawn quiz draws from (every question kind,
+fill-in-the-code included: its program runs in the worker, as in any quiz)."""
 
 from collections import Counter
 
 from course.models import Block, Course, Lesson
-from tutor.practice.questions import QUIZ_KINDS
+from tutor.practice.questions import QUESTION_KINDS
 
 
 def _quiz_questions(course: Course) -> list[Block]:
     lessons = Lesson.objects.published().filter(course=course)
     return list(
-        Block.objects.filter(lesson__in=lessons, kind__in=QUIZ_KINDS)
+        Block.objects.filter(lesson__in=lessons, kind__in=QUESTION_KINDS)
         .order_by("lesson__position", "position", "pk")
         .only("pk", "lesson_id", "kind", "values")
     )
