@@ -44,7 +44,7 @@ class QuestionKind(practice.PracticeKind):
 
     @property
     def checks_content(self) -> bool:
-        return self.name in ("number", "code_blanks")
+        return self.name in ("number", "code_blanks", "blanks", "choice", "checkboxes")
 
     def check_content(self, *, lessons) -> list:
         blocks = (
@@ -81,9 +81,10 @@ class QuestionKind(practice.PracticeKind):
             return f"{total} fill-in-the-code question{'' if total == 1 else 's'}: each solution prints the expected output."
         if wrong:
             return f"{wrong} of {total} questions that compute their answer fail for some variant (see above)."
+        printed = "a number" if self.name == "number" else "its answer"
         if total == 1:
-            return "1 question that computes its answer: every variant printed a number."
-        return f"{total} questions that compute their answers: every variant printed a number."
+            return f"1 question that computes its answer: every variant printed {printed}."
+        return f"{total} questions that compute their answers: every variant printed {printed}."
 
     def count(self) -> practice.Count:
         block, tries = Block._meta.db_table, QuestionTries._meta.db_table
