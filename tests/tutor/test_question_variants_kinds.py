@@ -251,3 +251,29 @@ def test_a_choice_with_variants_comes_back_at_review_graded_by_the_new_variant(c
     answer = ReviewAnswer.objects.get(card=card)
     assert answer.right and answer.variant == shown[0]
 
+
+
+def test_the_admins_check_outputs_reports_a_choice_variant_naming_no_option(admin_client):
+    import re
+
+    block = make_question("choice", key="fits", **{**CHOICE, "program": "print('huge' if memory == 4 else 'small')\n"})
+    response = admin_client.post(
+        reverse("admin:course_lesson_changelist"),
+        {"action": "check_outputs", "_selected_action": [block.lesson.pk]}, follow=True,
+    )
+    assert "Computing 3 variants" in response.text
+    url = re.search(r'href="(/admin/course/lesson/check-outputs/\?runs=[0-9,]+)"', response.text).group(1)
+    work_through_queue()
+    html = admin_client.get(url).text
+    assert "MISMATCH: memory=4: the program printed &#x27;huge&#x27;, which is not an option&#x27;s key" in html
+    assert QuestionVariant.objects.filter(block=block, computed__isnull=False).count() == 2
+
+
+def test_check_content_names_the_file_the_block_and_the_fix():
+    block = make_question("blanks", key="sized", **{**BLANKS, "program": "print(1)\n"})
+    out = io.StringIO()
+    with pytest.raises(CommandError):
+        call_command("check_content", "--lesson", block.lesson.slug, stdout=out)
+    lesson = block.lesson
+    assert (f"fix: in {lesson.course.slug}/{lesson.slug}.yaml, the block with key 'sized': make its program "
+            "print on its last line a JSON object of each blank's answers") in out.getvalue()

@@ -81,7 +81,13 @@ class QuestionKind(practice.PracticeKind):
             return f"{total} fill-in-the-code question{'' if total == 1 else 's'}: each solution prints the expected output."
         if wrong:
             return f"{wrong} of {total} questions that compute their answer fail for some variant (see above)."
-        printed = "a number" if self.name == "number" else "its answer"
+        if self.name != "number":  # blanks, choice, checkboxes: only those with variants
+            if not total:
+                return ""
+            if wrong:
+                return f"{wrong} of {total} {self.name} questions with variants fail for some variant (see above)."
+            return f"{total} {self.name} question{'' if total == 1 else 's'} with variants: every variant printed its answer."
+        printed = "a number"
         if total == 1:
             return f"1 question that computes its answer: every variant printed {printed}."
         return f"{total} questions that compute their answers: every variant printed {printed}."

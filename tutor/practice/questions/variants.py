@@ -220,10 +220,21 @@ class VariantsCheck:
 
     @property
     def report(self) -> list[str]:
+        lesson = self.block.lesson
         return [
-            "  " + (", ".join(f"{name}={value!r}" for name, value in chosen.items()) or "the question") + f": {problem}"
-            for chosen, problem in self.failures
+            *("  " + (", ".join(f"{name}={value!r}" for name, value in chosen.items()) or "the question") + f": {problem}"
+              for chosen, problem in self.failures),
+            f"  fix: in {lesson.course.slug}/{lesson.slug}.yaml, the block with key '{self.block.key}': "
+            f"make its program {FIXES.get(self.block.kind, FIXES['number'])} for every variant",
         ]
+
+
+FIXES = {  # what a variant's program must print, as check_content tells an author
+    "number": "print the answer, a number, on its last line",
+    "blanks": 'print on its last line a JSON object of each blank\'s answers, e.g. print(json.dumps({"size": "4"}))',
+    "choice": "print the right option's key on its last line",
+    "checkboxes": "print the right options' keys, separated by spaces, on its last line",
+}
 
 
 def check_question(block) -> VariantsCheck:
