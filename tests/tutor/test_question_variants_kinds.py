@@ -277,3 +277,19 @@ def test_check_content_names_the_file_the_block_and_the_fix():
     lesson = block.lesson
     assert (f"fix: in {lesson.course.slug}/{lesson.slug}.yaml, the block with key 'sized': make its program "
             "print on its last line a JSON object of each blank's answers") in out.getvalue()
+
+
+@pytest.mark.parametrize("kind", ["choice", "blanks"])
+def test_the_hint_ladders_answer_rung_gives_the_learners_variants_answer(client, learner, kind):
+    values = {**(CHOICE if kind == "choice" else BLANKS), "hints": ["Compare the sizes."]}
+    block = make_question(kind, key="q", **values)
+    variants.check_question(block)
+    chosen = mine(block, learner)
+    hint_url = reverse("tutor:hint_next", args=[block.pk])
+    client.post(hint_url, {"rung": "1"}, **HTMX)
+    html = client.post(hint_url, {"rung": "2"}, **HTMX).text
+    if kind == "choice":
+        texts = {"small": "a 3B model", "large": "a 13B model", "neither": "neither"}
+        assert f"<li>{texts[right_choice(chosen['memory'])]}</li>" in html
+    else:
+        assert f"at {chosen['bits']} bits takes <strong>{chosen['bits'] / 4:g}</strong> GB" in html
