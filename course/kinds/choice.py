@@ -104,9 +104,7 @@ class ChoiceKind(QuestionKind):
         super().check(reading, values, lines)
         options = _common(reading, values, lines)
         right = [option for option in options if option.get("right")]
-        if computes(values):
-            pass
-        elif options and not right:
+        if options and not right and not computes(values):
             reading.error(lines("options"), "no option is right: mark one with 'right: true'")
         elif len(right) > 1:
             keys = " and ".join(f"'{option['key']}'" for option in right[:2])

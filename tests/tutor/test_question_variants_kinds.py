@@ -6,6 +6,7 @@ against it; the teacher sees the variant; `check_content` runs every variant and
 one whose program prints what cannot be read."""
 
 import io
+
 import pytest
 from django.core.management import CommandError, call_command
 from django.urls import reverse
