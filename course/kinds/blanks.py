@@ -2,6 +2,14 @@
 accepts (and, optionally, a regular expression any right answer matches). Case and spaces
 count as the question says. The learner's side is in tutor/practice/questions/; every value
 lives on the Block row (`blanks` in Block.items, the rest in Block.values).
+
+With variants: the question declares `parameters` (as a number question does) and a
+`program` instead of each blank's `answers`. The body and the text may use a parameter as
+{{name}} (shown with the learner's variant's value; every other {{name}} in the text is a
+blank), and the program, run in the sandbox once per variant with each parameter a
+variable, prints on its last line a JSON object giving each blank its answer or a list of
+the answers it accepts: `print(json.dumps({"size": str(params * bits / 8)}))`. A blank's
+`pattern`, `case_sensitive` and the question's `spaces` still apply.
 """
 
 import re
@@ -11,11 +19,14 @@ from course.kinds.fields import Boolean, Choice, Items, Slug, Text, TextList
 from course.kinds.questions import (
     Lines,
     QuestionKind,
+    check_parameters,
     question_hints,
     question_title,
     question_topics,
     tries_field,
     unique_keys,
+    variant_fields,
+    with_parameters,
 )
 
 BLANK = re.compile(r"\{\{\s*([^{}\s]*)\s*\}\}")
@@ -23,8 +34,13 @@ SPACES = ("collapse", "ignore", "exact")
 MAX_ANSWER_CHARS = 200  # what a learner may type in one blank
 
 
-def blank_names(text: str) -> list[str]:
-    return [match.group(1) for match in BLANK.finditer(text)]
+def blank_names(text: str, *, parameters: tuple[str, ...] | set[str] = ()) -> list[str]:
+    """The blanks' names in the text, in order; a {{name}} of a parameter is not a blank."""
+    return [match.group(1) for match in BLANK.finditer(text) if match.group(1) not in parameters]
+
+
+def parameter_names(values: dict) -> set[str]:
+    return {parameter.get("name") for parameter in values.get("parameters") or []}
 
 
 def pieces(text: str) -> list[tuple[str, str]]:
@@ -71,7 +87,10 @@ def accepts(blank: dict, answer: str, *, spaces: str) -> bool:
 
 class BlanksKind(QuestionKind):
     def give_aways(self, values) -> list[tuple[str, str]]:
-        """The text with every blank filled; a single blank's answers on their own too."""
+        """The text with every blank filled; a single blank's answers on their own too
+        (none for a question whose program prints them: each variant has its own)."""
+        if (values.get("program") or "").strip():
+            return []
         blanks = {blank["key"]: blank.get("answers") or [""] for blank in values["blanks"]}
         filled = "".join(
             text if what == "text" else blanks.get(text, [""])[0] for what, text in pieces(values["text"])
@@ -83,9 +102,12 @@ class BlanksKind(QuestionKind):
 
     def check(self, reading, values, lines: Lines = lambda name: None) -> None:
         super().check(reading, values, lines)
+        check_parameters(reading, values, lines, placeholders=False)
         blanks = values["blanks"]
         unique_keys(reading, blanks, "blank")
-        named = blank_names(values["text"])
+        parameters = parameter_names(values)
+        named = blank_names(values["text"], parameters=parameters)
+        program = bool((values.get("program") or "").strip())
         declared = {blank["key"] for blank in blanks if blank.get("key")}
         for name in dict.fromkeys(named):
             if name not in declared:
@@ -98,6 +120,23 @@ class BlanksKind(QuestionKind):
         if values["text"] and not named:
             reading.error(lines("text"), "the text has no blank: mark one as {{name}}")
         for blank in blanks:
+            if blank.get("key") in parameters:
+                reading.error(
+                    blank.line_of("key"),
+                    f"blank '{blank['key']}' has the name of a parameter: rename one of them",
+                )
+                continue
+            if program and blank.get("answers"):
+                reading.error(
+                    blank.line_of("answers"),
+                    f"blank '{blank['key']}' has 'answers' and the question a 'program' that "
+                    "prints them: give one (remove 'answers', or the program)",
+                )
+            elif not program and not blank.get("answers"):
+                reading.error(
+                    blank.line_of("key"),
+                    f"blank '{blank['key']}' needs 'answers', or the question a 'program' that prints them",
+                )
             if blank.get("key") and blank["key"] not in named:
                 reading.error(
                     blank.line_of("key"), f"blank '{blank['key']}' is not in the text: add {{{{{blank['key']}}}}} there"
@@ -117,6 +156,14 @@ class BlanksKind(QuestionKind):
                         f"the pattern of blank '{blank['key']}' does not match its answer '{answer}'",
                     )
 
+    def for_variant(self, values, chosen, computed):
+        """The body and text with the variant's values; each blank's answers the program's."""
+        values = super().for_variant(values, chosen, None)
+        values["text"] = with_parameters(values["text"], chosen)
+        if computed is not None:
+            values["blanks"] = [{**blank, "answers": computed.get(blank["key"], [])} for blank in values["blanks"]]
+        return values
+
 
 BLANKS = register(
     BlanksKind(
@@ -128,7 +175,8 @@ BLANKS = register(
             Text("body", markdown=True, help_text="Markdown: what to do, above the text."),
             Text(
                 "text", required=True, quoted=False,
-                help_text="The text with its blanks, each written {{name}}. Shown as written.",
+                help_text="The text with its blanks, each written {{name}}. Shown as written "
+                "(a parameter's {{name}} with the learner's variant's value).",
             ),
             Items(
                 "blanks",
@@ -136,12 +184,12 @@ BLANKS = register(
                 item="blank",
                 fields=(
                     Slug("key", required=True, label="blank name"),
-                    TextList("answers", required=True, item="answer"),
+                    TextList("answers", item="answer"),
                     Text("pattern"),
                     Boolean("case_sensitive"),
                 ),
                 help_text='In JSON: a list of blanks, each with "key" (its name in the text), '
-                '"answers" (a list), and optionally "pattern" (a regular expression) and '
+                '"answers" (a list, unless the program prints them), and optionally "pattern" (a regular expression) and '
                 '"case_sensitive" (true or false).',
             ),
             Choice(
@@ -149,6 +197,10 @@ BLANKS = register(
                 options=SPACES,
                 help_text="collapse: runs of spaces count as one, none at the ends; ignore: "
                 "spaces never count; exact: every space counts.",
+            ),
+            *variant_fields(
+                'on its last line a JSON object giving each blank its answer or a list of '
+                'answers, e.g. {"size": "4"}'
             ),
             tries_field(3),
             question_hints(),
@@ -162,6 +214,19 @@ BLANKS = register(
             "blanks": [{"key": "params", "answers": ["7", "seven"]}],
         },
         wrong_examples=(
+            (
+                {"blanks": [{"key": "params", "answers": ["7"]}], "program": "print('{}')"},
+                "blank 'params' has 'answers' and the question a 'program' that prints them",
+            ),
+            (
+                {"blanks": [{"key": "params"}]},
+                "blank 'params' needs 'answers', or the question a 'program' that prints them",
+            ),
+            (
+                {"text": "{{bits}} bits: {{params}}.", "blanks": [{"key": "params"}],
+                 "parameters": [{"name": "bits", "values": [4, 8]}]},
+                "parameters need a 'program' that computes the answer from them",
+            ),
             (
                 {"text": "It needs {{size}} GB."},
                 "the text's blank '{{size}}' is not one of 'blanks': add it there",

@@ -6,6 +6,12 @@ Each option has a key (answers name it by key, so its text may be edited), its t
 it is right, and the feedback a learner reads once they chose it. Options are shown in each
 learner's own order (`shuffle`), the same on every visit. Everything lives on the Block
 row: the options in Block.items, `shuffle`, `tries` and `scoring` in Block.values.
+
+With variants: the question declares `parameters` (as a number question does) and a
+`program` instead of marking options `right`. The body and each option's text and feedback
+may use a parameter as {{name}}, shown with the learner's variant's value; the program, run
+in the sandbox once per variant with each parameter a variable, prints on its last line the
+key of the right option (checkboxes: the keys of every right option, separated by spaces).
 """
 
 from course.kinds import register
@@ -13,12 +19,15 @@ from course.kinds.fields import Boolean, Choice, Items, Slug, Text
 from course.kinds.questions import (
     Lines,
     QuestionKind,
+    check_parameters,
     question_body,
     question_hints,
     question_title,
     question_topics,
     tries_field,
     unique_keys,
+    variant_fields,
+    with_parameters,
 )
 
 SCORING = ("right-minus-wrong", "all-or-nothing", "each-option")
@@ -43,7 +52,39 @@ def _common(reading, values, lines: Lines) -> list:
     if len(options) < 2 and options:
         reading.error(lines("options"), "a question needs at least two options")
     unique_keys(reading, options, "option")
+    texts = tuple(
+        (f"option '{option.get('key')}'", option.get(field) or "", option.line_of(field))
+        for option in options for field in ("text", "feedback")
+    )
+    check_parameters(reading, values, lines, texts=texts, placeholders=False)
+    if computes(values):
+        for option in options:
+            if option.get("right"):
+                reading.error(
+                    option.line_of("right"),
+                    f"option '{option['key']}' is marked right, but the question's 'program' "
+                    "prints which options are: remove 'right: true'",
+                )
     return options
+
+
+def computes(values) -> bool:
+    return bool((values.get("program") or "").strip())
+
+
+def _for_variant(values, chosen, computed):
+    """The body and options with the variant's values; right the options the program printed."""
+    values = {**values, "body": with_parameters(values.get("body") or "", chosen)}
+    values["options"] = [
+        {
+            **option,
+            "text": with_parameters(option.get("text") or "", chosen),
+            "feedback": with_parameters(option.get("feedback") or "", chosen),
+            **({"right": option["key"] in computed} if computed is not None else {}),
+        }
+        for option in values["options"]
+    ]
+    return values
 
 
 def _right_options(values) -> list[tuple[str, str]]:
@@ -54,6 +95,9 @@ def _right_options(values) -> list[tuple[str, str]]:
 
 
 class ChoiceKind(QuestionKind):
+    def for_variant(self, values, chosen, computed):
+        return _for_variant(values, chosen, computed)
+
     def give_aways(self, values) -> list[tuple[str, str]]:
         return _right_options(values)
 
@@ -61,7 +105,7 @@ class ChoiceKind(QuestionKind):
         super().check(reading, values, lines)
         options = _common(reading, values, lines)
         right = [option for option in options if option.get("right")]
-        if options and not right:
+        if options and not right and not computes(values):
             reading.error(lines("options"), "no option is right: mark one with 'right: true'")
         elif len(right) > 1:
             keys = " and ".join(f"'{option['key']}'" for option in right[:2])
@@ -80,13 +124,16 @@ class ChoiceKind(QuestionKind):
 
 
 class CheckboxesKind(QuestionKind):
+    def for_variant(self, values, chosen, computed):
+        return _for_variant(values, chosen, computed)
+
     def give_aways(self, values) -> list[tuple[str, str]]:
         return _right_options(values)
 
     def check(self, reading, values, lines: Lines = lambda name: None) -> None:
         super().check(reading, values, lines)
         options = _common(reading, values, lines)
-        if options and not any(option.get("right") for option in options):
+        if options and not computes(values) and not any(option.get("right") for option in options):
             reading.error(
                 lines("options"), "no option is right: mark at least one with 'right: true'"
             )
@@ -108,6 +155,7 @@ CHOICE = register(
             question_body(),
             OPTIONS,
             Boolean("shuffle", fallback=True, help_text="Each learner sees the options in an order of their own."),
+            *variant_fields("on its last line the key of the right option (instead of marking it right)"),
             tries_field(1),
             question_hints(),
             question_topics(),
@@ -122,6 +170,15 @@ CHOICE = register(
                 "options 'cpu' and 'gpu' are both right: a choice has one right answer",
             ),
             ({"tries": 2}, "'tries' is 2 with 3 options: trying them in turn would find the right one"),
+            (
+                {"program": "print('cpu')"},
+                "option 'cpu' is marked right, but the question's 'program' prints which options are",
+            ),
+            (
+                {"body": "Which runs on {{device}}?", "program": "print('cpu')",
+                 "options": [{**option, "right": False} for option in _example_options]},
+                "'{{device}}' in the body is not a parameter of the question",
+            ),
             (
                 {"hints": ["Which is written in C++?", "It is llama.cpp."]},
                 "gives the answer away: it contains the right option's text 'llama.cpp'",
@@ -153,6 +210,10 @@ CHECKBOXES = register(
                 "ticked or left as they should be.",
             ),
             Boolean("shuffle", fallback=True, help_text="Each learner sees the options in an order of their own."),
+            *variant_fields(
+                "on its last line the keys of the right options, separated by spaces "
+                "(instead of marking them right)"
+            ),
             tries_field(2),
             question_hints(),
             question_topics(),

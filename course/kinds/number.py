@@ -10,18 +10,17 @@ answer. So the number in the question can never disagree with the program.
 """
 
 from course.kinds import register
-from course.kinds.fields import Items, Name, Number, Text
+from course.kinds.fields import Items, Number, Text
 from course.kinds.questions import (
-    IDENTIFIER,
     Lines,
     QuestionKind,
-    Values,
     check_parameters,
     question_body,
     question_hints,
     question_title,
     question_topics,
     tries_field,
+    variant_fields,
 )
 
 
@@ -48,8 +47,6 @@ class NumberKind(QuestionKind):
             reading.error(lines("answer"), "give 'answer' or a 'program' that computes it, not both")
         elif not program and answer is None:
             reading.error(lines("answer"), "a number question needs 'answer', or a 'program' that prints it")
-        if values.get("parameters") and not program:
-            reading.error(lines("parameters"), "parameters need a 'program' that computes the answer from them")
         if answer is None:
             return
         for mistake in values["mistakes"]:
@@ -73,25 +70,7 @@ NUMBER = register(
             question_title(),
             question_body(),
             Number("answer", help_text="The right number (or give a program that prints it)."),
-            Items(
-                "parameters",
-                item="parameter",
-                fields=(
-                    Name("name", pattern=IDENTIFIER, meaning="a Python name, e.g. bits"),
-                    Values("values"),
-                    Number("from"),
-                    Number("to"),
-                    Number("step"),
-                ),
-                help_text='In JSON: a list of parameters, each with "name" and either "values" '
-                '(a list) or "from", "to" and optionally "step" (a range, both ends included).',
-            ),
-            Text(
-                "program", quoted=False,
-                help_text="Python that prints the answer; each parameter is a variable of the "
-                "learner's variant. Run in the sandbox, once per variant.",
-            ),
-            Number("variants", minimum=1, help_text="Use a sample of this many variants (empty: every one)."),
+            *variant_fields("the answer"),
             Number(
                 "tolerance", fallback=0, minimum=0,
                 help_text="Absolute: an answer this far from the right one is right too.",

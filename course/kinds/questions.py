@@ -19,7 +19,17 @@ from django import forms
 
 from course.content_files.yaml_writing import Flow
 from course.kinds import BlockKind, common_fields, hints_field
-from course.kinds.fields import Field, Text, TextList, WholeNumber, describe, read_list
+from course.kinds.fields import (
+    Field,
+    Items,
+    Name,
+    Number,
+    Text,
+    TextList,
+    WholeNumber,
+    describe,
+    read_list,
+)
 from course.kinds.fields import Lines as LinesField
 
 Lines = Callable[[str], int | None]
@@ -114,6 +124,15 @@ class QuestionKind(BlockKind):
         if values.get("tries", 1) < 1:
             reading.error(lines("tries"), "'tries' must be at least 1")
 
+    def for_variant(self, values: dict[str, Any], chosen: dict, computed) -> dict[str, Any]:
+        """The values as one variant asks the question: each {{name}} in its texts given the
+        variant's value, and the right answer(s) its program printed (`computed`, as
+        tutor/practice/questions/variants.py reads it; None while not known)."""
+        values = {**values, "body": with_parameters(values.get("body") or "", chosen)}
+        if computed is not None:
+            values["answer"] = computed
+        return values
+
     def reading_texts(self, block) -> list[str]:
         texts = [block.title, block.body]
         for item in block.items:
@@ -206,7 +225,37 @@ def variants(values: dict, *, key: str) -> list[dict]:
     return [dict(zip(names, combo, strict=True)) for combo in itertools.product(*lists)]
 
 
-def check_parameters(reading, values: dict, lines: Lines) -> None:
+def variant_fields(prints: str) -> tuple[Field, ...]:
+    """The fields of a question with variants: `parameters`, the `program` that prints
+    `prints` for each variant, and the sample of `variants` to use."""
+    return (
+        Items(
+            "parameters",
+            item="parameter",
+            fields=(
+                Name("name", pattern=IDENTIFIER, meaning="a Python name, e.g. bits"),
+                Values("values"),
+                Number("from"),
+                Number("to"),
+                Number("step"),
+            ),
+            help_text='In JSON: a list of parameters, each with "name" and either "values" '
+            '(a list) or "from", "to" and optionally "step" (a range, both ends included).',
+        ),
+        Text(
+            "program", quoted=False,
+            help_text=f"Python that prints {prints}; each parameter is a variable of the "
+            "learner's variant. Run in the sandbox, once per variant.",
+        ),
+        Number("variants", minimum=1, help_text="Use a sample of this many variants (empty: every one)."),
+    )
+
+
+def check_parameters(reading, values: dict, lines: Lines, *, texts: tuple[tuple[str, str, int | None], ...] = (),
+                     placeholders: bool = True) -> None:
+    """The parameters' names and values, and each {{name}} in the body (and in `texts`:
+    (what, text, line) of the kind's other texts) one of them; `placeholders` False: only
+    in a question with parameters or a program."""
     parameters = values.get("parameters") or []
     seen: set[str] = set()
     for parameter in parameters:
@@ -239,9 +288,15 @@ def check_parameters(reading, values: dict, lines: Lines) -> None:
             f"the parameters make {total:,} variants: give 'variants: N' to use a sample of N "
             f"(at most {MAX_VARIANTS} without one)",
         )
-    for name in PLACEHOLDER.findall(values.get("body") or ""):
-        if name not in seen:
-            reading.error(lines("body"), f"'{{{{{name}}}}}' in the body is not a parameter of the question")
+    if not placeholders and not parameters and not (values.get("program") or "").strip():
+        return  # a question without variants: its texts may say {{ as they like
+    for what, text, line in (("the body", values.get("body") or "", lines("body")), *texts):
+        for name in PLACEHOLDER.findall(text):
+            if name not in seen:
+                reading.error(line, f"'{{{{{name}}}}}' in {what} is not a parameter of the question")
+    program = (values.get("program") or "").strip()
+    if parameters and not program:
+        reading.error(lines("parameters"), "parameters need a 'program' that computes the answer from them")
 
 
 def with_parameters(text: str, chosen: dict) -> str:

@@ -165,6 +165,33 @@ def test_a_number_computed_for_the_learners_own_variant(page, learner, width, in
 
 
 @pytest.mark.parametrize("width", WIDTHS)
+def test_blanks_and_a_choice_computed_for_the_learners_own_variant(page, learner, width, inline_worker, settings):
+    from tests.tutor.test_question_variants_kinds import BLANKS, CHOICE, right_choice
+    from tutor.practice.questions import variants
+
+    settings.RUN_WAIT_SECONDS = 20  # the worker computes the variant while the answer waits
+    lesson = make_lesson()
+    blanks = make_question("blanks", lesson, key="sized", **BLANKS)
+    choice = make_question("choice", lesson, key="fits", **CHOICE)
+    bits = variants.learner_variant(blanks, blanks.kind_spec.values_of(blanks), user_id=learner.pk)["bits"]
+    memory = variants.learner_variant(choice, choice.kind_spec.values_of(choice), user_id=learner.pk)["memory"]
+    region = open_question(page, blanks, width)
+    expect(region).to_contain_text(f"A 2B model at {bits} bits takes")
+    region.get_by_label("Blank 1").fill(f"{bits / 4:g}")
+    region.get_by_role("button", name="Answer").click()
+    expect(page.locator("#question-sized-practice .question-feedback")).to_contain_text("Right, on the first try.")
+    shot(page, page.locator("#question-sized-practice"), f"question-blanks-variant-{width}")
+    region = open_question(page, choice, width)
+    expect(region).to_contain_text(f"Which model fits in {memory} GB at 8 bits?")
+    texts = {"small": "a 3B model", "large": "a 13B model", "neither": "neither"}
+    region.get_by_label(texts[right_choice(memory)], exact=True).check()
+    region.get_by_role("button", name="Answer").click()
+    expect(page.locator("#question-fits-practice .question-feedback")).to_contain_text("Right, on the first try.")
+    shot(page, page.locator("#question-fits-practice"), f"question-choice-variant-{width}")
+    fits_the_width(page)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
 def test_blanks_in_code_filled_and_graded_by_what_the_program_prints(page, learner, width, inline_worker, settings):
     settings.RUN_WAIT_SECONDS = 20  # the worker runs the filled program while the answer waits
     block = make_question("code_blanks", make_lesson(), key="fill")

@@ -176,18 +176,35 @@ def consistent(values: dict) -> dict:
     return values
 
 
+def with_variants(values: dict) -> dict:
+    """A question that computes its answer: a program, and at most two parameters."""
+    values.update(program="print(n)\n", variants=None)
+    values["parameters"] = [
+        {"name": f"p{n}", "values": parameter["values"] or [n], "from": None, "to": None, "step": None}
+        for n, parameter in enumerate(values["parameters"][:2])
+    ]
+    values["body"] = values["body"].replace("{{", "{ {")
+    return values
+
+
 def question(kind: str, values: dict) -> dict:
     """A question as its kind's check accepts it: at least two options, the right ones
     as the kind wants them, tries within bounds; mistakes far from a number's answer; each
     blank once in the text."""
     if "tries" in values:
         values["tries"] = 1 + values["tries"] % 3
+    computed = kind in ("choice", "checkboxes", "blanks") and bool(values["program"].strip())
+    if kind in ("choice", "checkboxes", "blanks"):  # with variants when a program was drawn
+        with_variants(values) if computed else values.update(parameters=[], program="", variants=None)
     if kind in ("choice", "checkboxes"):
         options = values["options"]
         if len(options) < 2:
             options.append({**options[0], "key": "second"})
         for n, option in enumerate(options):
-            option["right"] = n == 0 or (kind == "checkboxes" and option["right"])
+            option["right"] = not computed and (n == 0 or (kind == "checkboxes" and option["right"]))
+            if computed:
+                option["text"] = option["text"].replace("{{", "{ {")
+                option["feedback"] = option["feedback"].replace("{{", "{ {")
         if kind == "choice":
             values["tries"] = 1
     if kind == "number":
@@ -210,6 +227,13 @@ def question(kind: str, values: dict) -> dict:
         values["text"] = text + "".join(f" {{{{{blank['key']}}}}}" for blank in values["blanks"])
         for blank in values["blanks"]:
             blank["pattern"] = ""
+            if computed:
+                blank["answers"] = []
+            elif not blank["answers"]:
+                blank["answers"] = ["x"]
+        if computed:  # no blank named as a parameter
+            values["blanks"] = [{**blank, "key": f"b-{blank['key']}"} for blank in values["blanks"]]
+            values["text"] = text + "".join(f" {{{{{blank['key']}}}}}" for blank in values["blanks"])
     if kind == "code_blanks":  # each blank once in the code; fills of one line, not too long
         code = values["code"].replace("{{", "{ {")
         values["code"] = code + "".join(f" {{{{{blank['key']}}}}}" for blank in values["blanks"])

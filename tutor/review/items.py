@@ -195,6 +195,7 @@ class QuestionReviewer(Reviewer):
         state = question_state.build(
             block, values, user=card.user, tries=tries, last=last,
             lesson_url=block.lesson.get_absolute_url(), variant_answer=expected,
+            variant=chosen if chosen else None,
         )
         if chosen:
             state.variant, state.stem = chosen, with_parameters(block.body, chosen)
@@ -220,10 +221,11 @@ class QuestionReviewer(Reviewer):
         expected = None
         if variants.computes(values):
             try:
-                expected = variants.answer_of(block, values, chosen, wait_seconds=settings.RUN_WAIT_SECONDS)
+                computed = variants.answer_of(block, values, chosen, wait_seconds=settings.RUN_WAIT_SECONDS)
             except variants.VariantNotReady as refusal:
                 raise NotReady(str(refusal)) from refusal
-            values = {**values, "answer": expected}
+            values = block.kind_spec.for_variant(values, chosen, computed)
+            expected = computed if block.kind == "number" else None
         graded = grade(block.kind, values, answer)
         return Graded(graded.right, graded.score, answer, variant=chosen, expected=expected)
 

@@ -37,7 +37,8 @@ class Command(BaseCommand):
                 for line in check.report:
                     self.stdout.write(line)
             wrong = sum(not check.ok for check in checks)
-            (bad if wrong else good).append(kind.check_summary(wrong=wrong, total=len(checks)))
+            if summary := kind.check_summary(wrong=wrong, total=len(checks)):
+                (bad if wrong else good).append(summary)
         previews = [
             (lesson, problem)
             for lesson in lessons.select_related("course").prefetch_related("blocks__snippet")

@@ -86,6 +86,15 @@ def question_answer(block, user) -> str:
     """A question's right answer, in Markdown (the learner's variant's, for a question that
     computes it, once it is finished)."""
     values = block.kind_spec.values_of(block)
+    if block.kind in ("choice", "checkboxes", "blanks") and (values.get("program") or "").strip():
+        from tutor.practice.questions.state import states  # its state knows the variant's answer
+
+        state = states([block], user=user)[block.pk]
+        if not state.finished:
+            return _("The right answer is shown with the question.")
+        if state.options:
+            return "\n".join(f"- {option.text}" for option in state.options if option.right)
+        return "".join(piece.text or f"**{piece.accepted}**" for piece in state.pieces)
     if block.kind in ("choice", "checkboxes"):
         return "\n".join(f"- {option['text']}" for option in values["options"] if option.get("right"))
     if block.kind == "blanks":

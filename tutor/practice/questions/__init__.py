@@ -61,7 +61,7 @@ class QuestionKind(practice.PracticeKind):
 
     @property
     def checks_content(self) -> bool:
-        return self.name in ("number", "code_blanks")
+        return self.name in ("number", "code_blanks", "blanks", "choice", "checkboxes")
 
     def check_content(self, *, lessons) -> list:
         blocks = (
@@ -98,9 +98,16 @@ class QuestionKind(practice.PracticeKind):
             return f"{total} fill-in-the-code question{'' if total == 1 else 's'}: each solution prints the expected output or passes its tests."
         if wrong:
             return f"{wrong} of {total} questions that compute their answer fail for some variant (see above)."
+        if self.name != "number":  # blanks, choice, checkboxes: only those with variants
+            if not total:
+                return ""
+            if wrong:
+                return f"{wrong} of {total} {self.name} questions with variants fail for some variant (see above)."
+            return f"{total} {self.name} question{'' if total == 1 else 's'} with variants: every variant printed its answer."
+        printed = "a number"
         if total == 1:
-            return "1 question that computes its answer: every variant printed a number."
-        return f"{total} questions that compute their answers: every variant printed a number."
+            return f"1 question that computes its answer: every variant printed {printed}."
+        return f"{total} questions that compute their answers: every variant printed {printed}."
 
     def count(self) -> practice.Count:
         block, tries = Block._meta.db_table, QuestionTries._meta.db_table

@@ -42,8 +42,9 @@ def grade_answer(
     chosen, expected = {}, None
     if variants.computes(values):
         chosen = variants.learner_variant(block, values, user_id=user.pk)
-        expected = variants.answer_of(block, values, chosen, wait_seconds=wait_seconds)
-        values = {**values, "answer": expected}
+        computed = variants.answer_of(block, values, chosen, wait_seconds=wait_seconds)
+        values = block.kind_spec.for_variant(values, chosen, computed)
+        expected = computed if block.kind == "number" else None  # the others' stay kept by variant
     return grading.grade(block.kind, values, answer), chosen, expected
 
 

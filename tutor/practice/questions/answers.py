@@ -14,7 +14,7 @@ import unicodedata
 from django.utils.crypto import salted_hmac
 from django.utils.translation import gettext as _
 
-from course.kinds.blanks import MAX_ANSWER_CHARS, blank_names
+from course.kinds.blanks import MAX_ANSWER_CHARS, blank_names, parameter_names
 
 MAX_NUMBER_CHARS = 100
 _THOUSANDS = re.compile(r"[+-]?\d{1,3}(,\d{3})+(\.\d*)?([eE][+-]?\d+)?")
@@ -98,7 +98,7 @@ def read_answer(kind: str, values: dict, data, *, user_id: int, block_id: int):
         return {"text": text.strip(), "value": value}
     if kind in ("blanks", "code_blanks"):
         typed = {}
-        for name in blank_names(values["text" if kind == "blanks" else "code"]):
+        for name in blank_names(values["text" if kind == "blanks" else "code"], parameters=parameter_names(values)):
             raw = data.get(f"blank-{name}", "")
             if kind == "code_blanks" and ("\n" in raw or "\r" in raw):
                 raise Malformed(_("A blank in a program takes one line: no line breaks."))

@@ -95,7 +95,9 @@ class QuestionVariant(models.Model):
     block = models.ForeignKey(Block, on_delete=models.CASCADE, related_name="question_variants")
     code_hash = models.CharField(max_length=64)
     parameters = models.JSONField()
-    answer = models.FloatField(null=True, blank=True)
+    answer = models.FloatField(null=True, blank=True)  # a number question's
+    # What the program printed, as the kind reads it: a number, {blank: [answers]}, option keys.
+    computed = models.JSONField(null=True, blank=True)
     problem = models.TextField(blank=True, help_text=_("Why no answer came of it, if none did."))
     run = models.ForeignKey(Run, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     computed_at = models.DateTimeField(null=True, blank=True)
@@ -107,4 +109,9 @@ class QuestionVariant(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.block} {self.parameters}: {self.answer}"
+        return f"{self.block} {self.parameters}: {self.value}"
+
+    @property
+    def value(self):
+        """The variant's answer as grading takes it (a row kept before `computed`: its number)."""
+        return self.computed if self.computed is not None else self.answer

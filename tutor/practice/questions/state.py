@@ -107,8 +107,11 @@ def _number_text(value: float) -> str:
 
 def build(
     block, values: dict, *, user, tries: QuestionTries | None, last: QuestionAnswer | None,
-    lesson_url: str, variant_answer: float | None = None,
+    lesson_url: str, variant_answer=None, variant: dict | None = None,
 ) -> QuestionPractice:
+    """`variant_answer`: the variant's kept answer, when the caller has it (else looked up
+    here for a question that needs it); `variant`: another variant than the learner's own
+    (a review's)."""
     signed_in = user.is_authenticated
     state = QuestionPractice(
         block=block, kind=block.kind, signed_in=signed_in,
@@ -119,8 +122,13 @@ def build(
         state.tries, state.finished = tries.tries, tries.finished
         state.right, state.score = tries.right_at is not None, tries.score
     if variants.computes(values):
-        state.variant = variants.learner_variant(block, values, user_id=user.pk if signed_in else None)
+        state.variant = variant if variant is not None else variants.learner_variant(
+            block, values, user_id=user.pk if signed_in else None)
         state.stem = with_parameters(block.body, state.variant)
+        if block.kind != "number":  # its texts, and once answered its right options or blanks
+            if variant_answer is None and signed_in and (last is not None or state.finished):
+                variant_answer = variants.kept_answer(block, values, state.variant)
+            values = block.kind_spec.for_variant(values, state.variant, variant_answer)
     if last is not None:
         state.last = last
         state.graded = grading.grade(block.kind, values_graded(values, last), last.answer)
@@ -132,10 +140,11 @@ def build(
         for key in option_order(values, user_id=user_id, block_id=block.pk):
             option = by_key[key]
             shown = key in chosen or finished
+            known = finished and not (variants.computes(values) and variant_answer is None)
             state.options.append(
                 ShownOption(
                     option_token(user_id, block.pk, key), option["text"], chosen=key in chosen,
-                    right=bool(option.get("right")) if finished else None,
+                    right=bool(option.get("right")) if known else None,
                     feedback=option.get("feedback", "") if shown else "",
                 )
             )
@@ -196,7 +205,8 @@ def states(blocks: list, *, user: AbstractBaseUser | AnonymousUser) -> dict[int,
     shown = {}
     for block in blocks:
         row = tries.get(block.pk)
-        if row is not None and row.finished and variants.computes(values[block.pk]):
+        answered = row is not None and (row.finished or (block.pk in last and block.kind != "number"))
+        if answered and variants.computes(values[block.pk]):
             chosen = variants.learner_variant(block, values[block.pk], user_id=user.pk)
             shown[block.pk] = variants.program_for(values[block.pk], chosen)
     kept = variants.kept(list(shown.items())) if shown else {}
@@ -204,7 +214,7 @@ def states(blocks: list, *, user: AbstractBaseUser | AnonymousUser) -> dict[int,
         block.pk: build(
             block, values[block.pk], user=user, tries=tries.get(block.pk),
             last=last.get(block.pk), lesson_url=lesson_url,
-            variant_answer=getattr(kept.get((block.pk, shown.get(block.pk))), "answer", None),
+            variant_answer=getattr(kept.get((block.pk, shown.get(block.pk))), "value", None),
         )
         for block in blocks
     }

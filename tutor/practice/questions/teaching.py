@@ -37,6 +37,8 @@ def variant_text(variant: dict, expected: float | None) -> str:
     if not variant and expected is None:
         return ""
     values = ", ".join(f"{name}={value}" for name, value in variant.items())
+    if expected is None:  # a question whose variant's answer is not a number
+        return _("variant %(values)s") % {"values": values or "—"}
     return _("variant %(values)s (its answer %(answer)s)") % {
         "values": values or "—", "answer": f"{expected:.12g}" if expected is not None else "?",
     }

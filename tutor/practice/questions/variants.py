@@ -1,4 +1,5 @@
-"""Variants of a question that computes its answer (a number question with a `program`).
+"""Variants of a question that computes its answer: a number, blanks, choice or checkboxes
+question with a `program` (what each prints is read by `read_output`).
 
 Each learner's variant is chosen by learner and question (the same on every visit, in every
 tab: reloading never draws another). Its answer is what the program prints when run in the
@@ -8,6 +9,7 @@ QuestionVariant row that every learner with that variant is graded against. The 
 process never runs the program itself.
 """
 
+import json
 import random
 from dataclasses import dataclass
 
@@ -49,14 +51,19 @@ def program_for(values: dict, chosen: dict) -> str:
     return "\n".join([*lines, values["program"]]) if lines else values["program"]
 
 
-def answer_from(result_status: str, stdout: str, stderr: str) -> tuple[float | None, str]:
-    """The number a variant's run printed (its last line that is not empty), or why none."""
+def answer_from(result_status: str, stdout: str, stderr: str, *, kind: str = "number", values: dict | None = None):
+    """What a variant's run printed on its last line that is not empty, as the question's
+    kind reads it (a number; a blank's answers; the right options' keys), or why nothing."""
     if result_status != "ok":
         last = (stderr.strip().splitlines() or [result_status])[-1]
         return None, _("the program stopped: %(why)s") % {"why": last}
     lines = [line.strip() for line in stdout.splitlines() if line.strip()]
     if not lines:
         return None, _("the program printed nothing: it must print the answer")
+    if kind == "blanks":
+        return _blank_answers(lines[-1], values or {})
+    if kind in ("choice", "checkboxes"):
+        return _right_keys(lines[-1], values or {}, one=kind == "choice")
     try:
         number = float(lines[-1])
     except ValueError:
@@ -66,14 +73,66 @@ def answer_from(result_status: str, stdout: str, stderr: str) -> tuple[float | N
     return number, ""
 
 
+def _blank_answers(line: str, values: dict) -> tuple[dict | None, str]:
+    """{blank name: [accepted answers]} from a line of JSON, each blank of the text given."""
+    try:
+        printed = json.loads(line)
+    except ValueError:
+        printed = None
+    if not isinstance(printed, dict):
+        return None, _('the program\'s last line is not a JSON object of blanks, e.g. {"size": "4"}: %(line)s') % {
+            "line": line[:80]}
+    answers = {}
+    for blank in values.get("blanks", []):
+        given = printed.get(blank["key"])
+        given = given if isinstance(given, list) else [given]
+        texts = [str(answer) for answer in given if isinstance(answer, str | int | float) and not isinstance(answer, bool)]
+        if given == [None] or not texts or len(texts) != len(given) or not all(text.strip() for text in texts):
+            return None, _("the program gives blank '%(blank)s' no answer (a text, or a list of texts)") % {
+                "blank": blank["key"]}
+        pattern = blank.get("pattern")
+        if pattern:
+            from course.kinds.blanks import accepts
+
+            for text in texts:
+                if not accepts({**blank, "answers": []}, text, spaces=values.get("spaces") or "collapse"):
+                    return None, _("the pattern of blank '%(blank)s' does not match the answer '%(answer)s'") % {
+                        "blank": blank["key"], "answer": text[:80]}
+        answers[blank["key"]] = texts
+    unknown = sorted(set(printed) - set(answers))
+    if unknown:
+        return None, _("the program gives '%(name)s', which is not a blank of the text") % {"name": unknown[0]}
+    return answers, ""
+
+
+def _right_keys(line: str, values: dict, *, one: bool) -> tuple[list | None, str]:
+    """The right options' keys the line names (separated by spaces or commas)."""
+    keys = [option["key"] for option in values.get("options", [])]
+    printed = list(dict.fromkeys(line.replace(",", " ").split()))
+    unknown = [key for key in printed if key not in keys]
+    if unknown:
+        return None, _("the program printed '%(key)s', which is not an option's key (the keys: %(keys)s)") % {
+            "key": unknown[0][:40], "keys": ", ".join(keys)}
+    if one and len(printed) != 1:
+        return None, _("the program printed %(count)d keys: a choice has one right option") % {"count": len(printed)}
+    return printed, ""
+
+
 def keep(*, block, chosen: dict, code: str, status: str, stdout: str, stderr: str, run: Run | None = None) -> QuestionVariant:
-    answer, problem = answer_from(status, stdout, stderr)
+    answer, problem = answer_from(status, stdout, stderr, kind=block.kind, values=block.kind_spec.values_of(block))
+    number = answer if block.kind == "number" else None
     row, _created = QuestionVariant.objects.update_or_create(
         block=block, code_hash=code_digest(code),
-        defaults={"parameters": chosen, "answer": answer, "problem": problem, "run": run,
+        defaults={"parameters": chosen, "answer": number, "computed": answer, "problem": problem, "run": run,
                   "computed_at": timezone.now()},
     )
     return row
+
+
+def kept_answer(block, values: dict, chosen: dict):
+    """The variant's kept answer (see `answer_of`), or None when none is kept yet."""
+    row = kept([(block.pk, program_for(values, chosen))]).get((block.pk, program_for(values, chosen)))
+    return None if row is None else row.value
 
 
 def kept(blocks_and_codes: list[tuple[int, str]]) -> dict[tuple[int, str], QuestionVariant]:
@@ -84,12 +143,13 @@ def kept(blocks_and_codes: list[tuple[int, str]]) -> dict[tuple[int, str], Quest
     return {(pk, code): by_key[(pk, code_digest(code))] for pk, code in blocks_and_codes if (pk, code_digest(code)) in by_key}
 
 
-def answer_of(block, values: dict, chosen: dict, *, wait_seconds: float) -> float:
-    """The variant's answer: kept, or computed by the worker now (waiting up to
-    `wait_seconds`). Raises VariantNotReady when it is still being computed or failed."""
+def answer_of(block, values: dict, chosen: dict, *, wait_seconds: float):
+    """The variant's answer (a number; {blank: [answers]}; the right options' keys): kept,
+    or computed by the worker now (waiting up to `wait_seconds`). Raises VariantNotReady
+    when it is still being computed or failed."""
     code = program_for(values, chosen)
     row = QuestionVariant.objects.filter(block=block, code_hash=code_digest(code)).first()
-    if row is None or (row.answer is None and not row.problem):
+    if row is None or (row.value is None and not row.problem):
         run = _computing(block, chosen, code)
         if not run.is_final and wait_seconds:
             run.wait_until_final(wait_seconds)
@@ -97,9 +157,9 @@ def answer_of(block, values: dict, chosen: dict, *, wait_seconds: float) -> floa
         if not run.is_final or run.status == Run.Status.FAILED:  # FAILED: Parsnip lost the run
             raise VariantNotReady(_("Your question is still being prepared. Answer again in a moment."))
         row = keep(block=block, chosen=chosen, code=code, status=run.status, stdout=run.stdout, stderr=run.stderr, run=run)
-    if row.answer is None:
+    if row.value is None:
         raise VariantNotReady(_("This question cannot be graded now: its program failed. Your teacher can see why."))
-    return row.answer
+    return row.value
 
 
 def _computing(block, chosen: dict, code: str) -> Run:
@@ -160,10 +220,21 @@ class VariantsCheck:
 
     @property
     def report(self) -> list[str]:
+        lesson = self.block.lesson
         return [
-            "  " + (", ".join(f"{name}={value!r}" for name, value in chosen.items()) or "the question") + f": {problem}"
-            for chosen, problem in self.failures
+            *("  " + (", ".join(f"{name}={value!r}" for name, value in chosen.items()) or "the question") + f": {problem}"
+              for chosen, problem in self.failures),
+            f"  fix: in {lesson.course.slug}/{lesson.slug}.yaml, the block with key '{self.block.key}': "
+            f"make its program {FIXES.get(self.block.kind, FIXES['number'])} for every variant",
         ]
+
+
+FIXES = {  # what a variant's program must print, as check_content tells an author
+    "number": "print the answer, a number, on its last line",
+    "blanks": 'print on its last line a JSON object of each blank\'s answers, e.g. print(json.dumps({"size": "4"}))',
+    "choice": "print the right option's key on its last line",
+    "checkboxes": "print the right options' keys, separated by spaces, on its last line",
+}
 
 
 def check_question(block) -> VariantsCheck:
@@ -177,7 +248,7 @@ def check_question(block) -> VariantsCheck:
         result = sandbox.run(code)
         row = keep(block=block, chosen=chosen, code=code, status=result.status,
                    stdout=result.stdout, stderr=result.stderr)
-        if row.answer is None:
+        if row.value is None:
             failures.append((chosen, row.problem))
     return VariantsCheck(block, len(every), tuple(failures))
 
@@ -247,7 +318,9 @@ def queued_checks(run_ids) -> list[QueuedVariantsCheck]:
         if not run.is_final:
             entry["waiting"] += 1
             continue
-        answer, problem = answer_from(run.status, run.stdout, run.stderr)
+        block = entry["block"]
+        answer, problem = answer_from(run.status, run.stdout, run.stderr, kind=block.kind,
+                                      values=block.kind_spec.values_of(block))
         if answer is None:
             entry["failures"].append((row.parameters, problem))
     return [
