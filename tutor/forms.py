@@ -3,8 +3,10 @@ any practice kind's forms share. A practice kind's own forms live in its folder
 (tutor/practice/<kind>/forms.py)."""
 
 from django import forms
+from django.conf import settings
 from django.contrib.auth.forms import AdminUserCreationForm, UserChangeForm, UserCreationForm
 from django.contrib.auth.models import User
+from django.utils.translation import gettext_lazy as _
 
 from tutor.actions.classes import JOIN_CODE_LENGTH
 from tutor.time_zones import zone_names
@@ -102,6 +104,16 @@ class ClassTimeZoneForm(forms.Form):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["time_zone"].choices = [(name, name) for name in zone_names()]
+
+
+class ClassLanguageForm(forms.Form):
+    language = forms.ChoiceField(
+        label=_("Language"),
+        choices=[("", _("Each student's browser's")), *settings.LANGUAGES],
+        required=False,
+        help_text=_("The language its students' pages speak unless they choose their own."),
+        error_messages={"invalid_choice": _("Choose a language from the list.")},
+    )
 
 
 class JoinForm(forms.Form):

@@ -333,6 +333,12 @@ class Cohort(models.Model):
         help_text="Where the class is: its due dates are shown and typed in this zone when "
         "the viewer's browser does not say its own.",
     )
+    language = models.CharField(
+        max_length=16,
+        choices=settings.LANGUAGES,
+        blank=True,
+        help_text="The language its students' pages speak unless they choose their own.",
+    )
     review = models.BooleanField(
         "spaced review",
         default=False,
@@ -366,6 +372,22 @@ class Cohort(models.Model):
         """ "ted", "ted and tia", "ted, tia and tom": who teaches the class, as pages say it."""
         names = [teacher.get_username() for teacher in self.teachers()]
         return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+class AccountSettings(models.Model):
+    """What a person chose for their own account (the language their pages speak)."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="account_settings"
+    )
+    language = models.CharField(max_length=16, choices=settings.LANGUAGES, blank=True)
+
+    class Meta:
+        verbose_name = "account settings"
+        verbose_name_plural = "account settings"
+
+    def __str__(self) -> str:
+        return f"{self.user}'s settings"
 
 
 class Membership(models.Model):
