@@ -126,3 +126,10 @@ def test_the_javascript_catalog_is_served_in_the_pages_language(client):
     assert language_of(response) == "de" and "django.ngettext" in response.text
     page = client.get("/").text
     assert f'<script src="{reverse("javascript_catalog")}" defer></script>' in page
+
+
+def test_the_page_frame_speaks_the_chosen_language(client):
+    page = client.get("/", headers={"accept-language": "de"}).text
+    assert "Lektionen" in page and "Zum Inhalt springen" in page and "Anmelden" in page
+    page = client.get("/", headers={"accept-language": "es"}).text
+    assert "Lecciones" in page and "Saltar al contenido" in page and "Iniciar sesión" in page
