@@ -17,6 +17,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.db import models, transaction
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from course.kinds.snippet import Snippet
 from course.models import Lesson
@@ -104,15 +105,15 @@ class Run(models.Model):
     """One execution of code in the sandbox, queued and finished by the worker."""
 
     class Status(models.TextChoices):
-        QUEUED = "queued", "Waiting for a worker"
-        RUNNING = "running", "Running"
-        OK = "ok", "Finished"
-        ERROR = "error", "Stopped with an error"
-        TIMEOUT = "timeout", "Timed out"
-        MEMORY = "memory", "Out of memory"
-        OUTPUT_LIMIT = "output_limit", "Output too long"
-        KILLED = "killed", "Killed"
-        FAILED = "failed", "Could not run"
+        QUEUED = "queued", _("Waiting for a worker")
+        RUNNING = "running", _("Running")
+        OK = "ok", _("Finished")
+        ERROR = "error", _("Stopped with an error")
+        TIMEOUT = "timeout", _("Timed out")
+        MEMORY = "memory", _("Out of memory")
+        OUTPUT_LIMIT = "output_limit", _("Output too long")
+        KILLED = "killed", _("Killed")
+        FAILED = "failed", _("Could not run")
 
     class Purpose(models.TextChoices):
         RUN = "run", "Learner's run"

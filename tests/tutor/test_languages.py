@@ -133,3 +133,14 @@ def test_the_page_frame_speaks_the_chosen_language(client):
     assert "Lektionen" in page and "Zum Inhalt springen" in page and "Anmelden" in page
     page = client.get("/", headers={"accept-language": "es"}).text
     assert "Lecciones" in page and "Saltar al contenido" in page and "Iniciar sesión" in page
+
+
+def test_a_cached_lesson_page_is_kept_once_for_each_language(client, sample_content):
+    lesson_url = "/learn/local-models/optimising-speed-and-memory/"
+    english = client.get(lesson_url, headers={"accept-language": "en"}).text
+    german = client.get(lesson_url, headers={"accept-language": "de"}).text
+    assert "Words this lesson uses" in english and "Words this lesson uses" not in german
+    assert "Begriffe in dieser Lektion" in german
+    client.force_login(make_user())
+    page = client.get(lesson_url, headers={"accept-language": "es"}).text
+    assert "Palabras que usa esta lección" in page and "Ponlo en orden" in page
