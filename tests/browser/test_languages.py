@@ -164,5 +164,7 @@ def test_a_learner_switches_language_on_the_lesson_and_reads_no_english_of_parsn
         shot.goto(SEED)
         expect(shot.locator("html")).to_have_attribute("lang", language)
         shot.screenshot(path=f"artifacts/lesson-{language}-{width}.png", full_page=False)
+        shot.locator("#snippet-backend-latency-practice").scroll_into_view_if_needed()
+        shot.screenshot(path=f"artifacts/lesson-practice-{language}-{width}.png", full_page=False)
         shot.goto("/progress/")
         shot.screenshot(path=f"artifacts/progress-{language}-{width}.png", full_page=True)
