@@ -77,7 +77,7 @@ frontend: .make-frontend
 # code and templates now mark (a translator fills them in: docs/translating.md), then the
 # catalogs are compiled to the .mo files Django reads (not committed: made here, from the .po).
 LANGUAGES := es de
-MESSAGES_IGNORE := --ignore=node_modules --ignore=staticfiles --ignore=static/vendor \
+MESSAGES_IGNORE := --ignore=.venv --ignore=node_modules --ignore=staticfiles --ignore=static/vendor \
 	--ignore=frontend --ignore=bench --ignore=tests --ignore=content --ignore=artifacts
 messages: system-deps python-deps $(SECRET_KEY_FILE)
 	@$(MANAGE) makemessages -v 0 $(addprefix -l ,$(LANGUAGES)) --add-location file --no-obsolete $(MESSAGES_IGNORE)
