@@ -12,7 +12,7 @@ SECRET_KEY_FILE := .secret-key
 PYTHON_312 := $(shell for p in python3.13 python3.12 $$(ls -d $$HOME/.pyenv/versions/3.1[2-9]*/bin/python 2>/dev/null) python3; do \
 	command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null && { command -v $$p; break; }; done)
 
-.PHONY: run dev test setup system-deps python-deps frontend db content demo serve serve-dev static lint bench clean
+.PHONY: run dev test setup system-deps python-deps frontend messages db content demo serve serve-dev static lint bench clean
 
 run: setup db content demo static serve
 
@@ -36,7 +36,7 @@ test: setup
 	@echo "== the suite again on PostgreSQL ($(PG_TEST_URL))"
 	DATABASE_URL=$(PG_TEST_URL) $(PY) -m pytest -q -m "not browser" --ignore=tests/sandbox -n $(PG_WORKERS) --dist loadfile $(DURATIONS)
 
-setup: system-deps python-deps frontend
+setup: system-deps python-deps frontend messages
 
 # bubblewrap (with setpriv, and Debian's /usr/bin/python3 as the learners' interpreter)
 # runs learner code; Chromium drives the browser tests. Debian/Ubuntu only; elsewhere
@@ -50,6 +50,7 @@ system-deps:
 	command -v node >/dev/null 2>&1 || missing="$$missing nodejs npm"; \
 	command -v systemd-analyze >/dev/null 2>&1 || missing="$$missing systemd"; \
 	command -v pg_dump >/dev/null 2>&1 || missing="$$missing postgresql-client"; \
+	command -v msgfmt >/dev/null 2>&1 || missing="$$missing gettext"; \
 	if [ -n "$$missing" ]; then \
 		echo "Installing system packages:$$missing"; \
 		if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
@@ -71,6 +72,17 @@ frontend: .make-frontend
 	npm ci --no-audit --no-fund --loglevel=error
 	npm run --silent build
 	@touch $@
+
+# The translations (locale/<code>/LC_MESSAGES/): each language's catalog gains the strings the
+# code and templates now mark (a translator fills them in: docs/translating.md), then the
+# catalogs are compiled to the .mo files Django reads (not committed: made here, from the .po).
+LANGUAGES := es de
+MESSAGES_IGNORE := --ignore=.venv --ignore=node_modules --ignore=staticfiles --ignore=static/vendor \
+	--ignore=frontend --ignore=bench --ignore=tests --ignore=content --ignore=artifacts
+messages: system-deps python-deps $(SECRET_KEY_FILE)
+	@$(MANAGE) makemessages -v 0 $(addprefix -l ,$(LANGUAGES)) --add-location file --no-obsolete $(MESSAGES_IGNORE)
+	@$(MANAGE) makemessages -v 0 -d djangojs $(addprefix -l ,$(LANGUAGES)) --add-location file --no-obsolete $(MESSAGES_IGNORE)
+	@$(MANAGE) compilemessages -v 0 --ignore=.venv --ignore=node_modules
 
 db: python-deps $(SECRET_KEY_FILE)
 	$(MANAGE) migrate --no-input -v 0

@@ -74,6 +74,10 @@ MIDDLEWARE = [
     # connection where that cannot do anything twice (tutor/outages.py).
     "tutor.outages.StatementsMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # The page's language (Django's place for LocaleMiddleware: after the session, before
+    # CommonMiddleware): the learner's choice, kept in the session from their account, their
+    # class or their LMS; else the language switch's cookie; else the browser's (tutor/languages.py).
+    "tutor.languages.LanguageMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -104,6 +108,8 @@ TEMPLATES = [
         "OPTIONS": {
             "context_processors": [
                 "django.template.context_processors.request",
+                # LANGUAGE_CODE: the page's language, which every cached fragment varies on.
+                "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "django.template.context_processors.csp",
@@ -216,6 +222,14 @@ LOGIN_REDIRECT_URL = "tutor:catalogue"
 LOGOUT_REDIRECT_URL = "tutor:catalogue"
 
 LANGUAGE_CODE = "en"
+# The languages Parsnip's pages are written in (locale/<code>/LC_MESSAGES/django.po). Adding one
+# is the steps in docs/translating.md: a line here, then `make messages` and a translator's .po.
+LANGUAGES = [
+    ("en", "English"),
+    ("es", "Español"),
+    ("de", "Deutsch"),
+]
+LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True

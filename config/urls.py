@@ -1,6 +1,7 @@
 from django.apps import apps
 from django.contrib import admin
 from django.urls import include, path
+from django.views.i18n import JavaScriptCatalog
 
 from config.csp import csp_report
 
@@ -12,6 +13,8 @@ admin.site.index_title = "Content, classes and learners' work"
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("csp-report/", csp_report, name="csp_report"),
+    # The translations static/js/*.js asks for (gettext, ngettext, interpolate), in the page's language.
+    path("jsi18n/", JavaScriptCatalog.as_view(), name="javascript_catalog"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("", include("tutor.urls")),
     path("", include("course.urls")),

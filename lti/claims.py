@@ -97,5 +97,10 @@ def normalise(body: dict) -> None:
             service_url(ags["lineitem"], _("The gradebook column (AGS lineitem) URL"), 1000)
         if not isinstance(ags.get("scope", []), list):
             raise BadClaim(_("The gradebook (AGS) scope must be a list."))
+    if presentation := body.get(LAUNCH_PRESENTATION):
+        # The LMS's language for this launch ("de-DE", "es_MX"): Parsnip's pages speak it.
+        if not isinstance(presentation.get("locale") or "", str):
+            raise BadClaim(_("The launch's locale must be a string."))
+        presentation["locale"] = text(presentation.get("locale") or "", 35)
     if settings := body.get(DEEP_LINKING):
         service_url(settings.get("deep_link_return_url"), _("The Deep Linking return URL"), 2000)

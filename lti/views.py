@@ -23,8 +23,9 @@ from pylti1p3.deep_link_resource import DeepLinkResource
 from pylti1p3.lineitem import LineItem as AgsLineItem
 
 from course.models import Lesson
-from lti import accounts, cookies, framing, grades, launch, roster
+from lti import accounts, claims, cookies, framing, grades, launch, roster
 from lti.models import ClassLink, ScoreSync
+from tutor import languages
 from tutor.assignments.models import Assignment
 from tutor.models import Cohort
 from tutor.views.teaching import taught_class
@@ -108,6 +109,8 @@ def launch_view(request: HttpRequest) -> HttpResponse:
         return refused(request, str(error), status=error.status)
     login(request, user, backend="django.contrib.auth.backends.ModelBackend")
     framing.allow_framing_by(request, lti_launch.registration)
+    presentation = lti_launch.get_launch_data().get(claims.LAUNCH_PRESENTATION) or {}
+    languages.launched_in(request, user, presentation.get("locale"))
     if lti_launch.is_deep_link_launch:
         request.session[DEEP_LINK_SESSION_KEY] = {
             "registration": lti_launch.registration.pk,

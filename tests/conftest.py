@@ -12,6 +12,21 @@ from tests.clock import clock  # noqa: F401  (a clock a test moves: tests/clock.
 hypothesis_settings.register_profile("parsnip", deadline=None)
 hypothesis_settings.load_profile("parsnip")
 
+
+
+def pytest_configure(config):
+    """The translations compiled from locale/*/LC_MESSAGES/*.po, as `make setup` does (a .mo
+    newer than its .po is kept): tests run straight from pytest read them too. Once, before
+    any xdist worker starts."""
+    if hasattr(config, "workerinput"):
+        return
+    import django
+    from django.core.management import call_command
+
+    django.setup()
+    call_command("compilemessages", verbosity=0, ignore_patterns=[".venv", "node_modules"])
+
+
 # How long a browser action or expectation waits (see `browser` below).
 ACTION_TIMEOUT_MS = 20_000
 

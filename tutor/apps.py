@@ -46,6 +46,10 @@ class TutorConfig(AppConfig):
         from tutor.assignments import closed_book
 
         user_logged_in.connect(closed_book.signed_in, dispatch_uid="parsnip-closed-book")
+        # ... and the language their pages speak (tutor/languages.py).
+        from tutor import languages
+
+        user_logged_in.connect(languages.signed_in, dispatch_uid="parsnip-language")
         # A snippet's output is computed when it is imported or saved, not at its first reveal.
         from django.db.models.signals import post_save
 

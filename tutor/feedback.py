@@ -12,6 +12,9 @@ Pure functions: nothing here touches the database.
 import re
 from dataclasses import dataclass
 
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
 from tutor.sandbox import Limits
 
 PROGRAM_FILE = "main.py"  # the name the sandbox gives the learner's program
@@ -98,7 +101,7 @@ class Explanation:
 
 
 def _seconds(value: float) -> str:
-    return f"{value:g} second" + ("" if value == 1 else "s")
+    return ngettext("%(seconds)s second", "%(seconds)s seconds", value) % {"seconds": f"{value:g}"}
 
 
 def explain_run(
@@ -110,77 +113,109 @@ def explain_run(
     if status == "timeout":
         return Explanation(
             "timeout",
-            "Too slow: your program was stopped",
-            f"A run may compute for {_seconds(limits.cpu_seconds)} and take "
-            f"{_seconds(limits.wall_seconds)} in all; yours was still going, so it was "
-            "stopped before it finished. A loop whose condition never becomes false is the "
-            "usual reason: check what should make it stop.",
+            _("Too slow: your program was stopped"),
+            _(
+                "A run may compute for %(cpu)s and take %(wall)s in all; yours was still going, "
+                "so it was stopped before it finished. A loop whose condition never becomes "
+                "false is the usual reason: check what should make it stop."
+            )
+            % {"cpu": _seconds(limits.cpu_seconds), "wall": _seconds(limits.wall_seconds)},
         )
     if status == "memory":
         return Explanation(
             "memory",
-            "Too much memory: your program was stopped",
-            f"A run may use {limits.memory_bytes // (1024 * 1024)} MiB of memory; yours asked "
-            "for more. A list or text that keeps growing, often inside a loop that never ends, "
-            "is the usual reason.",
+            _("Too much memory: your program was stopped"),
+            _(
+                "A run may use %(mib)s MiB of memory; yours asked for more. A list or text that "
+                "keeps growing, often inside a loop that never ends, is the usual reason."
+            )
+            % {"mib": limits.memory_bytes // (1024 * 1024)},
         )
     if status == "output_limit":
         return Explanation(
             "output_limit",
-            "Too much output: your program was stopped",
-            f"A run may print {limits.output_bytes // 1024} KiB; yours printed more, so it was "
-            "stopped and its output is cut short. A print inside a loop that never ends is "
-            "the usual reason.",
+            _("Too much output: your program was stopped"),
+            _(
+                "A run may print %(kib)s KiB; yours printed more, so it was stopped and its "
+                "output is cut short. A print inside a loop that never ends is the usual reason."
+            )
+            % {"kib": limits.output_bytes // 1024},
         )
     if status == "killed":
         return Explanation(
             "killed",
-            "Your program was stopped",
-            "The sandbox stopped it: it tried something a run may not do here, such as "
-            "starting too many processes or threads.",
+            _("Your program was stopped"),
+            _(
+                "The sandbox stopped it: it tried something a run may not do here, such as "
+                "starting too many processes or threads."
+            ),
         )
     if status == "failed":
         return Explanation(
             "failed",
-            "Parsnip couldn't run your program",
-            "This was not your code's fault. Please run it again in a moment.",
+            _("Parsnip couldn't run your program"),
+            _("This was not your code's fault. Please run it again in a moment."),
         )
     raised = final_exception(stderr)
     if raised is None:
         return Explanation(
             "exit",
-            f"Your program ended with exit code {exit_code}",
-            "It stopped on purpose (sys.exit with a number other than 0 means “something "
-            "went wrong”), or Python stopped it without a traceback.",
+            _("Your program ended with exit code %(code)s") % {"code": exit_code},
+            _(
+                "It stopped on purpose (sys.exit with a number other than 0 means “something "
+                "went wrong”), or Python stopped it without a traceback."
+            ),
         )
-    where = f" on line {raised.at_line}" if raised.at_line else ""
+    line = {"line": raised.at_line, "error": raised.short_name}
     if raised.short_name in _SYNTAX_ERRORS:
         return Explanation(
             "syntax_error",
-            f"Python couldn't read your program: a {raised.short_name}{where}",
-            "Python checks the whole program before it runs any of it, so nothing ran. "
-            f"Look at line {raised.at_line} and the line before it: a missing bracket, quote "
-            "or colon, or indentation that doesn't line up, is the usual reason."
+            _("Python couldn't read your program: a %(error)s on line %(line)s") % line
             if raised.at_line
-            else "Python checks the whole program before it runs any of it, so nothing ran.",
+            else _("Python couldn't read your program: a %(error)s") % line,
+            _(
+                "Python checks the whole program before it runs any of it, so nothing ran. "
+                "Look at line %(line)s and the line before it: a missing bracket, quote or "
+                "colon, or indentation that doesn't line up, is the usual reason."
+            )
+            % line
+            if raised.at_line
+            else _("Python checks the whole program before it runs any of it, so nothing ran."),
             raised.at_line,
         )
     if raised.short_name == "EOFError" and "EOF when reading a line" in raised.line:
-        if not stdin:
-            text = (
-                f"It called input(){where} to read a line, but no input was given. Type what "
-                "it should read in the Input box, one line for each input(), and run it again."
+        if not stdin and raised.at_line:
+            text = _(
+                "It called input() on line %(line)s to read a line, but no input was given. Type "
+                "what it should read in the Input box, one line for each input(), and run it again."
+            )
+        elif not stdin:
+            text = _(
+                "It called input() to read a line, but no input was given. Type what it should "
+                "read in the Input box, one line for each input(), and run it again."
+            )
+        elif raised.at_line:
+            text = _(
+                "It called input() on line %(line)s once more than the Input box has lines. Add a "
+                "line to the Input box for each input() it calls, and run it again."
             )
         else:
-            text = (
-                f"It called input(){where} once more than the Input box has lines. Add a line "
-                "to the Input box for each input() it calls, and run it again."
+            text = _(
+                "It called input() once more than the Input box has lines. Add a line to the "
+                "Input box for each input() it calls, and run it again."
             )
-        return Explanation("no_input", "Your program waited for input", text, raised.at_line)
+        return Explanation(
+            "no_input", _("Your program waited for input"), text % line, raised.at_line
+        )
     return Explanation(
         "error",
-        f"Your program stopped with an error{where}",
-        f"Python's last line says what went wrong: `{raised.line}`. Everything the program "
-        "printed before it stopped is still shown.",
+        _("Your program stopped with an error on line %(line)s") % line
+        if raised.at_line
+        else _("Your program stopped with an error"),
+        _(
+            "Python's last line says what went wrong: `%(last_line)s`. Everything the program "
+            "printed before it stopped is still shown."
+        )
+        % {"last_line": raised.line},
         raised.at_line,
     )

@@ -3,8 +3,10 @@ any practice kind's forms share. A practice kind's own forms live in its folder
 (tutor/practice/<kind>/forms.py)."""
 
 from django import forms
+from django.conf import settings
 from django.contrib.auth.forms import AdminUserCreationForm, UserChangeForm, UserCreationForm
 from django.contrib.auth.models import User
+from django.utils.translation import gettext_lazy as _
 
 from tutor.actions.classes import JOIN_CODE_LENGTH
 from tutor.time_zones import zone_names
@@ -17,15 +19,19 @@ def refuse_look_alike(username: str) -> None:
     other = look_alike(username)
     if other is not None:
         raise forms.ValidationError(
-            "“%(username)s” looks just like the username “%(other)s”, which is taken: "
-            "some of its letters only look like theirs. Please choose another username.",
+            _(
+                "“%(username)s” looks just like the username “%(other)s”, which is taken: "
+                "some of its letters only look like theirs. Please choose another username."
+            ),
             code="look_alike",
             params={"username": username, "other": other},
         )
     if mixes_look_alike_scripts(username):
         raise forms.ValidationError(
-            "This username mixes letters from different alphabets that look alike. "
-            "Please write it in one alphabet.",
+            _(
+                "This username mixes letters from different alphabets that look alike. "
+                "Please write it in one alphabet."
+            ),
             code="mixed_scripts",
         )
 
@@ -38,8 +44,10 @@ def unused_email(email: str, *, account: User | None = None) -> str:
         others = others.exclude(pk=account.pk)
     if email and others.exists():
         raise forms.ValidationError(
-            "An account already uses this e-mail address. If it is yours, log in or "
-            "reset its password instead.",
+            _(
+                "An account already uses this e-mail address. If it is yours, log in or "
+                "reset its password instead."
+            ),
             code="email_taken",
         )
     return email
@@ -47,15 +55,17 @@ def unused_email(email: str, *, account: User | None = None) -> str:
 
 class SignupForm(UserCreationForm):
     email = forms.EmailField(
-        required=False, help_text="Optional: only used to reset your password."
+        label=_("Email address"),
+        required=False,
+        help_text=_("Optional: only used to reset your password."),
     )
 
     class Meta(UserCreationForm.Meta):
         model = User
         fields = ("username", "first_name", "email")
         # One "display name" kept in first_name: teachers' pages show it beside the username.
-        labels = {"first_name": "Your name"}
-        help_texts = {"first_name": "Optional: shown to the teachers of classes you join."}
+        labels = {"first_name": _("Your name")}
+        help_texts = {"first_name": _("Optional: shown to the teachers of classes you join.")}
 
     def clean_username(self) -> str | None:
         # Django's own check first: NFKC-normalised, and not an existing name in other case.
@@ -102,6 +112,16 @@ class ClassTimeZoneForm(forms.Form):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["time_zone"].choices = [(name, name) for name in zone_names()]
+
+
+class ClassLanguageForm(forms.Form):
+    language = forms.ChoiceField(
+        label=_("Language"),
+        choices=[("", _("Each student's browser's")), *settings.LANGUAGES],
+        required=False,
+        help_text=_("The language its students' pages speak unless they choose their own."),
+        error_messages={"invalid_choice": _("Choose a language from the list.")},
+    )
 
 
 class JoinForm(forms.Form):

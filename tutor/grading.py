@@ -8,6 +8,9 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
 from tutor.feedback import RaisedException
 
 
@@ -48,43 +51,50 @@ class PredictionComparison:
     @property
     def verdict(self) -> str:
         if self.is_right:
-            return "Spot on: your prediction matches the output line for line."
+            return _("Spot on: your prediction matches the output line for line.")
+        return _("Not quite: %(difference)s") % {"difference": self.difference}
+
+    @property
+    def difference(self) -> str:
+        """How the lines differ, as the verdict says it after "Not quite:"."""
         counts = self.counts
         moved = counts["moved"]
         if moved and not (counts["wrong"] or counts["missing"] or counts["extra"]):
-            return (
-                "Not quite: right lines, wrong order — "
-                f"{moved} line{'s are' if moved > 1 else ' is'} in a different place."
-            )
+            return ngettext(
+                "right lines, wrong order — %(n)d line is in a different place.",
+                "right lines, wrong order — %(n)d lines are in a different place.",
+                moved,
+            ) % {"n": moved}
         total = counts["match"] + counts["wrong"] + moved + counts["missing"]
-        parts = [f"{counts['match']} of {total} lines right"]
+        parts = [
+            ngettext(
+                "%(right)d of %(total)d line right", "%(right)d of %(total)d lines right", total
+            )
+            % {"right": counts["match"], "total": total}
+        ]
         if counts["wrong"]:
-            parts.append(f"{counts['wrong']} different")
+            parts.append(_("%(n)d different") % {"n": counts["wrong"]})
         if moved:
-            parts.append(f"{moved} in a different place")
+            parts.append(_("%(n)d in a different place") % {"n": moved})
         if counts["missing"]:
-            parts.append(f"{counts['missing']} missing")
+            parts.append(_("%(n)d missing") % {"n": counts["missing"]})
         if counts["extra"]:
-            parts.append(f"{counts['extra']} extra")
-        return "Not quite: " + ", ".join(parts) + "."
+            parts.append(_("%(n)d extra") % {"n": counts["extra"]})
+        return ", ".join(parts) + "."
 
 
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 
 
-def _slips(
-    expected: list[str], predicted: list[str], lines: list[LineComparison]
-) -> list[str]:
+def _slips(expected: list[str], predicted: list[str], lines: list[LineComparison]) -> list[str]:
     slips = []
     if expected and expected[0] == "" and (not predicted or predicted[0] != ""):
-        slips.append(
-            "The output starts with an empty line — the first `print()` prints one."
-        )
+        slips.append(_("The output starts with an empty line — the first `print()` prints one."))
     pairs = [(line.expected, line.predicted) for line in lines if line.kind == "wrong"]
     if any(e != p and e.lower() == p.lower() for e, p in pairs):
-        slips.append("Some lines differ only in upper or lower case.")
+        slips.append(_("Some lines differ only in upper or lower case."))
     if any(e != p and e.split() == p.split() for e, p in pairs):
-        slips.append("Some lines differ only in spacing inside the line.")
+        slips.append(_("Some lines differ only in spacing inside the line."))
     numbers = next(
         (
             (printed, said)
@@ -96,14 +106,21 @@ def _slips(
     )
     if numbers:
         printed, said = numbers
-        slip = f"Check how numbers are formatted: it prints `{printed}` where you wrote `{said}`"
         decimals = len(printed.partition(".")[2])
+        numbers = {"printed": printed, "said": said, "format": f"%.{decimals}f", "n": decimals}
         if decimals:
-            slip += (
-                f" — a format such as `%.{decimals}f` always prints {decimals} "
-                f"decimal{'s' if decimals > 1 else ''}"
+            slip = ngettext(
+                "Check how numbers are formatted: it prints `%(printed)s` where you wrote "
+                "`%(said)s` — a format such as `%(format)s` always prints %(n)d decimal.",
+                "Check how numbers are formatted: it prints `%(printed)s` where you wrote "
+                "`%(said)s` — a format such as `%(format)s` always prints %(n)d decimals.",
+                decimals,
             )
-        slips.append(slip + ".")
+        else:
+            slip = _(
+                "Check how numbers are formatted: it prints `%(printed)s` where you wrote `%(said)s`."
+            )
+        slips.append(slip % numbers)
     return slips
 
 
@@ -132,11 +149,18 @@ def compare_prediction(
     matcher = difflib.SequenceMatcher(a=expected, b=predicted, autojunk=False)
     for tag, e1, e2, p1, p2 in matcher.get_opcodes():
         if tag == "equal":
-            lines += [LineComparison("match", e1 + i + 1, expected[e1 + i], None) for i in range(e2 - e1)]
+            lines += [
+                LineComparison("match", e1 + i + 1, expected[e1 + i], None) for i in range(e2 - e1)
+            ]
         elif tag == "delete":
-            lines += [LineComparison("missing", e1 + i + 1, expected[e1 + i], None) for i in range(e2 - e1)]
+            lines += [
+                LineComparison("missing", e1 + i + 1, expected[e1 + i], None)
+                for i in range(e2 - e1)
+            ]
         elif tag == "insert":
-            lines += [LineComparison("extra", e1 + 1, None, predicted[p1 + i]) for i in range(p2 - p1)]
+            lines += [
+                LineComparison("extra", e1 + 1, None, predicted[p1 + i]) for i in range(p2 - p1)
+            ]
         else:  # replace: pair lines up, then the rest is missing or extra
             paired = min(e2 - e1, p2 - p1)
             lines += [
@@ -155,12 +179,16 @@ def compare_prediction(
     matched = [line for line in lines if line.kind == "match"]
     # A match carries its text as `expected`; show it on both sides.
     lines = [
-        LineComparison("match", line.number, line.expected, line.expected) if line in matched else line
+        LineComparison("match", line.number, line.expected, line.expected)
+        if line in matched
+        else line
         for line in lines
     ]
     if error is not None:
         lines = [
-            replace(line, error=True) if line.kind != "extra" and line.number == len(expected) else line
+            replace(line, error=True)
+            if line.kind != "extra" and line.number == len(expected)
+            else line
             for line in lines
         ]
     slips = [] if expected == predicted else _slips(expected, predicted, lines)
@@ -168,12 +196,15 @@ def compare_prediction(
     return PredictionComparison(lines=lines, slips=slips, predicted=predicted)
 
 
-
 def _moved_lines(lines: list[LineComparison]) -> list[LineComparison]:
     """A line the learner predicted, but in another place, is one line "moved", not one
     missing here and one extra there (two swapped lines read as the slip they are)."""
-    wanted = [(i, line.expected) for i, line in enumerate(lines) if line.kind in ("missing", "wrong")]
-    offered = [(i, line.predicted) for i, line in enumerate(lines) if line.kind in ("extra", "wrong")]
+    wanted = [
+        (i, line.expected) for i, line in enumerate(lines) if line.kind in ("missing", "wrong")
+    ]
+    offered = [
+        (i, line.predicted) for i, line in enumerate(lines) if line.kind in ("extra", "wrong")
+    ]
     moved: set[int] = set()  # lines whose expected text the learner put elsewhere
     used: set[int] = set()  # lines whose predicted text is that elsewhere
     for i, text in wanted:
@@ -188,7 +219,9 @@ def _moved_lines(lines: list[LineComparison]) -> list[LineComparison]:
         if line.kind == "extra":
             result += [] if i in used else [line]
         elif line.kind == "missing":
-            result.append(replace(line, kind="moved", predicted=line.expected) if i in moved else line)
+            result.append(
+                replace(line, kind="moved", predicted=line.expected) if i in moved else line
+            )
         elif line.kind == "wrong":
             if i in moved:
                 result.append(replace(line, kind="moved", predicted=line.expected))
@@ -203,19 +236,26 @@ def _moved_lines(lines: list[LineComparison]) -> list[LineComparison]:
     return result
 
 
-_LOOKS_LIKE_AN_ERROR = re.compile(r"^\s*(Traceback \(most recent call last\)|[A-Z]\w*(Error|Exception)\b)")
+_LOOKS_LIKE_AN_ERROR = re.compile(
+    r"^\s*(Traceback \(most recent call last\)|[A-Z]\w*(Error|Exception)\b)"
+)
 
 
-def _error_slips(expected: list[str], predicted: list[str], error: RaisedException | None) -> list[str]:
+def _error_slips(
+    expected: list[str], predicted: list[str], error: RaisedException | None
+) -> list[str]:
     if error is not None and (not predicted or predicted[-1] != error.line):
         if not any(error.is_named_by(line) for line in predicted):
             return [
-                f"It stops with an error: end your prediction with the error's name "
-                f"(`{error.short_name}`), on a line of its own."
+                _(
+                    "It stops with an error: end your prediction with the error's name "
+                    "(`%(error)s`), on a line of its own."
+                )
+                % {"error": error.short_name}
             ]
         return []
     if error is None and predicted and _LOOKS_LIKE_AN_ERROR.match(predicted[-1]):
-        return ["It doesn't stop with an error: it runs to the end."]
+        return [_("It doesn't stop with an error: it runs to the end.")]
     return []
 
 
@@ -231,8 +271,10 @@ class OrderingResult:
 
 def _first_wrong_message(first_wrong: str | None, texts: Mapping[str, str]) -> str:
     if first_wrong is None:
-        return "Some lines are still missing from your answer."
-    return f"Move “{texts[first_wrong].strip()}” next: it is not in its place yet."
+        return _("Some lines are still missing from your answer.")
+    return _("Move “%(line)s” next: it is not in its place yet.") % {
+        "line": texts[first_wrong].strip()
+    }
 
 
 def lines_in_order(submitted: Sequence[str], correct: Sequence[str]) -> list[str]:
@@ -270,9 +312,11 @@ def grade_exact(
     first_wrong = next((key for key in submitted if key not in kept), None)
     solved = list(submitted) == list(correct)
     if solved:
-        message = "Solved: every line is in its place."
+        message = _("Solved: every line is in its place.")
     elif first_wrong is not None and first_wrong not in set(correct):
-        message = f"“{texts[first_wrong].strip()}” doesn't belong in this program."
+        message = _("“%(line)s” doesn't belong in this program.") % {
+            "line": texts[first_wrong].strip()
+        }
     else:
         message = _first_wrong_message(first_wrong, texts)
     return OrderingResult(solved, in_order, None if solved else first_wrong, message)
@@ -297,16 +341,19 @@ def grade_dependencies(
         elif first_wrong is None:
             first_wrong = key
         seen.add(key)
-    solved = first_wrong is None and set(submitted) == required_set and len(submitted) == len(required)
+    solved = (
+        first_wrong is None and set(submitted) == required_set and len(submitted) == len(required)
+    )
     if solved:
-        message = "Solved: every line comes after the lines it needs."
+        message = _("Solved: every line comes after the lines it needs.")
     elif first_wrong is not None and first_wrong not in required_set:
-        message = f"“{texts[first_wrong].strip()}” doesn't belong in this answer."
+        message = _("“%(line)s” doesn't belong in this answer.") % {
+            "line": texts[first_wrong].strip()
+        }
     elif first_wrong is not None:
-        message = (
-            f"“{texts[first_wrong].strip()}” needs a line that comes after it. "
-            "Move what it depends on above it."
-        )
+        message = _(
+            "“%(line)s” needs a line that comes after it. Move what it depends on above it."
+        ) % {"line": texts[first_wrong].strip()}
     else:
         message = _first_wrong_message(None, texts)
     return OrderingResult(solved, in_order, first_wrong, message)

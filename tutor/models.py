@@ -17,6 +17,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.db import models, transaction
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from course.kinds.snippet import Snippet
 from course.models import Lesson
@@ -104,15 +105,15 @@ class Run(models.Model):
     """One execution of code in the sandbox, queued and finished by the worker."""
 
     class Status(models.TextChoices):
-        QUEUED = "queued", "Waiting for a worker"
-        RUNNING = "running", "Running"
-        OK = "ok", "Finished"
-        ERROR = "error", "Stopped with an error"
-        TIMEOUT = "timeout", "Timed out"
-        MEMORY = "memory", "Out of memory"
-        OUTPUT_LIMIT = "output_limit", "Output too long"
-        KILLED = "killed", "Killed"
-        FAILED = "failed", "Could not run"
+        QUEUED = "queued", _("Waiting for a worker")
+        RUNNING = "running", _("Running")
+        OK = "ok", _("Finished")
+        ERROR = "error", _("Stopped with an error")
+        TIMEOUT = "timeout", _("Timed out")
+        MEMORY = "memory", _("Out of memory")
+        OUTPUT_LIMIT = "output_limit", _("Output too long")
+        KILLED = "killed", _("Killed")
+        FAILED = "failed", _("Could not run")
 
     class Purpose(models.TextChoices):
         RUN = "run", "Learner's run"
@@ -334,6 +335,12 @@ class Cohort(models.Model):
         help_text="Where the class is: its due dates are shown and typed in this zone when "
         "the viewer's browser does not say its own.",
     )
+    language = models.CharField(
+        max_length=16,
+        choices=settings.LANGUAGES,
+        blank=True,
+        help_text="The language its students' pages speak unless they choose their own.",
+    )
     review = models.BooleanField(
         "spaced review",
         default=False,
@@ -367,6 +374,22 @@ class Cohort(models.Model):
         """ "ted", "ted and tia", "ted, tia and tom": who teaches the class, as pages say it."""
         names = [teacher.get_username() for teacher in self.teachers()]
         return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+class AccountSettings(models.Model):
+    """What a person chose for their own account (the language their pages speak)."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="account_settings"
+    )
+    language = models.CharField(max_length=16, choices=settings.LANGUAGES, blank=True)
+
+    class Meta:
+        verbose_name = "account settings"
+        verbose_name_plural = "account settings"
+
+    def __str__(self) -> str:
+        return f"{self.user}'s settings"
 
 
 class Membership(models.Model):

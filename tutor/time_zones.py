@@ -17,6 +17,7 @@ from urllib.parse import unquote
 
 from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
+from django.utils.translation import ngettext
 
 COOKIE = "tz"
 _browser_zone: ContextVar[str | None] = ContextVar("browser_zone", default=None)
@@ -84,17 +85,17 @@ def time_left(due: datetime, now: datetime) -> str:
     delta = due - now
     late = delta < timedelta(0)
     delta = abs(delta)
-    if delta >= timedelta(days=2):
-        amount = f"{delta.days} days"
-    elif delta >= timedelta(hours=2):
-        amount = f"{int(delta.total_seconds() // 3600)} hours"
-    elif delta >= timedelta(hours=1):
-        amount = "1 hour"
-    else:
-        minutes = max(1, int(delta.total_seconds() // 60))
-        amount = f"{minutes} minute{'s' if minutes > 1 else ''}"
+    if delta >= timedelta(days=2) or (delta >= timedelta(days=1) and not late):
+        n = delta.days
+        if late:
+            return ngettext("%(n)d day late", "%(n)d days late", n) % {"n": n}
+        return ngettext("due in %(n)d day", "due in %(n)d days", n) % {"n": n}
+    if delta >= timedelta(hours=1):
+        n = int(delta.total_seconds() // 3600)
+        if late:
+            return ngettext("%(n)d hour late", "%(n)d hours late", n) % {"n": n}
+        return ngettext("%(n)d hour left", "%(n)d hours left", n) % {"n": n}
+    n = max(1, int(delta.total_seconds() // 60))
     if late:
-        return f"{amount} late"
-    if delta >= timedelta(days=1):
-        return f"due in {amount}" if delta >= timedelta(days=2) else "due in 1 day"
-    return f"{amount} left"
+        return ngettext("%(n)d minute late", "%(n)d minutes late", n) % {"n": n}
+    return ngettext("%(n)d minute left", "%(n)d minutes left", n) % {"n": n}

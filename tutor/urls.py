@@ -1,6 +1,6 @@
 from django.urls import path
 
-from tutor import practice
+from tutor import languages, practice
 from tutor.assignments.urls import urlpatterns as assignment_urls
 from tutor.clusters import views as cluster_views
 from tutor.live import views as live
@@ -18,6 +18,7 @@ urlpatterns = [
     path("learn/<slug:course_slug>/<slug:lesson_slug>/", lessons.lesson_detail, name="lesson_detail"),
     path("accounts/signup/", accounts.signup, name="signup"),
     path("progress/", progress.my_progress, name="my_progress"),
+    path("language/", languages.choose, name="set_language"),
 ]
 
 # Classes: students join and leave; teachers review.
@@ -29,6 +30,7 @@ urlpatterns += [
     path("classes/<int:pk>/", teaching.class_detail, name="class_detail"),
     path("classes/<int:pk>/leave/", teaching.class_leave, name="class_leave"),
     path("classes/<int:pk>/time-zone/", teaching.class_time_zone, name="class_time_zone"),
+    path("classes/<int:pk>/language/", teaching.class_language, name="class_language"),
     path("classes/<int:pk>/progress.csv", teaching.class_csv, name="class_csv"),
     path("classes/<int:pk>/attempts.csv", teaching.class_attempts_csv, name="class_attempts_csv"),
     path("classes/<int:pk>/lessons/<int:lesson_pk>/", teaching.class_lesson, name="class_lesson"),

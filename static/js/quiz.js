@@ -18,7 +18,7 @@
       var left = Math.max(0, Math.round((ends - (Date.now() + offset)) / 1000));
       var minutes = Math.floor(left / 60), seconds = left % 60;
       shown.textContent = "(" + minutes + ":" + (seconds < 10 ? "0" : "") + seconds + " " +
-        (window.gettext ? gettext("left") : "left") + ")";
+        gettext("left") + ")";
       if (left <= 60) timer.classList.add("is-ending");
       if (left === 0 && form && !sent) {
         sent = true;

@@ -6,6 +6,7 @@
   "use strict";
 
   var AUTOSAVE_DELAY_MS = 800;
+  var LANGUAGE = document.documentElement.lang || "en";
   var unsaved = []; // each editor's "save what is not saved yet, now" (for leaving the page)
 
   function savedState(form) {
@@ -50,7 +51,7 @@
     function saveSoon() {
       form.dispatchEvent(new CustomEvent("parsnip:edited")); // for the trail (trail.js)
       cancelSave();
-      say(form, "Not saved yet…");
+      say(form, gettext("Not saved yet…"));
       timer = setTimeout(saveNow, AUTOSAVE_DELAY_MS);
     }
 
@@ -82,7 +83,7 @@
       editor = window.ParsnipEditor.create(textarea, {
         onRun: run,
         onChange: saveSoon,
-        label: "Code editor: Ctrl+Enter runs it. Press Escape then Tab to leave the editor.",
+        label: gettext("Code editor: Ctrl+Enter runs it. Press Escape then Tab to leave the editor."),
       });
     } else {
       textarea.addEventListener("input", saveSoon);
@@ -131,11 +132,14 @@
     function update() {
       var used = textarea.value.length;
       var full = used >= limit;
-      counter.textContent = used.toLocaleString("en") + " of " + limit.toLocaleString("en") + " characters" +
-        (full ? ": that is the limit, anything longer is cut." : "");
+      var counts = {used: used.toLocaleString(LANGUAGE), limit: limit.toLocaleString(LANGUAGE)};
+      counter.textContent = interpolate(
+        full ? gettext("%(used)s of %(limit)s characters: that is the limit, anything longer is cut.")
+          : gettext("%(used)s of %(limit)s characters"),
+        counts, true);
       counter.classList.toggle("is-full", full);
       if (full !== wasFull && alert) {
-        alert.textContent = full ? "Your prediction is at the " + limit.toLocaleString("en") + " character limit." : "";
+        alert.textContent = full ? interpolate(gettext("Your prediction is at the %(limit)s character limit."), counts, true) : "";
       }
       wasFull = full;
     }

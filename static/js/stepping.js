@@ -116,7 +116,7 @@
     var slider = here.querySelector("input[type=range]");
     if (slider) {
       slider.addEventListener("input", function () {
-        slider.setAttribute("aria-valuetext", "Step " + slider.value + " of " + slider.max);
+        slider.setAttribute("aria-valuetext", interpolate(gettext("Step %(number)s of %(total)s"), {number: slider.value, total: slider.max}, true));
       });
     }
   }

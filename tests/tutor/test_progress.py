@@ -135,7 +135,7 @@ def test_my_progress_shows_courses_lessons_accuracy_and_where_to_continue(
     client.force_login(user)
     html = client.get(reverse("tutor:my_progress")).content.decode()
     assert lesson.course.title in html
-    assert "0 of 1 lessons complete" in html
+    assert "0 of 1 lesson complete" in html
     assert "1 of 2 snippets predicted" in html
     assert "No lesson finished yet" in html
     assert (
@@ -191,7 +191,7 @@ def test_a_learner_sees_only_their_own_progress(client, lesson_with_items):
     client.force_login(make_user())
     html = client.get(reverse("tutor:my_progress")).content.decode()
     assert "Complete" not in html
-    assert "0 of 1 lessons complete" in html
+    assert "0 of 1 lesson complete" in html
     assert f"Start with: {lesson.title}" in html
 
 

@@ -37,7 +37,8 @@ MOVED_KEY = "closed_book_moved"
 RECHECK_SECONDS = 60
 # Pages anyone signed in may still reach: signing out and in (and the browser's reports of
 # what the CSP refused, which are no page).
-ALWAYS_OPEN = {"login", "logout", "csp_report"}
+# The language switch and the JavaScript catalog the open pages load are no other page.
+ALWAYS_OPEN = {"login", "logout", "csp_report", "set_language", "javascript_catalog"}
 
 
 # The block an item's URL acts in and its lesson, by the name of its argument (the model is

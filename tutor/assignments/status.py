@@ -15,6 +15,7 @@ from datetime import datetime
 
 from django.db.models import Count, Max, Min, Q
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from course.models import Block
 from tutor import practice
@@ -26,7 +27,12 @@ ON_TIME = "on-time"
 LATE = "late"
 MISSING = "missing"
 NOT_YET = "not-yet"
-LABELS = {ON_TIME: "On time", LATE: "Late", MISSING: "Missing", NOT_YET: "Not yet done"}
+LABELS = {
+    ON_TIME: _("On time"),
+    LATE: _("Late"),
+    MISSING: _("Missing"),
+    NOT_YET: _("Not yet done"),
+}
 
 
 def submission_time(times: Iterable[datetime | None]) -> datetime | None:

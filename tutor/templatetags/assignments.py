@@ -12,6 +12,7 @@ from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
+from django.utils.translation import gettext as _
 
 from tutor import time_zones
 from tutor.clusters.comments import teacher_name
@@ -38,7 +39,10 @@ def person(user) -> str:
 @register.filter
 def set_by(cohort) -> str:
     """Who set an assignment, for whom: "set by Ms Ada Lovelace for Year 10 Local models"."""
-    return f"set by {teacher_name(cohort.teacher)} for {cohort.name}"
+    return _("set by %(teacher)s for %(class)s") % {
+        "teacher": teacher_name(cohort.teacher),
+        "class": cohort.name,
+    }
 
 
 @register.filter

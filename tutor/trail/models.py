@@ -5,6 +5,7 @@ back to the start."""
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext, ngettext
 
 from course.models import Block
 from tutor.trail import encoding
@@ -64,8 +65,10 @@ class Trail(models.Model):
     def active_time(self) -> str:
         """The active minutes in words: some typing is never "0 minutes"."""
         if 0 < self.active_seconds < 30:
-            return "under a minute"
-        return f"{self.active_minutes} minute{'' if self.active_minutes == 1 else 's'}"
+            return gettext("under a minute")
+        return ngettext("%(n)d minute", "%(n)d minutes", self.active_minutes) % {
+            "n": self.active_minutes
+        }
 
 
 class TrailChunk(models.Model):

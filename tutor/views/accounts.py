@@ -5,6 +5,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.template.response import TemplateResponse
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
 from tutor.forms import SignupForm
@@ -31,7 +32,7 @@ def signup(request: HttpRequest) -> HttpResponse:
                 user = form.save()
         except IntegrityError:
             # Someone took the name or the address between the form's check and now.
-            form.add_error(None, "That username or e-mail address was just taken. Please try again.")
+            form.add_error(None, _("That username or e-mail address was just taken. Please try again."))
         else:
             login(request, user, backend="django.contrib.auth.backends.ModelBackend")
             return redirect(safe_next(request))

@@ -12,6 +12,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.utils.functional import SimpleLazyObject
+from django.utils.translation import get_language
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
@@ -83,7 +84,7 @@ def lesson_detail(request: HttpRequest, course_slug: str, lesson_slug: str) -> H
     # readers who are not logged in all see one page, cached whole.
     anonymous_key = None
     if not request.user.is_authenticated and not len(messages.get_messages(request)):
-        anonymous_key = f"lesson-page:{ContentVersion.read()}:{course_slug}/{lesson_slug}"
+        anonymous_key = f"lesson-page:{ContentVersion.read()}:{get_language()}:{course_slug}/{lesson_slug}"
         if (html := cache.get(anonymous_key)) is not None:
             return HttpResponse(html)
     # A draft is not found by readers who may not see it. (A cached page for readers who

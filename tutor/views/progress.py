@@ -6,6 +6,7 @@ from django.db.models import Count, Prefetch, Sum
 from django.http import HttpRequest
 from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
+from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
@@ -110,14 +111,14 @@ def my_progress(request: HttpRequest) -> TemplateResponse:
     unfinished = [row for row in by_lesson.values() if not row.is_complete]
     if unfinished:
         continue_with = max(unfinished, key=lambda row: row.updated_at).lesson
-        continue_label = "Continue where you left off"
+        continue_label = _("Continue where you left off")
     else:
         # Nothing half-done: the first lesson not started yet, in course order.
         continue_with = next(
             (lesson for summary in summaries for lesson in summary["lessons"] if lesson.pk not in by_lesson),
             None,
         )
-        continue_label = "Next" if finished else "Start with"
+        continue_label = _("Next") if finished else _("Start with")
     context = {
         "summaries": summaries,
         "progress_by_lesson": by_lesson,

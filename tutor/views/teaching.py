@@ -18,6 +18,7 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.text import slugify
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from course.htmx import login_required_htmx, vary_on_htmx, wants_partial
@@ -33,7 +34,7 @@ from tutor.actions.classes import (
 )
 from tutor.assignments import grid as assignment_grid
 from tutor.clusters.comments import lesson_groups
-from tutor.forms import ClassForm, ClassTimeZoneForm, JoinForm
+from tutor.forms import ClassForm, ClassLanguageForm, ClassTimeZoneForm, JoinForm
 from tutor.models import (
     Cohort,
     LessonProgress,
@@ -188,6 +189,7 @@ def class_detail(request: HttpRequest, pk: int) -> TemplateResponse:
         "buckets": teaching.BUCKETS,
         "join_url": join_url(request, cohort),
         "zone_form": ClassTimeZoneForm(initial={"time_zone": cohort.time_zone}),
+        "language_form": ClassLanguageForm(initial={"language": cohort.language}),
     } | filtered
     template = "tutor/teaching/class_detail.html"
     if wants_partial(request):
@@ -209,6 +211,22 @@ def class_time_zone(request: HttpRequest, pk: int) -> HttpResponse:
         messages.success(request, f"“{cohort.name}” is now in {cohort.time_zone} time.")
     else:
         messages.error(request, form.errors["time_zone"][0])
+    return redirect("tutor:class_detail", cohort.pk)
+
+
+@require_POST
+@login_required
+def class_language(request: HttpRequest, pk: int) -> HttpResponse:
+    """The class's default language: its students' pages speak it (from their next sign-in)
+    unless they chose their own."""
+    cohort = taught_class(request, pk)
+    form = ClassLanguageForm(request.POST)
+    if form.is_valid():
+        cohort.language = form.cleaned_data["language"]
+        cohort.save(update_fields=["language"])
+        messages.success(request, _("Saved: “%(class)s”'s language.") % {"class": cohort.name})
+    else:
+        messages.error(request, form.errors["language"][0])
     return redirect("tutor:class_detail", cohort.pk)
 
 
@@ -350,7 +368,7 @@ def attempt_rows(cohort: Cohort):
         for kind in practice.every()
         for stream in kind.attempt_rows(in_class=in_class, chunk=CSV_CHUNK)
     ]
-    for _, row in heapq.merge(*streams, key=lambda row: row[0]):
+    for _when, row in heapq.merge(*streams, key=lambda row: row[0]):
         yield row
 
 

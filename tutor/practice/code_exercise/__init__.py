@@ -13,7 +13,7 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Min
 from django.http import HttpRequest
 from django.urls import path
-from django.utils.translation import ngettext
+from django.utils.translation import gettext_lazy, ngettext
 
 from course.kinds.code_exercise import CodeExercise
 from course.models import Block
@@ -26,7 +26,7 @@ from tutor.practice.code_exercise.state import practices
 
 class CodeExerciseKind(practice.PracticeKind):
     name = "code_exercise"
-    label = "Code exercises"
+    label = gettext_lazy("Code exercises")
     template = "tutor/practice/code_exercise.html"
     analysis_template = "tutor/teaching/kinds/code_exercise_analysis.html"
     styles = ("css/snippet.css", "css/code_exercise.css")

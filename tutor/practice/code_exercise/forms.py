@@ -1,4 +1,7 @@
 from django import forms
+from django.utils.text import format_lazy
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from tutor.practice.code_exercise.state import MAX_CODE_CHARS
 
@@ -12,7 +15,10 @@ class ExerciseCodeForm(forms.Form):
         strip=False,
         max_length=MAX_CODE_CHARS,
         error_messages={
-            "max_length": f"That code is too long: keep it under {MAX_CODE_CHARS:,} characters."
+            "max_length": format_lazy(
+                gettext_lazy("That code is too long: keep it under {limit} characters."),
+                limit=f"{MAX_CODE_CHARS:,}",
+            )
         },
     )
     reset = forms.BooleanField(required=False)
@@ -26,5 +32,5 @@ class ExerciseCodeForm(forms.Form):
     def clean_code(self) -> str:
         code = self.cleaned_data["code"].replace("\r\n", "\n")
         if not self.draft and not code.strip():
-            raise forms.ValidationError("There is no code to submit: write some first.")
+            raise forms.ValidationError(_("There is no code to submit: write some first."))
         return code

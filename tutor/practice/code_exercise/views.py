@@ -13,6 +13,7 @@ from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
+from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
@@ -127,10 +128,10 @@ def exercise_draft_save(request: HttpRequest, exercise_id: int) -> HttpResponse:
         return refuse(request, exercise, next(iter(form.errors.values()))[0], status=400)
     if form.cleaned_data["reset"]:
         actions.discard_draft(user=request.user, exercise=exercise)
-        note = "Back to the code you started from."
+        note = _("Back to the code you started from.")
     else:
         draft = actions.save_draft(user=request.user, exercise=exercise, code=form.cleaned_data["code"])
-        note = "Saved." if draft else "Same as the code you started from: nothing to save."
+        note = _("Saved.") if draft else _("Same as the code you started from: nothing to save.")
     if form.cleaned_data["leaving"]:
         return HttpResponse(status=204)
     if not wants_partial(request):

@@ -10,7 +10,7 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Min
 from django.http import HttpRequest
 from django.urls import path
-from django.utils.translation import ngettext
+from django.utils.translation import gettext_lazy, ngettext
 
 from course.kinds.ordering import OrderingExercise
 from course.models import Block
@@ -23,7 +23,7 @@ from tutor.practice.ordering.models import OrderingAttempt
 
 class OrderingKind(practice.PracticeKind):
     name = "ordering"
-    label = "Ordering exercises"
+    label = gettext_lazy("Ordering exercises")
     template = "tutor/practice/ordering.html"
     analysis_template = "tutor/teaching/kinds/ordering_analysis.html"
     styles = ("css/ordering.css",)

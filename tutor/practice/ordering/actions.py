@@ -13,6 +13,7 @@ from datetime import timedelta
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from course.kinds.ordering import OrderingExercise
 from tutor import grading
@@ -68,7 +69,11 @@ def _locked_arrangement(
 
 
 def arrange_lines(
-    *, user: AbstractBaseUser, exercise: OrderingExercise, order: Sequence[str], unused: Sequence[str]
+    *,
+    user: AbstractBaseUser,
+    exercise: OrderingExercise,
+    order: Sequence[str],
+    unused: Sequence[str],
 ) -> OrderingArrangement:
     """Save where the learner put every line (after a drag, or any move made in the page)."""
     lines = ExerciseLines.of(exercise)
@@ -117,9 +122,7 @@ def check_order(
         result = lines.grade(submitted)
         run = None
         if lines.needs_a_run(submitted):
-            run = queue_run(
-                code=lines.program(submitted), user=user, purpose=Run.Purpose.CHECK
-            )
+            run = queue_run(code=lines.program(submitted), user=user, purpose=Run.Purpose.CHECK)
             try:
                 _reference_output(lines)  # start the solution's run now, alongside, if needed
             except NoReferenceOutput:
@@ -240,14 +243,17 @@ def help_with_order(*, user: AbstractBaseUser, exercise: OrderingExercise) -> st
         arrangement = _locked_arrangement(user=user, exercise=exercise, lines=lines)
         arrangement.refuse_if_solved()
         if arrangement.wrong_checks < HELP_AFTER_WRONG_CHECKS:
-            raise OrderingRefused("Help is there after three checks that were not right yet.")
+            raise OrderingRefused(_("Help is there after three checks that were not right yet."))
         given, key = arrangement.give_help(lines)
         OrderingHelp.objects.create(user=user, exercise=exercise, given=given, line_key=key)
         learner_worked(user=user, block=exercise.block, what="used Help")
     text = lines.texts[key].strip()
     if given == OrderingHelp.Given.REMOVED:
-        return f"Help took away “{text}”: it does not belong."
-    return f"Help put “{text}” in its place, line {len(arrangement.fixed)}, and locked it."
+        return _("Help took away “%(line)s”: it does not belong.") % {"line": text}
+    return _("Help put “%(line)s” in its place, line %(number)s, and locked it.") % {
+        "line": text,
+        "number": len(arrangement.fixed),
+    }
 
 
 def start_again(*, user: AbstractBaseUser, exercise: OrderingExercise) -> OrderingArrangement:

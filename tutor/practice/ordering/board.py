@@ -13,6 +13,8 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import OuterRef, Subquery
 from django.urls import reverse
 from django.utils.crypto import salted_hmac
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from course.kinds.ordering import OrderingExercise
 from tutor.grading import compare_prediction
@@ -38,7 +40,9 @@ class LineTokens:
             {
                 key: "line-"
                 + salted_hmac(
-                    "parsnip.ordering.line", f"{user.pk}:{lines.exercise_id}:{key}", algorithm="sha256"
+                    "parsnip.ordering.line",
+                    f"{user.pk}:{lines.exercise_id}:{key}",
+                    algorithm="sha256",
                 ).hexdigest()[:16]
                 for key in lines.texts
             }
@@ -104,7 +108,10 @@ class Board:
     @property
     def arrangement_json(self) -> str:
         return json.dumps(
-            {"order": [line.token for line in self.order], "unused": [line.token for line in self.unused]}
+            {
+                "order": [line.token for line in self.order],
+                "unused": [line.token for line in self.unused],
+            }
         )
 
     @property
@@ -124,13 +131,13 @@ def _feedback(board: Board, lines: ExerciseLines, attempt: OrderingAttempt) -> N
     board.verdict = attempt.verdict
     if attempt.verdict == OrderingAttempt.Verdict.SOLVED:
         board.message = {
-            OrderingExercise.Grading.DEPENDENCIES: "Every line comes after the lines it needs.",
-            OrderingExercise.Grading.OUTPUT: "Your program prints exactly what it should.",
-        }.get(lines.grading, "Every line is in its place.")
+            OrderingExercise.Grading.DEPENDENCIES: _("Every line comes after the lines it needs."),
+            OrderingExercise.Grading.OUTPUT: _("Your program prints exactly what it should."),
+        }.get(lines.grading, _("Every line is in its place."))
         return
     if attempt.verdict == OrderingAttempt.Verdict.PENDING:
         board.pending = True
-        board.message = "Running your program to see what it prints…"
+        board.message = _("Running your program to see what it prints…")
         return
     in_order, first_wrong = set(result.in_order), result.first_wrong
     for line in board.order:
@@ -138,16 +145,22 @@ def _feedback(board: Board, lines: ExerciseLines, attempt: OrderingAttempt) -> N
             line.mark = "in-order"
         elif line.key == first_wrong:
             line.mark = "first-wrong"
-    count = f"{len(result.in_order)} of {len(lines.correct)} lines in order."
+    count = ngettext(
+        "%(in_order)d of %(lines)d line in order.",
+        "%(in_order)d of %(lines)d lines in order.",
+        len(lines.correct),
+    ) % {"in_order": len(result.in_order), "lines": len(lines.correct)}
     run = attempt.run
     if lines.grading == OrderingExercise.Grading.OUTPUT and run is not None:
         if run.status != Run.Status.OK:
-            said = f"Your program stopped: {_stderr_summary(run)}."
+            said = _("Your program stopped: %(error)s.") % {"error": _stderr_summary(run)}
         elif lines.expected_output.strip():
             comparison = compare_prediction(run.stdout, lines.expected_output)
-            said = "Its output is not right yet: " + comparison.verdict.removeprefix("Not quite: ")
+            said = _("Its output is not right yet: %(difference)s") % {
+                "difference": comparison.difference
+            }
         else:
-            said = "Its output is not what the lesson's program prints."
+            said = _("Its output is not what the lesson's program prints.")
         board.program_output = run.stdout[:MAX_SHOWN_OUTPUT]
         board.message = f"{said} {result.message} {count}"
     else:
@@ -245,8 +258,10 @@ def boards(
     if not user.is_authenticated:
         return {
             exercise.pk: build_board(
-                exercise, ExerciseLines.of(exercise, depends_on=depends_on.get(exercise.pk, {})),
-                user=user, lesson_url=lesson_url,
+                exercise,
+                ExerciseLines.of(exercise, depends_on=depends_on.get(exercise.pk, {})),
+                user=user,
+                lesson_url=lesson_url,
             )
             for exercise in exercises
         }
@@ -271,4 +286,6 @@ def boards(
 
 def board_of(user: AbstractBaseUser, exercise: OrderingExercise) -> Board:
     """One exercise's board (what the practice region's views render)."""
-    return boards(user, [exercise], lesson_url=exercise.block.lesson.get_absolute_url())[exercise.pk]
+    return boards(user, [exercise], lesson_url=exercise.block.lesson.get_absolute_url())[
+        exercise.pk
+    ]

@@ -19,6 +19,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
+from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
@@ -297,5 +298,5 @@ def ordering_reset(request: HttpRequest, exercise_id: int) -> HttpResponse:
         return log_in_first(request, exercise)
     start_again(user=request.user, exercise=exercise)
     return practice_response(
-        request, exercise, notice="The lines are back where they started. Have another go."
+        request, exercise, notice=_("The lines are back where they started. Have another go.")
     )

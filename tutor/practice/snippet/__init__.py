@@ -10,7 +10,7 @@ from django.db.models import Min
 from django.http import HttpRequest
 from django.urls import path
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import gettext_lazy, ngettext
 
 from course.kinds.snippet import Snippet
 from course.models import Block
@@ -24,7 +24,7 @@ from tutor.practice.snippet.state import practices
 
 class SnippetKind(practice.PracticeKind):
     name = "snippet"
-    label = "Snippets"
+    label = gettext_lazy("Snippets")
     anchor = "snippet"
     template = "tutor/practice/snippet.html"
     analysis_template = "tutor/teaching/kinds/snippet_analysis.html"

@@ -7,6 +7,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Count, Q
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from course.kinds.snippet import Snippet
 from tutor import run_notices
@@ -177,8 +178,11 @@ def submit_prediction(
         recent = found["recent"]
         if recent >= settings.PREDICTIONS_PER_MINUTE:
             raise PredictionRefused(
-                f"That's {recent} predictions in the last minute, the most Parsnip takes. "
-                "Read the answer you have, then try again in a moment."
+                _(
+                    "That's %(recent)s predictions in the last minute, the most Parsnip takes. "
+                    "Read the answer you have, then try again in a moment."
+                )
+                % {"recent": recent}
             )
         prediction = Prediction(
             user=user,
@@ -234,18 +238,18 @@ def record_self_check(*, prediction: Prediction, got_it: bool) -> Prediction:
         # Locked, so two answers sent at once cannot both count.
         locked = Prediction.objects.select_for_update().get(pk=prediction.pk)
         if not locked.said_out_loud:
-            raise SelfCheckRefused("This prediction was typed: it is checked for you.")
+            raise SelfCheckRefused(_("This prediction was typed: it is checked for you."))
         if locked.verdict != Prediction.Verdict.SELF_UNCHECKED:
-            raise SelfCheckRefused("You have already said whether you got it.")
+            raise SelfCheckRefused(_("You have already said whether you got it."))
         snippet = prediction.snippet
         if locked.snippet_version != snippet.version:
-            raise SelfCheckRefused("The code has changed since: predict what it prints now.")
+            raise SelfCheckRefused(_("The code has changed since: predict what it prints now."))
         answer_known = (
             Run.objects.final().reveals_of(snippet).exclude(status=Run.Status.FAILED).exists()
         )
         if not answer_known:
             raise SelfCheckRefused(
-                "Wait for the real output first, then say whether you got it."
+                _("Wait for the real output first, then say whether you got it.")
             )
         prediction.verdict = (
             Prediction.Verdict.SELF_RIGHT if got_it else Prediction.Verdict.SELF_WRONG

@@ -4,6 +4,9 @@ and whether they got it after saying it out loud."""
 import json
 
 from django import forms
+from django.utils.text import format_lazy
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from tutor.forms import LinesField
 from tutor.practice.snippet.state import MAX_PREDICTION_CHARS
@@ -18,16 +21,22 @@ class PredictionForm(forms.Form):
         strip=False,
         max_length=MAX_PREDICTION_CHARS,
         error_messages={
-            "max_length": f"That prediction is too long: keep it under {MAX_PREDICTION_CHARS:,} characters."
+            "max_length": format_lazy(
+                gettext_lazy("That prediction is too long: keep it under {limit} characters."),
+                limit=f"{MAX_PREDICTION_CHARS:,}",
+            )
         },
     )
-    mode = forms.ChoiceField(choices=[("typed", "Reveal"), ("aloud", "I said it out loud")], required=False)
+    mode = forms.ChoiceField(
+        choices=[("typed", gettext_lazy("Reveal")), ("aloud", gettext_lazy("I said it out loud"))],
+        required=False,
+    )
 
     def clean(self):
         data = super().clean()
         if data.get("mode") != "aloud" and not data.get("text", "").strip() and not self.errors:
             raise forms.ValidationError(
-                "Type what you think it prints first, or choose “I said it out loud”."
+                _("Type what you think it prints first, or choose “I said it out loud”.")
             )
         return data
 
@@ -39,15 +48,23 @@ class CodeForm(forms.Form):
         strip=False,
         max_length=MAX_PREDICTION_CHARS,
         error_messages={
-            "max_length": f"That prediction is too long: keep it under {MAX_PREDICTION_CHARS:,} characters."
+            "max_length": format_lazy(
+                gettext_lazy("That prediction is too long: keep it under {limit} characters."),
+                limit=f"{MAX_PREDICTION_CHARS:,}",
+            )
         },
     )
     code = forms.CharField(
         strip=False,
         max_length=MAX_CODE_CHARS,
         error_messages={
-            "required": "There is no code to run: write some, or reset to the original.",
-            "max_length": f"That code is too long to run: keep it under {MAX_CODE_CHARS:,} characters.",
+            "required": gettext_lazy(
+                "There is no code to run: write some, or reset to the original."
+            ),
+            "max_length": format_lazy(
+                gettext_lazy("That code is too long to run: keep it under {limit} characters."),
+                limit=f"{MAX_CODE_CHARS:,}",
+            ),
         },
     )
     stdin = forms.CharField(
@@ -55,7 +72,10 @@ class CodeForm(forms.Form):
         strip=False,
         max_length=MAX_STDIN_CHARS,
         error_messages={
-            "max_length": f"That input is too long: keep it under {MAX_STDIN_CHARS:,} characters."
+            "max_length": format_lazy(
+                gettext_lazy("That input is too long: keep it under {limit} characters."),
+                limit=f"{MAX_STDIN_CHARS:,}",
+            )
         },
     )
 
@@ -75,7 +95,10 @@ class DraftForm(forms.Form):
         strip=False,
         max_length=MAX_CODE_CHARS,
         error_messages={
-            "max_length": f"That code is too long to save: keep it under {MAX_CODE_CHARS:,} characters."
+            "max_length": format_lazy(
+                gettext_lazy("That code is too long to save: keep it under {limit} characters."),
+                limit=f"{MAX_CODE_CHARS:,}",
+            )
         },
     )
     reset = forms.BooleanField(required=False)
@@ -83,12 +106,12 @@ class DraftForm(forms.Form):
     leaving = forms.BooleanField(required=False)
 
 
-SAY_WHETHER = "Say whether you got it: “I got it” or “I didn't”."
+SAY_WHETHER = gettext_lazy("Say whether you got it: “I got it” or “I didn't”.")
 
 
 class SelfCheckForm(forms.Form):
     got_it = forms.ChoiceField(
-        choices=[("yes", "I got it"), ("no", "I didn't")],
+        choices=[("yes", gettext_lazy("I got it")), ("no", gettext_lazy("I didn't"))],
         error_messages={"required": SAY_WHETHER, "invalid_choice": SAY_WHETHER},
     )
 
@@ -134,13 +157,21 @@ class BrowserRunsForm(forms.Form):
             raise forms.ValidationError("A run's code is empty or too long.")
         if len(texts["stdin"]) > MAX_STDIN_CHARS:
             raise forms.ValidationError("A run's input is too long.")
-        printed = len(texts["stdout"].encode("utf-8", "replace")) + len(texts["stderr"].encode("utf-8", "replace"))
+        printed = len(texts["stdout"].encode("utf-8", "replace")) + len(
+            texts["stderr"].encode("utf-8", "replace")
+        )
         if printed > self.output_bytes:
             raise forms.ValidationError("A run's output is longer than a run may print.")
-        status, exit_code, duration = run.get("status"), run.get("exit_code"), run.get("duration_ms")
+        status, exit_code, duration = (
+            run.get("status"),
+            run.get("exit_code"),
+            run.get("duration_ms"),
+        )
         if status not in BROWSER_STATUSES:
             raise forms.ValidationError("A run's status is not one a browser run can have.")
-        if exit_code is not None and (type(exit_code) is not int or not -(2**31) <= exit_code < 2**31):
+        if exit_code is not None and (
+            type(exit_code) is not int or not -(2**31) <= exit_code < 2**31
+        ):
             raise forms.ValidationError(NOT_A_REPORT)
         if type(duration) is not int or not 0 <= duration <= 10 * 60 * 1000:
             raise forms.ValidationError(NOT_A_REPORT)

@@ -14,6 +14,8 @@ from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
@@ -53,7 +55,7 @@ from tutor.trail import actions as trail
 TEMPLATE = "tutor/snippet_practice.html"
 
 
-ALREADY_PREDICTED = (
+ALREADY_PREDICTED = gettext_lazy(
     "You had already predicted this snippet (in another tab, or before going back), so "
     "that first prediction is the one that counts, and it is shown here. The one you just "
     "sent is kept in your history but does not count."
@@ -247,7 +249,7 @@ def revealed_or_refuse(request: HttpRequest, snippet: Snippet) -> HttpResponse |
     return refuse(
         request,
         snippet,
-        "Predict what it prints and reveal the answer first; then the code is yours to change.",
+        _("Predict what it prints and reveal the answer first; then the code is yours to change."),
         status=403,
     )
 
@@ -318,10 +320,10 @@ def browser_runs_record(request: HttpRequest, snippet_id: int) -> HttpResponse:
     except ValueError:
         size = MAX_BROWSER_REPORT_BYTES + 1
     if size > MAX_BROWSER_REPORT_BYTES:
-        return JsonResponse({"error": "That report is too large."}, status=413)
+        return JsonResponse({"error": _("That report is too large.")}, status=413)
     snippet = snippet_or_404(request, snippet_id)
     if not practice_of(request.user, snippet).revealed:
-        return JsonResponse({"error": "Reveal the snippet's answer first."}, status=403)
+        return JsonResponse({"error": _("Reveal the snippet's answer first.")}, status=403)
     if closed := closed_to(request.user, snippet.block):
         return JsonResponse({"error": closed}, status=403)
     form = BrowserRunsForm(request.POST, output_bytes=limits_for(snippet).output_bytes)
@@ -364,11 +366,11 @@ def draft_save(request: HttpRequest, snippet_id: int) -> HttpResponse:
         return refuse(request, snippet, first_error(form), status=400)
     if form.cleaned_data["reset"]:
         discard_draft(user=request.user, snippet=snippet)
-        draft, note = None, "Back to the original code."
+        draft, note = None, _("Back to the original code.")
     else:
         code = form.cleaned_data["code"].replace("\r\n", "\n")
         draft = save_draft(user=request.user, snippet=snippet, code=code)
-        note = "Saved." if draft else "Same as the original: nothing to save."
+        note = _("Saved.") if draft else _("Same as the original: nothing to save.")
     if form.cleaned_data["leaving"]:
         return HttpResponse(status=204)
     if not wants_partial(request):

@@ -17,6 +17,7 @@ from a write-code submission that failed a visible test. Here, in one folder:
 """
 
 from django.urls import path
+from django.utils.translation import gettext_lazy
 
 from tutor import practice
 from tutor.models import Run
@@ -26,7 +27,7 @@ from tutor.practice.stepping.models import Stepping, Trace  # noqa: F401 (Django
 class SteppingKind(practice.PracticeKind):
     name = "stepping"
     panel = True
-    label = "Stepping through"
+    label = gettext_lazy("Stepping through")
     styles = ("css/stepping.css",)  # the lesson page's "Step through" buttons
     run_purpose = Run.Purpose.TRACE
 

@@ -14,6 +14,9 @@ Steps are numbered from 1 here and in URLs, as the learner reads them ("step 3 o
 import json
 from dataclasses import dataclass, field
 
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
 from tutor.grading import output_lines
 
 # The layout of the frames and objects, in CSS pixels (static/css/stepping.css keeps the
@@ -27,15 +30,25 @@ MAX_ITEMS = 30  # an object shows this many items; the rest are counted
 VALUE_WORDS = 40  # a value in the description is cut after this many characters
 
 STOPPED_WORDS = {
-    "steps": "It stopped after {step} steps: Parsnip shows at most that many. The program "
-    "had not finished yet.",
-    "size": "It stopped at step {step}: what the program holds grew too big to show step by step.",
-    "time": "It stopped at step {step}: the program ran out of time.",
-    "memory": "It stopped at step {step}: the program used more memory than it may.",
-    "recursion": "It stopped at step {step}: a function kept calling itself, deeper and "
-    "deeper, and Python gave up.",
-    "output": "It stopped at step {step}: the program printed more than Parsnip keeps.",
-    "crash": "It stopped at step {step}: the tracer could not go on with this program.",
+    "steps": gettext_lazy(
+        "It stopped after {step} steps: Parsnip shows at most that many. The program "
+        "had not finished yet."
+    ),
+    "size": gettext_lazy(
+        "It stopped at step {step}: what the program holds grew too big to show step by step."
+    ),
+    "time": gettext_lazy("It stopped at step {step}: the program ran out of time."),
+    "memory": gettext_lazy("It stopped at step {step}: the program used more memory than it may."),
+    "recursion": gettext_lazy(
+        "It stopped at step {step}: a function kept calling itself, deeper and "
+        "deeper, and Python gave up."
+    ),
+    "output": gettext_lazy(
+        "It stopped at step {step}: the program printed more than Parsnip keeps."
+    ),
+    "crash": gettext_lazy(
+        "It stopped at step {step}: the tracer could not go on with this program."
+    ),
 }
 
 CONTAINERS = ("list", "tuple", "set", "frozenset", "dict")
@@ -230,7 +243,7 @@ class Frame:
 
     @property
     def title(self) -> str:
-        return "Global frame" if self.function == "<module>" else f"{self.function}()"
+        return _("Global frame") if self.function == "<module>" else f"{self.function}()"
 
     @property
     def rows(self) -> int:
@@ -676,7 +689,9 @@ def stopped_words(data: dict) -> str:
     step = int(stopped.get("step", 0)) + 1
     if stopped.get("message"):
         return stopped["message"]
-    return STOPPED_WORDS.get(stopped.get("reason"), "It stopped at step {step}.").format(step=step)
+    return str(STOPPED_WORDS.get(stopped.get("reason"), _("It stopped at step {step}."))).format(
+        step=step
+    )
 
 
 def uncaught(data: "dict | Steps") -> str | None:
