@@ -1,9 +1,9 @@
 from django.apps import apps
 from django.contrib import admin
 from django.urls import include, path
-from django.views.i18n import JavaScriptCatalog
 
 from config.csp import csp_report
+from tutor import languages
 
 # The admin speaks the site's language: Parsnip, classes, lessons (not "Django", "cohorts").
 admin.site.site_header = "Parsnip administration"
@@ -14,7 +14,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("csp-report/", csp_report, name="csp_report"),
     # The translations static/js/*.js asks for (gettext, ngettext, interpolate), in the page's language.
-    path("jsi18n/", JavaScriptCatalog.as_view(), name="javascript_catalog"),
+    path("jsi18n/<str:language>/", languages.javascript_catalog, name="javascript_catalog"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("", include("tutor.urls")),
     path("", include("course.urls")),

@@ -9,11 +9,13 @@ Reading the session costs no query the request does not already make.
 """
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.middleware.locale import LocaleMiddleware
 from django.utils import translation
+from django.utils.cache import patch_cache_control
 from django.utils.http import url_has_allowed_host_and_scheme
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_GET, require_POST
+from django.views.i18n import JavaScriptCatalog
 
 from tutor.models import AccountSettings, Cohort
 
@@ -28,6 +30,23 @@ def supported(code: str | None) -> str | None:
         return translation.get_supported_language_variant(code.replace("_", "-").lower())
     except LookupError:
         return None
+
+
+# How long a browser keeps a language's JavaScript strings (they change with a release only).
+CATALOG_SECONDS = 3600
+
+
+@require_GET
+def javascript_catalog(request: HttpRequest, language: str) -> HttpResponse:
+    """The strings static/js/*.js translate (Django's catalog: gettext, ngettext, interpolate),
+    in the language the URL names, so that a browser keeps it: every page loads it as a
+    deferred script, and htmx starts only once every deferred script has run."""
+    if supported(language) != language:
+        raise Http404("No such language.")
+    with translation.override(language):
+        response = JavaScriptCatalog.as_view()(request)
+    patch_cache_control(response, public=True, max_age=CATALOG_SECONDS)
+    return response
 
 
 class LanguageMiddleware(LocaleMiddleware):

@@ -120,12 +120,22 @@ def test_only_the_classs_teacher_sets_its_language(client):
 
 
 def test_the_javascript_catalog_is_served_in_the_pages_language(client):
-    response = client.get(reverse("javascript_catalog"), headers={"accept-language": "de"})
+    page = client.get("/", headers={"accept-language": "de"}).text
+    url = reverse("javascript_catalog", args=["de"])
+    assert f'<script src="{url}" defer></script>' in page
+    # The URL names the language (whatever the browser says), so a browser may keep it.
+    response = client.get(url, headers={"accept-language": "es"})
     assert response.status_code == 200
     assert response.headers["Content-Type"].startswith("text/javascript")
-    assert language_of(response) == "de" and "django.ngettext" in response.text
-    page = client.get("/").text
-    assert f'<script src="{reverse("javascript_catalog")}" defer></script>' in page
+    assert "django.ngettext" in response.text and "Schritt" in response.text
+    assert "max-age=3600" in response.headers["Cache-Control"]
+    spanish = client.get(reverse("javascript_catalog", args=["es"])).text
+    assert "Paso" in spanish and "Schritt" not in spanish
+
+
+def test_a_catalog_of_a_language_parsnip_does_not_speak_is_not_found(client):
+    assert client.get(reverse("javascript_catalog", args=["fr"])).status_code == 404
+    assert client.get(reverse("javascript_catalog", args=["de-AT"])).status_code == 404
 
 
 def test_the_page_frame_speaks_the_chosen_language(client):
