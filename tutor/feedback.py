@@ -12,8 +12,17 @@ Pure functions: nothing here touches the database.
 import re
 from dataclasses import dataclass
 
-from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+try:
+    from django.utils.translation import gettext as _
+    from django.utils.translation import ngettext
+except ImportError:  # in the learner's browser (static/js/python-worker.js loads this file): English
+
+    def _(message: str) -> str:
+        return message
+
+    def ngettext(singular: str, plural: str, number: int) -> str:
+        return singular if number == 1 else plural
+
 
 from tutor.sandbox import Limits
 

@@ -80,3 +80,21 @@ def test_programs_that_need_threads_processes_or_missing_modules_go_to_the_serve
 )
 def test_everything_else_runs_in_the_browser(code):
     assert in_browser.needs_the_server(code) is None
+
+
+def test_the_files_the_browser_loads_import_without_django():
+    """Pyodide has no Django: tutor/feedback.py and the runner must import without it (the
+    browser's explanations are then in English)."""
+    import subprocess
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    script = (
+        "import sys; sys.modules['django'] = None\n"
+        "from tutor import feedback\n"
+        "from tutor.sandbox import in_browser\n"
+        "print(feedback.ngettext('a line', 'lines', 2))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], cwd=root, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "lines\n"
