@@ -161,3 +161,15 @@ def empty_cache(request):
 
     cache.clear()
     forget_loaded_content()
+
+
+@pytest.fixture(autouse=True)
+def in_the_sites_language(request):
+    """A request leaves its page's language active in the thread (LocaleMiddleware), and a
+    test's code outside a request would then speak it: each test starts in the site's."""
+    if not request.config.pluginmanager.hasplugin("django"):
+        return
+    from django.conf import settings
+    from django.utils import translation
+
+    translation.activate(settings.LANGUAGE_CODE)
