@@ -66,16 +66,14 @@ QUIZ_MAXIMUM = 100
 
 def score_after_hints(assignment, items: list[tuple[int, str]], done, user_id: int) -> int:
     """The student's score in percent on an assignment whose hints cost (the teacher's
-    assignment page shows the same: tutor.practice.hints.teaching.score_after_hints)."""
+    assignment page shows the same: tutor.practice.hints.teaching.scores_after_hints)."""
     from tutor.practice.hints import teaching
 
     blocks = [pk for pk, _kind in items]
     taken = teaching.rungs_taken(blocks=blocks, users=[user_id])
-    return teaching.score_after_hints(
-        done=[(user_id, block) in done for block in blocks],
-        rungs=[taken.get((user_id, block), 0) for block in blocks],
-        cost=assignment.hint_cost,
-    )
+    return teaching.scores_after_hints(
+        blocks=blocks, students=[user_id], done=done, taken=taken, cost=assignment.hint_cost
+    )[user_id]
 
 
 def quiz_score(assignment, user_id: int) -> float | None:

@@ -162,17 +162,10 @@ def hints_used(assignment: Assignment, items, students: list[int], among) -> dic
     blocks = [pk for pk, _ in items]
     taken = hint_teaching.rungs_taken(blocks=blocks, users=among)
     done = done_times(items, among) if assignment.hint_cost else {}
-    return {
-        student: (
-            sum(taken.get((student, block), 0) for block in blocks),
-            hint_teaching.score_after_hints(
-                done=[(student, block) in done for block in blocks],
-                rungs=[taken.get((student, block), 0) for block in blocks],
-                cost=assignment.hint_cost,
-            ),
-        )
-        for student in students
-    }
+    scores = hint_teaching.scores_after_hints(
+        blocks=blocks, students=students, done=done, taken=taken, cost=assignment.hint_cost
+    )
+    return {student: (sum(taken.get((student, block), 0) for block in blocks), scores[student]) for student in students}
 
 
 def detail_context(cohort: Cohort, assignment: Assignment, **extra) -> dict:

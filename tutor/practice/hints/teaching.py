@@ -107,3 +107,16 @@ def score_after_hints(*, done: list[bool], rungs: list[int], cost: int) -> int:
         return 0
     scores = [max(0, 100 - cost * taken) if is_done else 0 for is_done, taken in zip(done, rungs, strict=True)]
     return round(sum(scores) / len(scores))
+
+
+def scores_after_hints(*, blocks: list[int], students: list[int], done, taken: dict, cost: int) -> dict[int, int]:
+    """Each student's score after hints on an assignment's items (`done`: the (student,
+    block) pairs done; `taken`: rungs_taken's), as the teacher's page and the LMS get it."""
+    return {
+        student: score_after_hints(
+            done=[(student, block) in done for block in blocks],
+            rungs=[taken.get((student, block), 0) for block in blocks],
+            cost=cost,
+        )
+        for student in students
+    }
