@@ -17,7 +17,9 @@ from datetime import timedelta
 from django.conf import settings
 from django.db import models, transaction
 from django.utils import timezone
+from django.utils.text import get_text_list
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext
 
 from course.kinds.snippet import Snippet
 from course.models import Lesson
@@ -373,7 +375,7 @@ class Cohort(models.Model):
     def taught_by(self) -> str:
         """ "ted", "ted and tia", "ted, tia and tom": who teaches the class, as pages say it."""
         names = [teacher.get_username() for teacher in self.teachers()]
-        return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+        return get_text_list(names, pgettext("the last of a list of names", "and"))
 
 
 class AccountSettings(models.Model):

@@ -16,15 +16,17 @@ from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, pgettext
 
 NOT_STARTED = "—"
 
 # Completion buckets, in the order the chart stacks them.
 BUCKETS = [
-    ("done", "Complete"),
-    ("high", "Half or more"),
-    ("low", "Started"),
-    ("none", "Not started"),
+    ("done", gettext_lazy("Complete")),
+    ("high", gettext_lazy("Half or more")),
+    ("low", gettext_lazy("Started")),
+    ("none", gettext_lazy("Not started")),
 ]
 BUCKET_LABELS = dict(BUCKETS)
 
@@ -125,7 +127,7 @@ def build_grid(
     for i, column in enumerate(columns):
         column_cells = [row.cells[i] for row in rows]
         counts = Counter(cell.bucket for cell in column_cells)
-        column.buckets = {key: counts[key] for key, _ in BUCKETS}
+        column.buckets = {key: counts[key] for key, _label in BUCKETS}
         column.complete = counts["done"]
         column.average = round(sum(c.percent for c in column_cells) / len(rows)) if rows else 0
     average = round(sum(row.overall for row in rows) / len(rows)) if rows else 0
@@ -201,8 +203,11 @@ def distribution(column: GridColumn, students: int) -> list[Segment]:
 
 
 def distribution_text(column: GridColumn) -> str:
-    parts = [f"{column.buckets.get(b, 0)} {label.lower()}" for b, label in BUCKETS]
-    return f"{column.title}: " + ", ".join(parts)
+    parts = [
+        _("%(count)s %(bucket)s") % {"count": column.buckets.get(b, 0), "bucket": str(label).lower()}
+        for b, label in BUCKETS
+    ]
+    return _("%(lesson)s: %(counts)s") % {"lesson": column.title, "counts": ", ".join(parts)}
 
 
 # Item analysis -------------------------------------------------------------------------
@@ -369,7 +374,8 @@ def completion_over_time(completed: list[datetime], students: int) -> OverTime |
     if not completed or not students:
         return None
     local = [timezone.localtime(when) for when in completed]
-    day = functools.partial(date_format, format="j M Y")
+    # Translators: a day as the teacher's chart names it (Django's date format letters).
+    day = functools.partial(date_format, format=pgettext("date format", "j M Y"))
     if local[0].date() != local[-1].date():
         per_day = Counter(when.date() for when in local)
         days = sorted(per_day)
@@ -378,8 +384,8 @@ def completion_over_time(completed: list[datetime], students: int) -> OverTime |
         return OverTime(
             students,
             totals[-1],
-            f"between {day(days[0])} and {day(days[-1])}",
-            "Day",
+            _("between %(first)s and %(last)s") % {"first": day(days[0]), "last": day(days[-1])},
+            _("Day"),
             [(day(d), total) for d, total in zip(days, totals, strict=True)],
             _step_points([(d - days[0]).days / span for d in days], totals, students),
             day(days[0]),
@@ -392,14 +398,19 @@ def completion_over_time(completed: list[datetime], students: int) -> OverTime |
     steps = [(clock(m), total) for m, total in zip(minutes, totals, strict=True)]
     if len(minutes) == 1:
         return OverTime(
-            students, totals[-1], f"on {day(minutes[0])} at {clock(minutes[0])}", "Time", steps
+            students,
+            totals[-1],
+            _("on %(day)s at %(time)s") % {"day": day(minutes[0]), "time": clock(minutes[0])},
+            _("Time"),
+            steps,
         )
     span = (minutes[-1] - minutes[0]).total_seconds()
     return OverTime(
         students,
         totals[-1],
-        f"on {day(minutes[0])}, between {clock(minutes[0])} and {clock(minutes[-1])}",
-        "Time",
+        _("on %(day)s, between %(first)s and %(last)s")
+        % {"day": day(minutes[0]), "first": clock(minutes[0]), "last": clock(minutes[-1])},
+        _("Time"),
         steps,
         _step_points([(m - minutes[0]).total_seconds() / span for m in minutes], totals, students),
         clock(minutes[0]),

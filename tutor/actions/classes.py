@@ -6,6 +6,7 @@ import secrets
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
+from django.utils.translation import gettext
 
 from tutor.models import Cohort, Membership
 
@@ -32,7 +33,7 @@ def create_class(*, teacher: AbstractBaseUser, name: str, time_zone: str = "UTC"
     """A new class taught by `teacher`, with a join code no other class has."""
     name = name.strip()
     if not name:
-        raise ClassRefused("Give the class a name.")
+        raise ClassRefused(gettext("Give the class a name."))
     for _ in range(_CODE_ATTEMPTS):
         code = new_join_code()
         if Cohort.objects.filter(join_code=code).exists():
@@ -44,7 +45,7 @@ def create_class(*, teacher: AbstractBaseUser, name: str, time_zone: str = "UTC"
                 )
         except IntegrityError:  # another class took the code between the check and the insert
             continue
-    raise ClassRefused("Parsnip could not find a free join code. Please try again.")
+    raise ClassRefused(gettext("Parsnip could not find a free join code. Please try again."))
 
 
 def join_class(*, student: AbstractBaseUser, code: str) -> Cohort:
@@ -53,15 +54,19 @@ def join_class(*, student: AbstractBaseUser, code: str) -> Cohort:
     cohort = Cohort.objects.select_related("teacher").filter(join_code=code).first() if code else None
     if cohort is None:
         raise ClassRefused(
-            "No class has that code. Check it with your teacher: it is 8 letters and digits."
+            gettext("No class has that code. Check it with your teacher: it is 8 letters and digits.")
         )
     if cohort.is_taught_by(student):
-        raise ClassRefused(f"You teach “{cohort.name}”: students join it, not its teacher.")
+        raise ClassRefused(
+            gettext("You teach “%(class)s”: students join it, not its teacher.") % {"class": cohort.name}
+        )
     try:
         with transaction.atomic():
             Membership.objects.create(cohort=cohort, student=student)
     except IntegrityError:
-        raise ClassRefused(f"You are already in “{cohort.name}”.") from None
+        raise ClassRefused(
+            gettext("You are already in “%(class)s”.") % {"class": cohort.name}
+        ) from None
     return cohort
 
 
@@ -70,7 +75,10 @@ def remove_student(*, cohort: Cohort, student: AbstractBaseUser) -> None:
     """The teacher takes `student` out of the class; their own work stays theirs."""
     deleted, _ = Membership.objects.filter(cohort=cohort, student=student).delete()
     if not deleted:
-        raise ClassRefused(f"{student.get_username()} is not in “{cohort.name}”.")
+        raise ClassRefused(
+            gettext("%(student)s is not in “%(class)s”.")
+            % {"student": student.get_username(), "class": cohort.name}
+        )
 
 
 @transaction.atomic
@@ -78,7 +86,7 @@ def leave_class(*, cohort: Cohort, student: AbstractBaseUser) -> None:
     """The student leaves; their teacher no longer sees their work."""
     deleted, _ = Membership.objects.filter(cohort=cohort, student=student).delete()
     if not deleted:
-        raise ClassRefused("You are not in that class.")
+        raise ClassRefused(gettext("You are not in that class."))
 
 
 def add_co_teacher(*, cohort: Cohort, teacher: AbstractBaseUser) -> bool:

@@ -102,7 +102,9 @@ def class_create(request: HttpRequest) -> HttpResponse:
             form.add_error("name", str(refused))
         else:
             messages.success(
-                request, f"“{cohort.name}” is ready. Give your students its code: {cohort.join_code}."
+                request,
+                _("“%(class)s” is ready. Give your students its code: %(code)s.")
+                % {"class": cohort.name, "code": cohort.join_code},
             )
             return redirect("tutor:class_detail", cohort.pk)
     return class_list_response(request, create_form=form, status=400)
@@ -126,7 +128,9 @@ def class_join(request: HttpRequest, code: str = "") -> HttpResponse:
                 form.add_error("code", str(refused))
             else:
                 messages.success(
-                    request, f"You joined “{cohort.name}”. {cohort.taught_by()} can now see your progress."
+                    request,
+                    _("You joined “%(class)s”. %(teachers)s can now see your progress.")
+                    % {"class": cohort.name, "teachers": cohort.taught_by()},
                 )
                 return redirect("tutor:class_list")
         return TemplateResponse(
@@ -140,7 +144,7 @@ def class_join(request: HttpRequest, code: str = "") -> HttpResponse:
         if cohort is None:
             form = JoinForm({"code": code})
             form.is_valid()
-            form.add_error("code", "No class has that code. Check it with your teacher.")
+            form.add_error("code", _("No class has that code. Check it with your teacher."))
     already = cohort is not None and cohort.memberships.filter(student=request.user.pk).exists()
     own = cohort is not None and cohort.is_taught_by(request.user)
     context = {"form": form, "cohort": cohort, "already": already, "own": own}
@@ -157,7 +161,7 @@ def class_leave(request: HttpRequest, pk: int) -> HttpResponse:
     except ClassRefused as refused:
         messages.error(request, str(refused))
     else:
-        messages.success(request, f"You left “{cohort.name}”.")
+        messages.success(request, _("You left “%(class)s”.") % {"class": cohort.name})
     return redirect("tutor:class_list")
 
 
@@ -208,7 +212,10 @@ def class_time_zone(request: HttpRequest, pk: int) -> HttpResponse:
     if form.is_valid():
         cohort.time_zone = form.cleaned_data["time_zone"]
         cohort.save(update_fields=["time_zone"])
-        messages.success(request, f"“{cohort.name}” is now in {cohort.time_zone} time.")
+        messages.success(
+            request,
+            _("“%(class)s” is now in %(zone)s time.") % {"class": cohort.name, "zone": cohort.time_zone},
+        )
     else:
         messages.error(request, form.errors["time_zone"][0])
     return redirect("tutor:class_detail", cohort.pk)
@@ -238,12 +245,16 @@ def class_remove_student(request: HttpRequest, pk: int, student_pk: int) -> Http
     student = User.objects.filter(pk=student_pk, memberships__cohort=cohort).first()
     try:
         if student is None:
-            raise ClassRefused("That student is not in this class.")
+            raise ClassRefused(_("That student is not in this class."))
         remove_student(cohort=cohort, student=student)
     except ClassRefused as refused:
         messages.error(request, str(refused))
     else:
-        messages.success(request, f"{teaching.name_of(student)} is no longer in “{cohort.name}”.")
+        messages.success(
+            request,
+            _("%(student)s is no longer in “%(class)s”.")
+            % {"student": teaching.name_of(student), "class": cohort.name},
+        )
     return redirect("tutor:class_detail", cohort.pk)
 
 
