@@ -4,6 +4,9 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
 SHOWN_CHARS = 60  # a line quoted in a description is cut after this many characters
 
 
@@ -63,7 +66,7 @@ def group_key(*parts) -> str:
 def quoted(text: str | None) -> str:
     """A line as a description quotes it: in backticks, cut when long, empty said so."""
     if text is None or text.strip() == "":
-        return "an empty line"
+        return _("an empty line")
     text = text.strip().replace("`", "ʼ")  # a backtick would end the quote early
     if len(text) > SHOWN_CHARS:
         text = text[: SHOWN_CHARS - 1] + "…"
@@ -74,13 +77,11 @@ def joined(parts: list[str], *, most: int = 3) -> str:
     """The first `most` differences, and how many more there are."""
     shown = "; ".join(parts[:most])
     if len(parts) > most:
-        shown += f"; and {len(parts) - most} more difference{'s' if len(parts) - most > 1 else ''}"
+        more = len(parts) - most
+        shown += "; " + ngettext(
+            "and %(n)s more difference", "and %(n)s more differences", more
+        ) % {"n": more}
     return shown
-
-
-def counted(count: int, one: str, many: str | None = None) -> str:
-    """ "1 line", "3 lines": for a group's label."""
-    return f"{count} {one if count == 1 else (many or one + 's')}"
 
 
 def gather(

@@ -12,6 +12,8 @@ from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from course.htmx import login_required_htmx, refusal, vary_on_htmx, wants_partial
@@ -132,7 +134,12 @@ def group_comment(request: HttpRequest, pk: int, block_pk: int, key: str) -> Htt
         return group_changed(request, cohort, block, row)
     messages.success(
         request,
-        f"Saved: {row.group.count} student{'s' if row.group.count != 1 else ''} in this group see your comment.",
+        ngettext(
+            "Saved: %(n)s student in this group sees your comment.",
+            "Saved: %(n)s students in this group see your comment.",
+            row.group.count,
+        )
+        % {"n": row.group.count},
     )
     return redirect(context["back"])
 
@@ -151,7 +158,7 @@ def comment_delete(request: HttpRequest, pk: int, comment_pk: int) -> HttpRespon
     if request.htmx:
         # A comment on a group nobody is in goes with its row.
         return group_changed(request, cohort, block, row if row.group.count else None)
-    messages.success(request, "Comment deleted: nobody sees it any more.")
+    messages.success(request, _("Comment deleted: nobody sees it any more."))
     return redirect(back_url(request, cohort, block, row))
 
 

@@ -8,6 +8,7 @@ activity row never disagrees with the attempt it describes.
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection, transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from course.models import Block, Lesson
 from tutor.live.models import LessonActivity, LiveSettings, RaisedHand
@@ -113,11 +114,11 @@ def raise_hand(*, user: AbstractBaseUser, lesson: Lesson, block: Block | None = 
     student of a class has a teacher to see it."""
     if not Cohort.objects.joined_by(user).exists():
         raise HandRefused(
-            "Raising a hand asks your teacher for help: join your teacher’s class first.",
+            gettext("Raising a hand asks your teacher for help: join your teacher’s class first."),
             status=403,
         )
     if block is not None and block.lesson_id != lesson.pk:
-        raise HandRefused("That item is not in this lesson.")
+        raise HandRefused(gettext("That item is not in this lesson."))
     hand, created = RaisedHand.objects.get_or_create(user=user, lesson=lesson, defaults={"block": block})
     if not created and hand.block_id != (block.pk if block else None):
         hand.block = block
@@ -136,7 +137,7 @@ def clear_hands(*, cohort: Cohort, lesson: Lesson, student_pk: int | None = None
     hands = RaisedHand.objects.filter(lesson=lesson, user__memberships__cohort=cohort)
     if student_pk is not None:
         if not cohort.memberships.filter(student=student_pk).exists():
-            raise HandRefused("That student is not in this class.")
+            raise HandRefused(gettext("That student is not in this class."))
         hands = hands.filter(user=student_pk)
     deleted, _ = RaisedHand.objects.filter(pk__in=list(hands.values_list("pk", flat=True))).delete()
     return deleted

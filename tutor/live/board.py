@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 
 from django.contrib.auth.models import User
 from django.db.models import FilteredRelation, OuterRef, Q, Subquery
+from django.utils.translation import gettext as _
 
 from course import kinds
 from tutor.assignments.models import Assignment
@@ -17,16 +18,21 @@ from tutor.models import Cohort, Membership
 from tutor.teaching import student_name
 
 
-def ago(then: datetime | None, now: datetime) -> str:
-    """ "12 s ago", "4 min ago", "2 h ago": short enough to read at a glance."""
-    if then is None:
-        return ""
+def since_then(then: datetime, now: datetime) -> str:
+    """ "12 s", "4 min", "2 h": short enough to read at a glance."""
     seconds = max(0, int((now - then).total_seconds()))
     if seconds < 60:
-        return f"{seconds} s ago"
+        return _("%(n)s s") % {"n": seconds}
     if seconds < 3600:
-        return f"{seconds // 60} min ago"
-    return f"{seconds // 3600} h ago"
+        return _("%(n)s min") % {"n": seconds // 60}
+    return _("%(n)s h") % {"n": seconds // 3600}
+
+
+def ago(then: datetime | None, now: datetime) -> str:
+    """ "12 s ago", "4 min ago", "2 h ago"."""
+    if then is None:
+        return ""
+    return _("%(time)s ago") % {"time": since_then(then, now)}
 
 
 def block_label(
@@ -37,7 +43,7 @@ def block_label(
         return ""
     spec = kinds.get(kind) if kind in kinds.names() else None
     label = title or caption or key
-    return f"{label} ({spec.label.lower()})" if spec else label
+    return f"{label} ({str(spec.label).lower()})" if spec else label
 
 
 CODE_KINDS = ("snippet", "code_exercise")  # the blocks with a code editor (tutor/trail/)
@@ -97,9 +103,10 @@ def stuck_reasons(
 ) -> list[str]:
     reasons = []
     if failures >= rules.stuck_failures:
-        reasons.append(f"{failures} failed in a row")
+        reasons.append(_("%(n)s failed in a row") % {"n": failures})
     if since is not None and not done and now - since >= timedelta(minutes=rules.stuck_minutes):
-        reasons.append(f"{int((now - since).total_seconds() // 60)} min without progress")
+        minutes = int((now - since).total_seconds() // 60)
+        reasons.append(_("%(n)s min without progress") % {"n": minutes})
     return reasons
 
 
@@ -115,10 +122,10 @@ def away_from(
     another lesson, or they have done nothing anywhere for three times the class's minutes
     without progress. Such a student is not stuck: nobody is working on the item."""
     if elsewhere_at is not None and (acted_at is None or elsewhere_at > acted_at):
-        return f"In “{elsewhere}” · {ago(elsewhere_at, now)}"
+        return _("In “%(lesson)s” · %(ago)s") % {"lesson": elsewhere, "ago": ago(elsewhere_at, now)}
     last = max((t for t in (acted_at, elsewhere_at) if t is not None), default=None)
     if acted_at is not None and now - last >= timedelta(minutes=3 * rules.stuck_minutes):
-        return f"Last seen {ago(last, now)}"
+        return _("Last seen %(ago)s") % {"ago": ago(last, now)}
     return ""
 
 
@@ -181,7 +188,7 @@ def build_board(
             acted_at=acted_at,
             ago=ago(acted_at, now),
             failures=failures or 0,
-            on_for="" if done or away or since is None else ago(since, now).removesuffix(" ago"),
+            on_for="" if done or away or since is None else since_then(since, now),
             stuck=[]
             if away
             else stuck_reasons(

@@ -1,6 +1,7 @@
 """What the live view's POSTs may carry."""
 
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 from tutor.live.models import LiveSettings
 
@@ -22,7 +23,7 @@ class LiveSettingsForm(forms.ModelForm):
 class HandForm(forms.Form):
     """The learner's button: raise their hand, or lower it."""
 
-    hand = forms.ChoiceField(choices=[("raise", "Raise"), ("lower", "Lower")])
+    hand = forms.ChoiceField(choices=[("raise", _("Raise")), ("lower", _("Lower"))])
     # The item it is about: a block of the lesson (checked in the view); empty: the lesson.
     block = forms.IntegerField(required=False, min_value=1)
 
@@ -36,5 +37,5 @@ class ClearHandsForm(forms.Form):
     def clean(self):
         data = super().clean()
         if not data.get("all") and data.get("student") is None:
-            raise forms.ValidationError("Say whose hand to clear, or clear every hand.")
+            raise forms.ValidationError(_("Say whose hand to clear, or clear every hand."))
         return data

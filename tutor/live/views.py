@@ -15,6 +15,8 @@ from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -124,7 +126,9 @@ def hands_clear(request: HttpRequest, pk: int, lesson_pk: int) -> HttpResponse:
         messages.error(request, str(refused))
         return redirect(live_url(cohort, lesson, assignment))
     if not wants_partial(request):
-        messages.success(request, f"Cleared {cleared} hand{'s' if cleared != 1 else ''}.")
+        messages.success(
+            request, ngettext("Cleared %(n)s hand.", "Cleared %(n)s hands.", cleared) % {"n": cleared}
+        )
         return redirect(live_url(cohort, lesson, assignment))
     return board_response(request, cohort, lesson, assignment=assignment)
 
@@ -147,7 +151,7 @@ def live_settings(request: HttpRequest, pk: int, lesson_pk: int) -> HttpResponse
         stuck_minutes=form.cleaned_data["stuck_minutes"],
     )
     messages.success(
-        request, "Saved: the live view uses the new rules for every lesson of this class."
+        request, _("Saved: the live view uses the new rules for every lesson of this class.")
     )
     return redirect(live_url(cohort, lesson, assignment))
 
@@ -169,7 +173,7 @@ def hand(request: HttpRequest, lesson_pk: int) -> HttpResponse:
         form = HandForm(request.POST)
         try:
             if not form.is_valid():
-                raise actions.HandRefused("Send hand=raise or hand=lower.")
+                raise actions.HandRefused(_("Send hand=raise or hand=lower."))
             if form.cleaned_data["hand"] == "raise":
                 block = None
                 if form.cleaned_data["block"] is not None:
@@ -177,7 +181,7 @@ def hand(request: HttpRequest, lesson_pk: int) -> HttpResponse:
                         (b for b in practice_blocks(lesson) if b.pk == form.cleaned_data["block"]), None
                     )
                     if block is None:
-                        raise actions.HandRefused("That item is not in this lesson.")
+                        raise actions.HandRefused(_("That item is not in this lesson."))
                 actions.raise_hand(user=request.user, lesson=lesson, block=block)
             else:
                 actions.lower_hand(user=request.user, lesson=lesson)

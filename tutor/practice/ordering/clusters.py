@@ -10,9 +10,11 @@ import difflib
 from collections.abc import Sequence
 
 from django.db.models import Prefetch, Q
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from course.kinds.ordering import OrderingExercise, OrderingLine
-from tutor.clusters.groups import Distribution, Group, counted, gather, group_key, joined, quoted
+from tutor.clusters.groups import Distribution, Group, gather, group_key, joined, quoted
 from tutor.practice.ordering.board import Board
 from tutor.practice.ordering.lines import ExerciseLines
 from tutor.practice.ordering.models import OrderingAttempt
@@ -37,27 +39,34 @@ def arrangement_group(order: Sequence[str], correct: Sequence[str], texts: dict[
         if j not in kept
     ]
     parts = [
-        f"line {quoted(line)} placed "
-        + (f"before {quoted(after)}" if after is not None else "last")
+        _("line %(line)s placed before %(after)s") % {"line": quoted(line), "after": quoted(after)}
+        if after is not None
+        else _("line %(line)s placed last") % {"line": quoted(line)}
         for line, after in misplaced
     ]
-    parts += [f"leaves out {quoted(line)}" for line in left_out]
-    parts += [f"uses {quoted(line)}, which does not belong" for line in extra]
+    parts += [_("leaves out %(line)s") % {"line": quoted(line)} for line in left_out]
+    parts += [_("uses %(line)s, which does not belong") % {"line": quoted(line)} for line in extra]
     if not parts:  # the right lines in the right order, graded wrong by what they print
-        parts = ["every line in place, yet the program's output is wrong"]
+        parts = [_("every line in place, yet the program’s output is wrong")]
     key = group_key("ordering", misplaced, left_out, extra)
     description = joined(parts)
     out_of_place = {line for line, _ in misplaced} | set(extra)
     if misplaced and not (left_out or extra):
-        label = counted(len(misplaced), "line") + " out of place"
+        n = len(misplaced)
+        label = ngettext("%(n)s line out of place", "%(n)s lines out of place", n) % {"n": n}
     elif left_out and not (misplaced or extra):
-        label = "Leaves out " + counted(len(left_out), "line")
+        n = len(left_out)
+        label = ngettext("Leaves out %(n)s line", "Leaves out %(n)s lines", n) % {"n": n}
     elif extra and not (misplaced or left_out):
-        label = counted(len(extra), "line that does not belong", "lines that do not belong")
+        n = len(extra)
+        label = ngettext(
+            "%(n)s line that does not belong", "%(n)s lines that do not belong", n
+        ) % {"n": n}
     elif misplaced or left_out or extra:
-        label = counted(len(misplaced) + len(left_out) + len(extra), "difference")
+        n = len(misplaced) + len(left_out) + len(extra)
+        label = ngettext("%(n)s difference", "%(n)s differences", n) % {"n": n}
     else:
-        label = "Right order, wrong output"
+        label = _("Right order, wrong output")
     return Group(
         key,
         description[:1].upper() + description[1:],

@@ -8,9 +8,11 @@ names the error)."""
 import difflib
 
 from django.db.models import F, Q
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from course.kinds.snippet import Snippet
-from tutor.clusters.groups import Distribution, Group, counted, gather, group_key, joined, quoted
+from tutor.clusters.groups import Distribution, Group, gather, group_key, joined, quoted
 from tutor.grading import PredictionComparison, compare_prediction, output_lines
 from tutor.models import Run, code_digest
 from tutor.practice.snippet.models import Prediction
@@ -20,13 +22,19 @@ RIGHT = {Prediction.Verdict.RIGHT, Prediction.Verdict.SELF_RIGHT}
 
 
 def _difference(line) -> str:
+    words = {"number": line.number, "expected": quoted(line.expected)}
     if line.kind == "wrong":
-        return f"{quoted(line.predicted)} instead of {quoted(line.expected)} on line {line.number}"
+        return _("%(predicted)s instead of %(expected)s on line %(number)s") % (
+            words | {"predicted": quoted(line.predicted)}
+        )
     if line.kind == "moved":
-        return f"puts line {line.number}, {quoted(line.expected)}, in another place"
+        return _("puts line %(number)s, %(expected)s, in another place") % words
     if line.kind == "missing":
-        return f"leaves out line {line.number}, {quoted(line.expected)}"
-    return f"adds {quoted(line.predicted)} before line {line.number}"
+        return _("leaves out line %(number)s, %(expected)s") % words
+    return _("adds %(predicted)s before line %(number)s") % {
+        "predicted": quoted(line.predicted),
+        "number": line.number,
+    }
 
 
 def _label(differences: list) -> str:
@@ -34,19 +42,20 @@ def _label(differences: list) -> str:
     if not kinds:
         return ""
     if kinds == {"moved"}:
-        return "Right lines, wrong order"
+        return _("Right lines, wrong order")
+    n = len(differences)
     if len(kinds) > 1:
-        return counted(len(differences), "difference")
+        return ngettext("%(n)s difference", "%(n)s differences", n) % {"n": n}
     (kind,) = kinds
     if kind == "wrong":
-        if len(differences) == 1:
-            return f"Line {differences[0].number} differs"
-        return f"{counted(len(differences), 'line')} differ"
+        if n == 1:
+            return _("Line %(number)s differs") % {"number": differences[0].number}
+        return ngettext("%(n)s line differs", "%(n)s lines differ", n) % {"n": n}
     if kind == "missing":
-        if len(differences) == 1:
-            return f"Leaves out line {differences[0].number}"
-        return f"Leaves out {counted(len(differences), 'line')}"
-    return f"{counted(len(differences), 'extra line')}"
+        if n == 1:
+            return _("Leaves out line %(number)s") % {"number": differences[0].number}
+        return ngettext("Leaves out %(n)s line", "Leaves out %(n)s lines", n) % {"n": n}
+    return ngettext("%(n)s extra line", "%(n)s extra lines", n) % {"n": n}
 
 
 def prediction_group(comparison: PredictionComparison) -> Group:
