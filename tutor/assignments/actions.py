@@ -8,6 +8,7 @@ from datetime import datetime
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext, ngettext
 
 from course.models import Block, Lesson
 from tutor.assignments.models import Assignment, Extension
@@ -22,12 +23,12 @@ class AssignmentRefused(Exception):
 
 def _check_dates(opens_at: datetime, due_at: datetime) -> None:
     if due_at <= opens_at:
-        raise AssignmentRefused("The due date must be after the opening date.")
+        raise AssignmentRefused(gettext("The due date must be after the opening date."))
 
 
 def _check_blocks(lesson: Lesson, blocks: list[Block]) -> None:
     if any(block.lesson_id != lesson.pk for block in blocks):
-        raise AssignmentRefused("Choose exercises of the assigned lesson only.")
+        raise AssignmentRefused(gettext("Choose exercises of the assigned lesson only."))
 
 
 QUIZ_SETTINGS = (
@@ -43,7 +44,7 @@ def _quiz_settings(given: dict) -> dict:
     defaults = {name: Assignment._meta.get_field(name).get_default() for name in QUIZ_SETTINGS}
     chosen = defaults | given
     if chosen["attempts_allowed"] < 1:
-        raise AssignmentRefused("Allow at least one attempt.")
+        raise AssignmentRefused(gettext("Allow at least one attempt."))
     if not chosen["quiz"] or not chosen["draw_count"]:
         chosen["draw_count"], chosen["draw_topics"] = None, []
     return chosen
@@ -56,12 +57,16 @@ def _items(lesson: Lesson, blocks: list[Block], settings: dict) -> list[Block]:
         _check_blocks(lesson, blocks)
         return blocks
     if not settings["draw_topics"]:
-        raise AssignmentRefused("Choose at least one topic to draw the questions from.")
+        raise AssignmentRefused(gettext("Choose at least one topic to draw the questions from."))
     pool = questions_on(lesson.course, settings["draw_topics"])
     if settings["draw_count"] > len(pool):
         raise AssignmentRefused(
-            f"The topics chosen offer {len(pool)} question{'' if len(pool) == 1 else 's'}: draw at most "
-            "that many, or choose more topics."
+            ngettext(
+                "The topics chosen offer %(n)s question: draw at most that many, or choose more topics.",
+                "The topics chosen offer %(n)s questions: draw at most that many, or choose more topics.",
+                len(pool),
+            )
+            % {"n": len(pool)}
         )
     return pool
 
@@ -172,9 +177,12 @@ def grant_extension(
     """A later due date for one student of the class; granting again moves it. Two grants
     at once leave one extension, with one of the two dates."""
     if not assignment.cohort.memberships.filter(student=student.pk).exists():
-        raise AssignmentRefused(f"{name_of(student)} is not in “{assignment.cohort.name}”.")
+        raise AssignmentRefused(
+            gettext("%(student)s is not in “%(class)s”.")
+            % {"student": name_of(student), "class": assignment.cohort.name}
+        )
     if due_at <= assignment.due_at:
-        raise AssignmentRefused("An extension must be after the assignment's due date.")
+        raise AssignmentRefused(gettext("An extension must be after the assignment’s due date."))
     for _ in range(2):
         try:
             with transaction.atomic():
@@ -186,10 +194,12 @@ def grant_extension(
                 return extension
         except IntegrityError:  # another grant inserted it between our look and our insert
             continue
-    raise AssignmentRefused("The extension could not be saved. Please try again.")
+    raise AssignmentRefused(gettext("The extension could not be saved. Please try again."))
 
 
 def withdraw_extension(*, assignment: Assignment, student: AbstractBaseUser) -> None:
     deleted, _ = Extension.objects.filter(assignment=assignment, student=student.pk).delete()
     if not deleted:
-        raise AssignmentRefused(f"{name_of(student)} has no extension on this assignment.")
+        raise AssignmentRefused(
+            gettext("%(student)s has no extension on this assignment.") % {"student": name_of(student)}
+        )

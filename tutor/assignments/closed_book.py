@@ -315,7 +315,7 @@ class ClosedBookMiddleware:
             return refuse(
                 request,
                 window,
-                "This closed-book assignment is open only from the room's computers.",
+                gettext("This closed-book assignment is open only from the room’s computers."),
             )
         if request.session.get(f"{SESSION_KEY}_seat") != window["pk"] and not take_seat(
             request, window
@@ -324,7 +324,9 @@ class ClosedBookMiddleware:
             return refuse(
                 request,
                 window,
-                "This closed-book assignment is open in another session: sign in again here to move it.",
+                gettext(
+                    "This closed-book assignment is open in another session: sign in again here to move it."
+                ),
                 user=user,
             )
         if is_open(window, match.namespace, name, view_kwargs):
@@ -343,5 +345,8 @@ class ClosedBookMiddleware:
                 refused = reswap(retarget(refused, "closest .practice-slot"), "innerHTML")
             return refused
         return refuse(
-            request, window, f"During this closed-book assignment only “{window['title']}” is open."
+            request,
+            window,
+            gettext("During this closed-book assignment only “%(title)s” is open.")
+            % {"title": window["title"]},
         )

@@ -4,6 +4,7 @@ a refusal instead. Late work is otherwise always accepted (and marked late)."""
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Q
+from django.utils.translation import gettext
 
 from course.models import Block
 from tutor.assignments.models import Assignment
@@ -25,8 +26,11 @@ def closed_to(user: AbstractBaseUser | AnonymousUser, block: Block) -> str | Non
     if closed is None:
         return None
     return (
-        f"Closed by your teacher: the assignment for “{closed.cohort.name}” no longer takes "
-        "work, so this cannot be sent. Ask your teacher if you need more time."
+        gettext(
+            "Closed by your teacher: the assignment for “%(class)s” no longer takes "
+            "work, so this cannot be sent. Ask your teacher if you need more time."
+        )
+        % {"class": closed.cohort.name}
     )
 
 

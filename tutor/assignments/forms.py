@@ -7,8 +7,8 @@ from datetime import timedelta
 from django import forms
 from django.contrib.auth.models import User
 from django.utils import timezone
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import ngettext
 
 from course.models import Block, Lesson
 from tutor import practice
@@ -19,15 +19,12 @@ from tutor.practice.questions.topics import course_topics, questions_on
 MINUTE = "%Y-%m-%dT%H:%M"
 
 
-def minute_field(label: str, help_text: str = "") -> forms.DateTimeField:
+def minute_field(label, help_text, *, required, invalid) -> forms.DateTimeField:
     return forms.DateTimeField(
         label=label,
         help_text=help_text,
         widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format=MINUTE),
-        error_messages={
-            "required": f"Give the {label.lower()}.",
-            "invalid": f"Write the {label.lower()} as a date and a time, e.g. 2026-12-05 17:00.",
-        },
+        error_messages={"required": required, "invalid": invalid},
     )
 
 
@@ -54,88 +51,98 @@ class AssignmentForm(forms.Form):
     lesson = forms.ModelChoiceField(
         queryset=Lesson.objects.none(),
         empty_label=None,
-        error_messages={"invalid_choice": "Choose one of the lessons in the list."},
+        error_messages={"invalid_choice": _("Choose one of the lessons in the list.")},
     )
     blocks = ItemsField(
         queryset=Block.objects.none(),
         required=False,
-        label="Exercises",
-        help_text="Leave them all unticked to set the whole lesson.",
-        error_messages={"invalid_choice": "Choose exercises of the assigned lesson only."},
+        label=_("Exercises"),
+        help_text=_("Leave them all unticked to set the whole lesson."),
+        error_messages={"invalid_choice": _("Choose exercises of the assigned lesson only.")},
     )
-    opens_at = minute_field("Opening date", "Students see the assignment from then on.")
-    due_at = minute_field("Due date", "Work done after it is accepted and marked late.")
+    opens_at = minute_field(
+        _("Opening date"),
+        _("Students see the assignment from then on."),
+        required=_("Give the opening date."),
+        invalid=_("Write the opening date as a date and a time, e.g. 2026-12-05 17:00."),
+    )
+    due_at = minute_field(
+        _("Due date"),
+        _("Work done after it is accepted and marked late."),
+        required=_("Give the due date."),
+        invalid=_("Write the due date as a date and a time, e.g. 2026-12-05 17:00."),
+    )
     closed_book = forms.BooleanField(
         required=False,
-        label="Closed-book",
-        help_text="From opening to due, its students reach only this assignment's items, in one "
-        "session each (signing in elsewhere ends the other).",
+        label=_("Closed-book"),
+        help_text=_("From opening to due, its students reach only this assignment's items, in one "
+        "session each (signing in elsewhere ends the other)."),
     )
     hidden_tests_after_due = forms.BooleanField(
         required=False,
-        label="Show hidden tests once due",
-        help_text="After a student's due date (their extension's, if any), the hidden tests of "
+        label=_("Show hidden tests once due"),
+        help_text=_("After a student's due date (their extension's, if any), the hidden tests of "
         "its code exercises show them what each checks and what it expected, as solving the "
-        "exercise does. Work sent after that is still accepted and marked late.",
+        "exercise does. Work sent after that is still accepted and marked late."),
     )
     hint_cost = forms.IntegerField(
         required=False,
         min_value=0,
         max_value=100,
-        label="Hint cost (%)",
-        help_text="Each hint (or piece of the solution) a student uses on an item costs this "
+        label=_("Hint cost (%)"),
+        help_text=_("Each hint (or piece of the solution) a student uses on an item costs this "
         "percentage of the item's score; 0 or empty: hints are free. Students read it beside "
-        "the hints.",
+        "the hints."),
         error_messages={
-            "invalid": "Write the hint cost as a whole number of percent, 0 to 100.",
-            "min_value": "The hint cost is at least 0%%.",
-            "max_value": "The hint cost is at most 100%%.",
+            "invalid": _("Write the hint cost as a whole number of percent, 0 to 100."),
+            "min_value": _("The hint cost is at least 0%%."),
+            "max_value": _("The hint cost is at most 100%%."),
         },
     )
     allowed_addresses = forms.CharField(
         required=False,
         widget=forms.Textarea(attrs={"rows": 3}),
-        label="Allowed addresses (closed-book)",
-        help_text="Optional: the room's addresses or networks, one a line (192.0.2.0/24); empty: anywhere.",
+        label=_("Allowed addresses (closed-book)"),
+        help_text=_("Optional: the room's addresses or networks, one a line (192.0.2.0/24); empty: anywhere."),
     )
 
     quiz = forms.BooleanField(
         required=False,
-        label="Give its questions as a quiz",
-        help_text="Students answer the questions in attempts of their own, with a score; the "
-        "items must be questions (none ticked: every question of the lesson).",
+        label=_("Give its questions as a quiz"),
+        help_text=_("Students answer the questions in attempts of their own, with a score; the "
+        "items must be questions (none ticked: every question of the lesson)."),
     )
     attempts_allowed = forms.IntegerField(
         min_value=1,
         max_value=20,
         initial=1,
         required=False,
-        label="Attempts allowed",
-        help_text="Quiz only: a student's score is their best submitted attempt's.",
-        error_messages={"min_value": "Allow at least one attempt.", "invalid": "Give a whole number of attempts."},
+        label=_("Attempts allowed"),
+        help_text=_("Quiz only: a student's score is their best submitted attempt's."),
+        error_messages={"min_value": _("Allow at least one attempt."), "invalid": _("Give a whole number of attempts.")},
     )
     time_limit = forms.IntegerField(
         min_value=1,
         max_value=24 * 60,
         required=False,
-        label="Time limit (minutes)",
-        help_text="Quiz only: from when a student starts an attempt, on the server's clock. Empty: none.",
-        error_messages={"min_value": "A time limit is at least one minute.", "invalid": "Give the minutes as a whole number."},
+        label=_("Time limit (minutes)"),
+        help_text=_("Quiz only: from when a student starts an attempt, on the server's clock. Empty: none."),
+        error_messages={"min_value": _("A time limit is at least one minute."), "invalid": _("Give the minutes as a whole number.")},
     )
     shuffle_questions = forms.BooleanField(
         required=False,
         initial=True,
-        label="Shuffle the questions",
-        help_text="Quiz only: each attempt has an order of its own.",
+        label=_("Shuffle the questions"),
+        help_text=_("Quiz only: each attempt has an order of its own."),
     )
     feedback = forms.ChoiceField(
         choices=Assignment.Feedback.choices,
         initial=Assignment.Feedback.AFTER_SUBMITTING,
         required=False,
-        label="Feedback",
-        help_text="Quiz only: when students see what was right. Right answers are shown after "
-        "submitting only once no attempts are left or the quiz is due.",
-        error_messages={"invalid_choice": "Choose when students see the feedback, from the list."},
+        label=_("Feedback"),
+        help_text=_("Quiz only: when students see what was right. Right answers are shown after "
+        "submitting only once no attempts are left or the quiz is due."),
+        error_messages={"invalid_choice": _("Choose when students see the feedback, from the list.")},
     )
 
     # A quiz drawn from the course's questions on some topics, instead of the lesson's.
@@ -171,7 +178,8 @@ class AssignmentForm(forms.Form):
                 ipaddress.ip_network(line, strict=False)
             except ValueError:
                 raise forms.ValidationError(
-                    f"“{line}” is not an address or a network (like 192.0.2.0/24)."
+                    gettext("“%(line)s” is not an address or a network (like 192.0.2.0/24).")
+                    % {"line": line}
                 ) from None
         return "\n".join(lines)
 
@@ -220,13 +228,14 @@ class AssignmentForm(forms.Form):
             if not_questions:
                 self.add_error(
                     "blocks",
-                    "A quiz holds questions only: untick "
-                    + ", ".join(f"“{item_label(b)}”" for b in not_questions)
-                    + ".",
+                    gettext("A quiz holds questions only: untick %(items)s.")
+                    % {"items": ", ".join(f"“{item_label(b)}”" for b in not_questions)},
                 )
             elif not blocks and data.get("draw_count") is None and not lesson.blocks.filter(kind__in=QUESTION_KINDS).exists():
                 self.add_error(
-                    "quiz", f"“{lesson.title}” has no questions to give as a quiz: choose another lesson."
+                    "quiz",
+                    gettext("“%(lesson)s” has no questions to give as a quiz: choose another lesson.")
+                    % {"lesson": lesson.title},
                 )
         self.clean_draw(data)
         data["attempts_allowed"] = data.get("attempts_allowed") or 1
@@ -234,7 +243,7 @@ class AssignmentForm(forms.Form):
         data["feedback"] = data.get("feedback") or Assignment.Feedback.AFTER_SUBMITTING
         opens_at, due_at = data.get("opens_at"), data.get("due_at")
         if opens_at and due_at and due_at <= opens_at:
-            self.add_error("due_at", "The due date must be after the opening date.")
+            self.add_error("due_at", gettext("The due date must be after the opening date."))
         return data
 
     def clean_draw(self, data: dict) -> None:
@@ -271,10 +280,13 @@ class ExtensionForm(forms.Form):
     student = forms.ModelChoiceField(
         queryset=User.objects.none(),
         empty_label=None,
-        error_messages={"invalid_choice": "Choose a student of this class."},
+        error_messages={"invalid_choice": _("Choose a student of this class.")},
     )
     due_at = minute_field(
-        "New due date", "Only for this student; the others keep the assignment's."
+        _("New due date"),
+        _("Only for this student; the others keep the assignment’s."),
+        required=_("Give the new due date."),
+        invalid=_("Write the new due date as a date and a time, e.g. 2026-12-05 17:00."),
     )
 
     def __init__(self, *args, students, assignment, **kwargs):
@@ -285,5 +297,5 @@ class ExtensionForm(forms.Form):
     def clean_due_at(self):
         due_at = self.cleaned_data["due_at"]
         if due_at <= self.assignment.due_at:
-            raise forms.ValidationError("An extension must be after the assignment's due date.")
+            raise forms.ValidationError(gettext("An extension must be after the assignment’s due date."))
         return due_at

@@ -15,6 +15,7 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.formats import date_format
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
@@ -107,7 +108,11 @@ def assignment_create(request: HttpRequest, pk: int) -> HttpResponse:
         except actions.AssignmentRefused as refused:
             form.add_error(None, str(refused))
         else:
-            messages.success(request, f"“{assignment.lesson.title}” is set for {cohort.name}.")
+            messages.success(
+                request,
+                _("“%(lesson)s” is set for %(class)s.")
+                % {"lesson": assignment.lesson.title, "class": cohort.name},
+            )
             return redirect(assignment_url(assignment))
     return form_response(request, cohort, form, status=400)
 
@@ -150,7 +155,7 @@ def assignment_edit(request: HttpRequest, pk: int, assignment_pk: int) -> HttpRe
         except actions.AssignmentRefused as refused:
             form.add_error(None, str(refused))
         else:
-            messages.success(request, "The assignment is saved.")
+            messages.success(request, _("The assignment is saved."))
             return redirect(assignment_url(assignment))
     return form_response(request, cohort, form, assignment=assignment, status=400)
 
@@ -218,16 +223,16 @@ def assignment_close(request: HttpRequest, pk: int, assignment_pk: int) -> HttpR
     cohort, assignment = class_assignment(request, pk, assignment_pk)
     choice = request.POST.get("closed")
     if choice not in ("yes", "no"):
-        message = "Say whether to close the assignment (closed=yes) or reopen it (closed=no)."
+        message = _("Say whether to close the assignment (closed=yes) or reopen it (closed=no).")
         if wants_partial(request):
             return refusal(request, message, into="assignment-state-message", status=400)
         messages.error(request, message)
         return redirect(assignment_url(assignment))
     actions.set_closed(assignment=assignment, closed=choice == "yes")
     said = (
-        "Closed: its students can no longer send work on it."
+        _("Closed: its students can no longer send work on it.")
         if assignment.is_closed
-        else "Reopened: students can send work again (after the due date, it is marked late)."
+        else _("Reopened: students can send work again (after the due date, it is marked late).")
     )
     if not wants_partial(request):
         messages.success(request, said)
@@ -243,7 +248,9 @@ def assignment_delete(request: HttpRequest, pk: int, assignment_pk: int) -> Http
     title = assignment.lesson.title
     actions.delete_assignment(assignment=assignment)
     messages.success(
-        request, f"The assignment of “{title}” is deleted. Your students' work is kept."
+        request,
+        _("The assignment of “%(lesson)s” is deleted. Your students’ work is kept.")
+        % {"lesson": title},
     )
     url = reverse("tutor:assignment_list", args=[cohort.pk])
     if wants_partial(request):
@@ -288,7 +295,7 @@ def extension_grant(request: HttpRequest, pk: int, assignment_pk: int) -> HttpRe
         )
         return response
     due = date_format(timezone.localtime(form.cleaned_data["due_at"]), "j M Y, H:i T")
-    said = f"{name_of(student)} now has until {due}."
+    said = _("%(student)s now has until %(due)s.") % {"student": name_of(student), "due": due}
     if not wants_partial(request):
         messages.success(request, said)
         return redirect(assignment_url(assignment))
@@ -312,7 +319,7 @@ def extension_withdraw(
             return refusal(request, str(refused), into="extension-message", status=400)
         messages.error(request, str(refused))
         return redirect(assignment_url(assignment))
-    said = f"{name_of(student)} is due at the assignment's date again."
+    said = _("%(student)s is due at the assignment's date again.") % {"student": name_of(student)}
     if not wants_partial(request):
         messages.success(request, said)
         return redirect(assignment_url(assignment))
