@@ -3,6 +3,7 @@ identity then signs them into that account, with its work."""
 
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.utils.translation import gettext
 from lti_tool.models import LtiUser
 
 from lti.models import ScoreSync
@@ -24,17 +25,19 @@ def link_account(*, lms_account: User, existing: User) -> None:
     """Move the LMS identity (and the classes it joined through the LMS) onto `existing`.
     Refused when the LMS-made account already holds work: nothing is ever left behind."""
     if not is_made_by_lms(lms_account):
-        raise LinkRefused("This account is already a Parsnip account of its own.")
+        raise LinkRefused(gettext("This account is already a Parsnip account of its own."))
     if existing.pk == lms_account.pk or is_made_by_lms(existing):
-        raise LinkRefused("Sign in with the Parsnip account you had before.")
+        raise LinkRefused(gettext("Sign in with the Parsnip account you had before."))
     identities = LtiUser.objects.select_for_update().filter(auth_user=lms_account)
     registrations = set(identities.values_list("registration_id", flat=True))
     if LtiUser.objects.filter(auth_user=existing, registration_id__in=registrations).exists():
-        raise LinkRefused("That Parsnip account is already linked to an account of this LMS.")
+        raise LinkRefused(gettext("That Parsnip account is already linked to an account of this LMS."))
     if LessonProgress.objects.filter(user=lms_account).exists():
         raise LinkRefused(
-            "You have already worked in Parsnip from your LMS, so this account cannot be linked: "
-            "ask your teacher, who can see your work in both."
+            gettext(
+                "You have already worked in Parsnip from your LMS, so this account cannot be linked: "
+                "ask your teacher, who can see your work in both."
+            )
         )
     identities.update(auth_user=existing)
     for membership in Membership.objects.filter(student=lms_account):

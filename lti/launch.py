@@ -11,6 +11,7 @@ from django.contrib.auth.models import Group, User
 from django.db import IntegrityError, transaction
 from django.http import HttpRequest
 from django.urls import reverse
+from django.utils.translation import gettext
 from django.utils.translation import gettext as _
 from lti_tool.models import (
     LtiContext,
@@ -301,7 +302,7 @@ def oidc_login(request, registration_uuid):
     params = request.POST if request.method == "POST" else request.GET
     target = params.get("target_link_uri")
     if not target:
-        raise LaunchRefused("The LMS did not say which Parsnip page to open.")
+        raise LaunchRefused(gettext("The LMS did not say which Parsnip page to open."))
     if not is_launch_url(request, target):
         raise LaunchRefused(
             _("The LMS asked to open %(target)s, which is not a Parsnip launch address.")
@@ -311,7 +312,9 @@ def oidc_login(request, registration_uuid):
     try:
         return login.redirect(target)
     except (LtiException, OIDCException) as error:
-        raise LaunchRefused(f"This LMS is not registered with Parsnip ({error}).") from error
+        raise LaunchRefused(
+            gettext("This LMS is not registered with Parsnip (%(error)s).") % {"error": error}
+        ) from error
 
 
 def validate(request) -> LtiLaunch:
@@ -329,7 +332,9 @@ def validate(request) -> LtiLaunch:
             raise StateCookieMissing(str(error), login) from error
         raise LaunchRefused(str(error)) from error
     except Exception as error:  # pylti1p3 lets PyJWT's and requests' errors through
-        raise LaunchRefused(f"The launch could not be checked ({type(error).__name__}).") from error
+        raise LaunchRefused(
+            gettext("The launch could not be checked (%(error)s).") % {"error": type(error).__name__}
+        ) from error
     return LtiLaunch(message_launch)
 
 
@@ -483,7 +488,7 @@ def account_for(lti_user: LtiUser) -> User:
     given, _, family = (lti_user.name or "").partition(" ")
     if LtiUser.objects.filter(auth_user__username=f"lms-{digest}").exclude(pk=lti_user.pk).exists():
         raise LaunchRefused(
-            "This LMS account's Parsnip name is taken; ask Parsnip's administrator."
+            gettext("This LMS account’s Parsnip name is taken; ask Parsnip’s administrator.")
         )
     user, _ = User.objects.get_or_create(
         username=f"lms-{digest}",
@@ -585,11 +590,11 @@ def registration_urls(registration: LtiRegistration, build) -> dict[str, str]:
     from django.urls import reverse
 
     return {
-        "Login initiation URL (OpenID Connect)": build(
+        gettext("Login initiation URL (OpenID Connect)"): build(
             reverse("lti:login", args=[registration.uuid])
         ),
-        "Redirect URI / launch URL": build(reverse("lti:launch")),
-        "Deep Linking URL": build(reverse("lti:launch")),
-        "Public keyset URL (JWKS)": build(reverse("lti:jwks")),
-        "Client ID (the LMS gives it)": registration.client_id or "—",
+        gettext("Redirect URI / launch URL"): build(reverse("lti:launch")),
+        gettext("Deep Linking URL"): build(reverse("lti:launch")),
+        gettext("Public keyset URL (JWKS)"): build(reverse("lti:jwks")),
+        gettext("Client ID (the LMS gives it)"): registration.client_id or "—",
     }

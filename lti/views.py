@@ -15,6 +15,8 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonRes
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -89,12 +91,14 @@ def launch_view(request: HttpRequest) -> HttpResponse:
     except launch.StateCookieMissing as error:
         return state_cookie_missing(request, error)
     except launch.LaunchRefused as error:
-        return refused(request, f"Parsnip could not accept this launch from your LMS: {error}")
+        return refused(
+            request, _("Parsnip could not accept this launch from your LMS: %(error)s") % {"error": error}
+        )
     if not (lti_launch.is_resource_launch or lti_launch.is_deep_link_launch):
         # Before anything is stored: a submission review or data privacy launch signs nobody in.
-        return refused(request, "Parsnip does not handle this kind of LMS message.", status=400)
+        return refused(request, _("Parsnip does not handle this kind of LMS message."), status=400)
     if lti_launch.is_deep_link_launch and not launch.is_instructor(lti_launch):
-        return refused(request, "Only a teacher of the LMS course can add Parsnip links to it.")
+        return refused(request, _("Only a teacher of the LMS course can add Parsnip links to it."))
     try:
         with transaction.atomic():  # a refused link leaves no account, class or seat behind
             user, link, context = launch.sign_in_data(lti_launch)
@@ -103,7 +107,7 @@ def launch_view(request: HttpRequest) -> HttpResponse:
                 lesson, _assignment = launch.lesson_of_link(lti_launch, context)
                 if lesson is None:
                     raise launch.LinkRefused(
-                        "This link does not point at a Parsnip lesson. Ask your teacher to add it again."
+                        _("This link does not point at a Parsnip lesson. Ask your teacher to add it again.")
                     )
     except launch.LaunchRefused as error:
         return refused(request, str(error), status=error.status)
@@ -129,7 +133,10 @@ def launch_view(request: HttpRequest) -> HttpResponse:
     if accounts.is_made_by_lms(user) and not user.lesson_progress.exists():
         messages.info(
             request,
-            "Had a Parsnip account before? Link it (once): Link my Parsnip account, at the top of the Classes page.",
+            _(
+                "Had a Parsnip account before? Link it (once): Link my Parsnip account, at the top "
+                "of the Classes page."
+            ),
         )
         request.session["lti-link-next"] = lesson.get_absolute_url()
     return redirect(lesson.get_absolute_url())
@@ -163,14 +170,14 @@ def deep_link(request: HttpRequest) -> HttpResponse:
     )
     error = ""
     if request.method == "POST":
-        kind, _, pk = request.POST.get("target", "").partition(":")
+        kind, _colon, pk = request.POST.get("target", "").partition(":")
         chosen = None
         if pk.isdigit() and kind == "lesson":
             chosen = lessons.filter(pk=int(pk)).first()
         elif pk.isdigit() and kind == "assignment":
             chosen = assignments.filter(pk=int(pk)).first()
         if chosen is None:
-            error = "Choose a lesson or an assignment."
+            error = _("Choose a lesson or an assignment.")
         else:
             return deep_link_answer(request, data, chosen)
     return TemplateResponse(
@@ -301,7 +308,11 @@ def class_grades(request: HttpRequest, pk: int) -> TemplateResponse:
 def resync_class(request: HttpRequest, pk: int) -> HttpResponseRedirect:
     cohort = taught_class(request, pk)
     count = grades.resync(ScoreSync.objects.filter(line_item__context__class_link__cohort=cohort))
-    messages.success(request, f"{count} grade{'s' if count != 1 else ''} queued to be sent again.")
+    messages.success(
+        request,
+        ngettext("%(n)s grade queued to be sent again.", "%(n)s grades queued to be sent again.", count)
+        % {"n": count},
+    )
     return redirect("lti:class_grades", pk=cohort.pk)
 
 
@@ -313,7 +324,8 @@ def resync_one(request: HttpRequest, pk: int, sync_pk: int) -> HttpResponseRedir
     grades.resync(ScoreSync.objects.filter(pk=sync.pk))
     messages.success(
         request,
-        f"{sync.user.get_full_name() or sync.user.username}'s grade queued to be sent again.",
+        _("%(student)s’s grade queued to be sent again.")
+        % {"student": sync.user.get_full_name() or sync.user.username},
     )
     return redirect("lti:class_grades", pk=cohort.pk)
 
@@ -324,11 +336,11 @@ def sync_roster(request: HttpRequest, pk: int) -> HttpResponseRedirect:
     cohort = taught_class(request, pk)
     links = list(roster.readable().filter(cohort=cohort))
     if not links:
-        messages.error(request, "None of this class's LMS courses lets Parsnip read its roster.")
+        messages.error(request, _("None of this class’s LMS courses lets Parsnip read its roster."))
     for link in links:
         roster.enqueue_sync(link.pk)
     if links:
-        messages.success(request, "The roster is being read from the LMS; reload in a moment.")
+        messages.success(request, _("The roster is being read from the LMS; reload in a moment."))
     return redirect("lti:class_grades", pk=cohort.pk)
 
 
@@ -339,7 +351,7 @@ def link_account(request: HttpRequest) -> HttpResponse:
     """Sign in once with the Parsnip account you had: your LMS identity then opens it."""
     if not accounts.is_made_by_lms(request.user):
         return refused(
-            request, "Only an account your LMS made can be linked to another.", status=400
+            request, _("Only an account your LMS made can be linked to another."), status=400
         )
     error = ""
     if request.method == "POST":
@@ -353,7 +365,7 @@ def link_account(request: HttpRequest) -> HttpResponse:
             else None
         )
         if existing is None:
-            error = "That username and password do not match a Parsnip account."
+            error = _("That username and password do not match a Parsnip account.")
         else:
             try:
                 accounts.link_account(lms_account=request.user, existing=existing)
@@ -366,7 +378,8 @@ def link_account(request: HttpRequest) -> HttpResponse:
                 if framed:
                     request.session[framing.SESSION_KEY] = framed
                 messages.success(
-                    request, f"Linked: your LMS now opens Parsnip as {existing.get_username()}."
+                    request,
+                    _("Linked: your LMS now opens Parsnip as %(name)s.") % {"name": existing.get_username()},
                 )
                 return redirect(next_url or "tutor:catalogue")
     return TemplateResponse(
