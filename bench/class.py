@@ -282,22 +282,82 @@ def report_cpu(before: dict[str, float], after: dict[str, float], wall: float) -
 
 
 IDLE_SECONDS = 5
+CPUACCT = "/sys/fs/cgroup/cpuacct"
 
 
-def served_cpu(parts: dict[str, float], pg: bool) -> float:
-    """The server's share of a phase's CPU seconds: the web server's and the worker's
-    processes and their children (the sandboxes); PostgreSQL and Redis too when they are
-    the deployment's (--pg, --fault), not with SQLite, where they are the machine's others'."""
-    return parts["web"] + parts["worker"] + (parts["postgres"] + parts["redis"] if pg else 0)
+class ServedCpu:
+    """CPU seconds so far of everything `make serve` (pid `server`) started: the web server,
+    the worker and the sandboxes, counted by a cgroup v1 cpuacct group of their own. /proc
+    alone cannot: the sandbox's fork server ignores SIGCHLD, so a run's processes are reaped
+    by the kernel and their time is in no live process's counters once they end. Where no
+    such group can be made, the /proc figures of the web server and the worker, without the
+    ended runs (`whole` says which)."""
+
+    def __init__(self, server: int) -> None:
+        self.server = server
+        self.dir = f"{CPUACCT}/parsnip-bench-{os.getpid()}"
+        try:
+            os.mkdir(self.dir)
+            self.whole = True
+        except OSError:
+            self.whole = False
+        self.gather()
+
+    def gather(self) -> None:
+        """Move every process of the served tree into the group (their children are born in it)."""
+        if not self.whole:
+            return
+        for pid in served_pids(self.server):
+            with contextlib.suppress(OSError), open(f"{self.dir}/cgroup.procs", "w") as f:
+                f.write(str(pid))  # fails for one that has ended since: nothing to count
+
+    def seconds(self) -> float:
+        if not self.whole:
+            parts = cpu_seconds_by_part(self.server)
+            return parts["web"] + parts["worker"]
+        self.gather()
+        with open(f"{self.dir}/cpuacct.usage") as f:
+            return int(f.read()) / 1e9
+
+    def close(self) -> None:
+        if not self.whole:
+            return
+        with open(f"{self.dir}/cgroup.procs") as f:
+            left = f.read().split()
+        for pid in left:  # back where they came from, so the group can go
+            with contextlib.suppress(OSError), open(f"{CPUACCT}/cgroup.procs", "w") as f:
+                f.write(pid)
+        with contextlib.suppress(OSError):
+            os.rmdir(self.dir)
 
 
-def idle_cpu(server: int, *, seconds: float) -> dict[str, float]:
+def served_pids(server: int) -> list[int]:
+    """`server` and every process under it."""
+    parents = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    stat = f.read()
+            except OSError:
+                continue
+            parents[int(entry)] = int(stat[stat.rindex(")") + 2 :].split()[1])
+    tree, grown = {server}, True
+    while grown:
+        grown = False
+        for pid, parent in parents.items():
+            if parent in tree and pid not in tree:
+                tree.add(pid)
+                grown = True
+    return sorted(tree)
+
+
+def idle_cpu(served: ServedCpu, *, seconds: float) -> float:
     """CPU seconds a second the served processes take with no learner clicking (the worker
     asks its broker for tasks, gunicorn's workers beat): a phase's floor, for its wall time."""
-    before = cpu_seconds_by_part(server)
+    before = served.seconds()
     time.sleep(seconds)
-    after = cpu_seconds_by_part(server)
-    return {part: (after[part] - before[part]) / seconds for part in after}
+    return (served.seconds() - before) / seconds
 
 
 def create_learners(n: int) -> list[str]:
@@ -372,7 +432,7 @@ def main() -> None:
 
 
 def compare_browser_runs(n: int, takes: int, learners: list[Learner], spent_in: dict,
-                         idle: dict[str, float], *, pg: bool) -> None:
+                         idle: float, *, pg: bool, whole: bool) -> None:
     """What the server spent on the class's runs made on it and made in the browser, per
     learner, and that every browser run was kept as the learner's, with what it printed."""
     from tutor.models import Run
@@ -383,16 +443,20 @@ def compare_browser_runs(n: int, takes: int, learners: list[Learner], spent_in: 
     said = sum(learner.recorded for learner in learners)
     print(f"browser  runs kept {kept.count()} (expected {n * takes}), answered as recorded {said}, "
           f"{kept.count() - len(wrong)} with the learner's own code and output")
-    server, browser = (served_cpu(spent_in[name], pg) for name in ("run", "browser"))
-    floor = {name: served_cpu(idle, pg) * spent_in[name]["wall"] for name in ("run", "browser")}
-    print(f"idle     served processes {served_cpu(idle, pg):.3f} CPU s a second with nobody "
-          f"clicking (over {IDLE_SECONDS} s): {floor['run']:.2f} s of the run phase, "
-          f"{floor['browser']:.2f} s of the browser phase")
-    print(f"cpu      server's CPU per learner for {takes} Run(s) each: on the server "
-          f"{server / n * 1000:.0f} ms (web {spent_in['run']['web'] / n * 1000:.0f}, worker "
-          f"{spent_in['run']['worker'] / n * 1000:.0f}), in the browser {browser / n * 1000:.0f} ms "
-          f"(web {spent_in['browser']['web'] / n * 1000:.0f}, worker "
-          f"{spent_in['browser']['worker'] / n * 1000:.0f}); server / browser "
+    # PostgreSQL and Redis are the server's too when they are the deployment's (--pg, --fault);
+    # with SQLite (in the served processes) those on the machine are other people's.
+    databases = {name: spent_in[name]["postgres"] + spent_in[name]["redis"] if pg else 0.0
+                 for name in ("run", "browser")}
+    server, browser = (spent_in[name]["served"] + databases[name] for name in ("run", "browser"))
+    floor = {name: idle * spent_in[name]["wall"] for name in ("run", "browser")}
+    print(f"idle     served processes {idle:.3f} CPU s a second with nobody clicking (over "
+          f"{IDLE_SECONDS} s): {floor['run']:.2f} s of the run phase, {floor['browser']:.2f} s of "
+          f"the browser phase")
+    counted = ("web server, worker and sandboxes (cpuacct cgroup)" if whole else
+               "web server and worker from /proc, WITHOUT the sandboxes' runs (no cgroup)")
+    print(f"cpu      server's CPU per learner for {takes} Run(s) each ({counted}"
+          f"{', PostgreSQL, Redis' if pg else ''}): on the server {server / n * 1000:.0f} ms, "
+          f"in the browser {browser / n * 1000:.0f} ms; server / browser "
           f"{server / browser if browser > 0 else float('inf'):.1f}x")
 
 
@@ -543,13 +607,16 @@ def class_through(site: Site, args, fault: "Fault | None") -> None:
     server = site.server.pid
 
     spent_in: dict[str, dict[str, float]] = {}  # phase: CPU seconds by part
+    served = ServedCpu(server)
 
     def phase(name: str, action) -> None:
-        before, started = cpu_seconds_by_part(server), time.perf_counter()
+        before, whole, started = cpu_seconds_by_part(server), served.seconds(), time.perf_counter()
         report(name, n, *at_once(learners, action))
         after, wall = cpu_seconds_by_part(server), time.perf_counter() - started
+        whole = served.seconds() - whole
         report_cpu(before, after, wall)
-        spent_in[name] = {part: after[part] - before[part] for part in after} | {"wall": wall}
+        spent_in[name] = {part: after[part] - before[part] for part in after} | {
+            "wall": wall, "served": whole}
 
     phase("open", Learner.open_lesson)
     edits = {"run": edit_snippet, "submit": edit_exercise}  # --trail: the typing before each
@@ -573,7 +640,7 @@ def class_through(site: Site, args, fault: "Fault | None") -> None:
                 purpose=purpose, in_browser=False, created_at__gte=since)}
             printed.update({(learner.username, take): by_code[snippet.code + edit(learner, take)]
                             for learner in learners for take in range(takes)})
-            idle = idle_cpu(server, seconds=IDLE_SECONDS)
+            idle = idle_cpu(served, seconds=IDLE_SECONDS)
             phase("browser", ran_in_browser)
 
     deadline = time.monotonic() + 30
@@ -607,7 +674,9 @@ def class_through(site: Site, args, fault: "Fault | None") -> None:
         print(f"trail    trails {Trail.objects.count()} (expected {2 * n}), "
               f"writes {TrailChunk.objects.count()} (expected {4 * n}: a batch and a moment each)")
     if args.browser_runs:
-        compare_browser_runs(n, takes, learners, spent_in, idle, pg=bool(args.pg or fault))
+        compare_browser_runs(n, takes, learners, spent_in, idle, pg=bool(args.pg or fault),
+                             whole=served.whole)
+    served.close()
     one, floor = sandbox_floor(n, snippet.code)
     one_grading, grading_floor = grading_floor_of(n, exercise)
     print(f"floor    one sandbox run {one * 1000:.1f} ms; {n} runs / {os.cpu_count()} cores = "
