@@ -7,7 +7,11 @@ For each repetition, in a fresh browser profile (nothing cached):
   click to "Python is ready", unthrottled and on a throttled connection (CDP network
   emulation: THROTTLE below);
 - warm runs: click -> output on the page, for each snippet of the seed lesson, in the
-  browser and on the server, in turn (so both see the same machine), ROUNDS times; p50/p95.
+  browser and on the server, in turn (so both see the same machine), ROUNDS times; p50/p95;
+- second visit: a new page in the same browser profile (its HTTP cache kept, as when the
+  learner comes back to the lesson another day): the bytes that went over the network to
+  load Python (goal: none, every file from the cache) and the time from the first Run's
+  click to "Python is ready".
 
     .venv/bin/python bench/browser_run.py [--repeat 3] [--rounds 10]
 
@@ -79,6 +83,35 @@ def log_in(page, url: str, username: str) -> None:
     page.wait_for_url(lambda u: "/accounts/login/" not in u)
 
 
+def python_files(page, details: list | None = None) -> dict[str, int]:
+    """Filled as the page loads Python: each file's URL and the bytes it took over the
+    network (body as sent, compressed, and headers). `details`, if given, gets each file's
+    name, status, body and header bytes."""
+    fetched = {}
+
+    def finished(request):
+        if "/vendor/pyodide-" in request.url or "python-worker" in request.url or "python.json" in request.url:
+            sizes = request.sizes()
+            body, headers = max(0, sizes["responseBodySize"]), max(0, sizes["responseHeadersSize"])
+            fetched[request.url] = body + headers
+            if details is not None:
+                response = request.response()
+                details.append((request.url.rsplit("/", 1)[1].split("?")[0],
+                                response.status if response else None, body, headers))
+
+    page.on("requestfinished", finished)
+    return fetched
+
+
+def click_until_ready(page, key: str) -> float:
+    """ms from the first Run's click to "Python is ready" on the page."""
+    status = page.locator(f"#snippet-{key}-practice .browser-python-status")
+    started = time.perf_counter()
+    page.locator(f"#snippet-{key}-practice .run-button").click()
+    status.filter(has_text="Python is ready").wait_for()
+    return (time.perf_counter() - started) * 1000
+
+
 def first_load(browser, url: str, username: str, keys: list[str], *, throttle: bool):
     """(bytes, ms) from the first Run's click to Python ready; the page, ready for warm runs."""
     context = browser.new_context(base_url=url)
@@ -86,26 +119,29 @@ def first_load(browser, url: str, username: str, keys: list[str], *, throttle: b
     page.set_default_timeout(LOADING_MS)
     log_in(page, url, username)
     page.goto(SEED)
-    fetched = {}
-
-    def finished(request):
-        if "/vendor/pyodide-" in request.url or "python-worker" in request.url or "python.json" in request.url:
-            sizes = request.sizes()
-            fetched[request.url] = sizes["responseBodySize"] + sizes["responseHeadersSize"]
-
-    page.on("requestfinished", finished)
+    fetched = python_files(page)
     cdp = context.new_cdp_session(page)
     if throttle:
         cdp.send("Network.enable")
         cdp.send("Network.emulateNetworkConditions", THROTTLE)
-    status = page.locator(f"#snippet-{keys[0]}-practice .browser-python-status")
-    started = time.perf_counter()
-    page.locator(f"#snippet-{keys[0]}-practice .run-button").click()
-    status.filter(has_text="Python is ready").wait_for()
-    ms = (time.perf_counter() - started) * 1000
+    ms = click_until_ready(page, keys[0])
     if throttle:
         cdp.send("Network.emulateNetworkConditions", {**THROTTLE, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
     return sum(fetched.values()), ms, len(fetched), context, page
+
+
+def second_visit(context, keys: list[str]) -> tuple[int, float, list]:
+    """A new page of the lesson in the same profile, after the first page is closed: (bytes
+    over the network, ms from the first Run's click to Python ready, each file's details)."""
+    page = context.new_page()
+    page.set_default_timeout(LOADING_MS)
+    page.goto(SEED)
+    details = []
+    fetched = python_files(page, details)
+    ms = click_until_ready(page, keys[0])
+    page.wait_for_load_state("networkidle")  # every file's requestfinished has been seen
+    page.close()
+    return sum(fetched.values()), ms, details
 
 
 def warm_runs(page, keys: list[str], rounds: int) -> tuple[list[float], list[float]]:
@@ -144,16 +180,21 @@ def main() -> None:
         for repetition in range(args.repeat):
             size, fast_ms, files, context, page = first_load(browser, site.url, username, keys, throttle=False)
             browser_ms, server_ms = warm_runs(page, keys, args.rounds)
+            page.close()  # the learner leaves; the profile and its cache stay
+            again_size, again_ms, again_files = second_visit(context, keys)
+            print("second visit's files (name, status, body bytes, header bytes):", again_files)
             context.close()
             slow_size, slow_ms, _, context, _ = first_load(browser, site.url, username, keys, throttle=True)
             context.close()
             rows.append((size, fast_ms, slow_ms, p95(browser_ms), statistics.median(browser_ms),
-                         p95(server_ms), statistics.median(server_ms)))  # fmt: skip
+                         p95(server_ms), statistics.median(server_ms), again_size, again_ms))  # fmt: skip
             print(f"run {repetition + 1}: first load {size / 1e6:.2f} MB in {files} files, "
                   f"{fast_ms:.0f} ms unthrottled, {slow_ms:.0f} ms throttled ({slow_size / 1e6:.2f} MB); "
                   f"warm click -> output over {len(browser_ms)} runs of {len(keys)} snippets: "
                   f"browser p50 {rows[-1][4]:.0f} ms p95 {rows[-1][3]:.0f} ms, "
-                  f"server p50 {rows[-1][6]:.0f} ms p95 {rows[-1][5]:.0f} ms", flush=True)
+                  f"server p50 {rows[-1][6]:.0f} ms p95 {rows[-1][5]:.0f} ms; second visit "
+                  f"{again_size} bytes over the network for {len(again_files)} files, ready in "
+                  f"{again_ms:.0f} ms", flush=True)
         browser.close()
         playwright.stop()
     column = lambda n: [row[n] for row in rows]  # noqa: E731
@@ -161,6 +202,8 @@ def main() -> None:
     print(f"first load bytes (MB):            {spread([b / 1e6 for b in column(0)], 2)}")
     print(f"first load, unthrottled (ms):     {spread(column(1))}")
     print(f"first load, 10 Mbit/s 40 ms (ms): {spread(column(2))}")
+    print(f"second visit, bytes over network: {spread(column(7))}   goal 0 (all from the cache)")
+    print(f"second visit, to ready (ms):      {spread(column(8))}")
     print(f"warm browser run p95 (ms):        {spread(column(3))}   goal <= 100")
     print(f"warm server run p95 (ms):         {spread(column(5))}")
     ratio = [server / browser for browser, server in zip(column(3), column(5), strict=True)]
