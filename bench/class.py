@@ -21,9 +21,11 @@ reports the same K runs of their code as run in the browser (static/js/browser-r
 request to run, then one POST of the runs' records, code, input, output, status, to
 tutor:browser_runs_record, a batch of at most 10; a learner who clicks K times within its 3
 s sends one). The output is what the server's run of that code printed (the parity test
-holds them equal). The server's CPU seconds (the web server's and the worker's processes
-with their children, sandboxes included, from /proc) over each phase, per learner, are
-printed for both, with their ratio, and every run is checked recorded. Compare the two as
+holds them equal). The server's CPU seconds over each phase (everything `make serve`
+started: the web server, the worker and the sandboxes, counted by a cpuacct cgroup the
+benchmark moves them into), per learner, are printed for both, less the served processes'
+idle CPU for the phase's wall time beside them, with their ratio; and every run is checked
+recorded. Compare the two as
 the issue asks: what Runs cost the server when it runs them, and when it only keeps them.
 
 With --trail, every learner also edits as trail.js records it (tutor/trail/): an `edit`
@@ -50,6 +52,7 @@ the same for gradings).
 import harness  # noqa: F401, I001  -- first: it fixes sys.path (see bench/harness.py)
 
 import argparse
+import atexit
 import contextlib
 import json
 import os
@@ -301,6 +304,7 @@ class ServedCpu:
             self.whole = True
         except OSError:
             self.whole = False
+        atexit.register(self.close)  # the group goes even if the benchmark stops half-way
         self.gather()
 
     def gather(self) -> None:
@@ -320,7 +324,7 @@ class ServedCpu:
             return int(f.read()) / 1e9
 
     def close(self) -> None:
-        if not self.whole:
+        if not self.whole or not os.path.isdir(self.dir):
             return
         with open(f"{self.dir}/cgroup.procs") as f:
             left = f.read().split()
