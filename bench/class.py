@@ -23,9 +23,8 @@ tutor:browser_runs_record, a batch of at most 10; a learner who clicks K times w
 s sends one). The output is what the server's run of that code printed (the parity test
 holds them equal). The server's CPU seconds over each phase (everything `make serve`
 started: the web server, the worker and the sandboxes, counted by a cpuacct cgroup the
-benchmark moves them into), per learner, are printed for both, less the served processes'
-idle CPU for the phase's wall time beside them, with their ratio; and every run is checked
-recorded. Compare the two as
+benchmark moves them into), per learner, are printed for both, with the served processes' idle CPU over the phase's
+wall time beside them and the ratio of the two; and every run is checked recorded. Compare the two as
 the issue asks: what Runs cost the server when it runs them, and when it only keeps them.
 
 With --trail, every learner also edits as trail.js records it (tutor/trail/): an `edit`
