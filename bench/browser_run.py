@@ -7,7 +7,12 @@ For each repetition, in a fresh browser profile (nothing cached):
   click to "Python is ready", unthrottled and on a throttled connection (CDP network
   emulation: THROTTLE below);
 - warm runs: click -> output on the page, for each snippet of the seed lesson, in the
-  browser and on the server, in turn (so both see the same machine), ROUNDS times; p50/p95.
+  browser and on the server, in turn (so both see the same machine), ROUNDS times; p50/p95;
+- second visit: a new page in the same browser profile (its HTTP cache kept, as when the
+  learner comes back to the lesson another day): the requests for Python's files that
+  reached the server (gunicorn's access log) and the body bytes the browser received for
+  them (goal: none, every file from the cache), and the time from the first Run's click to
+  "Python is ready".
 
     .venv/bin/python bench/browser_run.py [--repeat 3] [--rounds 10]
 
@@ -16,8 +21,11 @@ Goal (issue 41): a warm browser run's click -> output p95 <= 100 ms.
 
 import argparse
 import os
+import shutil
 import statistics
+import tempfile
 import time
+from pathlib import Path
 
 import harness  # noqa: F401, I001  -- first: it fixes sys.path (see bench/harness.py)
 
@@ -79,6 +87,38 @@ def log_in(page, url: str, username: str) -> None:
     page.wait_for_url(lambda u: "/accounts/login/" not in u)
 
 
+PYTHON_FILES = ("/vendor/pyodide-", "python-worker", "python.json")
+
+
+def python_files(page, details: list | None = None) -> dict[str, int]:
+    """Filled as the page loads Python: each file's URL and the bytes it took over the
+    network (body as sent, compressed, and headers). `details`, if given, gets each file's
+    name, status, body and header bytes."""
+    fetched = {}
+
+    def finished(request):
+        if any(part in request.url for part in PYTHON_FILES):
+            sizes = request.sizes()
+            body, headers = max(0, sizes["responseBodySize"]), max(0, sizes["responseHeadersSize"])
+            fetched[request.url] = body + headers
+            if details is not None:
+                response = request.response()
+                details.append((request.url.rsplit("/", 1)[1].split("?")[0],
+                                response.status if response else None, body, headers))
+
+    page.on("requestfinished", finished)
+    return fetched
+
+
+def click_until_ready(page, key: str) -> float:
+    """ms from the first Run's click to "Python is ready" on the page."""
+    status = page.locator(f"#snippet-{key}-practice .browser-python-status")
+    started = time.perf_counter()
+    page.locator(f"#snippet-{key}-practice .run-button").click()
+    status.filter(has_text="Python is ready").wait_for()
+    return (time.perf_counter() - started) * 1000
+
+
 def first_load(browser, url: str, username: str, keys: list[str], *, throttle: bool):
     """(bytes, ms) from the first Run's click to Python ready; the page, ready for warm runs."""
     context = browser.new_context(base_url=url)
@@ -86,26 +126,34 @@ def first_load(browser, url: str, username: str, keys: list[str], *, throttle: b
     page.set_default_timeout(LOADING_MS)
     log_in(page, url, username)
     page.goto(SEED)
-    fetched = {}
-
-    def finished(request):
-        if "/vendor/pyodide-" in request.url or "python-worker" in request.url or "python.json" in request.url:
-            sizes = request.sizes()
-            fetched[request.url] = sizes["responseBodySize"] + sizes["responseHeadersSize"]
-
-    page.on("requestfinished", finished)
+    fetched = python_files(page)
     cdp = context.new_cdp_session(page)
     if throttle:
         cdp.send("Network.enable")
         cdp.send("Network.emulateNetworkConditions", THROTTLE)
-    status = page.locator(f"#snippet-{keys[0]}-practice .browser-python-status")
-    started = time.perf_counter()
-    page.locator(f"#snippet-{keys[0]}-practice .run-button").click()
-    status.filter(has_text="Python is ready").wait_for()
-    ms = (time.perf_counter() - started) * 1000
+    ms = click_until_ready(page, keys[0])
     if throttle:
         cdp.send("Network.emulateNetworkConditions", {**THROTTLE, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
     return sum(fetched.values()), ms, len(fetched), context, page
+
+
+def second_visit(context, keys: list[str], access_log: Path) -> tuple[int, int, float, list]:
+    """A new page of the lesson in the same profile, after the first page is closed:
+    (requests for Python's files that reached the server, body bytes received for them, ms
+    from the first Run's click to Python ready, each file's name, status, body and header
+    bytes as the browser reports them; a file from the cache has a body of 0 bytes)."""
+    page = context.new_page()
+    page.set_default_timeout(LOADING_MS)
+    page.goto(SEED)
+    logged = len(access_log.read_text().splitlines())
+    details = []
+    python_files(page, details)
+    ms = click_until_ready(page, keys[0])
+    page.wait_for_load_state("networkidle")  # every file's requestfinished has been seen
+    page.close()
+    asked = [line.split('"')[1] for line in access_log.read_text().splitlines()[logged:]]
+    reached = [request for request in asked if any(part in request for part in PYTHON_FILES)]
+    return len(reached), sum(body for _, _, body, _ in details), ms, details
 
 
 def warm_runs(page, keys: list[str], rounds: int) -> tuple[list[float], list[float]]:
@@ -133,7 +181,10 @@ def main() -> None:
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
-    env = {"RUNS_PER_MINUTE": "100000", "BROWSER_RUNS_PER_MINUTE": "100000", "RUN_IN_BROWSER": "1"}
+    logs = Path(tempfile.mkdtemp(prefix="parsnip-access-"))
+    access_log = logs / "access.log"  # each request gunicorn answered: what reached the server
+    env = {"RUNS_PER_MINUTE": "100000", "BROWSER_RUNS_PER_MINUTE": "100000", "RUN_IN_BROWSER": "1",
+           "ACCESS_LOG": str(access_log)}  # fmt: skip
     loads_before = os.getloadavg()
     with Site(env=env) as site:
         username, keys = prepare()  # before the driver's event loop starts in this thread
@@ -144,23 +195,33 @@ def main() -> None:
         for repetition in range(args.repeat):
             size, fast_ms, files, context, page = first_load(browser, site.url, username, keys, throttle=False)
             browser_ms, server_ms = warm_runs(page, keys, args.rounds)
+            page.close()  # the learner leaves; the profile and its cache stay
+            reached, again_size, again_ms, again_files = second_visit(context, keys, access_log)
+            print("second visit's files (name, status, body bytes, header bytes):", again_files)
             context.close()
             slow_size, slow_ms, _, context, _ = first_load(browser, site.url, username, keys, throttle=True)
             context.close()
             rows.append((size, fast_ms, slow_ms, p95(browser_ms), statistics.median(browser_ms),
-                         p95(server_ms), statistics.median(server_ms)))  # fmt: skip
+                         p95(server_ms), statistics.median(server_ms), again_size, again_ms,
+                         reached))  # fmt: skip
             print(f"run {repetition + 1}: first load {size / 1e6:.2f} MB in {files} files, "
                   f"{fast_ms:.0f} ms unthrottled, {slow_ms:.0f} ms throttled ({slow_size / 1e6:.2f} MB); "
                   f"warm click -> output over {len(browser_ms)} runs of {len(keys)} snippets: "
                   f"browser p50 {rows[-1][4]:.0f} ms p95 {rows[-1][3]:.0f} ms, "
-                  f"server p50 {rows[-1][6]:.0f} ms p95 {rows[-1][5]:.0f} ms", flush=True)
+                  f"server p50 {rows[-1][6]:.0f} ms p95 {rows[-1][5]:.0f} ms; second visit "
+                  f"{reached} of {len(again_files)} files asked of the server, {again_size} body bytes received, ready in "
+                  f"{again_ms:.0f} ms", flush=True)
         browser.close()
         playwright.stop()
+    shutil.rmtree(logs)
     column = lambda n: [row[n] for row in rows]  # noqa: E731
     print(f"\nover {args.repeat} runs (spread: median, min, max)")
     print(f"first load bytes (MB):            {spread([b / 1e6 for b in column(0)], 2)}")
     print(f"first load, unthrottled (ms):     {spread(column(1))}")
     print(f"first load, 10 Mbit/s 40 ms (ms): {spread(column(2))}")
+    print(f"second visit, files from server:  {spread(column(9))}   goal 0 (all from the cache)")
+    print(f"second visit, body bytes received: {spread(column(7))}")
+    print(f"second visit, to ready (ms):      {spread(column(8))}")
     print(f"warm browser run p95 (ms):        {spread(column(3))}   goal <= 100")
     print(f"warm server run p95 (ms):         {spread(column(5))}")
     ratio = [server / browser for browser, server in zip(column(3), column(5), strict=True)]

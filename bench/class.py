@@ -1,6 +1,7 @@
 """A whole class at once: N learners over real HTTP press Reveal, then Run, together.
 
     .venv/bin/python bench/class.py N [--pg] [--fault redis|pg [--down SECONDS]]
+        [--runs-each K] [--browser-runs]
 
 Starts Parsnip exactly as `make run` does (bench/served.py: gunicorn + the django-q2
 worker, DEBUG off) on a throw-away SQLite database -- or, with --pg, on PostgreSQL with
@@ -10,9 +11,21 @@ released at one instant (a barrier) from N threads:
 - open:   every learner opens the seed lesson;
 - reveal: every learner types a prediction for the seed's first snippet and presses
           Reveal (one sandbox run serves them all);
-- run:    every learner presses Run on an edited version (N sandbox runs);
+- run:    every learner presses Run on an edited version (N sandbox runs); with
+          --runs-each K, K times in turn, each on a new edit of their own (N x K runs);
 - submit: every learner presses Test it on the seed's code exercise (N gradings, each
           every test of the exercise in one sandbox run).
+
+With --browser-runs, a `browser` phase follows the run phase: every learner's browser
+reports the same K runs of their code as run in the browser (static/js/browser-run.js: no
+request to run, then one POST of the runs' records, code, input, output, status, to
+tutor:browser_runs_record, a batch of at most 10; a learner who clicks K times within its 3
+s sends one). The output is what the server's run of that code printed (the parity test
+holds them equal). The server's CPU seconds over each phase (everything `make serve`
+started: the web server, the worker and the sandboxes, counted by a cpuacct cgroup the
+benchmark moves them into), per learner, are printed for both, with the served processes' idle CPU over the phase's
+wall time beside them and the ratio of the two; and every run is checked recorded. Compare the two as
+the issue asks: what Runs cost the server when it runs them, and when it only keeps them.
 
 With --trail, every learner also edits as trail.js records it (tutor/trail/): an `edit`
 phase before each of run and submit sends one batch of edits each (the few seconds of
@@ -38,6 +51,7 @@ the same for gradings).
 import harness  # noqa: F401, I001  -- first: it fixes sys.path (see bench/harness.py)
 
 import argparse
+import atexit
 import contextlib
 import json
 import os
@@ -93,6 +107,7 @@ class Learner:
         self.http = requests.Session()
         self.polls = 0  # long polls the last click needed before its answer was final
         self.posts_again = 0  # POSTs sent again after a reset of an idle connection
+        self.recorded = 0  # runs made in the browser the server said it kept (--browser-runs)
         self.http.mount("http://", HTTPAdapter(max_retries=AGAIN))
 
     def get(self, url: str, **options) -> requests.Response:
@@ -268,6 +283,86 @@ def report_cpu(before: dict[str, float], after: dict[str, float], wall: float) -
           f"({cores} cores x {wall:.2f} s)")
 
 
+IDLE_SECONDS = 5
+CPUACCT = "/sys/fs/cgroup/cpuacct"
+
+
+class ServedCpu:
+    """CPU seconds so far of everything `make serve` (pid `server`) started: the web server,
+    the worker and the sandboxes, counted by a cgroup v1 cpuacct group of their own. /proc
+    alone cannot: the sandbox's fork server ignores SIGCHLD, so a run's processes are reaped
+    by the kernel and their time is in no live process's counters once they end. Where no
+    such group can be made, the /proc figures of the web server and the worker, without the
+    ended runs (`whole` says which)."""
+
+    def __init__(self, server: int) -> None:
+        self.server = server
+        self.dir = f"{CPUACCT}/parsnip-bench-{os.getpid()}"
+        try:
+            os.mkdir(self.dir)
+            self.whole = True
+        except OSError:
+            self.whole = False
+        atexit.register(self.close)  # the group goes even if the benchmark stops half-way
+        self.gather()
+
+    def gather(self) -> None:
+        """Move every process of the served tree into the group (their children are born in it)."""
+        if not self.whole:
+            return
+        for pid in served_pids(self.server):
+            with contextlib.suppress(OSError), open(f"{self.dir}/cgroup.procs", "w") as f:
+                f.write(str(pid))  # fails for one that has ended since: nothing to count
+
+    def seconds(self) -> float:
+        if not self.whole:
+            parts = cpu_seconds_by_part(self.server)
+            return parts["web"] + parts["worker"]
+        self.gather()
+        with open(f"{self.dir}/cpuacct.usage") as f:
+            return int(f.read()) / 1e9
+
+    def close(self) -> None:
+        if not self.whole or not os.path.isdir(self.dir):
+            return
+        with open(f"{self.dir}/cgroup.procs") as f:
+            left = f.read().split()
+        for pid in left:  # back where they came from, so the group can go
+            with contextlib.suppress(OSError), open(f"{CPUACCT}/cgroup.procs", "w") as f:
+                f.write(pid)
+        with contextlib.suppress(OSError):
+            os.rmdir(self.dir)
+
+
+def served_pids(server: int) -> list[int]:
+    """`server` and every process under it."""
+    parents = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    stat = f.read()
+            except OSError:
+                continue
+            parents[int(entry)] = int(stat[stat.rindex(")") + 2 :].split()[1])
+    tree, grown = {server}, True
+    while grown:
+        grown = False
+        for pid, parent in parents.items():
+            if parent in tree and pid not in tree:
+                tree.add(pid)
+                grown = True
+    return sorted(tree)
+
+
+def idle_cpu(served: ServedCpu, *, seconds: float) -> float:
+    """CPU seconds a second the served processes take with no learner clicking (the worker
+    asks its broker for tasks, gunicorn's workers beat): a phase's floor, for its wall time."""
+    before = served.seconds()
+    time.sleep(seconds)
+    return (served.seconds() - before) / seconds
+
+
 def create_learners(n: int) -> list[str]:
     from django.contrib.auth.hashers import make_password
     from django.contrib.auth.models import User
@@ -318,6 +413,10 @@ def main() -> None:
                         help="restart private Redis or PostgreSQL during the run phase")
     parser.add_argument("--down", type=float, help="seconds the server stays down "
                         "(default: 3 for redis, 0 for pg, a plain restart)")
+    parser.add_argument("--runs-each", type=int, default=1, metavar="K",
+                        help="Runs each learner presses in the run phase, in turn (default 1)")
+    parser.add_argument("--browser-runs", action="store_true",
+                        help="then the same runs made in the browser, only their records sent")
     args = parser.parse_args()
 
     with contextlib.ExitStack() as stack:
@@ -333,6 +432,35 @@ def main() -> None:
             site, fault = Site(pg=args.pg), None
         stack.enter_context(site)
         class_through(site, args, fault)
+
+
+def compare_browser_runs(n: int, takes: int, learners: list[Learner], spent_in: dict,
+                         idle: float, *, pg: bool, whole: bool) -> None:
+    """What the server spent on the class's runs made on it and made in the browser, per
+    learner, and that every browser run was kept as the learner's, with what it printed."""
+    from tutor.models import Run
+
+    kept = Run.objects.filter(purpose=Run.Purpose.RUN, in_browser=True).select_related("user")
+    wrong = [r for r in kept if r.status != Run.Status.OK or "in the browser" not in r.code
+             or not r.stdout.endswith(f"{r.user.username} changed it\n")]
+    said = sum(learner.recorded for learner in learners)
+    print(f"browser  runs kept {kept.count()} (expected {n * takes}), answered as recorded {said}, "
+          f"{kept.count() - len(wrong)} with the learner's own code and output")
+    # PostgreSQL and Redis are the server's too when they are the deployment's (--pg, --fault);
+    # with SQLite (in the served processes) those on the machine are other people's.
+    databases = {name: spent_in[name]["postgres"] + spent_in[name]["redis"] if pg else 0.0
+                 for name in ("run", "browser")}
+    server, browser = (spent_in[name]["served"] + databases[name] for name in ("run", "browser"))
+    floor = {name: idle * spent_in[name]["wall"] for name in ("run", "browser")}
+    print(f"idle     served processes {idle:.3f} CPU s a second with nobody clicking (over "
+          f"{IDLE_SECONDS} s): {floor['run']:.2f} s of the run phase, {floor['browser']:.2f} s of "
+          f"the browser phase")
+    counted = ("web server, worker and sandboxes (cpuacct cgroup)" if whole else
+               "web server and worker from /proc, WITHOUT the sandboxes' runs (no cgroup)")
+    print(f"cpu      server's CPU per learner for {takes} Run(s) each ({counted}"
+          f"{', PostgreSQL, Redis' if pg else ''}): on the server {server / n * 1000:.0f} ms, "
+          f"in the browser {browser / n * 1000:.0f} ms; server / browser "
+          f"{server / browser if browser > 0 else float('inf'):.1f}x")
 
 
 def private_servers(stack: contextlib.ExitStack) -> dict:
@@ -427,10 +555,42 @@ def class_through(site: Site, args, fault: "Fault | None") -> None:
         learner.http.post(f"{site.url}/trail/{snippet.block_id}/record/", data=data, headers=headers,
                           timeout=60).raise_for_status()
 
+    takes = args.runs_each
+
+    def edit(learner: Learner, take: int, where: str = "") -> str:
+        """What the learner adds to the snippet for their take-th Run (a new version each)."""
+        mark = f"# take {take + 1}{where}\n" if take or where else ""
+        return f'\n{mark}print("{learner.username} changed it")\n'
+
     def run(learner: Learner) -> None:
-        code = snippet.code + f'\nprint("{learner.username} changed it")\n'
-        carried = typed(snippet.code, f'\nprint("{learner.username} changed it")\n', sent=False) if args.trail else {}
-        learner.click(f"/snippets/{snippet.pk}/runs/", {"code": code, **carried})
+        for take in range(takes):  # one click after the other's output, as a learner does
+            added = edit(learner, take)
+            carried = typed(snippet.code, added, sent=False) if args.trail else {}
+            learner.click(f"/snippets/{snippet.pk}/runs/", {"code": snippet.code + added, **carried})
+
+    from django.urls import reverse
+
+    record_url = site.url + reverse("tutor:browser_runs_record", args=[snippet.pk])
+    printed: dict[tuple[str, int], Run] = {}  # (learner, take): the server's run of that code
+
+    def ran_in_browser(learner: Learner) -> None:
+        """The learner's K runs made in their browser: nothing asked of the server but their
+        records, sent as static/js/browser-run.js sends them (a batch of at most 10)."""
+        runs = []
+        for take in range(takes):
+            same = printed[learner.username, take]  # what Python printed for that program
+            runs.append({"code": snippet.code + edit(learner, take, " in the browser"),
+                         "stdin": "", "stdout": same.stdout, "stderr": same.stderr,
+                         "status": same.status, "exit_code": same.exit_code,
+                         "duration_ms": same.duration_ms or 0, "truncated": same.truncated})
+        for start in range(0, len(runs), 10):
+            response = learner.http.post(
+                record_url, timeout=60, headers={"Referer": site.url + SEED},
+                data={"csrfmiddlewaretoken": learner.http.cookies["csrftoken"],
+                      "runs": json.dumps(runs[start : start + 10])},
+            )
+            response.raise_for_status()
+            learner.recorded += len(response.json()["recorded"])
 
     from course.kinds.code_exercise import CodeExercise
 
@@ -449,10 +609,17 @@ def class_through(site: Site, args, fault: "Fault | None") -> None:
 
     server = site.server.pid
 
+    spent_in: dict[str, dict[str, float]] = {}  # phase: CPU seconds by part
+    served = ServedCpu(server)
+
     def phase(name: str, action) -> None:
-        before, started = cpu_seconds_by_part(server), time.perf_counter()
+        before, whole, started = cpu_seconds_by_part(server), served.seconds(), time.perf_counter()
         report(name, n, *at_once(learners, action))
-        report_cpu(before, cpu_seconds_by_part(server), time.perf_counter() - started)
+        after, wall = cpu_seconds_by_part(server), time.perf_counter() - started
+        whole = served.seconds() - whole
+        report_cpu(before, after, wall)
+        spent_in[name] = {part: after[part] - before[part] for part in after} | {
+            "wall": wall, "served": whole}
 
     phase("open", Learner.open_lesson)
     edits = {"run": edit_snippet, "submit": edit_exercise}  # --trail: the typing before each
@@ -471,11 +638,19 @@ def class_through(site: Site, args, fault: "Fault | None") -> None:
             fault.report()
             connections.close_all()  # this process's connections may have died with it
         where_it_went(name, purpose, since, learners)
+        if name == "run" and args.browser_runs:
+            by_code = {row.code: row for row in Run.objects.filter(
+                purpose=purpose, in_browser=False, created_at__gte=since)}
+            printed.update({(learner.username, take): by_code[snippet.code + edit(learner, take)]
+                            for learner in learners for take in range(takes)})
+            idle = idle_cpu(served, seconds=IDLE_SECONDS)
+            phase("browser", ran_in_browser)
 
     deadline = time.monotonic() + 30
     while Run.objects.pending().exists() and time.monotonic() < deadline:
         time.sleep(0.5)
-    wrong = [r for r in Run.objects.filter(purpose=Run.Purpose.RUN, user__isnull=False)
+    wrong = [r for r in Run.objects.filter(purpose=Run.Purpose.RUN, user__isnull=False,
+                                           in_browser=False)
              .select_related("user") if r.status != Run.Status.OK
              or not r.stdout.endswith(f"{r.user.username} changed it\n")]
     print(
@@ -484,14 +659,15 @@ def class_through(site: Site, args, fault: "Fault | None") -> None:
         # class's reveals queue none.
         f"reveal runs queued by the class {Run.objects.filter(purpose=Run.Purpose.REVEAL,
         created_at__gte=started_at['reveal']).count()} (expected 0), "
-        f"runs {Run.objects.filter(purpose=Run.Purpose.RUN).count()} (expected {n}), "
+        f"runs {Run.objects.filter(purpose=Run.Purpose.RUN, in_browser=False).count()} "
+        f"(expected {n * takes}), "
         f"gradings {Run.objects.filter(purpose=Run.Purpose.GRADE).count()} (expected {n}), "
         f"unfinished {Run.objects.pending().count()}, "
         f"failed {Run.objects.filter(status=Run.Status.FAILED).count()}"
     )
     print(f"retried  {retried} GET(s) and {posted_again} POST(s) sent again on a new connection "
           "after a reset")
-    print(f"right    {n - len(wrong)} of {n} runs ok with the learner's own output"
+    print(f"right    {n * takes - len(wrong)} of {n * takes} runs ok with the learner's own output"
           + (f"; not: {[(r.pk, r.status, r.stderr[:60]) for r in wrong[:3]]}" if wrong else ""))
     if fault:
         print(f"busy     {busy} 'busy, try again' answers, each sent again after its wait")
@@ -500,6 +676,10 @@ def class_through(site: Site, args, fault: "Fault | None") -> None:
 
         print(f"trail    trails {Trail.objects.count()} (expected {2 * n}), "
               f"writes {TrailChunk.objects.count()} (expected {4 * n}: a batch and a moment each)")
+    if args.browser_runs:
+        compare_browser_runs(n, takes, learners, spent_in, idle, pg=bool(args.pg or fault),
+                             whole=served.whole)
+    served.close()
     one, floor = sandbox_floor(n, snippet.code)
     one_grading, grading_floor = grading_floor_of(n, exercise)
     print(f"floor    one sandbox run {one * 1000:.1f} ms; {n} runs / {os.cpu_count()} cores = "
