@@ -130,6 +130,7 @@ def tests_field(*, required: bool = True, help_text: str = "") -> Items:
             Text("check"),
         ),
         help_text=help_text,
+        verbose_name=_("Tests"),
     )
 
 
@@ -266,14 +267,14 @@ def admin_inline():
 register(
     CodeExerciseKind(
         name="code_exercise",
-        label="Write code",
+        label=_("Write code"),
         template="course/blocks/code_exercise.html",
         fields=(
             *common_fields(),
-            Text("starter", quoted=False),
-            Text("solution", required=True),
+            Text("starter", quoted=False, verbose_name=_("Starter")),
+            Text("solution", required=True, verbose_name=_("Solution")),
             tests_field(),
-            Limits("limits", names=RUN_LIMITS),
+            Limits("limits", names=RUN_LIMITS, verbose_name=_("Limits")),
             hints_field(),
         ),
         needs_key=True,
@@ -287,7 +288,16 @@ register(
         },
         wrong_examples=(
             (
-                {"tests": [{"key": "one", "name": "gives 1", "check": "assert one() == 1", "stdout": "1"}]},
+                {
+                    "tests": [
+                        {
+                            "key": "one",
+                            "name": "gives 1",
+                            "check": "assert one() == 1",
+                            "stdout": "1",
+                        }
+                    ]
+                },
                 "test 'one' must be either a check (`check:` with asserts) or an I/O case",
             ),
             (

@@ -269,8 +269,9 @@ def find_cycle(graph: dict[str, list[str]]) -> list[str]:
     return []
 
 
-_line_key = Slug("key", required=True, label="line key")
-_line_text = Text("text", required=True, quoted=True)
+_line_key = Slug("key", required=True, label="line key", verbose_name=_("Key"))
+_line_text = Text("text", required=True, quoted=True, verbose_name=_("Text"))
+
 
 def admin_inline():
     """The exercise with its lines, edited in place on the lesson's admin page (and on its
@@ -294,7 +295,7 @@ def admin_inline():
 
         what = "a line"
         distractor = forms.BooleanField(
-            label="Distractor (not part of the solution)",
+            label=_("Distractor (not part of the solution)"),
             required=False,
             help_text="A wrong line offered with the others; learners should leave it out.",
         )
@@ -418,12 +419,16 @@ def admin_inline():
 ORDERING = register(
     OrderingKind(
         name="ordering",
-        label="Put it in order",
+        label=_("Put it in order"),
         template="course/blocks/ordering.html",
         fields=(
             *common_fields(),
-            Text("intro", markdown=True),
-            Choice("grading", model_field=OrderingExercise._meta.get_field("grading")),
+            Text("intro", markdown=True, verbose_name=_("Intro")),
+            Choice(
+                "grading",
+                model_field=OrderingExercise._meta.get_field("grading"),
+                verbose_name=_("Grading"),
+            ),
             Items(
                 "lines",
                 required=True,
@@ -433,9 +438,15 @@ ORDERING = register(
                     _line_text,
                     SlugList("depends_on", item="depends_on entry", flow=True),
                 ),
+                verbose_name=_("Lines"),
             ),
-            Items("distractors", item="distractor", fields=(_line_key, _line_text)),
-            Text("expected_output"),
+            Items(
+                "distractors",
+                item="distractor",
+                fields=(_line_key, _line_text),
+                verbose_name=_("Distractors"),
+            ),
+            Text("expected_output", verbose_name=_("Expected output")),
             hints_field(),
         ),
         needs_key=True,
@@ -452,10 +463,12 @@ ORDERING = register(
         },
         wrong_examples=(
             (
-                {"lines": [
-                    {"key": "set", "text": "x = 1", "depends_on": ["show"]},
-                    {"key": "show", "text": "print(x)"},
-                ]},
+                {
+                    "lines": [
+                        {"key": "set", "text": "x = 1", "depends_on": ["show"]},
+                        {"key": "show", "text": "print(x)"},
+                    ]
+                },
                 "line 'set' depends on 'show', which comes after it: list the lines in an "
                 "order that works",
             ),
