@@ -1,14 +1,15 @@
 from django.apps import apps
 from django.contrib import admin
 from django.urls import include, path
+from django.utils.translation import gettext_lazy as _
 
 from config.csp import csp_report
 from tutor import languages
 
 # The admin speaks the site's language: Parsnip, classes, lessons (not "Django", "cohorts").
-admin.site.site_header = "Parsnip administration"
-admin.site.site_title = "Parsnip admin"
-admin.site.index_title = "Content, classes and learners' work"
+admin.site.site_header = _("Parsnip administration")
+admin.site.site_title = _("Parsnip admin")
+admin.site.index_title = _("Content, classes and learners' work")
 
 urlpatterns = [
     path("admin/", admin.site.urls),

@@ -5,6 +5,7 @@ from django.contrib import admin
 from django.forms import modelform_factory
 from django.http import QueryDict
 from django.urls import path
+from django.utils.translation import gettext as _
 
 from course import kinds
 from course.admin_errors import page_errors
@@ -62,7 +63,7 @@ class ContentAdmin(KeepsTextExactly, admin.ModelAdmin):
         work = learner_work(objs)
         if work:
             # What the learners did, counted, instead of every one of their rows by name.
-            protected = [f"{found} points at it." for found in work]
+            protected = [_("%(work)s points at it.") % {"work": found} for found in work]
         return deleted, counts, perms_needed, protected
 
 
@@ -132,7 +133,7 @@ class LessonAdmin(nested_admin.NestedModelAdminMixin, ContentAdmin):
         blocks = Block.objects.filter(lesson=object_id).order_by(*BlockInline.ordering)
         links = (
             [
-                (f"blocks-{i}", f"{block.title or block.key} ({block.kind.replace('_', ' ')})")
+                (f"blocks-{i}", f"{block.title or block.key} ({_kind_name(block.kind)})")
                 for i, block in enumerate(blocks.only("kind", "key", "title"))
             ]
             if str(object_id).isdigit()
@@ -167,6 +168,11 @@ class LessonAdmin(nested_admin.NestedModelAdminMixin, ContentAdmin):
         # The blocks' kind inlines without rows, rendered once (course.templatetags.lesson_admin).
         context[BLANK_INLINES] = {}
         return super().render_change_form(request, context, *args, **kwargs)
+
+
+def _kind_name(kind: str) -> str:
+    """How the page names a block's kind: its label ("Data Flow"), in the admin's language."""
+    return str(kinds.get(kind).label) if kind in kinds.names() else kind.replace("_", " ")
 
 
 class WritesInPlace:

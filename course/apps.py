@@ -1,9 +1,10 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class CourseConfig(AppConfig):
     name = "course"
-    verbose_name = "Course content"
+    verbose_name = _("Course content")
 
     def ready(self) -> None:
         from course import kinds, signals

@@ -11,6 +11,7 @@ from django.contrib.admin.helpers import Fieldset
 from django.core.exceptions import ImproperlyConfigured
 from django.db import models
 from django.utils.functional import cached_property
+from django.utils.translation import gettext as _
 from nested_admin.formsets import NestedInlineFormSetMixin
 
 from course import kinds
@@ -95,8 +96,11 @@ class KeepsLearnerWork(forms.BaseInlineFormSet):
             if form.instance.pk is not None and getattr(form, "cleaned_data", {}).get("DELETE")
         ]
         refusals = [
-            f"{work} points at it, so it cannot be deleted: untick its Delete box "
-            "(you may change everything else)."
+            _(
+                "%(work)s points at it, so it cannot be deleted: untick its Delete box "
+                "(you may change everything else)."
+            )
+            % {"work": work}
             for work in learner_work(doomed)
         ]
         if refusals:

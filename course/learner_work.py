@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from django.db import models, router
 from django.db.models.deletion import Collector, ProtectedError, RestrictedError
+from django.utils.translation import ngettext
 
 # Given the content rows a deletion would remove, yield (row, what, user ids): the learners
 # whose work of that kind ("ordering attempts") names the row by key.
@@ -44,8 +45,9 @@ class LearnerWork:
     def describe(self) -> str:
         """ "2 learners' work (code drafts, predictions)" """
         count = self.learners
-        who = f"{count} learner's" if count == 1 else f"{count} learners'"
-        return f"{who} work ({', '.join(sorted(self.by_kind))})"
+        return ngettext(
+            "%(count)s learner's work (%(kinds)s)", "%(count)s learners' work (%(kinds)s)", count
+        ) % {"count": count, "kinds": ", ".join(sorted(self.by_kind))}
 
     def __str__(self) -> str:
         return f"{describe_row(self.row)}: {self.describe()}"

@@ -14,6 +14,8 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models.functions import Lower
 from django.urls import reverse
+from django.utils.text import format_lazy
+from django.utils.translation import gettext_lazy as _
 
 from course import registry
 
@@ -22,16 +24,16 @@ WORDS_PER_MINUTE = 238  # average silent reading speed of adults (Brysbaert, 201
 # What an author may set for a course's or one snippet's runs, in the content files' words;
 # the site's maxima (settings.SANDBOX_MAX_LIMITS) still apply.
 RUN_LIMITS = {
-    "cpu_seconds": "CPU time, in seconds",
-    "wall_seconds": "wall-clock time, in seconds",
-    "memory_mb": "memory, in MiB",
-    "processes": "processes and threads",
-    "output_kb": "output (stdout and stderr together), in KiB",
+    "cpu_seconds": _("CPU time, in seconds"),
+    "wall_seconds": _("wall-clock time, in seconds"),
+    "memory_mb": _("memory, in MiB"),
+    "processes": _("processes and threads"),
+    "output_kb": _("output (stdout and stderr together), in KiB"),
 }
-RUN_LIMITS_HELP = (
-    "Sandbox limits for these runs, e.g. {\"wall_seconds\": 20}: "
-    + ", ".join(f"{name} ({meaning})" for name, meaning in RUN_LIMITS.items())
-    + ". Capped by the site's maxima."
+RUN_LIMITS_HELP = format_lazy(
+    _("Sandbox limits for these runs, e.g. {example}: {limits}. Capped by the site's maxima."),
+    example='{"wall_seconds": 20}',
+    limits=format_lazy(", ".join(f"{name} ({{}})" for name in RUN_LIMITS), *RUN_LIMITS.values()),
 )
 
 
@@ -62,11 +64,11 @@ def validate_run_limits(value) -> None:
 class Status(models.TextChoices):
     """A course or lesson is seen by learners only once it is published."""
 
-    DRAFT = "draft", "Draft: only staff see it"
-    PUBLISHED = "published", "Published"
+    DRAFT = "draft", _("Draft: only staff see it")
+    PUBLISHED = "published", _("Published")
 
 
-STATUS_HELP = "Drafts are shown to staff only (with a “draft” banner), never to learners."
+STATUS_HELP = _("Drafts are shown to staff only (with a “draft” banner), never to learners.")
 
 
 def can_see_drafts(user) -> bool:
@@ -83,20 +85,32 @@ class CourseQuerySet(models.QuerySet):
 
 
 class Course(models.Model):
-    slug = models.SlugField(unique=True)
-    title = models.CharField(max_length=200)
+    slug = models.SlugField(unique=True, verbose_name=_("slug"))
+    title = models.CharField(max_length=200, verbose_name=_("title"))
     status = models.CharField(
-        max_length=10, choices=Status.choices, default=Status.PUBLISHED, help_text=STATUS_HELP
+        max_length=10,
+        choices=Status.choices,
+        default=Status.PUBLISHED,
+        help_text=STATUS_HELP,
+        verbose_name=_("status"),
     )
-    summary = models.TextField(blank=True, help_text="Markdown.")
-    position = models.PositiveIntegerField(default=0, help_text="Place in the catalogue.")
+    summary = models.TextField(blank=True, help_text=_("Markdown."), verbose_name=_("summary"))
+    position = models.PositiveIntegerField(
+        default=0, help_text=_("Place in the catalogue."), verbose_name=_("position")
+    )
     run_limits = models.JSONField(
-        default=dict, blank=True, validators=[validate_run_limits], help_text=RUN_LIMITS_HELP
+        default=dict,
+        blank=True,
+        validators=[validate_run_limits],
+        help_text=RUN_LIMITS_HELP,
+        verbose_name=_("run limits"),
     )
 
     objects = CourseQuerySet.as_manager()
 
     class Meta:
+        verbose_name = _("course")
+        verbose_name_plural = _("courses")
         ordering = ["position", "title"]
 
     def __str__(self) -> str:
@@ -141,23 +155,42 @@ class LessonQuerySet(models.QuerySet):
 
 
 class Lesson(models.Model):
-    course = models.ForeignKey(Course, on_delete=models.CASCADE, related_name="lessons")
-    slug = models.SlugField()
-    title = models.CharField(max_length=200)
-    status = models.CharField(
-        max_length=10, choices=Status.choices, default=Status.PUBLISHED, help_text=STATUS_HELP
+    course = models.ForeignKey(
+        Course, on_delete=models.CASCADE, related_name="lessons", verbose_name=_("course")
     )
-    level = models.CharField(max_length=40, blank=True, help_text="Badge, e.g. Beginner or Master.")
-    summary = models.TextField(blank=True, help_text="Markdown.")
-    what_you_will_see = models.TextField(blank=True, help_text="Shown literally, as output.")
-    position = models.PositiveIntegerField(default=0)
+    slug = models.SlugField(verbose_name=_("slug"))
+    title = models.CharField(max_length=200, verbose_name=_("title"))
+    status = models.CharField(
+        max_length=10,
+        choices=Status.choices,
+        default=Status.PUBLISHED,
+        help_text=STATUS_HELP,
+        verbose_name=_("status"),
+    )
+    level = models.CharField(
+        max_length=40,
+        blank=True,
+        help_text=_("Badge, e.g. Beginner or Master."),
+        verbose_name=_("level"),
+    )
+    summary = models.TextField(blank=True, help_text=_("Markdown."), verbose_name=_("summary"))
+    what_you_will_see = models.TextField(
+        blank=True, help_text=_("Shown literally, as output."), verbose_name=_("what you will see")
+    )
+    position = models.PositiveIntegerField(default=0, verbose_name=_("position"))
     terms = models.ManyToManyField(
-        "GlossaryTerm", blank=True, related_name="lessons", help_text="Words this lesson uses."
+        "GlossaryTerm",
+        blank=True,
+        related_name="lessons",
+        help_text=_("Words this lesson uses."),
+        verbose_name=_("terms"),
     )
 
     objects = LessonQuerySet.as_manager()
 
     class Meta:
+        verbose_name = _("lesson")
+        verbose_name_plural = _("lessons")
         ordering = ["course__position", "position", "pk"]
         constraints = [
             models.UniqueConstraint(fields=["course", "slug"], name="lesson_slug_unique_in_course")
@@ -249,26 +282,40 @@ class Block(models.Model):
     """One piece of a lesson page, in page order. Its `kind` names one of the kinds
     declared in course.kinds, which knows its fields and its template."""
 
-    lesson = models.ForeignKey(Lesson, on_delete=models.CASCADE, related_name="blocks")
-    key = models.SlugField(help_text="Stable inside the lesson: learner data points at it.")
-    position = models.PositiveIntegerField(default=0)
-    kind = models.CharField(max_length=20, help_text="One of the block kinds (course.kinds).")
-    title = models.CharField(max_length=200, blank=True)
-    body = models.TextField(blank=True, help_text="Markdown.")
+    lesson = models.ForeignKey(
+        Lesson, on_delete=models.CASCADE, related_name="blocks", verbose_name=_("lesson")
+    )
+    key = models.SlugField(
+        help_text=_("Stable inside the lesson: learner data points at it."), verbose_name=_("key")
+    )
+    position = models.PositiveIntegerField(default=0, verbose_name=_("position"))
+    kind = models.CharField(
+        max_length=20, help_text=_("One of the block kinds (course.kinds)."), verbose_name=_("kind")
+    )
+    title = models.CharField(max_length=200, blank=True, verbose_name=_("title"))
+    body = models.TextField(blank=True, help_text=_("Markdown."), verbose_name=_("body"))
     items = models.JSONField(
         default=list,
         blank=True,
-        help_text="Data flow: a list of step names. Why this works / Examples: a list of "
-        'objects with "title", "body" (Markdown) and, for examples, "lines".',
+        help_text=_(
+            "Data flow: a list of step names. Why this works / Examples: a list of "
+            'objects with "title", "body" (Markdown) and, for examples, "lines".'
+        ),
+        verbose_name=_("items"),
     )
     values = models.JSONField(
         default=dict,
         blank=True,
-        help_text="The kind's other fields by name, as in the content files "
-        '(e.g. {"shuffle": true}); empty for kinds that keep nothing else.',
+        help_text=_(
+            "The kind's other fields by name, as in the content files "
+            '(e.g. {"shuffle": true}); empty for kinds that keep nothing else.'
+        ),
+        verbose_name=_("values"),
     )
 
     class Meta:
+        verbose_name = _("block")
+        verbose_name_plural = _("blocks")
         ordering = ["position", "pk"]
         constraints = [
             models.UniqueConstraint(fields=["lesson", "key"], name="block_key_unique_in_lesson")
@@ -315,17 +362,25 @@ class GlossaryTermQuerySet(models.QuerySet):
 
 
 class GlossaryTerm(models.Model):
-    slug = models.SlugField(unique=True)
-    term = models.CharField(max_length=100)
-    definition = models.TextField(help_text="Markdown; write [[slug]] to link another term.")
+    slug = models.SlugField(unique=True, verbose_name=_("slug"))
+    term = models.CharField(max_length=100, verbose_name=_("term"))
+    definition = models.TextField(
+        help_text=_("Markdown; write [[slug]] to link another term."), verbose_name=_("definition")
+    )
     see_also = models.ManyToManyField(
-        "self", symmetrical=False, blank=True, related_name="pointed_at_by",
-        help_text="The terms this one points at.",
+        "self",
+        symmetrical=False,
+        blank=True,
+        related_name="pointed_at_by",
+        help_text=_("The terms this one points at."),
+        verbose_name=_("see also"),
     )
 
     objects = GlossaryTermQuerySet.as_manager()
 
     class Meta:
+        verbose_name = _("glossary term")
+        verbose_name_plural = _("glossary terms")
         ordering = [Lower("term")]
 
     def __str__(self) -> str:
@@ -345,7 +400,11 @@ class ContentVersion(models.Model):
     in the same transaction as the change. Pages rendered from content are cached under
     it, so a reader never gets a rendering older than the content."""
 
-    number = models.PositiveBigIntegerField(default=0)
+    number = models.PositiveBigIntegerField(default=0, verbose_name=_("number"))
+
+    class Meta:
+        verbose_name = _("content version")
+        verbose_name_plural = _("content versions")
 
     def __str__(self) -> str:
         return f"Content version {self.number}"

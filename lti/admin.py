@@ -2,6 +2,7 @@
 
 from django.contrib import admin
 from django.utils.html import format_html, format_html_join
+from django.utils.translation import gettext_lazy as _
 from lti_tool.admin import LtiRegistrationAdmin
 from lti_tool.models import LtiRegistration
 
@@ -21,7 +22,7 @@ class RegistrationAdmin(LtiRegistrationAdmin):
             return fieldsets
         return [
             (
-                "Values for the LMS (paste these into its tool set-up)",
+                _("Values for the LMS (paste these into its tool set-up)"),
                 {"fields": ["values_for_the_lms"]},
             ),
             *fieldsets,
@@ -31,7 +32,7 @@ class RegistrationAdmin(LtiRegistrationAdmin):
         self._request = request  # the absolute URLs need the host the admin is reached at
         return super().get_form(request, obj, **kwargs)
 
-    @admin.display(description="Values")
+    @admin.display(description=_("Values"))
     def values_for_the_lms(self, obj):
         urls = launch.registration_urls(obj, self._request.build_absolute_uri)
         return format_html(

@@ -1,10 +1,11 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class LtiConfig(AppConfig):
     name = "lti"
 
-    verbose_name = "LMS links (LTI 1.3)"
+    verbose_name = _("LMS links (LTI 1.3)")
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:

@@ -7,6 +7,7 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 from lti_tool.models import LtiContext, LtiResourceLink, LtiUser
 
 from course.models import Lesson
@@ -18,30 +19,42 @@ class ClassLink(models.Model):
     """An LMS course (an LTI context) taught as a Parsnip class. A class may be linked from
     several LMS courses (each gets the grades); an LMS course is one class."""
 
-    context = models.OneToOneField(LtiContext, on_delete=models.CASCADE, related_name="class_link")
+    context = models.OneToOneField(
+        LtiContext, on_delete=models.CASCADE, related_name="class_link", verbose_name=_("context")
+    )
     cohort = models.ForeignKey(
-        Cohort, on_delete=models.CASCADE, related_name="lms_links", verbose_name="class"
+        Cohort, on_delete=models.CASCADE, related_name="lms_links", verbose_name=_("class")
     )
     roster_synced_at = models.DateTimeField(
-        null=True, blank=True, help_text="When the roster was last read from the LMS."
+        null=True,
+        blank=True,
+        help_text=_("When the roster was last read from the LMS."),
+        verbose_name=_("roster synced at"),
     )
     roster_joined = models.PositiveIntegerField(
-        default=0, help_text="Who joined the class at that read."
+        default=0,
+        help_text=_("Who joined the class at that read."),
+        verbose_name=_("roster joined"),
     )
     roster_left = models.PositiveIntegerField(
-        default=0, help_text="Who left the class at that read."
+        default=0, help_text=_("Who left the class at that read."), verbose_name=_("roster left")
     )
     roster_failed_at = models.DateTimeField(
-        null=True, blank=True, help_text="When the last read failed; empty when it went well."
+        null=True,
+        blank=True,
+        help_text=_("When the last read failed; empty when it went well."),
+        verbose_name=_("roster failed at"),
     )
     roster_error = models.TextField(
-        blank=True, help_text="What the LMS answered to the read that failed."
+        blank=True,
+        help_text=_("What the LMS answered to the read that failed."),
+        verbose_name=_("roster error"),
     )
-    created_at = models.DateTimeField(default=timezone.now)
+    created_at = models.DateTimeField(default=timezone.now, verbose_name=_("created at"))
 
     class Meta:
-        verbose_name = "LMS course linked to a class"
-        verbose_name_plural = "LMS courses linked to classes"
+        verbose_name = _("LMS course linked to a class")
+        verbose_name_plural = _("LMS courses linked to classes")
 
     def __str__(self) -> str:
         return f"{self.context} → {self.cohort}"
@@ -57,21 +70,34 @@ class LineItem(models.Model):
     however many links (copied, re-linked) point at it, so a copy never makes a second column."""
 
     context = models.ForeignKey(
-        LtiContext, on_delete=models.CASCADE, related_name="parsnip_columns"
+        LtiContext,
+        on_delete=models.CASCADE,
+        related_name="parsnip_columns",
+        verbose_name=_("context"),
     )
-    lesson = models.ForeignKey(Lesson, on_delete=models.PROTECT, related_name="lms_line_items")
+    lesson = models.ForeignKey(
+        Lesson, on_delete=models.PROTECT, related_name="lms_line_items", verbose_name=_("lesson")
+    )
     assignment = models.ForeignKey(
         Assignment,
         null=True,
         blank=True,
         on_delete=models.CASCADE,
         related_name="lms_line_items",
-        help_text="Graded on the assignment's items only; empty: the whole lesson.",
+        help_text=_("Graded on the assignment's items only; empty: the whole lesson."),
+        verbose_name=_("assignment"),
     )
-    url = models.URLField(max_length=1000, blank=True, help_text="The column's URL on the LMS.")
-    score_maximum = models.PositiveIntegerField()
+    url = models.URLField(
+        max_length=1000,
+        blank=True,
+        help_text=_("The column's URL on the LMS."),
+        verbose_name=_("url"),
+    )
+    score_maximum = models.PositiveIntegerField(verbose_name=_("score maximum"))
 
     class Meta:
+        verbose_name = _("line item")
+        verbose_name_plural = _("line items")
         constraints = [
             models.UniqueConstraint(
                 fields=["context", "lesson"],
@@ -100,15 +126,34 @@ class LinkedResource(models.Model):
     """What a link placed in an LMS course opens: a lesson, or an assignment (of a lesson)."""
 
     resource_link = models.OneToOneField(
-        LtiResourceLink, on_delete=models.CASCADE, related_name="parsnip_target"
+        LtiResourceLink,
+        on_delete=models.CASCADE,
+        related_name="parsnip_target",
+        verbose_name=_("resource link"),
     )
-    lesson = models.ForeignKey(Lesson, on_delete=models.PROTECT, related_name="lms_links")
+    lesson = models.ForeignKey(
+        Lesson, on_delete=models.PROTECT, related_name="lms_links", verbose_name=_("lesson")
+    )
     assignment = models.ForeignKey(
-        Assignment, null=True, blank=True, on_delete=models.SET_NULL, related_name="lms_links"
+        Assignment,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="lms_links",
+        verbose_name=_("assignment"),
     )
     line_item = models.ForeignKey(
-        LineItem, null=True, blank=True, on_delete=models.SET_NULL, related_name="links"
+        LineItem,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="links",
+        verbose_name=_("line item"),
     )
+
+    class Meta:
+        verbose_name = _("linked resource")
+        verbose_name_plural = _("linked resources")
 
     def __str__(self) -> str:
         return f"{self.resource_link} → {self.lesson}"
@@ -135,40 +180,56 @@ class ScoreSync(models.Model):
     accepted, and where the sending stands."""
 
     class Status(models.TextChoices):
-        PENDING = "pending", "Pending"
-        SENDING = "sending", "Sending"
-        SENT = "sent", "Sent"
-        FAILED = "failed", "Failed, will retry"
+        PENDING = "pending", _("Pending")
+        SENDING = "sending", _("Sending")
+        SENT = "sent", _("Sent")
+        FAILED = "failed", _("Failed, will retry")
 
     CLAIM_TIMEOUT = timedelta(minutes=2)
 
-    line_item = models.ForeignKey(LineItem, on_delete=models.CASCADE, related_name="syncs")
-    lti_user = models.ForeignKey(LtiUser, on_delete=models.CASCADE, related_name="score_syncs")
-    user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="score_syncs"
+    line_item = models.ForeignKey(
+        LineItem, on_delete=models.CASCADE, related_name="syncs", verbose_name=_("line item")
     )
-    score_given = models.PositiveIntegerField(default=0)
-    score_maximum = models.PositiveIntegerField(default=0)
+    lti_user = models.ForeignKey(
+        LtiUser, on_delete=models.CASCADE, related_name="score_syncs", verbose_name=_("lti user")
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="score_syncs",
+        verbose_name=_("user"),
+    )
+    score_given = models.PositiveIntegerField(default=0, verbose_name=_("score given"))
+    score_maximum = models.PositiveIntegerField(default=0, verbose_name=_("score maximum"))
     scored_at = models.DateTimeField(
-        default=timezone.now, help_text="When Parsnip's score last changed."
+        default=timezone.now,
+        help_text=_("When Parsnip's score last changed."),
+        verbose_name=_("scored at"),
     )
     sent_score = models.PositiveIntegerField(
-        null=True, blank=True, help_text="The score the LMS last accepted."
+        null=True,
+        blank=True,
+        help_text=_("The score the LMS last accepted."),
+        verbose_name=_("sent score"),
     )
-    sent_at = models.DateTimeField(null=True, blank=True)
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    sent_at = models.DateTimeField(null=True, blank=True, verbose_name=_("sent at"))
+    status = models.CharField(
+        max_length=10, choices=Status.choices, default=Status.PENDING, verbose_name=_("status")
+    )
     attempts = models.PositiveIntegerField(
-        default=0, help_text="Failed tries since the last success."
+        default=0, help_text=_("Failed tries since the last success."), verbose_name=_("attempts")
     )
-    next_attempt_at = models.DateTimeField(null=True, blank=True)
-    claimed_at = models.DateTimeField(null=True, blank=True)
-    last_response = models.TextField(blank=True, help_text="What the LMS answered last.")
+    next_attempt_at = models.DateTimeField(null=True, blank=True, verbose_name=_("next attempt at"))
+    claimed_at = models.DateTimeField(null=True, blank=True, verbose_name=_("claimed at"))
+    last_response = models.TextField(
+        blank=True, help_text=_("What the LMS answered last."), verbose_name=_("last response")
+    )
 
     objects = ScoreSyncQuerySet.as_manager()
 
     class Meta:
-        verbose_name = "grade sent to an LMS"
-        verbose_name_plural = "grades sent to an LMS"
+        verbose_name = _("grade sent to an LMS")
+        verbose_name_plural = _("grades sent to an LMS")
         constraints = [
             models.UniqueConstraint(
                 fields=["line_item", "lti_user"], name="one_grade_per_column_and_learner"
@@ -184,9 +245,13 @@ class LaunchState(models.Model):
     """pylti1p3's short-lived launch data (state, nonce, launch) in the database, so every
     web process sees what another wrote (the embedded default's cache is per process)."""
 
-    key = models.CharField(max_length=255, unique=True)
-    value = models.JSONField(null=True)
-    expires_at = models.DateTimeField(db_index=True)
+    key = models.CharField(max_length=255, unique=True, verbose_name=_("key"))
+    value = models.JSONField(null=True, verbose_name=_("value"))
+    expires_at = models.DateTimeField(db_index=True, verbose_name=_("expires at"))
+
+    class Meta:
+        verbose_name = _("launch state")
+        verbose_name_plural = _("launch states")
 
     def __str__(self) -> str:
         return self.key

@@ -5,7 +5,7 @@ from django.contrib.auth.models import User
 from django.http import HttpResponse
 from django.template.response import TemplateResponse
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext
 
 from operations import learner_data
 from tutor.admin import AccountAdmin
@@ -56,7 +56,10 @@ def erase_data(modeladmin, request, queryset):
         )
         erased += 1
     if erased:
-        modeladmin.message_user(request, _("Erased %(n)d account(s).") % {"n": erased})
+        modeladmin.message_user(
+            request,
+            ngettext("Erased %(n)d account.", "Erased %(n)d accounts.", erased) % {"n": erased},
+        )
     return None
 
 

@@ -27,7 +27,7 @@ READ_ATTRIBUTES = {
 # Elements whose text is code, not prose: it stays as written in every language.
 CODE_ELEMENTS = {"code", "pre", "kbd", "samp", "script", "style"}
 # Words every language writes the same (the product's name).
-SAME_IN_EVERY_LANGUAGE = {"Parsnip"}
+SAME_IN_EVERY_LANGUAGE = {"Parsnip", "JSON", "OpenMetrics"}
 MARK = "\x1f"  # where a tag or variable stood: not a word
 WORD = re.compile(r"[^\W\d_]{2,}")
 

@@ -11,6 +11,8 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.decorators import method_decorator
 from django.utils.html import format_html
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET
 from django_q import admin as queue_admin
 from django_q.models import Failure, Success
@@ -32,7 +34,7 @@ from tutor.roles import TEACHERS_GROUP
 
 # django-q2's "Resubmit" puts tasks back on the worker's queue: only for staff who may
 # change them (its own action asks for no permission at all).
-@admin.action(description="Resubmit selected tasks to queue", permissions=["change"])
+@admin.action(description=gettext_lazy("Resubmit selected tasks to queue"), permissions=["change"])
 def resubmit_task(model_admin, request: HttpRequest, queryset: QuerySet) -> None:
     queue_admin.resubmit_task(model_admin, request, queryset)
 
@@ -47,7 +49,7 @@ admin.site.unregister(AccessAttempt)
 
 @admin.register(AccessAttempt)
 class LoginAttemptAdmin(AccessAttemptAdmin):
-    @admin.action(description="Clean up expired attempts", permissions=["delete"])
+    @admin.action(description=gettext_lazy("Clean up expired attempts"), permissions=["delete"])
     def cleanup_expired_attempts(self, request: HttpRequest, queryset: QuerySet) -> None:
         super().cleanup_expired_attempts(request, queryset)
 
@@ -68,7 +70,7 @@ class SaysWhenNothingChanged:
         if unchanged is not None and level == messages.SUCCESS:
             level = messages.INFO
             message = format_html(
-                "Nothing changed: the {} “{}” is as it was.",
+                _("Nothing changed: the {} “{}” is as it was."),
                 unchanged._meta.verbose_name,
                 unchanged,
             )
@@ -106,7 +108,7 @@ class LessonWithChecksAdmin(SaysWhenNothingChanged, LessonAdmin):
 
     # Running code is changing content's standing: view-only staff may not start it.
     @admin.action(
-        description="Check outputs: run the snippets and compare with what they declare",
+        description=gettext_lazy("Check outputs: run the snippets and compare with what they declare"),
         permissions=["change"],
     )
     def check_outputs(self, request: HttpRequest, lessons: QuerySet[Lesson]) -> None:
@@ -118,7 +120,7 @@ class LessonWithChecksAdmin(SaysWhenNothingChanged, LessonAdmin):
         ]
         if not queued:
             self.message_user(
-                request, "These lessons have no snippets or code exercises to check.", messages.WARNING
+                request, _("These lessons have no snippets or code exercises to check."), messages.WARNING
             )
             return
         url = reverse("admin:course_lesson_check_outputs") + "?runs=" + ",".join(
@@ -127,7 +129,7 @@ class LessonWithChecksAdmin(SaysWhenNothingChanged, LessonAdmin):
         self.message_user(
             request,
             format_html(
-                "{} <a href=\"{}\">See the results</a>.",
+                _('{} <a href="{}">See the results</a>.'),
                 " ".join(kind.queued_words(queued=runs) for kind, runs in queued),
                 url,
             ),
@@ -160,7 +162,7 @@ class LessonWithChecksAdmin(SaysWhenNothingChanged, LessonAdmin):
                 })  # fmt: skip
         context = {
             **self.admin_site.each_context(request),
-            "title": "Check outputs",
+            "title": _("Check outputs"),
             "opts": self.opts,
             "parts": parts,
             "pending": sum(part["pending"] for part in parts),
@@ -203,7 +205,7 @@ class OrderingAttemptAdmin(LearnersRecordAdmin):
     list_filter = ["verdict"]
     list_select_related = ["user", "exercise__block__lesson"]
 
-    @admin.display(description="Lines in order", ordering="lines_in_place")
+    @admin.display(description=gettext_lazy("Lines in order"), ordering="lines_in_place")
     def lines_in_order(self, attempt: OrderingAttempt) -> int:
         """In order with each other, not necessarily each at its exact place."""
         return attempt.lines_in_place
@@ -237,7 +239,8 @@ class CohortAdminForm(forms.ModelForm):
         teacher, co_teachers = cleaned.get("teacher"), cleaned.get("co_teachers")
         if teacher is not None and co_teachers is not None and teacher in co_teachers:
             self.add_error(
-                "co_teachers", f"{teacher.get_username()} is the class's teacher already."
+                "co_teachers",
+                _("%(name)s is the class's teacher already.") % {"name": teacher.get_username()},
             )
         return cleaned
 
@@ -264,7 +267,7 @@ class CohortAdmin(admin.ModelAdmin):
             )
         return super().formfield_for_manytomany(db_field, request, **kwargs)
 
-    @admin.display(description="Taught by")
+    @admin.display(description=gettext_lazy("Taught by"))
     def taught_by(self, cohort: Cohort) -> str:
         return cohort.taught_by()
 

@@ -1,10 +1,11 @@
 from django.apps import AppConfig
 from django.conf import settings
+from django.utils.translation import gettext_lazy as _
 
 
 class TutorConfig(AppConfig):
     name = "tutor"
-    verbose_name = "Learning and teaching"
+    verbose_name = _("Learning and teaching")
 
     def ready(self) -> None:
         from django_q.signals import post_spawn

@@ -118,14 +118,14 @@ class Run(models.Model):
         FAILED = "failed", _("Could not run")
 
     class Purpose(models.TextChoices):
-        RUN = "run", "Learner's run"
-        REVEAL = "reveal", "Real output of a snippet"
-        CHECK = "check", "Ordering check"
-        GRADE = "grade", "Submission graded by tests"
-        CONTENT = "content", "Content check"
-        TRACE = "trace", "Step-through trace"
-        REVIEW = "review", "Code exercise at review"
-        TESTS = "tests", "Filled-in program graded by tests"
+        RUN = "run", _("Learner's run")
+        REVEAL = "reveal", _("Real output of a snippet")
+        CHECK = "check", _("Ordering check")
+        GRADE = "grade", _("Submission graded by tests")
+        CONTENT = "content", _("Content check")
+        TRACE = "trace", _("Step-through trace")
+        REVIEW = "review", _("Code exercise at review")
+        TESTS = "tests", _("Filled-in program graded by tests")
 
     PENDING_STATUSES = [Status.QUEUED, Status.RUNNING]
     FINAL_STATUSES = [
@@ -141,39 +141,67 @@ class Run(models.Model):
     )
 
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="runs"
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="runs",
+        verbose_name=_("user"),
     )
     snippet = models.ForeignKey(
-        Snippet, null=True, blank=True, on_delete=models.SET_NULL, related_name="runs"
+        Snippet,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="runs",
+        verbose_name=_("snippet"),
     )
-    purpose = models.CharField(max_length=10, choices=Purpose.choices, default=Purpose.RUN)
-    code = models.TextField()
-    code_hash = models.CharField(max_length=64, db_index=True, editable=False)
-    stdin = models.TextField(blank=True)
-    status = models.CharField(max_length=20, choices=Status.choices, default=Status.QUEUED)
-    exit_code = models.IntegerField(null=True, blank=True)
-    stdout = models.TextField(blank=True)
-    stderr = models.TextField(blank=True)
-    truncated = models.BooleanField(default=False)
-    duration_ms = models.PositiveIntegerField(null=True, blank=True)
-    created_at = models.DateTimeField(default=timezone.now, db_index=True)
-    started_at = models.DateTimeField(null=True, blank=True)
+    purpose = models.CharField(
+        max_length=10, choices=Purpose.choices, default=Purpose.RUN, verbose_name=_("purpose")
+    )
+    code = models.TextField(verbose_name=_("code"))
+    code_hash = models.CharField(
+        max_length=64, db_index=True, editable=False, verbose_name=_("code hash")
+    )
+    stdin = models.TextField(blank=True, verbose_name=_("stdin"))
+    status = models.CharField(
+        max_length=20, choices=Status.choices, default=Status.QUEUED, verbose_name=_("status")
+    )
+    exit_code = models.IntegerField(null=True, blank=True, verbose_name=_("exit code"))
+    stdout = models.TextField(blank=True, verbose_name=_("stdout"))
+    stderr = models.TextField(blank=True, verbose_name=_("stderr"))
+    truncated = models.BooleanField(default=False, verbose_name=_("truncated"))
+    duration_ms = models.PositiveIntegerField(null=True, blank=True, verbose_name=_("duration ms"))
+    created_at = models.DateTimeField(
+        default=timezone.now, db_index=True, verbose_name=_("created at")
+    )
+    started_at = models.DateTimeField(null=True, blank=True, verbose_name=_("started at"))
     deadline_at = models.DateTimeField(
-        null=True, blank=True, help_text="When a running run is overdue: its worker is gone."
+        null=True,
+        blank=True,
+        help_text=_("When a running run is overdue: its worker is gone."),
+        verbose_name=_("deadline at"),
     )
     worker = models.CharField(
-        max_length=200, blank=True, help_text="The machine and process running it."
+        max_length=200,
+        blank=True,
+        help_text=_("The machine and process running it."),
+        verbose_name=_("worker"),
     )
-    finished_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True, verbose_name=_("finished at"))
     # Run by the learner's own browser (Pyodide) and reported afterwards: a record of what
     # they ran and saw, for the trail and the teacher, never a verdict (docs/sandbox.md).
     in_browser = models.BooleanField(
-        default=False, help_text="Run in the learner's browser, and only reported by it."
+        default=False,
+        help_text=_("Run in the learner's browser, and only reported by it."),
+        verbose_name=_("in browser"),
     )
 
     objects = RunQuerySet.as_manager()
 
     class Meta:
+        verbose_name = _("run")
+        verbose_name_plural = _("runs")
         ordering = ["-created_at", "-pk"]
         indexes = [
             models.Index(fields=["user", "status", "created_at"]),
@@ -262,28 +290,39 @@ class LessonProgress(models.Model):
     """How far one learner is through one lesson; derived from their predictions and attempts."""
 
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="lesson_progress"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="lesson_progress",
+        verbose_name=_("user"),
     )
-    lesson = models.ForeignKey(Lesson, on_delete=models.PROTECT, related_name="progress")
-    snippets_total = models.PositiveIntegerField(default=0)
-    snippets_predicted = models.PositiveIntegerField(default=0)
-    predictions_right = models.PositiveIntegerField(default=0, help_text="First predictions that were right.")
-    exercises_total = models.PositiveIntegerField(default=0)
-    exercises_solved = models.PositiveIntegerField(default=0)
-    runs = models.PositiveIntegerField(default=0)
+    lesson = models.ForeignKey(
+        Lesson, on_delete=models.PROTECT, related_name="progress", verbose_name=_("lesson")
+    )
+    snippets_total = models.PositiveIntegerField(default=0, verbose_name=_("snippets total"))
+    snippets_predicted = models.PositiveIntegerField(
+        default=0, verbose_name=_("snippets predicted")
+    )
+    predictions_right = models.PositiveIntegerField(
+        default=0,
+        help_text=_("First predictions that were right."),
+        verbose_name=_("predictions right"),
+    )
+    exercises_total = models.PositiveIntegerField(default=0, verbose_name=_("exercises total"))
+    exercises_solved = models.PositiveIntegerField(default=0, verbose_name=_("exercises solved"))
+    runs = models.PositiveIntegerField(default=0, verbose_name=_("runs"))
     # Every practice kind's items on the lesson and those done (tutor.practice), and each
     # kind's own numbers: {"snippet": {"total": 2, "done": 1, "right": 1, ...}, ...}.
-    items_total = models.PositiveIntegerField(default=0)
-    items_done = models.PositiveIntegerField(default=0)
-    counts = models.JSONField(default=dict, blank=True)
-    started_at = models.DateTimeField(default=timezone.now)
-    updated_at = models.DateTimeField(default=timezone.now)
-    completed_at = models.DateTimeField(null=True, blank=True)
+    items_total = models.PositiveIntegerField(default=0, verbose_name=_("items total"))
+    items_done = models.PositiveIntegerField(default=0, verbose_name=_("items done"))
+    counts = models.JSONField(default=dict, blank=True, verbose_name=_("counts"))
+    started_at = models.DateTimeField(default=timezone.now, verbose_name=_("started at"))
+    updated_at = models.DateTimeField(default=timezone.now, verbose_name=_("updated at"))
+    completed_at = models.DateTimeField(null=True, blank=True, verbose_name=_("completed at"))
 
     objects = LessonProgressQuerySet.as_manager()
 
     class Meta:
-        verbose_name = verbose_name_plural = "lesson progress"
+        verbose_name = verbose_name_plural = _("lesson progress")
         constraints = [
             models.UniqueConstraint(fields=["user", "lesson"], name="one_progress_per_lesson")
         ]
@@ -319,47 +358,63 @@ class Cohort(models.Model):
     """A teacher's class. Students join with its code. ("Cohort" in the code only, because
     `class` is a Python keyword: people see "class" everywhere, the admin included.)"""
 
-    name = models.CharField(max_length=100)
+    name = models.CharField(max_length=100, verbose_name=_("name"))
     teacher = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="cohorts_taught"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="cohorts_taught",
+        verbose_name=_("teacher"),
     )
     co_teachers = models.ManyToManyField(
         settings.AUTH_USER_MODEL,
         related_name="cohorts_co_taught",
         blank=True,
-        help_text="Teachers who teach the class too: they see and do on its pages what its "
-        "teacher does (a second instructor of its LMS course is added by their first launch).",
+        help_text=_(
+            "Teachers who teach the class too: they see and do on its pages what its "
+            "teacher does (a second instructor of its LMS course is added by their first launch)."
+        ),
+        verbose_name=_("co teachers"),
     )
-    join_code = models.CharField(max_length=12, unique=True)
+    join_code = models.CharField(max_length=12, unique=True, verbose_name=_("join code"))
     time_zone = models.CharField(
         max_length=64,
         default="UTC",
-        help_text="Where the class is: its due dates are shown and typed in this zone when "
-        "the viewer's browser does not say its own.",
+        help_text=_(
+            "Where the class is: its due dates are shown and typed in this zone when "
+            "the viewer's browser does not say its own."
+        ),
+        verbose_name=_("time zone"),
     )
     language = models.CharField(
         max_length=16,
         choices=settings.LANGUAGES,
         blank=True,
-        help_text="The language its students' pages speak unless they choose their own.",
+        help_text=_("The language its students' pages speak unless they choose their own."),
+        verbose_name=_("language"),
     )
     review = models.BooleanField(
-        "spaced review",
+        _("spaced review"),
         default=False,
-        help_text="Its students get the Review page: what they practised, brought back when "
-        "it is about to be forgotten (tutor/review/).",
+        help_text=_(
+            "Its students get the Review page: what they practised, brought back when "
+            "it is about to be forgotten (tutor/review/)."
+        ),
     )
     students = models.ManyToManyField(
-        settings.AUTH_USER_MODEL, through="Membership", related_name="cohorts", blank=True
+        settings.AUTH_USER_MODEL,
+        through="Membership",
+        related_name="cohorts",
+        blank=True,
+        verbose_name=_("students"),
     )
-    created_at = models.DateTimeField(default=timezone.now)
+    created_at = models.DateTimeField(default=timezone.now, verbose_name=_("created at"))
 
     objects = CohortQuerySet.as_manager()
 
     class Meta:
         ordering = ["name", "pk"]
-        verbose_name = "class"
-        verbose_name_plural = "classes"
+        verbose_name = _("class")
+        verbose_name_plural = _("classes")
 
     def __str__(self) -> str:
         return self.name
@@ -382,13 +437,18 @@ class AccountSettings(models.Model):
     """What a person chose for their own account (the language their pages speak)."""
 
     user = models.OneToOneField(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="account_settings"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="account_settings",
+        verbose_name=_("user"),
     )
-    language = models.CharField(max_length=16, choices=settings.LANGUAGES, blank=True)
+    language = models.CharField(
+        max_length=16, choices=settings.LANGUAGES, blank=True, verbose_name=_("language")
+    )
 
     class Meta:
-        verbose_name = "account settings"
-        verbose_name_plural = "account settings"
+        verbose_name = _("account settings")
+        verbose_name_plural = _("account settings")
 
     def __str__(self) -> str:
         return f"{self.user}'s settings"
@@ -396,16 +456,19 @@ class AccountSettings(models.Model):
 
 class Membership(models.Model):
     cohort = models.ForeignKey(
-        Cohort, on_delete=models.CASCADE, related_name="memberships", verbose_name="class"
+        Cohort, on_delete=models.CASCADE, related_name="memberships", verbose_name=_("class")
     )
     student = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="memberships",
+        verbose_name=_("student"),
     )
-    joined_at = models.DateTimeField(default=timezone.now)
+    joined_at = models.DateTimeField(default=timezone.now, verbose_name=_("joined at"))
 
     class Meta:
-        verbose_name = "student in a class"
-        verbose_name_plural = "students in the class"
+        verbose_name = _("student in a class")
+        verbose_name_plural = _("students in the class")
         constraints = [
             models.UniqueConstraint(fields=["cohort", "student"], name="one_membership_per_class")
         ]

@@ -21,6 +21,7 @@ from dataclasses import field as declared
 from typing import Any, Protocol
 
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from course.kinds.fields import Field, Hints, Reading, Text
 from course.models import Block
@@ -43,14 +44,14 @@ class Saving(Protocol):
 
 def hints_field() -> Hints:
     """A hint ladder: an exercise, an ordering exercise or a question may carry one."""
-    return Hints("hints")
+    return Hints("hints", verbose_name=_("Hints"))
 
 
 def common_fields() -> tuple[Field, ...]:
     """Every block may have a title and a Markdown body."""
     return (
-        Text("title", model_field=Block._meta.get_field("title")),
-        Text("body", markdown=True),
+        Text("title", model_field=Block._meta.get_field("title"), verbose_name=_("Title")),
+        Text("body", markdown=True, verbose_name=_("Body")),
     )
 
 

@@ -14,6 +14,8 @@ the answers it accepts: `print(json.dumps({"size": str(params * bits / 8)}))`. A
 
 import re
 
+from django.utils.translation import gettext_lazy as _
+
 from course.kinds import register
 from course.kinds.fields import Boolean, Choice, Items, Slug, Text, TextList
 from course.kinds.questions import (
@@ -168,15 +170,25 @@ class BlanksKind(QuestionKind):
 BLANKS = register(
     BlanksKind(
         name="blanks",
-        label="Fill in the blanks",
+        label=_("Fill in the blanks"),
         template="course/blocks/question.html",
         fields=(
             question_title(),
-            Text("body", markdown=True, help_text="Markdown: what to do, above the text."),
             Text(
-                "text", required=True, quoted=False,
-                help_text="The text with its blanks, each written {{name}}. Shown as written "
-                "(a parameter's {{name}} with the learner's variant's value).",
+                "body",
+                markdown=True,
+                help_text=_("Markdown: what to do, above the text."),
+                verbose_name=_("Body"),
+            ),
+            Text(
+                "text",
+                required=True,
+                quoted=False,
+                help_text=_(
+                    "The text with its blanks, each written {{name}}. Shown as written "
+                    "(a parameter's {{name}} with the learner's variant's value)."
+                ),
+                verbose_name=_("Text"),
             ),
             Items(
                 "blanks",
@@ -188,19 +200,27 @@ BLANKS = register(
                     Text("pattern"),
                     Boolean("case_sensitive"),
                 ),
-                help_text='In JSON: a list of blanks, each with "key" (its name in the text), '
-                '"answers" (a list, unless the program prints them), and optionally "pattern" (a regular expression) and '
-                '"case_sensitive" (true or false).',
+                help_text=_(
+                    'In JSON: a list of blanks, each with "key" (its name in the text), '
+                    '"answers" (a list, unless the program prints them), and optionally "pattern" (a regular expression) and '
+                    '"case_sensitive" (true or false).'
+                ),
+                verbose_name=_("Blanks"),
             ),
             Choice(
                 "spaces",
                 options=SPACES,
-                help_text="collapse: runs of spaces count as one, none at the ends; ignore: "
-                "spaces never count; exact: every space counts.",
+                help_text=_(
+                    "collapse: runs of spaces count as one, none at the ends; ignore: "
+                    "spaces never count; exact: every space counts."
+                ),
+                verbose_name=_("Spaces"),
             ),
             *variant_fields(
-                'on its last line a JSON object giving each blank its answer or a list of '
-                'answers, e.g. {"size": "4"}'
+                _(
+                    "on its last line a JSON object giving each blank its answer or a list of "
+                    'answers, e.g. {"size": "4"}'
+                )
             ),
             tries_field(3),
             question_hints(),
@@ -223,8 +243,11 @@ BLANKS = register(
                 "blank 'params' needs 'answers', or the question a 'program' that prints them",
             ),
             (
-                {"text": "{{bits}} bits: {{params}}.", "blanks": [{"key": "params"}],
-                 "parameters": [{"name": "bits", "values": [4, 8]}]},
+                {
+                    "text": "{{bits}} bits: {{params}}.",
+                    "blanks": [{"key": "params"}],
+                    "parameters": [{"name": "bits", "values": [4, 8]}],
+                },
                 "parameters need a 'program' that computes the answer from them",
             ),
             (

@@ -14,6 +14,8 @@ in the sandbox once per variant with each parameter a variable, prints on its la
 key of the right option (checkboxes: the keys of every right option, separated by spaces).
 """
 
+from django.utils.translation import gettext_lazy as _
+
 from course.kinds import register
 from course.kinds.fields import Boolean, Choice, Items, Slug, Text
 from course.kinds.questions import (
@@ -42,8 +44,11 @@ OPTIONS = Items(
         Boolean("right"),
         Text("feedback", markdown=True),
     ),
-    help_text='In JSON: a list of options, each with "key" (a slug), "text", "right" '
-    '(true or false) and "feedback" (what a learner who chose it reads).',
+    help_text=_(
+        'In JSON: a list of options, each with "key" (a slug), "text", "right" '
+        '(true or false) and "feedback" (what a learner who chose it reads).'
+    ),
+    verbose_name=_("Options"),
 )
 
 
@@ -148,14 +153,21 @@ _example_options = [
 CHOICE = register(
     ChoiceKind(
         name="choice",
-        label="Multiple choice",
+        label=_("Multiple choice"),
         template="course/blocks/question.html",
         fields=(
             question_title(),
             question_body(),
             OPTIONS,
-            Boolean("shuffle", fallback=True, help_text="Each learner sees the options in an order of their own."),
-            *variant_fields("on its last line the key of the right option (instead of marking it right)"),
+            Boolean(
+                "shuffle",
+                fallback=True,
+                help_text=_("Each learner sees the options in an order of their own."),
+                verbose_name=_("Shuffle"),
+            ),
+            *variant_fields(
+                _("on its last line the key of the right option (instead of marking it right)")
+            ),
             tries_field(1),
             question_hints(),
             question_topics(),
@@ -169,14 +181,20 @@ CHOICE = register(
                 {"options": [{**option, "right": True} for option in _example_options]},
                 "options 'cpu' and 'gpu' are both right: a choice has one right answer",
             ),
-            ({"tries": 2}, "'tries' is 2 with 3 options: trying them in turn would find the right one"),
+            (
+                {"tries": 2},
+                "'tries' is 2 with 3 options: trying them in turn would find the right one",
+            ),
             (
                 {"program": "print('cpu')"},
                 "option 'cpu' is marked right, but the question's 'program' prints which options are",
             ),
             (
-                {"body": "Which runs on {{device}}?", "program": "print('cpu')",
-                 "options": [{**option, "right": False} for option in _example_options]},
+                {
+                    "body": "Which runs on {{device}}?",
+                    "program": "print('cpu')",
+                    "options": [{**option, "right": False} for option in _example_options],
+                },
                 "'{{device}}' in the body is not a parameter of the question",
             ),
             (
@@ -194,7 +212,7 @@ CHOICE = register(
 CHECKBOXES = register(
     CheckboxesKind(
         name="checkboxes",
-        label="Checkboxes",
+        label=_("Checkboxes"),
         template="course/blocks/question.html",
         fields=(
             question_title(),
@@ -203,16 +221,26 @@ CHECKBOXES = register(
             Choice(
                 "scoring",
                 options=SCORING,
-                help_text="right-minus-wrong: each right option ticked earns its share of the "
-                "right ones, each wrong one ticked takes away its share of the wrong ones "
-                "(ticking every option scores 0; never below 0); all-or-nothing: full "
-                "marks only for exactly the right options; each-option: the share of options "
-                "ticked or left as they should be.",
+                help_text=_(
+                    "right-minus-wrong: each right option ticked earns its share of the "
+                    "right ones, each wrong one ticked takes away its share of the wrong ones "
+                    "(ticking every option scores 0; never below 0); all-or-nothing: full "
+                    "marks only for exactly the right options; each-option: the share of options "
+                    "ticked or left as they should be."
+                ),
+                verbose_name=_("Scoring"),
             ),
-            Boolean("shuffle", fallback=True, help_text="Each learner sees the options in an order of their own."),
+            Boolean(
+                "shuffle",
+                fallback=True,
+                help_text=_("Each learner sees the options in an order of their own."),
+                verbose_name=_("Shuffle"),
+            ),
             *variant_fields(
-                "on its last line the keys of the right options, separated by spaces "
-                "(instead of marking them right)"
+                _(
+                    "on its last line the keys of the right options, separated by spaces "
+                    "(instead of marking them right)"
+                )
             ),
             tries_field(2),
             question_hints(),

@@ -10,6 +10,8 @@ compare theirs), or passes every test (graded as a code exercise's submission).
 something else or fails a test. The learner's side is in tutor/practice/questions/.
 """
 
+from django.utils.translation import gettext_lazy as _
+
 from course.kinds import register
 from course.kinds.blanks import BLANK, MAX_ANSWER_CHARS, blank_names
 from course.kinds.code_exercise import check_tests, tests_field
@@ -92,20 +94,34 @@ class CodeBlanksKind(QuestionKind):
 CODE_BLANKS = register(
     CodeBlanksKind(
         name="code_blanks",
-        label="Fill in the blanks in code",
+        label=_("Fill in the blanks in code"),
         template="course/blocks/question.html",
         fields=(
             question_title(),
-            Text("body", markdown=True, help_text="Markdown: what to do, above the program."),
             Text(
-                "code", required=True, quoted=False,
-                help_text="The program with its blanks, each written {{name}} where the learner "
-                "types one line's worth of code.",
+                "body",
+                markdown=True,
+                help_text=_("Markdown: what to do, above the program."),
+                verbose_name=_("Body"),
             ),
             Text(
-                "expected_output", quoted=False,
-                help_text="What the filled program must print (shown to the learner: it is the task). "
-                "Leave it empty when the question has tests instead.",
+                "code",
+                required=True,
+                quoted=False,
+                help_text=_(
+                    "The program with its blanks, each written {{name}} where the learner "
+                    "types one line's worth of code."
+                ),
+                verbose_name=_("Code"),
+            ),
+            Text(
+                "expected_output",
+                quoted=False,
+                help_text=_(
+                    "What the filled program must print (shown to the learner: it is the task). "
+                    "Leave it empty when the question has tests instead."
+                ),
+                verbose_name=_("Expected output"),
             ),
             tests_field(
                 required=False,
@@ -120,12 +136,19 @@ CODE_BLANKS = register(
                 item="blank",
                 fields=(
                     Slug("key", required=True, label="blank name"),
-                    Text("solution", required=True, help_text="The author's fill; never shown before earned."),
+                    Text(
+                        "solution",
+                        required=True,
+                        help_text="The author's fill; never shown before earned.",
+                    ),
                     TextList("answers", item="answer"),
                 ),
-                help_text='In JSON: a list of blanks, each with "key" (its name in the code), '
-                '"solution" (the fill that prints the expected output) and optionally "answers" '
-                "(more fills marked right at once, without running the program).",
+                help_text=_(
+                    'In JSON: a list of blanks, each with "key" (its name in the code), '
+                    '"solution" (the fill that prints the expected output) and optionally "answers" '
+                    "(more fills marked right at once, without running the program)."
+                ),
+                verbose_name=_("Blanks"),
             ),
             tries_field(3),
             question_hints(),
@@ -149,7 +172,10 @@ CODE_BLANKS = register(
                 {"tests": [{"key": "twice", "name": "gives twice", "check": "assert 2 + 2 == 4"}]},
                 "give 'expected_output' or 'tests', not both",
             ),
-            ({"expected_output": ""}, "the question needs 'expected_output' (what the filled program prints) or 'tests'"),
+            (
+                {"expected_output": ""},
+                "the question needs 'expected_output' (what the filled program prints) or 'tests'",
+            ),
         ),
     )
 )

@@ -13,6 +13,7 @@ The content models live here with the kind, not in course/models.py: one place p
 """
 
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from course.kinds import BlockKind, common_fields, hints_field, register
 from course.kinds.fields import Choice, Items, Limits, Slug, Text, TextList
@@ -20,18 +21,28 @@ from course.models import RUN_LIMITS, RUN_LIMITS_HELP, Block
 
 
 class CodeExercise(models.Model):
-    block = models.OneToOneField(Block, on_delete=models.CASCADE, related_name="code_exercise")
+    block = models.OneToOneField(
+        Block, on_delete=models.CASCADE, related_name="code_exercise", verbose_name=_("block")
+    )
     starter = models.TextField(
-        blank=True, help_text="The code learners start from: empty for Make, a program to change for Modify."
+        blank=True,
+        help_text=_(
+            "The code learners start from: empty for Make, a program to change for Modify."
+        ),
+        verbose_name=_("starter"),
     )
     solution = models.TextField(
-        help_text="A reference solution: it must pass every test. Never shown to learners."
+        help_text=_("A reference solution: it must pass every test. Never shown to learners."),
+        verbose_name=_("solution"),
     )
-    run_limits = models.JSONField(default=dict, blank=True, help_text=RUN_LIMITS_HELP)
+    run_limits = models.JSONField(
+        default=dict, blank=True, help_text=RUN_LIMITS_HELP, verbose_name=_("run limits")
+    )
 
     class Meta:
         app_label = "course"
-        verbose_name = "code exercise"
+        verbose_name = _("code exercise")
+        verbose_name_plural = _("code exercises")
 
     def __str__(self) -> str:
         return self.title
@@ -47,25 +58,42 @@ class CodeExercise(models.Model):
 
 class CodeTest(models.Model):
     class Shown(models.TextChoices):
-        VISIBLE = "visible", "Visible: shown before submitting"
-        HIDDEN = "hidden", "Hidden: only whether it passed, until solved"
+        VISIBLE = "visible", _("Visible: shown before submitting")
+        HIDDEN = "hidden", _("Hidden: only whether it passed, until solved")
 
-    exercise = models.ForeignKey(CodeExercise, on_delete=models.CASCADE, related_name="tests")
-    key = models.SlugField(max_length=100)
-    name = models.CharField(max_length=200, help_text="What learners read: “works for an empty list”.")
-    shown = models.CharField(max_length=10, choices=Shown.choices, default=Shown.VISIBLE)
-    position = models.PositiveIntegerField(default=0)
-    stdin = models.TextField("input", blank=True)
-    args = models.JSONField(default=list, blank=True, help_text="Command-line arguments (sys.argv[1:]).")
-    stdout = models.TextField("expected output", blank=True)
-    check_code = models.TextField(
-        "check",
+    exercise = models.ForeignKey(
+        CodeExercise, on_delete=models.CASCADE, related_name="tests", verbose_name=_("exercise")
+    )
+    key = models.SlugField(max_length=100, verbose_name=_("key"))
+    name = models.CharField(
+        max_length=200,
+        help_text=_("What learners read: “works for an empty list”."),
+        verbose_name=_("name"),
+    )
+    shown = models.CharField(
+        max_length=10, choices=Shown.choices, default=Shown.VISIBLE, verbose_name=_("shown")
+    )
+    position = models.PositiveIntegerField(default=0, verbose_name=_("position"))
+    stdin = models.TextField(_("input"), blank=True)
+    args = models.JSONField(
+        default=list,
         blank=True,
-        help_text="Python run after the learner's code, e.g. assert total([1, 2]) == 3. "
-        "Empty: an I/O case, graded on its output.",
+        help_text=_("Command-line arguments (sys.argv[1:])."),
+        verbose_name=_("args"),
+    )
+    stdout = models.TextField(_("expected output"), blank=True)
+    check_code = models.TextField(
+        _("check"),
+        blank=True,
+        help_text=_(
+            "Python run after the learner's code, e.g. assert total([1, 2]) == 3. "
+            "Empty: an I/O case, graded on its output."
+        ),
     )
 
     class Meta:
+        verbose_name = _("code test")
+        verbose_name_plural = _("code tests")
         app_label = "course"
         ordering = ["position", "pk"]
         constraints = [models.UniqueConstraint(fields=["exercise", "key"], name="one_test_per_key")]
@@ -102,6 +130,7 @@ def tests_field(*, required: bool = True, help_text: str = "") -> Items:
             Text("check"),
         ),
         help_text=help_text,
+        verbose_name=_("Tests"),
     )
 
 
@@ -238,14 +267,14 @@ def admin_inline():
 register(
     CodeExerciseKind(
         name="code_exercise",
-        label="Write code",
+        label=_("Write code"),
         template="course/blocks/code_exercise.html",
         fields=(
             *common_fields(),
-            Text("starter", quoted=False),
-            Text("solution", required=True),
+            Text("starter", quoted=False, verbose_name=_("Starter")),
+            Text("solution", required=True, verbose_name=_("Solution")),
             tests_field(),
-            Limits("limits", names=RUN_LIMITS),
+            Limits("limits", names=RUN_LIMITS, verbose_name=_("Limits")),
             hints_field(),
         ),
         needs_key=True,
@@ -259,7 +288,16 @@ register(
         },
         wrong_examples=(
             (
-                {"tests": [{"key": "one", "name": "gives 1", "check": "assert one() == 1", "stdout": "1"}]},
+                {
+                    "tests": [
+                        {
+                            "key": "one",
+                            "name": "gives 1",
+                            "check": "assert one() == 1",
+                            "stdout": "1",
+                        }
+                    ]
+                },
                 "test 'one' must be either a check (`check:` with asserts) or an I/O case",
             ),
             (

@@ -1,14 +1,25 @@
 """Data Flow: numbered steps, one below the other, joined by arrows."""
 
+from django.utils.translation import gettext_lazy as _
+
 from course.kinds import BlockKind, common_fields, register
 from course.kinds.fields import TextList
 
 register(
     BlockKind(
         name="data_flow",
-        label="Data Flow",
+        label=_("Data Flow"),
         template="course/blocks/data_flow.html",
-        fields=(*common_fields(), TextList("steps", required=True, item="step")),
+        fields=(
+            *common_fields(),
+            TextList(
+                "steps",
+                required=True,
+                item="step",
+                help_text=_("One step a line, in order."),
+                verbose_name=_("Steps"),
+            ),
+        ),
         items_field="steps",
         example={"steps": ["Read the file", "Count the words"]},
         wrong_examples=(({"steps": []}, "'steps' must not be empty"),),

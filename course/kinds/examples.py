@@ -1,12 +1,14 @@
 """Examples: cards, each a title, a few literal lines and a Markdown body."""
 
+from django.utils.translation import gettext_lazy as _
+
 from course.kinds import BlockKind, common_fields, register
 from course.kinds.fields import Items, Text
 
 register(
     BlockKind(
         name="examples",
-        label="Examples",
+        label=_("Examples"),
         template="course/blocks/examples.html",
         fields=(
             *common_fields(),
@@ -14,6 +16,7 @@ register(
                 "items",
                 required=True,
                 fields=(Text("title", required=True), Text("lines"), Text("body", markdown=True)),
+                verbose_name=_("Items"),
             ),
         ),
         items_field="items",

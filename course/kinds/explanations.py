@@ -1,12 +1,14 @@
 """Why this works: short explanations, each a title and a Markdown body."""
 
+from django.utils.translation import gettext_lazy as _
+
 from course.kinds import BlockKind, common_fields, register
 from course.kinds.fields import Items, Text
 
 register(
     BlockKind(
         name="explanations",
-        label="Why this works",
+        label=_("Why this works"),
         template="course/blocks/explanations.html",
         fields=(
             *common_fields(),
@@ -14,6 +16,7 @@ register(
                 "items",
                 required=True,
                 fields=(Text("title", required=True), Text("body", markdown=True)),
+                verbose_name=_("Items"),
             ),
         ),
         items_field="items",

@@ -21,6 +21,7 @@ from typing import Any, ClassVar, Protocol
 
 from django import forms
 from django.db import models
+from django.utils.translation import gettext
 
 from course.content_files.errors import did_you_mean
 from course.content_files.yaml_lines import YamlList, YamlMap
@@ -190,7 +191,7 @@ class Field(ABC):
 
     @property
     def form_help(self) -> str:
-        return "In JSON, as the content files write it in YAML."
+        return gettext("In JSON, as the content files write it in YAML.")
 
     def form_field(self, stored: Any = None) -> forms.Field:
         """The admin's form field for it; `stored` is the value the block keeps (a choice
@@ -257,7 +258,7 @@ class Text(Field):
 
     def form_field(self, stored: Any = None) -> forms.Field:
         widget = forms.Textarea if self.markdown or self.quoted else forms.TextInput
-        help_text = self.help_text or ("Markdown." if self.markdown else "")
+        help_text = self.help_text or (gettext("Markdown.") if self.markdown else "")
         return ExactText(required=False, widget=widget, label=self.form_label, help_text=help_text)
 
     def write(self, value: str) -> str | None:
@@ -559,7 +560,7 @@ class Hints(TextList):
     kept_on_block: ClassVar[bool] = True
 
     def form_field(self, stored: Any = None) -> forms.Field:
-        help_text = self.help_text or (
+        help_text = self.help_text or gettext(
             "One hint a line (Markdown), shown one at a time on request, the gentlest first; "
             "after the last, the solution is shown a piece at a time."
         )
@@ -599,10 +600,12 @@ class Items(Field):
     def form_help(self) -> str:
         described = ", ".join(
             f'"{sub.name}"'
-            + (" (required)" if sub.required else "")
-            + (" (Markdown)" if isinstance(sub, Text) and sub.markdown else "")
+            + (" " + gettext("(required)") if sub.required else "")
+            + (" " + gettext("(Markdown)") if isinstance(sub, Text) and sub.markdown else "")
             for sub in self.fields
         )
+        if self.item == "item":  # the only ones the admin shows as a box of their own
+            return gettext("In JSON: a list of items, each with %(fields)s.") % {"fields": described}
         return f"In JSON: a list of {self.item}s, each with {described}."
 
     def read_value(self, reading: Reading, mapping: YamlMap, what: str) -> list[LinedDict]:

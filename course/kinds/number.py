@@ -9,6 +9,8 @@ where it says {{name}}), and the program, run in the sandbox with those values, 
 answer. So the number in the question can never disagree with the program.
 """
 
+from django.utils.translation import gettext_lazy as _
+
 from course.kinds import register
 from course.kinds.fields import Items, Number, Text
 from course.kinds.questions import (
@@ -64,28 +66,48 @@ class NumberKind(QuestionKind):
 NUMBER = register(
     NumberKind(
         name="number",
-        label="Number",
+        label=_("Number"),
         template="course/blocks/question.html",
         fields=(
             question_title(),
             question_body(),
-            Number("answer", help_text="The right number (or give a program that prints it)."),
-            *variant_fields("the answer"),
             Number(
-                "tolerance", fallback=0, minimum=0,
-                help_text="Absolute: an answer this far from the right one is right too.",
+                "answer",
+                help_text=_("The right number (or give a program that prints it)."),
+                verbose_name=_("Answer"),
+            ),
+            *variant_fields(_("the answer")),
+            Number(
+                "tolerance",
+                fallback=0,
+                minimum=0,
+                help_text=_("Absolute: an answer this far from the right one is right too."),
+                verbose_name=_("Tolerance"),
             ),
             Number(
-                "relative_tolerance", fallback=0, minimum=0,
-                help_text="Relative, as a fraction of the answer: 0.01 accepts within 1%.",
+                "relative_tolerance",
+                fallback=0,
+                minimum=0,
+                help_text=_("Relative, as a fraction of the answer: 0.01 accepts within 1%."),
+                verbose_name=_("Relative tolerance"),
             ),
-            Text("units", help_text="Shown beside the box, e.g. GB; a learner may type them."),
+            Text(
+                "units",
+                help_text=_("Shown beside the box, e.g. GB; a learner may type them."),
+                verbose_name=_("Units"),
+            ),
             Items(
                 "mistakes",
                 item="mistake",
-                fields=(Number("answer", required=True), Text("feedback", required=True, markdown=True)),
-                help_text='In JSON: a list of common wrong numbers, each with "answer" and the '
-                '"feedback" a learner who gives it reads.',
+                fields=(
+                    Number("answer", required=True),
+                    Text("feedback", required=True, markdown=True),
+                ),
+                help_text=_(
+                    'In JSON: a list of common wrong numbers, each with "answer" and the '
+                    '"feedback" a learner who gives it reads.'
+                ),
+                verbose_name=_("Mistakes"),
             ),
             tries_field(3),
             question_hints(),
@@ -104,8 +126,14 @@ NUMBER = register(
         wrong_examples=(
             ({"answer": "four"}, "'answer' must be a number, not text"),
             (
-                {"answer": None, "program": "print(bits / 2)",
-                 "parameters": [{"name": "bits", "values": [4, 8]}, {"name": "bits", "values": [16]}]},
+                {
+                    "answer": None,
+                    "program": "print(bits / 2)",
+                    "parameters": [
+                        {"name": "bits", "values": [4, 8]},
+                        {"name": "bits", "values": [16]},
+                    ],
+                },
                 "parameter 'bits' is given twice",
             ),
             ({"program": "print(4)"}, "give 'answer' or a 'program' that computes it, not both"),

@@ -6,6 +6,7 @@ re-import updates them in place.
 """
 
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from course.content_files.errors import did_you_mean
 from course.kinds import BlockKind, common_fields, hints_field, register
@@ -15,16 +16,24 @@ from course.models import Block, linked_in_order, title_from_intro
 
 class OrderingExercise(models.Model):
     class Grading(models.TextChoices):
-        EXACT = "exact", "The exact order"
-        DEPENDENCIES = "dependencies", "Any order that respects the dependencies"
-        OUTPUT = "output", "Run the program and compare its output"
+        EXACT = "exact", _("The exact order")
+        DEPENDENCIES = "dependencies", _("Any order that respects the dependencies")
+        OUTPUT = "output", _("Run the program and compare its output")
 
-    block = models.OneToOneField(Block, on_delete=models.CASCADE, related_name="ordering_exercise")
-    intro = models.TextField(blank=True, help_text="Markdown.")
-    grading = models.CharField(max_length=20, choices=Grading.choices, default=Grading.EXACT)
-    expected_output = models.TextField(blank=True, help_text="For output grading.")
+    block = models.OneToOneField(
+        Block, on_delete=models.CASCADE, related_name="ordering_exercise", verbose_name=_("block")
+    )
+    intro = models.TextField(blank=True, help_text=_("Markdown."), verbose_name=_("intro"))
+    grading = models.CharField(
+        max_length=20, choices=Grading.choices, default=Grading.EXACT, verbose_name=_("grading")
+    )
+    expected_output = models.TextField(
+        blank=True, help_text=_("For output grading."), verbose_name=_("expected output")
+    )
 
     class Meta:
+        verbose_name = _("ordering exercise")
+        verbose_name_plural = _("ordering exercises")
         app_label = "course"
 
     def __str__(self) -> str:
@@ -42,18 +51,31 @@ class OrderingExercise(models.Model):
 
 
 class OrderingLine(models.Model):
-    exercise = models.ForeignKey(OrderingExercise, on_delete=models.CASCADE, related_name="lines")
-    key = models.SlugField()
-    text = models.TextField(help_text="The line as written, indentation included.")
+    exercise = models.ForeignKey(
+        OrderingExercise, on_delete=models.CASCADE, related_name="lines", verbose_name=_("exercise")
+    )
+    key = models.SlugField(verbose_name=_("key"))
+    text = models.TextField(
+        help_text=_("The line as written, indentation included."), verbose_name=_("text")
+    )
     position = models.PositiveIntegerField(
-        null=True, blank=True, help_text="Place in the correct order; empty for a distractor."
+        null=True,
+        blank=True,
+        help_text=_("Place in the correct order; empty for a distractor."),
+        verbose_name=_("position"),
     )
     depends_on = models.ManyToManyField(
-        "self", symmetrical=False, blank=True, related_name="required_by",
-        help_text="Lines that must come before this one (dependency grading).",
+        "self",
+        symmetrical=False,
+        blank=True,
+        related_name="required_by",
+        help_text=_("Lines that must come before this one (dependency grading)."),
+        verbose_name=_("depends on"),
     )
 
     class Meta:
+        verbose_name = _("ordering line")
+        verbose_name_plural = _("ordering lines")
         app_label = "course"
         ordering = [models.F("position").asc(nulls_last=True), "pk"]
         constraints = [
@@ -164,7 +186,7 @@ class OrderingKind(BlockKind):
                 exercise=exercise,
                 key=item["key"],
             )
-        for _, item in numbered:
+        for _position, item in numbered:
             line = rows[item["key"]]
             depends_on = [rows[key] for key in item.get("depends_on", [])]
             saving.set_in_order(line, line.depends_on, depends_on)
@@ -247,8 +269,9 @@ def find_cycle(graph: dict[str, list[str]]) -> list[str]:
     return []
 
 
-_line_key = Slug("key", required=True, label="line key")
-_line_text = Text("text", required=True, quoted=True)
+_line_key = Slug("key", required=True, label="line key", verbose_name=_("Key"))
+_line_text = Text("text", required=True, quoted=True, verbose_name=_("Text"))
+
 
 def admin_inline():
     """The exercise with its lines, edited in place on the lesson's admin page (and on its
@@ -272,7 +295,7 @@ def admin_inline():
 
         what = "a line"
         distractor = forms.BooleanField(
-            label="Distractor (not part of the solution)",
+            label=_("Distractor (not part of the solution)"),
             required=False,
             help_text="A wrong line offered with the others; learners should leave it out.",
         )
@@ -396,12 +419,16 @@ def admin_inline():
 ORDERING = register(
     OrderingKind(
         name="ordering",
-        label="Put it in order",
+        label=_("Put it in order"),
         template="course/blocks/ordering.html",
         fields=(
             *common_fields(),
-            Text("intro", markdown=True),
-            Choice("grading", model_field=OrderingExercise._meta.get_field("grading")),
+            Text("intro", markdown=True, verbose_name=_("Intro")),
+            Choice(
+                "grading",
+                model_field=OrderingExercise._meta.get_field("grading"),
+                verbose_name=_("Grading"),
+            ),
             Items(
                 "lines",
                 required=True,
@@ -411,9 +438,15 @@ ORDERING = register(
                     _line_text,
                     SlugList("depends_on", item="depends_on entry", flow=True),
                 ),
+                verbose_name=_("Lines"),
             ),
-            Items("distractors", item="distractor", fields=(_line_key, _line_text)),
-            Text("expected_output"),
+            Items(
+                "distractors",
+                item="distractor",
+                fields=(_line_key, _line_text),
+                verbose_name=_("Distractors"),
+            ),
+            Text("expected_output", verbose_name=_("Expected output")),
             hints_field(),
         ),
         needs_key=True,
@@ -430,10 +463,12 @@ ORDERING = register(
         },
         wrong_examples=(
             (
-                {"lines": [
-                    {"key": "set", "text": "x = 1", "depends_on": ["show"]},
-                    {"key": "show", "text": "print(x)"},
-                ]},
+                {
+                    "lines": [
+                        {"key": "set", "text": "x = 1", "depends_on": ["show"]},
+                        {"key": "show", "text": "print(x)"},
+                    ]
+                },
                 "line 'set' depends on 'show', which comes after it: list the lines in an "
                 "order that works",
             ),

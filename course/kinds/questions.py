@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from django import forms
+from django.utils.text import format_lazy
+from django.utils.translation import gettext_lazy as _
 
 from course.content_files.yaml_writing import Flow
 from course.kinds import BlockKind, common_fields, hints_field
@@ -41,7 +43,13 @@ def question_title() -> Text:
 
 
 def question_body() -> Text:
-    return Text("body", markdown=True, required=True, help_text="Markdown: the question itself.")
+    return Text(
+        "body",
+        markdown=True,
+        required=True,
+        help_text=_("Markdown: the question itself."),
+        verbose_name=_("Body"),
+    )
 
 
 def question_hints() -> Field:
@@ -69,10 +77,10 @@ class Topics(TextList):
     item: str = "topic"
 
     def form_field(self, stored: Any = None) -> forms.Field:
-        help_text = self.help_text or (
-            f"One topic a line, e.g. memory (at most {MAX_TOPICS}, each at most {TOPIC_LENGTH} "
+        help_text = self.help_text or _(
+            "One topic a line, e.g. memory (at most %(topics)s, each at most %(length)s "
             "characters): teachers draw quiz questions from the course's by topic."
-        )
+        ) % {"topics": MAX_TOPICS, "length": TOPIC_LENGTH}
         return TopicLines(required=False, label=self.form_label, help_text=help_text)
 
     def read_value(self, reading, mapping, what: str) -> list[str]:
@@ -100,14 +108,15 @@ class Topics(TextList):
 
 
 def question_topics() -> Topics:
-    return Topics("topics")
+    return Topics("topics", verbose_name=_("Topics"))
 
 
 def tries_field(fallback: int) -> WholeNumber:
     return WholeNumber(
         "tries",
         fallback=fallback,
-        help_text="How many answers a learner may give before the right one is shown.",
+        help_text=_("How many answers a learner may give before the right one is shown."),
+        verbose_name=_("Tries"),
     )
 
 
@@ -239,15 +248,30 @@ def variant_fields(prints: str) -> tuple[Field, ...]:
                 Number("to"),
                 Number("step"),
             ),
-            help_text='In JSON: a list of parameters, each with "name" and either "values" '
-            '(a list) or "from", "to" and optionally "step" (a range, both ends included).',
+            help_text=_(
+                'In JSON: a list of parameters, each with "name" and either "values" '
+                '(a list) or "from", "to" and optionally "step" (a range, both ends included).'
+            ),
+            verbose_name=_("Parameters"),
         ),
         Text(
-            "program", quoted=False,
-            help_text=f"Python that prints {prints}; each parameter is a variable of the "
-            "learner's variant. Run in the sandbox, once per variant.",
+            "program",
+            quoted=False,
+            help_text=format_lazy(
+                _(
+                    "Python that prints {prints}; each parameter is a variable of the "
+                    "learner's variant. Run in the sandbox, once per variant."
+                ),
+                prints=prints,
+            ),
+            verbose_name=_("Program"),
         ),
-        Number("variants", minimum=1, help_text="Use a sample of this many variants (empty: every one)."),
+        Number(
+            "variants",
+            minimum=1,
+            help_text=_("Use a sample of this many variants (empty: every one)."),
+            verbose_name=_("Variants"),
+        ),
     )
 
 

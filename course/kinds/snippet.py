@@ -7,6 +7,8 @@ prints before the exception it ends with.
 """
 
 from django.db import models
+from django.utils.text import format_lazy
+from django.utils.translation import gettext_lazy as _
 
 from course.kinds import BlockKind, common_fields, register
 from course.kinds.fields import Limits, Name, Text
@@ -21,41 +23,53 @@ from course.models import (
 
 
 class Snippet(models.Model):
-    block = models.OneToOneField(Block, on_delete=models.CASCADE, related_name="snippet")
-    caption = models.CharField(max_length=300, blank=True)
-    language = models.CharField(max_length=30, default="python")
-    code = models.TextField()
+    block = models.OneToOneField(
+        Block, on_delete=models.CASCADE, related_name="snippet", verbose_name=_("block")
+    )
+    caption = models.CharField(max_length=300, blank=True, verbose_name=_("caption"))
+    language = models.CharField(max_length=30, default="python", verbose_name=_("language"))
+    code = models.TextField(verbose_name=_("code"))
     stdin = models.TextField(
-        "input",
+        _("input"),
         blank=True,
-        help_text="Fed to the program as its input (what input() reads); shown with the code.",
+        help_text=_("Fed to the program as its input (what input() reads); shown with the code."),
     )
     expected_output = models.TextField(
         blank=True,
-        help_text="What the code prints, exactly (leading empty lines count); for a program "
-        "that fails on purpose, what it prints before it fails.",
+        help_text=_(
+            "What the code prints, exactly (leading empty lines count); for a program "
+            "that fails on purpose, what it prints before it fails."
+        ),
+        verbose_name=_("expected output"),
     )
     raises = models.CharField(
-        "ends with the exception",
+        _("ends with the exception"),
         max_length=100,
         blank=True,
         validators=[validate_exception_name],
-        help_text="For a program that fails on purpose: the exception it ends with, "
-        "e.g. ZeroDivisionError. Empty: it must finish without an error.",
+        help_text=_(
+            "For a program that fails on purpose: the exception it ends with, "
+            "e.g. ZeroDivisionError. Empty: it must finish without an error."
+        ),
     )
     version = models.PositiveIntegerField(
         default=1,
-        help_text="Goes up whenever the code or its input changes; predictions keep the one "
-        "they saw.",
+        help_text=_(
+            "Goes up whenever the code or its input changes; predictions keep the one they saw."
+        ),
+        verbose_name=_("version"),
     )
     run_limits = models.JSONField(
         default=dict,
         blank=True,
         validators=[validate_run_limits],
-        help_text=RUN_LIMITS_HELP + " Set here, they win over the course's.",
+        help_text=format_lazy("{} {}", RUN_LIMITS_HELP, _("Set here, they win over the course's.")),
+        verbose_name=_("run limits"),
     )
 
     class Meta:
+        verbose_name = _("snippet")
+        verbose_name_plural = _("snippets")
         app_label = "course"
 
     def __str__(self) -> str:
@@ -174,22 +188,29 @@ def admin_inline():
 SNIPPET = register(
     SnippetKind(
         name="snippet",
-        label="Snippet",
+        label=_("Snippet"),
         template="course/blocks/snippet.html",
         fields=(
             *common_fields(),
-            Text("caption", model_field=_field("caption")),
-            Text("language", model_field=_field("language"), fallback="python", always=True),
-            Text("code", required=True),
-            Text("stdin"),
-            Text("output"),
+            Text("caption", model_field=_field("caption"), verbose_name=_("Caption")),
+            Text(
+                "language",
+                model_field=_field("language"),
+                fallback="python",
+                always=True,
+                verbose_name=_("Language"),
+            ),
+            Text("code", required=True, verbose_name=_("Code")),
+            Text("stdin", verbose_name=_("Stdin")),
+            Text("output", verbose_name=_("Output")),
             Name(
                 "raises",
                 pattern=EXCEPTION_NAME,
                 model_field=_field("raises"),
                 meaning="an exception's name as Python prints it, e.g. ZeroDivisionError",
+                verbose_name=_("Raises"),
             ),
-            Limits("limits", names=RUN_LIMITS),
+            Limits("limits", names=RUN_LIMITS, verbose_name=_("Limits")),
         ),
         needs_key=True,
         page_select=("snippet",),

@@ -12,7 +12,7 @@ from django.http import HttpRequest
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext
 from django.views.decorators.http import require_http_methods
 
 from course import kinds
@@ -100,7 +100,12 @@ def import_questions(request: HttpRequest, lesson_id: int, *, model_admin) -> Te
             added = add_questions(lesson=lesson, questions=read.questions)
             messages.success(
                 request,
-                _("Added %(count)d questions after the lesson's blocks.") % {"count": len(added)},
+                ngettext(
+                    "Added %(count)d question after the lesson's blocks.",
+                    "Added %(count)d questions after the lesson's blocks.",
+                    len(added),
+                )
+                % {"count": len(added)},
             )
             for line in read.report():
                 messages.warning(request, line)

@@ -87,7 +87,7 @@ def test_the_lesson_page_links_to_each_of_its_blocks_in_order(django_app, sample
     at = keys.index("kv-cache-vram-order")
     assert (
         links[at][1]
-        == f"{lesson.blocks.get(key='kv-cache-vram-order').title or 'kv-cache-vram-order'} (ordering)"
+        == f"{lesson.blocks.get(key='kv-cache-vram-order').title or 'kv-cache-vram-order'} (Put it in order)"
     )
 
 

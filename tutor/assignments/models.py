@@ -8,7 +8,7 @@ from django.core.validators import MaxValueValidator
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import gettext_lazy, ngettext
 
 from course.models import Block, Lesson
 from tutor.models import Cohort
@@ -51,81 +51,123 @@ class Assignment(models.Model):
     closes it (`closed_at`), its students can no longer submit work on its items."""
 
     cohort = models.ForeignKey(
-        Cohort, on_delete=models.CASCADE, related_name="assignments", verbose_name="class"
+        Cohort,
+        on_delete=models.CASCADE,
+        related_name="assignments",
+        verbose_name=gettext_lazy("class"),
     )
     # PROTECT, as every row of tutor that points at content: removing a lesson from the
     # content (a re-import, the admin) is refused while a class has it assigned.
-    lesson = models.ForeignKey(Lesson, on_delete=models.PROTECT, related_name="assignments")
+    lesson = models.ForeignKey(
+        Lesson,
+        on_delete=models.PROTECT,
+        related_name="assignments",
+        verbose_name=gettext_lazy("lesson"),
+    )
     whole_lesson = models.BooleanField(
-        default=True, help_text="Every practice block of the lesson; otherwise only `blocks`."
+        default=True,
+        help_text=gettext_lazy("Every practice block of the lesson; otherwise only `blocks`."),
+        verbose_name=gettext_lazy("whole lesson"),
     )
     blocks = models.ManyToManyField(
         Block,
         blank=True,
         related_name="assignments",
-        help_text="The exercises set, when not the whole lesson.",
+        help_text=gettext_lazy("The exercises set, when not the whole lesson."),
+        verbose_name=gettext_lazy("blocks"),
     )
-    opens_at = models.DateTimeField()
-    due_at = models.DateTimeField()
+    opens_at = models.DateTimeField(verbose_name=gettext_lazy("opens at"))
+    due_at = models.DateTimeField(verbose_name=gettext_lazy("due at"))
     closed_at = models.DateTimeField(
-        null=True, blank=True, help_text="Closed by the teacher: no more work accepted."
+        null=True,
+        blank=True,
+        help_text=gettext_lazy("Closed by the teacher: no more work accepted."),
+        verbose_name=gettext_lazy("closed at"),
     )
-    created_at = models.DateTimeField(default=timezone.now)
+    created_at = models.DateTimeField(default=timezone.now, verbose_name=gettext_lazy("created at"))
     # Closed-book (tutor/assignments/closed_book.py): from opening to due, its students reach
     # only its items, in one session each, from the allowed addresses if any are listed.
-    closed_book = models.BooleanField(default=False)
+    closed_book = models.BooleanField(default=False, verbose_name=gettext_lazy("closed book"))
     allowed_addresses = models.TextField(
         blank=True,
-        help_text="Closed-book only: addresses or networks (CIDR), one a line; empty: any.",
+        help_text=gettext_lazy(
+            "Closed-book only: addresses or networks (CIDR), one a line; empty: any."
+        ),
+        verbose_name=gettext_lazy("allowed addresses"),
     )
 
     # tutor/assignments/hidden_tests.py: once a student's due date has passed, the hidden
     # tests of the assignment's code exercises show them in full, as solving one does.
     hidden_tests_after_due = models.BooleanField(
-        "show hidden tests once due",
+        gettext_lazy("show hidden tests once due"),
         default=False,
-        help_text="After a student's due date (their extension's, if any), the hidden tests of "
-        "its code exercises show in full: what each checks and what it expected.",
+        help_text=gettext_lazy(
+            "After a student's due date (their extension's, if any), the hidden tests of "
+            "its code exercises show in full: what each checks and what it expected."
+        ),
     )
 
     # A quiz (tutor/quizzes/): its items are questions, answered in attempts of their own.
-    quiz = models.BooleanField("give its questions as a quiz", default=False)
-    attempts_allowed = models.PositiveSmallIntegerField(default=1)
-    time_limit = models.PositiveIntegerField(
-        "time limit (minutes)", null=True, blank=True, help_text="Empty: no time limit."
+    quiz = models.BooleanField(gettext_lazy("give its questions as a quiz"), default=False)
+    attempts_allowed = models.PositiveSmallIntegerField(
+        default=1, verbose_name=gettext_lazy("attempts allowed")
     )
-    shuffle_questions = models.BooleanField(default=True)
+    time_limit = models.PositiveIntegerField(
+        gettext_lazy("time limit (minutes)"),
+        null=True,
+        blank=True,
+        help_text=gettext_lazy("Empty: no time limit."),
+    )
+    shuffle_questions = models.BooleanField(
+        default=True, verbose_name=gettext_lazy("shuffle questions")
+    )
     # A quiz drawn from the course's questions on some topics: `blocks` holds the pool (the
     # course's quiz questions on `draw_topics` when it was set, from any of its lessons; the
     # quiz is listed on `lesson`'s page), and each attempt draws `draw_count` of them.
     draw_count = models.PositiveSmallIntegerField(
-        "questions drawn per attempt", null=True, blank=True,
-        help_text="Quiz only: each attempt draws this many of the pool's questions; empty: the lesson's.",
+        gettext_lazy("questions drawn per attempt"),
+        null=True,
+        blank=True,
+        help_text=gettext_lazy(
+            "Quiz only: each attempt draws this many of the pool's questions; empty: the lesson's."
+        ),
     )
-    draw_topics = models.JSONField(default=list, blank=True, help_text="The topics the pool was drawn from.")
+    draw_topics = models.JSONField(
+        default=list,
+        blank=True,
+        help_text=gettext_lazy("The topics the pool was drawn from."),
+        verbose_name=gettext_lazy("draw topics"),
+    )
 
     class Feedback(models.TextChoices):
-        AT_ONCE = "at-once", "At once: each question checked once, when answered"
-        AFTER_SUBMITTING = "after-submitting", "After submitting the attempt"
-        AFTER_DUE = "after-due", "After the due date"
+        AT_ONCE = "at-once", gettext_lazy("At once: each question checked once, when answered")
+        AFTER_SUBMITTING = "after-submitting", gettext_lazy("After submitting the attempt")
+        AFTER_DUE = "after-due", gettext_lazy("After the due date")
 
     feedback = models.CharField(
-        max_length=20, choices=Feedback.choices, default=Feedback.AFTER_SUBMITTING
+        max_length=20,
+        choices=Feedback.choices,
+        default=Feedback.AFTER_SUBMITTING,
+        verbose_name=gettext_lazy("feedback"),
     )
 
     # tutor/practice/hints/: each rung of a hint ladder a student takes on one of its items
     # (a hint, or a piece of the solution) costs this share of that item's score.
     hint_cost = models.PositiveSmallIntegerField(
-        "hint cost (%)",
+        gettext_lazy("hint cost (%)"),
         default=0,
         validators=[MaxValueValidator(100)],
-        help_text="Each hint (or piece of the solution) a student uses on an item costs this "
-        "percentage of the item's score; 0: hints are free.",
+        help_text=gettext_lazy(
+            "Each hint (or piece of the solution) a student uses on an item costs this "
+            "percentage of the item's score; 0: hints are free."
+        ),
     )
 
     objects = AssignmentQuerySet.as_manager()
 
     class Meta:
+        verbose_name = gettext_lazy("assignment")
+        verbose_name_plural = gettext_lazy("assignments")
         app_label = "tutor"
         ordering = ["due_at", "pk"]
         indexes = [
@@ -171,14 +213,24 @@ class Assignment(models.Model):
 class Extension(models.Model):
     """A later due date for one student of the assignment's class."""
 
-    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="extensions")
-    student = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assignment_extensions"
+    assignment = models.ForeignKey(
+        Assignment,
+        on_delete=models.CASCADE,
+        related_name="extensions",
+        verbose_name=gettext_lazy("assignment"),
     )
-    due_at = models.DateTimeField()
-    granted_at = models.DateTimeField(default=timezone.now)
+    student = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="assignment_extensions",
+        verbose_name=gettext_lazy("student"),
+    )
+    due_at = models.DateTimeField(verbose_name=gettext_lazy("due at"))
+    granted_at = models.DateTimeField(default=timezone.now, verbose_name=gettext_lazy("granted at"))
 
     class Meta:
+        verbose_name = gettext_lazy("extension")
+        verbose_name_plural = gettext_lazy("extensions")
         app_label = "tutor"
         constraints = [
             models.UniqueConstraint(
@@ -194,18 +246,37 @@ class ClosedBookSeat(models.Model):
     """A student in a closed-book assignment: the one session it is open in, and what was
     refused to them while it ran (the teacher sees both)."""
 
-    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="seats")
-    student = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="closed_book_seats"
+    assignment = models.ForeignKey(
+        Assignment,
+        on_delete=models.CASCADE,
+        related_name="seats",
+        verbose_name=gettext_lazy("assignment"),
     )
-    session_key = models.CharField(max_length=40)
-    address = models.GenericIPAddressField(null=True, blank=True)
-    seated_at = models.DateTimeField(default=timezone.now)
-    refusals = models.PositiveIntegerField(default=0)
-    last_refused = models.CharField(max_length=200, blank=True, help_text="The address asked for.")
-    refused_at = models.DateTimeField(null=True, blank=True)
+    student = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="closed_book_seats",
+        verbose_name=gettext_lazy("student"),
+    )
+    session_key = models.CharField(max_length=40, verbose_name=gettext_lazy("session key"))
+    address = models.GenericIPAddressField(
+        null=True, blank=True, verbose_name=gettext_lazy("address")
+    )
+    seated_at = models.DateTimeField(default=timezone.now, verbose_name=gettext_lazy("seated at"))
+    refusals = models.PositiveIntegerField(default=0, verbose_name=gettext_lazy("refusals"))
+    last_refused = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text=gettext_lazy("The address asked for."),
+        verbose_name=gettext_lazy("last refused"),
+    )
+    refused_at = models.DateTimeField(
+        null=True, blank=True, verbose_name=gettext_lazy("refused at")
+    )
 
     class Meta:
+        verbose_name = gettext_lazy("closed book seat")
+        verbose_name_plural = gettext_lazy("closed book seats")
         app_label = "tutor"
         constraints = [
             models.UniqueConstraint(fields=["assignment", "student"], name="one_seat_per_student")

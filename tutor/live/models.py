@@ -5,6 +5,7 @@ from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from course.models import Block, Lesson
 
@@ -15,31 +16,45 @@ class LessonActivity(models.Model):
     and how long they have been on it without progress."""
 
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="lesson_activity"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="lesson_activity",
+        verbose_name=_("user"),
     )
-    lesson = models.ForeignKey(Lesson, on_delete=models.CASCADE, related_name="activity")
+    lesson = models.ForeignKey(
+        Lesson, on_delete=models.CASCADE, related_name="activity", verbose_name=_("lesson")
+    )
     block = models.ForeignKey(
         Block,
         null=True,
         blank=True,
         on_delete=models.SET_NULL,
         related_name="+",
-        help_text="The block they last acted on.",
+        help_text=_("The block they last acted on."),
+        verbose_name=_("block"),
     )
-    what = models.CharField(max_length=200, help_text="Their last action, in words.")
-    acted_at = models.DateTimeField(default=timezone.now)
+    what = models.CharField(
+        max_length=200, help_text=_("Their last action, in words."), verbose_name=_("what")
+    )
+    acted_at = models.DateTimeField(default=timezone.now, verbose_name=_("acted at"))
     failures = models.PositiveIntegerField(
-        default=0, help_text="Failed checks or submissions in a row on this block."
+        default=0,
+        help_text=_("Failed checks or submissions in a row on this block."),
+        verbose_name=_("failures"),
     )
     since = models.DateTimeField(
-        default=timezone.now, help_text="On this block without progress since."
+        default=timezone.now,
+        help_text=_("On this block without progress since."),
+        verbose_name=_("since"),
     )
     done = models.BooleanField(
-        default=False, help_text="Their last step on this block was progress (solved, predicted)."
+        default=False,
+        help_text=_("Their last step on this block was progress (solved, predicted)."),
+        verbose_name=_("done"),
     )
 
     class Meta:
-        verbose_name = verbose_name_plural = "lesson activity"
+        verbose_name = verbose_name_plural = _("lesson activity")
         constraints = [
             models.UniqueConstraint(fields=["user", "lesson"], name="one_activity_per_lesson")
         ]
@@ -53,20 +68,28 @@ class RaisedHand(models.Model):
     cleared."""
 
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="raised_hands"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="raised_hands",
+        verbose_name=_("user"),
     )
-    lesson = models.ForeignKey(Lesson, on_delete=models.CASCADE, related_name="raised_hands")
+    lesson = models.ForeignKey(
+        Lesson, on_delete=models.CASCADE, related_name="raised_hands", verbose_name=_("lesson")
+    )
     block = models.ForeignKey(
         Block,
         null=True,
         blank=True,
         on_delete=models.SET_NULL,
         related_name="raised_hands",
-        help_text="The item it is about (none: the lesson as a whole).",
+        help_text=_("The item it is about (none: the lesson as a whole)."),
+        verbose_name=_("block"),
     )
-    raised_at = models.DateTimeField(default=timezone.now)
+    raised_at = models.DateTimeField(default=timezone.now, verbose_name=_("raised at"))
 
     class Meta:
+        verbose_name = _("raised hand")
+        verbose_name_plural = _("raised hands")
         ordering = ["raised_at", "pk"]
         constraints = [
             models.UniqueConstraint(fields=["user", "lesson"], name="one_hand_per_lesson")
@@ -83,23 +106,26 @@ class LiveSettings(models.Model):
     DEFAULT_MINUTES = 5
 
     cohort = models.OneToOneField(
-        "tutor.Cohort", on_delete=models.CASCADE, related_name="live_settings", verbose_name="class"
+        "tutor.Cohort",
+        on_delete=models.CASCADE,
+        related_name="live_settings",
+        verbose_name=_("class"),
     )
     stuck_failures = models.PositiveSmallIntegerField(
-        "failed checks in a row",
+        _("failed checks in a row"),
         default=DEFAULT_FAILURES,
         validators=[MinValueValidator(1), MaxValueValidator(50)],
-        help_text="Stuck after this many failed checks or submissions in a row on one item.",
+        help_text=_("Stuck after this many failed checks or submissions in a row on one item."),
     )
     stuck_minutes = models.PositiveSmallIntegerField(
-        "minutes without progress",
+        _("minutes without progress"),
         default=DEFAULT_MINUTES,
         validators=[MinValueValidator(1), MaxValueValidator(240)],
-        help_text="Stuck after this many minutes on one item without progress.",
+        help_text=_("Stuck after this many minutes on one item without progress."),
     )
 
     class Meta:
-        verbose_name = verbose_name_plural = "live view settings"
+        verbose_name = verbose_name_plural = _("live view settings")
 
     def __str__(self) -> str:
         return f"Live view of {self.cohort}"

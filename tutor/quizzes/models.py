@@ -30,20 +30,41 @@ class QuizAttempt(models.Model):
     start when the quiz says so, then kept), until when it may take answers (the server's
     clock; null: no time limit), and once submitted its score."""
 
-    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="quiz_attempts")
-    student = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="quiz_attempts"
+    assignment = models.ForeignKey(
+        Assignment,
+        on_delete=models.CASCADE,
+        related_name="quiz_attempts",
+        verbose_name=_("assignment"),
     )
-    number = models.PositiveSmallIntegerField(help_text=_("1 for the first attempt, and so on."))
-    started_at = models.DateTimeField(default=timezone.now)
-    ends_at = models.DateTimeField(null=True, blank=True, help_text=_("Start + time limit; empty: no limit."))
-    submitted_at = models.DateTimeField(null=True, blank=True)
-    score = models.FloatField(null=True, blank=True, help_text=_("0 to 1, once submitted."))
-    order = models.JSONField(help_text=_("The questions' block ids, in this attempt's order."))
+    student = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="quiz_attempts",
+        verbose_name=_("student"),
+    )
+    number = models.PositiveSmallIntegerField(
+        help_text=_("1 for the first attempt, and so on."), verbose_name=_("number")
+    )
+    started_at = models.DateTimeField(default=timezone.now, verbose_name=_("started at"))
+    ends_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text=_("Start + time limit; empty: no limit."),
+        verbose_name=_("ends at"),
+    )
+    submitted_at = models.DateTimeField(null=True, blank=True, verbose_name=_("submitted at"))
+    score = models.FloatField(
+        null=True, blank=True, help_text=_("0 to 1, once submitted."), verbose_name=_("score")
+    )
+    order = models.JSONField(
+        help_text=_("The questions' block ids, in this attempt's order."), verbose_name=_("order")
+    )
 
     objects = QuizAttemptQuerySet.as_manager()
 
     class Meta:
+        verbose_name = _("quiz attempt")
+        verbose_name_plural = _("quiz attempts")
         app_label = "tutor"
         ordering = ["assignment", "student", "number"]
         constraints = [
@@ -80,21 +101,34 @@ class QuizAnswer(models.Model):
     """The answer saved for one question of one attempt, graded when saved (by the questions'
     grading); `checked_at`: shown graded to the student and final (feedback "at once")."""
 
-    attempt = models.ForeignKey(QuizAttempt, on_delete=models.CASCADE, related_name="answers")
-    block = models.ForeignKey(Block, on_delete=models.PROTECT, related_name="quiz_answers")
-    answer = models.JSONField()
-    score = models.FloatField()
-    right = models.BooleanField()
-    variant = models.JSONField(default=dict, blank=True)
-    expected = models.FloatField(null=True, blank=True)
-    saved_at = models.DateTimeField(default=timezone.now)
-    checked_at = models.DateTimeField(null=True, blank=True)
+    attempt = models.ForeignKey(
+        QuizAttempt, on_delete=models.CASCADE, related_name="answers", verbose_name=_("attempt")
+    )
+    block = models.ForeignKey(
+        Block, on_delete=models.PROTECT, related_name="quiz_answers", verbose_name=_("block")
+    )
+    answer = models.JSONField(verbose_name=_("answer"))
+    score = models.FloatField(verbose_name=_("score"))
+    right = models.BooleanField(verbose_name=_("right"))
+    variant = models.JSONField(default=dict, blank=True, verbose_name=_("variant"))
+    expected = models.FloatField(null=True, blank=True, verbose_name=_("expected"))
+    saved_at = models.DateTimeField(default=timezone.now, verbose_name=_("saved at"))
+    checked_at = models.DateTimeField(null=True, blank=True, verbose_name=_("checked at"))
     # A fill-in-the-code question: the run of the filled program while the worker runs it.
     # Until it is back the answer scores 0 and is not recorded; then it is graded (and, once
     # checked or submitted, recorded and counted in the attempt's score): actions.settle_answer.
-    run = models.ForeignKey(Run, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    run = models.ForeignKey(
+        Run,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        verbose_name=_("run"),
+    )
 
     class Meta:
+        verbose_name = _("quiz answer")
+        verbose_name_plural = _("quiz answers")
         app_label = "tutor"
         constraints = [
             models.UniqueConstraint(fields=["attempt", "block"], name="one_quiz_answer_per_question")

@@ -33,28 +33,38 @@ class ReviewCard(models.Model):
         RELEARNING = fsrs.State.Relearning.value, _("Relearning")
 
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="review_cards"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="review_cards",
+        verbose_name=_("user"),
     )
     # PROTECT, as every row of tutor that points at content: a learner's review history is
     # theirs, and removing the item (a re-import, the admin) is refused while it exists.
-    block = models.ForeignKey(Block, on_delete=models.PROTECT, related_name="review_cards")
-    state = models.PositiveSmallIntegerField(choices=State.choices, default=State.LEARNING)
-    step = models.PositiveSmallIntegerField(null=True, blank=True)
-    stability = models.FloatField(null=True, blank=True)
-    difficulty = models.FloatField(null=True, blank=True)
-    due = models.DateTimeField(db_index=True)
-    last_review = models.DateTimeField(null=True, blank=True)
+    block = models.ForeignKey(
+        Block, on_delete=models.PROTECT, related_name="review_cards", verbose_name=_("block")
+    )
+    state = models.PositiveSmallIntegerField(
+        choices=State.choices, default=State.LEARNING, verbose_name=_("state")
+    )
+    step = models.PositiveSmallIntegerField(null=True, blank=True, verbose_name=_("step"))
+    stability = models.FloatField(null=True, blank=True, verbose_name=_("stability"))
+    difficulty = models.FloatField(null=True, blank=True, verbose_name=_("difficulty"))
+    due = models.DateTimeField(db_index=True, verbose_name=_("due"))
+    last_review = models.DateTimeField(null=True, blank=True, verbose_name=_("last review"))
     reviews = models.PositiveIntegerField(
-        default=0, help_text=_("Times reviewed on the Review page (the lesson's result not counted).")
+        default=0,
+        help_text=_("Times reviewed on the Review page (the lesson's result not counted)."),
+        verbose_name=_("reviews"),
     )
     # A question with variants: the variant answered last, so the next review asks another.
-    last_variant = models.JSONField(default=dict, blank=True)
-    created_at = models.DateTimeField(default=timezone.now)
+    last_variant = models.JSONField(default=dict, blank=True, verbose_name=_("last variant"))
+    created_at = models.DateTimeField(default=timezone.now, verbose_name=_("created at"))
 
     objects = ReviewCardQuerySet.as_manager()
 
     class Meta:
         verbose_name = _("review card")
+        verbose_name_plural = _("review cards")
         constraints = [
             models.UniqueConstraint(fields=["user", "block"], name="one_review_card_per_item")
         ]
@@ -89,22 +99,33 @@ class ReviewAnswer(models.Model):
         GOOD = fsrs.Rating.Good.value, _("Good")
         EASY = fsrs.Rating.Easy.value, _("Easy")
 
-    card = models.ForeignKey(ReviewCard, on_delete=models.CASCADE, related_name="answers")
-    user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="review_answers"
+    card = models.ForeignKey(
+        ReviewCard, on_delete=models.CASCADE, related_name="answers", verbose_name=_("card")
     )
-    block = models.ForeignKey(Block, on_delete=models.PROTECT, related_name="review_answers")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="review_answers",
+        verbose_name=_("user"),
+    )
+    block = models.ForeignKey(
+        Block, on_delete=models.PROTECT, related_name="review_answers", verbose_name=_("block")
+    )
     # What was sent, as the item's kind reads it (a prediction's text, a question's answer,
     # an order of line keys).
-    answer = models.JSONField()
-    right = models.BooleanField()
-    score = models.FloatField(default=0)
-    rating = models.PositiveSmallIntegerField(choices=Rating.choices)
-    variant = models.JSONField(default=dict, blank=True)
-    expected = models.FloatField(null=True, blank=True)  # a variant's answer
-    due_before = models.DateTimeField()
-    due_after = models.DateTimeField()
-    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+    answer = models.JSONField(verbose_name=_("answer"))
+    right = models.BooleanField(verbose_name=_("right"))
+    score = models.FloatField(default=0, verbose_name=_("score"))
+    rating = models.PositiveSmallIntegerField(choices=Rating.choices, verbose_name=_("rating"))
+    variant = models.JSONField(default=dict, blank=True, verbose_name=_("variant"))
+    expected = models.FloatField(
+        null=True, blank=True, verbose_name=_("expected")
+    )  # a variant's answer
+    due_before = models.DateTimeField(verbose_name=_("due before"))
+    due_after = models.DateTimeField(verbose_name=_("due after"))
+    created_at = models.DateTimeField(
+        default=timezone.now, db_index=True, verbose_name=_("created at")
+    )
 
     class Meta:
         verbose_name = _("answer at review")
@@ -122,17 +143,29 @@ class CodeReview(models.Model):
     answer recorded once they are in. Not a Submission: a lesson's progress and an
     assignment's score count submissions."""
 
-    card = models.ForeignKey(ReviewCard, on_delete=models.CASCADE, related_name="code_reviews")
-    run = models.OneToOneField(Run, on_delete=models.CASCADE, related_name="code_review")
-    reviews = models.PositiveIntegerField(help_text=_("The card's reviews when it was sent."))
-    results = models.JSONField(default=dict, blank=True)
-    answer = models.OneToOneField(
-        ReviewAnswer, null=True, blank=True, on_delete=models.SET_NULL, related_name="code_review"
+    card = models.ForeignKey(
+        ReviewCard, on_delete=models.CASCADE, related_name="code_reviews", verbose_name=_("card")
     )
-    created_at = models.DateTimeField(default=timezone.now)
+    run = models.OneToOneField(
+        Run, on_delete=models.CASCADE, related_name="code_review", verbose_name=_("run")
+    )
+    reviews = models.PositiveIntegerField(
+        help_text=_("The card's reviews when it was sent."), verbose_name=_("reviews")
+    )
+    results = models.JSONField(default=dict, blank=True, verbose_name=_("results"))
+    answer = models.OneToOneField(
+        ReviewAnswer,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="code_review",
+        verbose_name=_("answer"),
+    )
+    created_at = models.DateTimeField(default=timezone.now, verbose_name=_("created at"))
 
     class Meta:
         verbose_name = _("code exercise at review")
+        verbose_name_plural = _("code exercises at review")
 
     def __str__(self) -> str:
         return f"{self.card}: run {self.run_id}"

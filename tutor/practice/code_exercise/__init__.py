@@ -143,10 +143,11 @@ class CodeExerciseKind(practice.PracticeKind):
 
     def queued_words(self, *, queued: list) -> str:
         count = len(queued) // 2  # the solution's run and the starter's
-        return (
-            f"Grading the solution and starter code of {count} "
-            f"code exercise{'' if count == 1 else 's'}."
-        )
+        return ngettext(
+            "Grading the solution and starter code of %(count)s code exercise.",
+            "Grading the solution and starter code of %(count)s code exercises.",
+            count,
+        ) % {"count": count}
 
     def queued_content_checks(self, run_ids: list[int]) -> list:
         return checks.queued_checks(run_ids)

@@ -4,6 +4,7 @@ one sandbox run) and the draft they are typing."""
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from course.kinds.code_exercise import CodeExercise
 from tutor.models import Run
@@ -19,28 +20,49 @@ class SubmissionQuerySet(models.QuerySet):
 
 class Submission(models.Model):
     class Verdict(models.TextChoices):
-        PENDING = "pending", "Being tested"
-        PASSED = "passed", "All tests pass"
-        FAILED = "failed", "Not yet"
-        NOT_CHECKED = "not_checked", "Could not be tested"
+        PENDING = "pending", _("Being tested")
+        PASSED = "passed", _("All tests pass")
+        FAILED = "failed", _("Not yet")
+        NOT_CHECKED = "not_checked", _("Could not be tested")
 
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="submissions"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="submissions",
+        verbose_name=_("user"),
     )
-    exercise = models.ForeignKey(CodeExercise, on_delete=models.PROTECT, related_name="submissions")
-    code = models.TextField()
-    run = models.OneToOneField(Run, null=True, blank=True, on_delete=models.SET_NULL, related_name="submission")
-    verdict = models.CharField(max_length=20, choices=Verdict.choices, default=Verdict.PENDING)
-    tests_total = models.PositiveIntegerField(default=0)
-    tests_passed = models.PositiveIntegerField(default=0)
+    exercise = models.ForeignKey(
+        CodeExercise,
+        on_delete=models.PROTECT,
+        related_name="submissions",
+        verbose_name=_("exercise"),
+    )
+    code = models.TextField(verbose_name=_("code"))
+    run = models.OneToOneField(
+        Run,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="submission",
+        verbose_name=_("run"),
+    )
+    verdict = models.CharField(
+        max_length=20, choices=Verdict.choices, default=Verdict.PENDING, verbose_name=_("verdict")
+    )
+    tests_total = models.PositiveIntegerField(default=0, verbose_name=_("tests total"))
+    tests_passed = models.PositiveIntegerField(default=0, verbose_name=_("tests passed"))
     # The harness's Grading (tutor.sandbox.grading), as a dict: every test's result.
-    results = models.JSONField(default=dict, blank=True)
-    created_at = models.DateTimeField(default=timezone.now, db_index=True)
-    graded_at = models.DateTimeField(null=True, blank=True)
+    results = models.JSONField(default=dict, blank=True, verbose_name=_("results"))
+    created_at = models.DateTimeField(
+        default=timezone.now, db_index=True, verbose_name=_("created at")
+    )
+    graded_at = models.DateTimeField(null=True, blank=True, verbose_name=_("graded at"))
 
     objects = SubmissionQuerySet.as_manager()
 
     class Meta:
+        verbose_name = _("submission")
+        verbose_name_plural = _("submissions")
         app_label = "tutor"
         indexes = [models.Index(fields=["exercise", "user"])]
 
@@ -56,13 +78,20 @@ class ExerciseDraft(models.Model):
     """The code a learner is writing for an exercise, saved as they type."""
 
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="exercise_drafts"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="exercise_drafts",
+        verbose_name=_("user"),
     )
-    exercise = models.ForeignKey(CodeExercise, on_delete=models.PROTECT, related_name="drafts")
-    code = models.TextField()
-    updated_at = models.DateTimeField(auto_now=True)
+    exercise = models.ForeignKey(
+        CodeExercise, on_delete=models.PROTECT, related_name="drafts", verbose_name=_("exercise")
+    )
+    code = models.TextField(verbose_name=_("code"))
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
 
     class Meta:
+        verbose_name = _("exercise draft")
+        verbose_name_plural = _("exercise drafts")
         app_label = "tutor"
         constraints = [
             models.UniqueConstraint(fields=["user", "exercise"], name="one_draft_per_code_exercise")
@@ -77,15 +106,21 @@ class ExerciseCheck(models.Model):
     graded by its tests in the worker like a submission (the web process runs no code)."""
 
     class Role(models.TextChoices):
-        SOLUTION = "solution", "Reference solution"
-        STARTER = "starter", "Starter code"
+        SOLUTION = "solution", _("Reference solution")
+        STARTER = "starter", _("Starter code")
 
-    exercise = models.ForeignKey(CodeExercise, on_delete=models.CASCADE, related_name="checks")
-    role = models.CharField(max_length=10, choices=Role.choices)
-    run = models.OneToOneField(Run, on_delete=models.CASCADE, related_name="exercise_check")
-    results = models.JSONField(default=dict, blank=True)
+    exercise = models.ForeignKey(
+        CodeExercise, on_delete=models.CASCADE, related_name="checks", verbose_name=_("exercise")
+    )
+    role = models.CharField(max_length=10, choices=Role.choices, verbose_name=_("role"))
+    run = models.OneToOneField(
+        Run, on_delete=models.CASCADE, related_name="exercise_check", verbose_name=_("run")
+    )
+    results = models.JSONField(default=dict, blank=True, verbose_name=_("results"))
 
     class Meta:
+        verbose_name = _("exercise check")
+        verbose_name_plural = _("exercise checks")
         app_label = "tutor"
 
     def __str__(self) -> str:

@@ -23,11 +23,16 @@ class HintUse(models.Model):
     then the solution's pieces). A rung is taken once: a double click takes one."""
 
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="hint_uses"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="hint_uses",
+        verbose_name=_("user"),
     )
-    block = models.ForeignKey(Block, on_delete=models.PROTECT, related_name="hint_uses")
-    rung = models.PositiveIntegerField()
-    at = models.DateTimeField(default=timezone.now)
+    block = models.ForeignKey(
+        Block, on_delete=models.PROTECT, related_name="hint_uses", verbose_name=_("block")
+    )
+    rung = models.PositiveIntegerField(verbose_name=_("rung"))
+    at = models.DateTimeField(default=timezone.now, verbose_name=_("at"))
 
     objects = HintUseQuerySet.as_manager()
 

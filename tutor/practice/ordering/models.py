@@ -7,6 +7,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import F
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from course.kinds.ordering import OrderingExercise, OrderingLine
 from tutor.models import Run
@@ -39,24 +40,44 @@ class OrderingArrangement(models.Model):
     """Where a learner's lines currently are in one exercise (saved after every move)."""
 
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="arrangements"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="arrangements",
+        verbose_name=_("user"),
     )
     exercise = models.ForeignKey(
-        OrderingExercise, on_delete=models.PROTECT, related_name="arrangements"
+        OrderingExercise,
+        on_delete=models.PROTECT,
+        related_name="arrangements",
+        verbose_name=_("exercise"),
     )
-    order = models.JSONField(default=list, help_text="Line keys in the answer area, top to bottom.")
-    unused = models.JSONField(default=list, help_text="Line keys in the 'not used' area.")
-    fixed = models.JSONField(default=list, help_text="Line keys put in place by 'Help me'.")
-    removed = models.JSONField(default=list, help_text="Distractor keys removed by 'Help me'.")
-    checks = models.PositiveIntegerField(default=0)
-    wrong_checks = models.PositiveIntegerField(default=0)
-    help_used = models.PositiveIntegerField(default=0)
-    solved_at = models.DateTimeField(null=True, blank=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    order = models.JSONField(
+        default=list,
+        help_text=_("Line keys in the answer area, top to bottom."),
+        verbose_name=_("order"),
+    )
+    unused = models.JSONField(
+        default=list, help_text=_("Line keys in the 'not used' area."), verbose_name=_("unused")
+    )
+    fixed = models.JSONField(
+        default=list, help_text=_("Line keys put in place by 'Help me'."), verbose_name=_("fixed")
+    )
+    removed = models.JSONField(
+        default=list,
+        help_text=_("Distractor keys removed by 'Help me'."),
+        verbose_name=_("removed"),
+    )
+    checks = models.PositiveIntegerField(default=0, verbose_name=_("checks"))
+    wrong_checks = models.PositiveIntegerField(default=0, verbose_name=_("wrong checks"))
+    help_used = models.PositiveIntegerField(default=0, verbose_name=_("help used"))
+    solved_at = models.DateTimeField(null=True, blank=True, verbose_name=_("solved at"))
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
 
     objects = OrderingArrangementQuerySet.as_manager()
 
     class Meta:
+        verbose_name = _("ordering arrangement")
+        verbose_name_plural = _("ordering arrangements")
         constraints = [
             models.UniqueConstraint(fields=["user", "exercise"], name="one_arrangement_per_exercise")
         ]
@@ -214,26 +235,40 @@ class OrderingAttempt(models.Model):
     """One press of Check on an ordering exercise."""
 
     class Verdict(models.TextChoices):
-        SOLVED = "solved", "Solved"
-        WRONG = "wrong", "Not yet"
-        PENDING = "pending", "Waiting for the program's output"
+        SOLVED = "solved", _("Solved")
+        WRONG = "wrong", _("Not yet")
+        PENDING = "pending", _("Waiting for the program's output")
 
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="ordering_attempts"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="ordering_attempts",
+        verbose_name=_("user"),
     )
     exercise = models.ForeignKey(
-        OrderingExercise, on_delete=models.PROTECT, related_name="attempts"
+        OrderingExercise,
+        on_delete=models.PROTECT,
+        related_name="attempts",
+        verbose_name=_("exercise"),
     )
-    order = models.JSONField(help_text="The submitted line keys, top to bottom.")
-    verdict = models.CharField(max_length=10, choices=Verdict.choices)
-    lines_in_place = models.PositiveIntegerField(default=0)  # in order with each other (a longest run)
-    help_used = models.PositiveIntegerField(default=0)
-    run = models.ForeignKey(Run, null=True, blank=True, on_delete=models.SET_NULL)
-    created_at = models.DateTimeField(default=timezone.now)
+    order = models.JSONField(
+        help_text=_("The submitted line keys, top to bottom."), verbose_name=_("order")
+    )
+    verdict = models.CharField(max_length=10, choices=Verdict.choices, verbose_name=_("verdict"))
+    lines_in_place = models.PositiveIntegerField(
+        default=0, verbose_name=_("lines in place")
+    )  # in order with each other (a longest run)
+    help_used = models.PositiveIntegerField(default=0, verbose_name=_("help used"))
+    run = models.ForeignKey(
+        Run, null=True, blank=True, on_delete=models.SET_NULL, verbose_name=_("run")
+    )
+    created_at = models.DateTimeField(default=timezone.now, verbose_name=_("created at"))
 
     objects = OrderingAttemptQuerySet.as_manager()
 
     class Meta:
+        verbose_name = _("ordering attempt")
+        verbose_name_plural = _("ordering attempts")
         ordering = ["created_at", "pk"]
 
     def __str__(self) -> str:
@@ -245,20 +280,30 @@ class OrderingHelp(models.Model):
     resets the learner's board (OrderingArrangement), never these rows."""
 
     class Given(models.TextChoices):
-        REMOVED = "removed", "Took away a line that does not belong"
-        FIXED = "fixed", "Fixed a line in its place"
+        REMOVED = "removed", _("Took away a line that does not belong")
+        FIXED = "fixed", _("Fixed a line in its place")
 
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="ordering_help"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="ordering_help",
+        verbose_name=_("user"),
     )
     exercise = models.ForeignKey(
-        OrderingExercise, on_delete=models.PROTECT, related_name="help_given"
+        OrderingExercise,
+        on_delete=models.PROTECT,
+        related_name="help_given",
+        verbose_name=_("exercise"),
     )
-    given = models.CharField(max_length=10, choices=Given.choices)
-    line_key = models.SlugField(help_text="The line Help took away or fixed.")
-    created_at = models.DateTimeField(default=timezone.now)
+    given = models.CharField(max_length=10, choices=Given.choices, verbose_name=_("given"))
+    line_key = models.SlugField(
+        help_text=_("The line Help took away or fixed."), verbose_name=_("line key")
+    )
+    created_at = models.DateTimeField(default=timezone.now, verbose_name=_("created at"))
 
     class Meta:
+        verbose_name = _("ordering help")
+        verbose_name_plural = _("ordering help given")
         ordering = ["created_at", "pk"]
         indexes = [models.Index(fields=["exercise", "user"])]
 

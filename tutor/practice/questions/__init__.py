@@ -11,6 +11,7 @@ state, the view, what teachers see (teaching.py) and the groups of wrong answers
 from django.db.models import Min
 from django.urls import path
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from course.models import Block
 from tutor import practice
@@ -86,7 +87,11 @@ class QuestionKind(practice.PracticeKind):
 
     def queued_words(self, *, queued: list) -> str:
         count = len(queued)
-        return f"Computing {count} variant{'' if count == 1 else 's'} of the questions that compute their answer."
+        return ngettext(
+            "Computing %(count)s variant of the questions that compute their answer.",
+            "Computing %(count)s variants of the questions that compute their answer.",
+            count,
+        ) % {"count": count}
 
     def queued_content_checks(self, run_ids: list[int]) -> list:
         return variants.queued_checks(run_ids)

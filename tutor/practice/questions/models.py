@@ -21,19 +21,29 @@ class QuestionTries(models.Model):
     right, or every try was used (then the right answer is shown)."""
 
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="question_tries"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="question_tries",
+        verbose_name=_("user"),
     )
-    block = models.ForeignKey(Block, on_delete=models.PROTECT, related_name="question_tries")
-    tries = models.PositiveIntegerField(default=0)
-    score = models.FloatField(default=0, help_text=_("The best score of the answers, 0 to 1."))
-    right_at = models.DateTimeField(null=True, blank=True)
+    block = models.ForeignKey(
+        Block, on_delete=models.PROTECT, related_name="question_tries", verbose_name=_("block")
+    )
+    tries = models.PositiveIntegerField(default=0, verbose_name=_("tries"))
+    score = models.FloatField(
+        default=0, help_text=_("The best score of the answers, 0 to 1."), verbose_name=_("score")
+    )
+    right_at = models.DateTimeField(null=True, blank=True, verbose_name=_("right at"))
     finished_at = models.DateTimeField(
-        null=True, blank=True, help_text=_("Answered right, or every try used: the answer is shown.")
+        null=True,
+        blank=True,
+        help_text=_("Answered right, or every try used: the answer is shown."),
+        verbose_name=_("finished at"),
     )
     # A `code_blanks` question: the fills last sent while their program was running (not yet
     # a try), shown in the blanks with "See the result" until it is graded.
-    pending = models.JSONField(default=dict, blank=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    pending = models.JSONField(default=dict, blank=True, verbose_name=_("pending"))
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
 
     objects = QuestionTriesQuerySet.as_manager()
 
@@ -56,25 +66,37 @@ class QuestionAnswer(models.Model):
     """One answer a learner gave to a question, as graded when given."""
 
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="question_answers"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="question_answers",
+        verbose_name=_("user"),
     )
-    block = models.ForeignKey(Block, on_delete=models.PROTECT, related_name="question_answers")
+    block = models.ForeignKey(
+        Block, on_delete=models.PROTECT, related_name="question_answers", verbose_name=_("block")
+    )
     # choice and checkboxes: the option keys chosen; number: {"text": typed, "value": read};
     # blanks: {name: typed}.
-    answer = models.JSONField()
-    score = models.FloatField(help_text=_("0 to 1: the share of the marks it earned."))
-    right = models.BooleanField()
+    answer = models.JSONField(verbose_name=_("answer"))
+    score = models.FloatField(
+        help_text=_("0 to 1: the share of the marks it earned."), verbose_name=_("score")
+    )
+    right = models.BooleanField(verbose_name=_("right"))
     # A question with parameters: the learner's variant, and the answer it computes.
-    variant = models.JSONField(default=dict, blank=True)
-    expected = models.FloatField(null=True, blank=True)
-    try_number = models.PositiveIntegerField()
+    variant = models.JSONField(default=dict, blank=True, verbose_name=_("variant"))
+    expected = models.FloatField(null=True, blank=True, verbose_name=_("expected"))
+    try_number = models.PositiveIntegerField(verbose_name=_("try number"))
     # An answer given in a quiz (tutor/quizzes/), recorded when its attempt was submitted (or
     # checked at once): it counts in the teacher's views of answers, not in the learner's
     # practice of the question on the lesson page.
     attempt = models.ForeignKey(
-        "tutor.QuizAttempt", null=True, blank=True, on_delete=models.CASCADE, related_name="question_answers"
+        "tutor.QuizAttempt",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="question_answers",
+        verbose_name=_("attempt"),
     )
-    created_at = models.DateTimeField(default=timezone.now)
+    created_at = models.DateTimeField(default=timezone.now, verbose_name=_("created at"))
 
     class Meta:
         verbose_name = _("answer to a question")
@@ -92,18 +114,32 @@ class QuestionVariant(models.Model):
     variant is graded against it). Keyed by the program as run, so an edited program or new
     values make new rows."""
 
-    block = models.ForeignKey(Block, on_delete=models.CASCADE, related_name="question_variants")
-    code_hash = models.CharField(max_length=64)
-    parameters = models.JSONField()
-    answer = models.FloatField(null=True, blank=True)  # a number question's
+    block = models.ForeignKey(
+        Block, on_delete=models.CASCADE, related_name="question_variants", verbose_name=_("block")
+    )
+    code_hash = models.CharField(max_length=64, verbose_name=_("code hash"))
+    parameters = models.JSONField(verbose_name=_("parameters"))
+    answer = models.FloatField(
+        null=True, blank=True, verbose_name=_("answer")
+    )  # a number question's
     # What the program printed, as the kind reads it: a number, {blank: [answers]}, option keys.
-    computed = models.JSONField(null=True, blank=True)
-    problem = models.TextField(blank=True, help_text=_("Why no answer came of it, if none did."))
-    run = models.ForeignKey(Run, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
-    computed_at = models.DateTimeField(null=True, blank=True)
+    computed = models.JSONField(null=True, blank=True, verbose_name=_("computed"))
+    problem = models.TextField(
+        blank=True, help_text=_("Why no answer came of it, if none did."), verbose_name=_("problem")
+    )
+    run = models.ForeignKey(
+        Run,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        verbose_name=_("run"),
+    )
+    computed_at = models.DateTimeField(null=True, blank=True, verbose_name=_("computed at"))
 
     class Meta:
         verbose_name = _("question variant")
+        verbose_name_plural = _("question variants")
         constraints = [
             models.UniqueConstraint(fields=["block", "code_hash"], name="one_row_per_question_variant")
         ]

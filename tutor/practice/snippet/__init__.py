@@ -82,7 +82,11 @@ class SnippetKind(practice.PracticeKind):
         return checks.queue_content_checks(snippets=snippets)
 
     def queued_words(self, *, queued: list) -> str:
-        return f"Checking {len(queued)} snippet{'' if len(queued) == 1 else 's'} in the worker."
+        return ngettext(
+            "Checking %(count)s snippet in the worker.",
+            "Checking %(count)s snippets in the worker.",
+            len(queued),
+        ) % {"count": len(queued)}
 
     def queued_content_checks(self, run_ids: list[int]) -> list:
         return [checks.SnippetCheck.of_run(run) for run in checks.content_check_runs(run_ids)]

@@ -5,6 +5,7 @@ PROTECT (course.learner_work names them when content would go)."""
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from course.kinds.snippet import Snippet
 from tutor.models import Run
@@ -20,27 +21,40 @@ class Prediction(models.Model):
     """What a learner said a snippet would print, before seeing the real output."""
 
     class Verdict(models.TextChoices):
-        RIGHT = "right", "Right"
-        WRONG = "wrong", "Not quite"
-        SELF_RIGHT = "self_right", "Said out loud: got it"
-        SELF_WRONG = "self_wrong", "Said out loud: didn't"
-        SELF_UNCHECKED = "self_unchecked", "Said out loud"
-        PENDING = "pending", "Waiting for the real output"
+        RIGHT = "right", _("Right")
+        WRONG = "wrong", _("Not quite")
+        SELF_RIGHT = "self_right", _("Said out loud: got it")
+        SELF_WRONG = "self_wrong", _("Said out loud: didn't")
+        SELF_UNCHECKED = "self_unchecked", _("Said out loud")
+        PENDING = "pending", _("Waiting for the real output")
 
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="predictions"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="predictions",
+        verbose_name=_("user"),
     )
-    snippet = models.ForeignKey(Snippet, on_delete=models.PROTECT, related_name="predictions")
-    snippet_version = models.PositiveIntegerField(help_text="The version of the code they saw.")
-    text = models.TextField(blank=True)
-    said_out_loud = models.BooleanField(default=False)
-    verdict = models.CharField(max_length=20, choices=Verdict.choices)
-    is_first = models.BooleanField(default=False, help_text="The first one is the one that counts.")
-    created_at = models.DateTimeField(default=timezone.now)
+    snippet = models.ForeignKey(
+        Snippet, on_delete=models.PROTECT, related_name="predictions", verbose_name=_("snippet")
+    )
+    snippet_version = models.PositiveIntegerField(
+        help_text=_("The version of the code they saw."), verbose_name=_("snippet version")
+    )
+    text = models.TextField(blank=True, verbose_name=_("text"))
+    said_out_loud = models.BooleanField(default=False, verbose_name=_("said out loud"))
+    verdict = models.CharField(max_length=20, choices=Verdict.choices, verbose_name=_("verdict"))
+    is_first = models.BooleanField(
+        default=False,
+        help_text=_("The first one is the one that counts."),
+        verbose_name=_("is first"),
+    )
+    created_at = models.DateTimeField(default=timezone.now, verbose_name=_("created at"))
 
     objects = PredictionQuerySet.as_manager()
 
     class Meta:
+        verbose_name = _("prediction")
+        verbose_name_plural = _("predictions")
         ordering = ["created_at", "pk"]
         indexes = [models.Index(fields=["snippet", "snippet_version", "is_first"])]
         constraints = [
@@ -66,16 +80,26 @@ class VersionPrediction(models.Model):
     counts as the first prediction, changes no verdict and no item analysis."""
 
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="version_predictions"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="version_predictions",
+        verbose_name=_("user"),
     )
     snippet = models.ForeignKey(
-        Snippet, on_delete=models.PROTECT, related_name="version_predictions"
+        Snippet,
+        on_delete=models.PROTECT,
+        related_name="version_predictions",
+        verbose_name=_("snippet"),
     )
-    run = models.OneToOneField(Run, on_delete=models.CASCADE, related_name="version_prediction")
-    text = models.TextField()
-    created_at = models.DateTimeField(default=timezone.now)
+    run = models.OneToOneField(
+        Run, on_delete=models.CASCADE, related_name="version_prediction", verbose_name=_("run")
+    )
+    text = models.TextField(verbose_name=_("text"))
+    created_at = models.DateTimeField(default=timezone.now, verbose_name=_("created at"))
 
     class Meta:
+        verbose_name = _("version prediction")
+        verbose_name_plural = _("version predictions")
         ordering = ["created_at", "pk"]
 
     def __str__(self) -> str:
@@ -85,12 +109,21 @@ class VersionPrediction(models.Model):
 class CodeDraft(models.Model):
     """A learner's edited version of a snippet, saved as they type."""
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="drafts")
-    snippet = models.ForeignKey(Snippet, on_delete=models.PROTECT, related_name="drafts")
-    code = models.TextField()
-    updated_at = models.DateTimeField(auto_now=True)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="drafts",
+        verbose_name=_("user"),
+    )
+    snippet = models.ForeignKey(
+        Snippet, on_delete=models.PROTECT, related_name="drafts", verbose_name=_("snippet")
+    )
+    code = models.TextField(verbose_name=_("code"))
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
 
     class Meta:
+        verbose_name = _("code draft")
+        verbose_name_plural = _("code drafts")
         constraints = [
             models.UniqueConstraint(fields=["user", "snippet"], name="one_draft_per_snippet")
         ]

@@ -14,6 +14,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models.functions import Substr
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from course.kinds.code_exercise import CodeExercise
 from course.kinds.snippet import Snippet
@@ -31,22 +32,29 @@ def trace_key(code: str, stdin: str) -> str:
 class Trace(models.Model):
     """A program's trace, computed by the worker in the sandbox (a Run of purpose TRACE)."""
 
-    key = models.CharField(max_length=64, unique=True, editable=False)
-    code = models.TextField()
-    stdin = models.TextField(blank=True)
+    key = models.CharField(max_length=64, unique=True, editable=False, verbose_name=_("key"))
+    code = models.TextField(verbose_name=_("code"))
+    stdin = models.TextField(blank=True, verbose_name=_("stdin"))
     run = models.OneToOneField(
-        Run, null=True, blank=True, on_delete=models.SET_NULL, related_name="trace"
+        Run,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="trace",
+        verbose_name=_("run"),
     )
     # tutor.sandbox.tracing.Trace.to_dict() without its steps ({} until the worker has
     # traced it), an index of the steps, and the steps' JSON, one a line: a step page
     # parses the two steps it shows, not the whole trace (steps.Steps).
-    data = models.JSONField(default=dict, blank=True)
-    steps_index = models.JSONField(default=dict, blank=True)
-    steps_text = models.TextField(blank=True)
-    steps_total = models.PositiveIntegerField(default=0)
-    created_at = models.DateTimeField(default=timezone.now)
+    data = models.JSONField(default=dict, blank=True, verbose_name=_("data"))
+    steps_index = models.JSONField(default=dict, blank=True, verbose_name=_("steps index"))
+    steps_text = models.TextField(blank=True, verbose_name=_("steps text"))
+    steps_total = models.PositiveIntegerField(default=0, verbose_name=_("steps total"))
+    created_at = models.DateTimeField(default=timezone.now, verbose_name=_("created at"))
 
     class Meta:
+        verbose_name = _("trace")
+        verbose_name_plural = _("traces")
         app_label = "tutor"
 
     def __str__(self) -> str:
@@ -94,31 +102,50 @@ class Stepping(models.Model):
     """One learner stepping through one trace."""
 
     class Origin(models.TextChoices):
-        SNIPPET = "snippet", "A snippet"
-        OWN = "own", "Their own version of a snippet"
-        TEST = "test", "A test their code failed"
+        SNIPPET = "snippet", _("A snippet")
+        OWN = "own", _("Their own version of a snippet")
+        TEST = "test", _("A test their code failed")
 
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="steppings"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="steppings",
+        verbose_name=_("user"),
     )
-    trace = models.ForeignKey(Trace, on_delete=models.CASCADE, related_name="steppings")
-    origin = models.CharField(max_length=10, choices=Origin.choices)
+    trace = models.ForeignKey(
+        Trace, on_delete=models.CASCADE, related_name="steppings", verbose_name=_("trace")
+    )
+    origin = models.CharField(max_length=10, choices=Origin.choices, verbose_name=_("origin"))
     snippet = models.ForeignKey(
-        Snippet, null=True, blank=True, on_delete=models.PROTECT, related_name="steppings"
+        Snippet,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="steppings",
+        verbose_name=_("snippet"),
     )
     exercise = models.ForeignKey(
-        CodeExercise, null=True, blank=True, on_delete=models.PROTECT, related_name="steppings"
+        CodeExercise,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="steppings",
+        verbose_name=_("exercise"),
     )
-    test_name = models.CharField(max_length=200, blank=True)
+    test_name = models.CharField(max_length=200, blank=True, verbose_name=_("test name"))
     # Where it opens: the first step of the program's line `from_line` on (a check's
     # first line), or the first step whose output differs from `prediction`.
-    from_line = models.PositiveIntegerField(null=True, blank=True)
-    prediction = models.TextField(blank=True)
-    furthest_step = models.PositiveIntegerField(default=0, help_text="1 is the first step.")
-    created_at = models.DateTimeField(default=timezone.now)
-    updated_at = models.DateTimeField(default=timezone.now)
+    from_line = models.PositiveIntegerField(null=True, blank=True, verbose_name=_("from line"))
+    prediction = models.TextField(blank=True, verbose_name=_("prediction"))
+    furthest_step = models.PositiveIntegerField(
+        default=0, help_text=_("1 is the first step."), verbose_name=_("furthest step")
+    )
+    created_at = models.DateTimeField(default=timezone.now, verbose_name=_("created at"))
+    updated_at = models.DateTimeField(default=timezone.now, verbose_name=_("updated at"))
 
     class Meta:
+        verbose_name = _("stepping")
+        verbose_name_plural = _("steppings")
         app_label = "tutor"
         ordering = ["-updated_at", "-pk"]
         indexes = [models.Index(fields=["user", "updated_at"])]
