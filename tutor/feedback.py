@@ -15,12 +15,27 @@ from dataclasses import dataclass
 try:
     from django.utils.translation import gettext as _
     from django.utils.translation import ngettext
-except ImportError:  # in the learner's browser (static/js/python-worker.js loads this file): English
+except ImportError:
+    # In the learner's browser (static/js/python-worker.js loads this file) there is no Django:
+    # the page's language comes beside it, feedback_messages.json, made on the server from the
+    # same catalog (tutor/practice/snippet/browser.py). Without it, English.
+    import gettext as _gettext
+    import json as _json
+    from pathlib import Path as _Path
+
+    try:
+        _WORDS = _json.loads(_Path(__file__).with_name("feedback_messages.json").read_text())
+    except (OSError, ValueError):
+        _WORDS = {"plural_forms": "plural=(n != 1);", "messages": {}, "plurals": {}}
+    _plural_form = _gettext.c2py(_WORDS["plural_forms"].split("plural=")[1].rstrip("; "))
 
     def _(message: str) -> str:
-        return message
+        return _WORDS["messages"].get(message) or message
 
     def ngettext(singular: str, plural: str, number: int) -> str:
+        forms = _WORDS["plurals"].get(singular)
+        if forms:
+            return forms[_plural_form(number)]
         return singular if number == 1 else plural
 
 

@@ -196,3 +196,25 @@ def test_without_javascript_run_goes_to_the_server(
         expect(practice.get_by_role("button", name="Stop")).to_be_hidden()
     finally:
         context.close()
+
+
+def test_a_german_page_explains_a_browser_runs_error_in_german(
+    page, python_in_browser, learner, snippet, inline_worker
+):
+    page.context.set_extra_http_headers({"Accept-Language": "de"})
+    practice = open_snippet(page, snippet)
+    output = page.locator("#snippet-greet-output")
+    expect(page.locator("html")).to_have_attribute("lang", "de")
+    practice.get_by_role("button", name="Ausführen", exact=True).click()  # on the server
+    expect(practice.locator(".browser-python-status")).to_contain_text(
+        "Python ist in deinem Browser bereit", timeout=LOADING_MS
+    )
+
+    write(page, "print('start')\nprint(nmae)\n")
+    practice.get_by_role("button", name="Ausführen", exact=True).click()
+    expect(output.locator(".ran-where")).to_have_text("Im Browser ausgeführt")
+    explanation = output.locator(".run-explanation")
+    expect(explanation).to_contain_text("Dein Programm ist in Zeile 2 mit einem Fehler abgebrochen")
+    expect(explanation).to_contain_text("Die letzte Zeile von Python sagt, was schiefging")
+    expect(explanation).to_contain_text("NameError: name 'nmae' is not defined")
+    expect(output.locator(".output-stderr")).to_contain_text("NameError")

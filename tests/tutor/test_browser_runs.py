@@ -223,10 +223,81 @@ def test_the_page_costs_the_same_queries_for_one_snippet_or_many(
 def test_the_browsers_python_is_the_servers_runner_and_explanations(client):
     from tutor.practice.snippet.browser import browser_python
 
-    response = client.get(reverse("tutor:browser_python"))
+    response = client.get(reverse("tutor:browser_python"), {"l": "en"})
     files = response.json()
     assert files["tutor/feedback.py"] == (settings.BASE_DIR / "tutor/feedback.py").read_text()
     assert files["tutor/sandbox/in_browser.py"].startswith('"""Run a learner')
     assert "immutable" not in response.get("Cache-Control", "")
-    cached = client.get(reverse("tutor:browser_python"), {"v": browser_python()[1]})
+    cached = client.get(reverse("tutor:browser_python"), {"l": "en", "v": browser_python("en")[1]})
     assert "immutable" in cached["Cache-Control"]
+
+
+def test_the_browsers_explanations_have_every_message_in_each_language():
+    from tutor.practice.snippet.browser import feedback_messages
+
+    words = {language: feedback_messages(language) for language, _name in settings.LANGUAGES}
+    english = words["en"]
+    assert "Your program stopped with an error on line %(line)s" in english["messages"]
+    assert "%(seconds)s second" in english["plurals"]
+    for language, served in words.items():
+        assert served["messages"].keys() == english["messages"].keys(), language
+        assert served["plurals"].keys() == english["plurals"].keys(), language
+        assert all(served["messages"].values()), language
+    assert words["es"]["messages"] != english["messages"]
+    assert words["de"]["messages"] != english["messages"]
+    # Spanish has a third form, for the millions.
+    assert words["es"]["plurals"]["%(seconds)s second"] == [
+        "%(seconds)s segundo",
+        "%(seconds)s segundos",
+        "%(seconds)s segundos",
+    ]
+
+
+def test_the_page_asks_for_the_browsers_python_in_its_language(
+    client, learner, snippet, python_in_browser
+):
+    from tutor.practice.snippet.browser import browser_python
+
+    revealed(learner, snippet)
+    client.post(reverse("tutor:set_language"), {"language": "de", "next": "/"})
+    page = client.get(snippet.block.lesson.get_absolute_url()).content.decode()
+    url = f"{reverse('tutor:browser_python')}?l=de&amp;v={browser_python('de')[1]}"
+    assert url in page
+    german = client.get(reverse("tutor:browser_python"), {"l": "de", "v": browser_python("de")[1]})
+    assert "immutable" in german["Cache-Control"]
+    words = json.loads(german.json()["tutor/feedback_messages.json"])
+    assert (
+        words["messages"]["Your program stopped with an error"]
+        == "Dein Programm ist mit einem Fehler abgebrochen"
+    )
+    assert browser_python("de")[1] != browser_python("en")[1]
+
+
+def test_the_browsers_python_explains_in_the_pages_language_without_django(tmp_path):
+    """What the worker does: the served files in Python's files, Django absent."""
+    import subprocess
+    import sys
+
+    from tutor.practice.snippet.browser import browser_python
+
+    for path, text in json.loads(browser_python("de")[0]).items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text)
+    script = (
+        "import sys; sys.modules['django'] = None\n"
+        "from tutor import feedback\n"
+        "from tutor.sandbox import Limits\n"
+        'stderr = \'Traceback (most recent call last):\\n  File "main.py", line 2, in <module>\\n'
+        "NameError: name \\'x\\' is not defined\\n'\n"
+        "why = feedback.explain_run(status='error', stderr=stderr, exit_code=1, stdin='', limits=Limits())\n"
+        "print(why.title)\n"
+        "slow = feedback.explain_run(status='timeout', stderr='', exit_code=None, stdin='', limits=Limits(cpu_seconds=1, wall_seconds=3))\n"
+        "print(slow.text)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    title, slow = done.stdout.splitlines()[:2]
+    assert title == "Dein Programm ist in Zeile 2 mit einem Fehler abgebrochen"
+    assert "1 Sekunde" in slow and "3 Sekunden" in slow

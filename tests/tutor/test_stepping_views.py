@@ -260,6 +260,19 @@ def test_each_step_is_a_page_that_works_without_javascript(client, learner):
     assert 'aria-live="polite"' in page
 
 
+def test_a_german_page_describes_the_step_in_german_for_a_screen_reader(client, learner):
+    stepping = stepping_of(learner, traced(ALIASING_CODE, aliasing_trace()))
+    page = client.get(step_url(stepping, 3), HTTP_ACCEPT_LANGUAGE="de").content.decode()
+    description = page.split('id="step-description">')[1].split("</p>")[0]
+    assert description == (
+        "Schritt 3 von 6. Zeile 2 wurde ausgeführt; als Nächstes kommt Zeile 3. "
+        "`copy` ist jetzt eine Liste mit 2 Elementen. "
+        "`items` und `copy` benennen dasselbe Objekt (Liste)."
+    )
+    # The box counts its items in German too.
+    assert "· 2 Elemente</span>" in page
+
+
 def test_objects_that_point_at_objects_are_joined_by_arrows_in_their_gutter(client, learner):
     stepping = stepping_of(learner, traced(NESTING_CODE, nesting_trace()))
     page = client.get(step_url(stepping, 1)).content.decode()

@@ -14,6 +14,7 @@ from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
+from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.cache import never_cache
@@ -25,6 +26,7 @@ from course.models import Lesson
 from tutor import run_notices
 from tutor.actions.runs import RunRefused, limits_for, queue_run
 from tutor.assignments.closing import closed_to
+from tutor.languages import supported
 from tutor.models import Run
 from tutor.practice import with_lesson_progress
 from tutor.practice.snippet.actions import (
@@ -296,9 +298,11 @@ def run_create(request: HttpRequest, snippet_id: int) -> HttpResponse:
 
 @require_GET
 def browser_python_modules(request: HttpRequest) -> HttpResponse:
-    """The browser's Python modules; the page asks with their digest (`?v=`), so a copy
+    """The browser's Python modules, with their explanations' words in the language the page
+    names (`?l=`, else the request's); the page asks with their digest (`?v=`), so a copy
     may be kept for good."""
-    text, digest = browser_python()
+    language = supported(request.GET.get("l")) or translation.get_language()
+    text, digest = browser_python(language)
     response = HttpResponse(text, content_type="application/json")
     if request.GET.get("v") == digest:
         response["Cache-Control"] = "public, max-age=31536000, immutable"

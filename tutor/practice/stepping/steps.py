@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass, field
 
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext, pgettext_lazy
 
 from tutor.grading import output_lines
 
@@ -63,6 +63,19 @@ KIND_WORDS = {
     "class": "class",
     "module": "module",
     "other": "object",
+}
+# The same kinds as the step's description names them (the diagram shows Python's names).
+KIND_NOUNS = {
+    "list": pgettext_lazy("kind of Python object", "list"),
+    "tuple": pgettext_lazy("kind of Python object", "tuple"),
+    "set": pgettext_lazy("kind of Python object", "set"),
+    "frozenset": pgettext_lazy("kind of Python object", "frozenset"),
+    "dict": pgettext_lazy("kind of Python object", "dict"),
+    "instance": pgettext_lazy("kind of Python object", "object"),
+    "function": pgettext_lazy("kind of Python object", "function"),
+    "class": pgettext_lazy("kind of Python object", "class"),
+    "module": pgettext_lazy("kind of Python object", "module"),
+    "other": pgettext_lazy("kind of Python object", "object"),
 }
 
 
@@ -160,36 +173,56 @@ class Steps:
 
 
 def kind_word(ref: str, heap: dict) -> str:
-    """What an object is, in a word: "list", "dict", "object"."""
-    return KIND_WORDS.get(heap.get(ref, {}).get("type", "other"), "object")
+    """What an object is, in a word of the page's language: "list", "dict", "object"."""
+    return str(KIND_NOUNS.get(heap.get(ref, {}).get("type", "other"), KIND_NOUNS["other"]))
+
+
+def _container_text(kind: str, count: int) -> str:
+    # A sentence each, so that a language can give each kind its own article and plural.
+    forms = {
+        "list": ngettext("a list of %(count)s item", "a list of %(count)s items", count),
+        "tuple": ngettext("a tuple of %(count)s item", "a tuple of %(count)s items", count),
+        "set": ngettext("a set of %(count)s item", "a set of %(count)s items", count),
+        "frozenset": ngettext(
+            "a frozenset of %(count)s item", "a frozenset of %(count)s items", count
+        ),
+        "dict": ngettext("a dict of %(count)s item", "a dict of %(count)s items", count),
+    }
+    return forms[kind] % {"count": count}
 
 
 def value_text(value: dict, heap: dict) -> str:
     """A value in a few words: its repr, or what kind of object it names."""
     if "ref" in value:
         obj = heap.get(value["ref"], {})
-        kind = KIND_WORDS.get(obj.get("type", "other"), "object")
+        kind = obj.get("type", "other")
         name = obj.get("name", "")
-        if obj.get("type") == "instance" and name:
-            return f"a {name} object"
-        if obj.get("type") == "function" and name:
-            return f"the function {name}{obj.get('signature', '')}"
-        if obj.get("type") == "class" and name and obj.get("bases"):
-            return f"the class {name}({', '.join(obj['bases'])})"
-        if obj.get("type") in ("function", "class", "module") and name:
-            return f"the {kind} {name}"
-        if obj.get("type") == "other" and obj.get("text"):
-            return f"the object {obj['text']}"
-        if obj.get("type") == "other" and name:
-            return f"a {name} object"
-        if obj.get("type") in ("list", "tuple", "set", "frozenset", "dict"):
+        if kind == "instance" and name:
+            return _("a %(name)s object") % {"name": name}
+        if kind == "function" and name:
+            return _("the function %(name)s") % {"name": name + obj.get("signature", "")}
+        if kind == "class" and name and obj.get("bases"):
+            return _("the class %(name)s") % {"name": f"{name}({', '.join(obj['bases'])})"}
+        if kind == "class" and name:
+            return _("the class %(name)s") % {"name": name}
+        if kind == "module" and name:
+            return _("the module %(name)s") % {"name": name}
+        if kind == "other" and obj.get("text"):
+            return _("the object %(text)s") % {"text": obj["text"]}
+        if kind == "other" and name:
+            return _("a %(name)s object") % {"name": name}
+        if kind in CONTAINERS:
             count = (
                 len(obj.get("items", []))
                 + len(obj.get("entries", []))
                 + int(obj.get("more", 0) or 0)
             )
-            return f"a {kind} of {count} item{'s' if count != 1 else ''}"
-        return f"a {kind}"
+            return _container_text(kind, count)
+        return {
+            "function": _("a function"),
+            "class": _("a class"),
+            "module": _("a module"),
+        }.get(kind, _("an object"))
     text = value.get("repr", "")
     if len(text) > VALUE_WORDS:
         text = text[: VALUE_WORDS - 1] + "…"
@@ -311,7 +344,7 @@ class Box:
     def size_text(self) -> str:
         count = len(self.entries) + self.more
         if self.type in CONTAINERS:
-            return f"{count} item{'s' if count != 1 else ''}"
+            return ngettext("%(count)s item", "%(count)s items", count) % {"count": count}
         return ""
 
 
@@ -563,9 +596,9 @@ def code_name(name: str) -> str:
 
 def listed(names: list[str]) -> str:
     names = [code_name(name) for name in names]
-    if len(names) <= 2:
-        return " and ".join(names)
-    return ", ".join(names[:-1]) + " and " + names[-1]
+    if len(names) == 1:
+        return names[0]
+    return _("%(names)s and %(last)s") % {"names": ", ".join(names[:-1]), "last": names[-1]}
 
 
 def line_just_run(before: dict, step: dict) -> int | None:
@@ -591,48 +624,79 @@ def describe(steps: list[dict], number: int, stdout: str, *, total: int) -> str:
     """What step `number` (from 1) shows, against the step before: for screen readers."""
     step = steps[number - 1]
     heap = step.get("heap", {})
-    parts = [f"Step {number} of {total}."]
+    parts = [_("Step %(number)s of %(total)s.") % {"number": number, "total": total}]
     if number == 1:
-        parts.append(f"The program starts: line {step.get('line')} runs first.")
+        parts.append(
+            _("The program starts: line %(line)s runs first.") % {"line": step.get("line")}
+        )
         before: dict = {"frames": [], "heap": {}, "stdout_len": 0}
     else:
         before = steps[number - 2]
         ran = line_just_run(before, step)
         if step.get("event") == "return":
-            parts.append(f"Line {ran} ran.")
+            parts.append(_("Line %(line)s ran.") % {"line": ran})
         else:
-            parts.append(f"Line {ran} ran; line {step.get('line')} is next.")
+            parts.append(
+                _("Line %(line)s ran; line %(next)s is next.")
+                % {"line": ran, "next": step.get("line")}
+            )
     event = step.get("event")
     frames = step.get("frames", [])
     if event == "call" and frames:
-        parts.append(f"{code_name(frames[-1].get('function', '?'))} was called.")
+        parts.append(
+            _("%(function)s was called.") % {"function": code_name(frames[-1].get("function", "?"))}
+        )
     if event == "return" and frames and "returned" in frames[-1]:
         function = frames[-1].get("function", "?")
         what = value_text(frames[-1]["returned"], heap)
         if function == "<module>" and before.get("event") == "exception":
-            parts.append(f"The program stopped with {before.get('exception')}.")
+            parts.append(
+                _("The program stopped with %(exception)s.")
+                % {"exception": before.get("exception")}
+            )
         elif function == "<module>":
-            parts.append("The program has finished.")
+            parts.append(_("The program has finished."))
         elif before.get("event") == "exception":
-            parts.append(f"{code_name(function)} is left: the exception goes on to its caller.")
+            parts.append(
+                _("%(function)s is left: the exception goes on to its caller.")
+                % {"function": code_name(function)}
+            )
         else:
-            parts.append(f"{code_name(function)} returns {what}.")
+            parts.append(
+                _("%(function)s returns %(value)s.")
+                % {"function": code_name(function), "value": what}
+            )
     if step.get("exception"):
-        parts.append(f"It raised {step['exception']}.")
+        parts.append(_("It raised %(exception)s.") % {"exception": step["exception"]})
     old_names, new_names = names_by_frame(before), names_by_frame(step)
     old_heap = before.get("heap", {})
     for key, names in new_names.items():
         if key[0] == "kept" and key not in old_names:
-            kept = listed(list(names)) if names else "its variables"
+            function = code_name(key[2])
             parts.append(
-                f"{code_name(key[2])} has returned, but its frame is kept: a function made in "
-                f"it still uses {kept}."
+                _(
+                    "%(function)s has returned, but its frame is kept: a function made in it "
+                    "still uses %(names)s."
+                )
+                % {"function": function, "names": listed(list(names))}
+                if names
+                else _(
+                    "%(function)s has returned, but its frame is kept: a function made in it "
+                    "still uses its variables."
+                )
+                % {"function": function}
             )
     hidden = (step.get("hidden_frames") or {}).get("count", 0)
     if hidden and not (before.get("hidden_frames") or {}).get("count", 0):
         parts.append(
-            f"Calls are now {len(frames) + hidden - 1} deep: the first and the last ones are "
-            f"shown, {hidden} in between are counted."
+            ngettext(
+                "Calls are now %(depth)s deep: the first and the last ones are shown, "
+                "%(hidden)s in between is counted.",
+                "Calls are now %(depth)s deep: the first and the last ones are shown, "
+                "%(hidden)s in between are counted.",
+                hidden,
+            )
+            % {"depth": len(frames) + hidden - 1, "hidden": hidden}
         )
     changes = []
     for key, names in new_names.items():
@@ -642,33 +706,55 @@ def describe(steps: list[dict], number: int, stdout: str, *, total: int) -> str:
         for name, value in names.items():
             if name not in old:
                 if key in old_names or key[0] == 0:
-                    changes.append(f"{code_name(name)} is now {value_text(value, heap)}")
+                    changes.append(
+                        _("%(name)s is now %(value)s")
+                        % {"name": code_name(name), "value": value_text(value, heap)}
+                    )
             elif not same_value(old[name], value, old_heap, heap):
                 if "ref" in value and old[name].get("ref") == value.get("ref"):
                     changes.append(
-                        f"the {kind_word(value['ref'], heap)} {code_name(name)} names "
-                        f"changed: it is now {value_text(value, heap)}"
+                        _("the %(kind)s %(name)s names changed: it is now %(value)s")
+                        % {
+                            "kind": kind_word(value["ref"], heap),
+                            "name": code_name(name),
+                            "value": value_text(value, heap),
+                        }
                     )
                 else:
                     changes.append(
-                        f"{code_name(name)} changed from {value_text(old[name], old_heap)} "
-                        f"to {value_text(value, heap)}"
+                        _("%(name)s changed from %(old)s to %(new)s")
+                        % {
+                            "name": code_name(name),
+                            "old": value_text(old[name], old_heap),
+                            "new": value_text(value, heap),
+                        }
                     )
     if changes:
         parts.append("; ".join(changes) + ".")
-    old_aliases = {tuple(names) for names, _ in aliases(before)}
+    old_aliases = {tuple(names) for names, _kind in aliases(before)}
     for names, what in aliases(step):
         if tuple(names) not in old_aliases:
-            parts.append(f"{listed(names)} name the same {what}.")
+            parts.append(
+                _("%(names)s name the same %(kind)s.") % {"names": listed(names), "kind": what}
+            )
     printed = stdout[before.get("stdout_len", 0) : step.get("stdout_len", 0)]
     if printed:
         lines = printed.count("\n")
-        if printed.strip():
+        if printed.strip() and lines > 1:
             parts.append(
-                f"It printed “{printed.strip()}”" + (f" ({lines} lines)." if lines > 1 else ".")
+                ngettext(
+                    "It printed “%(text)s” (%(lines)s line).",
+                    "It printed “%(text)s” (%(lines)s lines).",
+                    lines,
+                )
+                % {"text": printed.strip(), "lines": lines}
             )
+        elif printed.strip():
+            parts.append(_("It printed “%(text)s”.") % {"text": printed.strip()})
         else:
-            parts.append("It printed an empty line." if lines == 1 else "It printed blank space.")
+            parts.append(
+                _("It printed an empty line.") if lines == 1 else _("It printed blank space.")
+            )
     return " ".join(parts)
 
 
@@ -677,12 +763,12 @@ def stopped_words(data: dict) -> str:
     stopped = data.get("stopped")
     if data.get("status") == "syntax_error" and data.get("error"):
         error = data["error"]
-        return (
-            f"Python could not read this program: line {error.get('line')}: "
-            f"{error.get('message')}. Fix it, then step through again."
-        )
+        return _(
+            "Python could not read this program: line %(line)s: %(message)s. Fix it, then "
+            "step through again."
+        ) % {"line": error.get("line"), "message": error.get("message")}
     if data.get("status") == "failed":
-        return "Parsnip could not trace this program."
+        return _("Parsnip could not trace this program.")
     if not stopped:
         return ""
     # The tracer's `step` is the index of the last step recorded: as the learner counts, +1.

@@ -1,0 +1,121 @@
+"""A right-to-left language (Arabic here, added for the test without a translation of
+Parsnip's own words) mirrors the pages: the navigation starts on the right, prose reads right
+to left, while code, outputs, the prediction box and the ordering lines stay left to right;
+nothing runs past the screen's edge, at desktop and at phone width."""
+
+import os
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.factories import make_cohort, make_prediction, make_teacher, make_user
+from tests.tutor.quiz_world import make_quiz, quiz_lesson
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+SHOTS = os.environ.get("PARSNIP_SCREENSHOTS")
+SEED = "/learn/local-models/optimising-speed-and-memory/"
+WIDTHS = [1280, 390]
+# What reads left to right on any page: Python, what it prints, what a learner says it prints.
+LEFT_TO_RIGHT = (
+    ".code-block pre, pre.output, .prediction-text, .ordering-line, .cm-editor, .code-input, p code"
+)
+
+
+@pytest.fixture
+def arabic(settings):
+    settings.LANGUAGES = [*settings.LANGUAGES, ("ar", "العربية")]
+
+
+def shot(page, name: str, *, full_page: bool = True) -> None:
+    if SHOTS:
+        page.screenshot(path=os.path.join(SHOTS, f"{name}.png"), full_page=full_page)
+
+
+def mirrored(page) -> None:
+    """The page is right to left, its navigation starts at the right and it fits the width."""
+    expect(page.locator("html")).to_have_attribute("dir", "rtl")
+    expect(page.locator("html")).to_have_attribute("lang", "ar")
+    width = page.evaluate("window.innerWidth")
+    brand = page.locator(".site-nav .brand").bounding_box()
+    first_section = page.locator(".site-nav .sections li").first.bounding_box()
+    assert brand["x"] + brand["width"] > width * 0.75, brand
+    assert first_section["x"] + first_section["width"] > width / 2, first_section
+    account = page.locator(".site-nav .account").bounding_box()
+    assert account["x"] < width / 2, account
+    overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 0
+
+
+def left_to_right(page, selector: str = LEFT_TO_RIGHT) -> int:
+    """Every element the selector finds reads left to right; how many there are."""
+    directions = page.locator(selector).evaluate_all(
+        "(nodes) => nodes.map((node) => getComputedStyle(node).direction)"
+    )
+    assert set(directions) <= {"ltr"}, directions
+    return len(directions)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_lesson_and_my_progress_mirror_in_arabic_and_code_stays_left_to_right(
+    arabic, page, login_in_browser, sample_content, width
+):
+    from course.kinds.snippet import Snippet
+
+    learner = make_user("ada")
+    make_prediction(learner, Snippet.objects.get(block__key="backend-latency"))
+    page.set_viewport_size({"width": width, "height": 900})
+    login_in_browser(learner)
+    page.goto(SEED)
+    expect(page.locator("html")).to_have_attribute("dir", "ltr")
+    # The language switch offers the added language at once.
+    page.locator("#language-choice").select_option("ar")
+    page.locator(".language-switch button").click()
+    mirrored(page)
+    assert page.url.endswith(SEED)
+    assert page.locator(".prose p").first.evaluate("(p) => getComputedStyle(p).direction") == "rtl"
+    assert left_to_right(page, ".code-block pre") >= 2
+    assert left_to_right(page, ".ordering-line") >= 5
+    assert left_to_right(page) > 5
+    # A code block's text starts at its left edge, as Python's indentation needs.
+    code = page.locator(".code-block pre").first
+    box, text = (
+        code.bounding_box(),
+        code.evaluate(
+            "(pre) => { const r = document.createRange(); r.selectNodeContents(pre);"
+            " const b = r.getClientRects()[0]; return {x: b.x}; }"
+        ),
+    )
+    assert text["x"] - box["x"] < 40
+    # The breadcrumbs start on the right, as the prose does.
+    crumbs = page.locator(".breadcrumbs a").first.bounding_box()
+    assert crumbs["x"] + crumbs["width"] > width / 2
+    shot(page, f"rtl-lesson-{width}")
+    page.locator("#snippet-backend-latency-practice").scroll_into_view_if_needed()
+    shot(page, f"rtl-lesson-practice-{width}", full_page=False)
+
+    page.goto("/progress/")
+    mirrored(page)
+    shot(page, f"rtl-progress-{width}")
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_a_quiz_mirrors_in_arabic(arabic, page, login_in_browser, live_server, width):
+    student, teacher = make_user("ada"), make_teacher("tess")
+    lesson, _questions = quiz_lesson()
+    quiz = make_quiz(make_cohort(teacher, students=[student]), lesson, time_limit=5)
+    page.set_viewport_size({"width": width, "height": 900})
+    page.context.set_extra_http_headers({"Accept-Language": "ar"})
+    login_in_browser(student)
+    page.goto(f"/quizzes/{quiz.pk}/")
+    mirrored(page)
+    shot(page, f"rtl-quiz-start-{width}")
+    page.locator("form[action$='/start/'] button[type=submit]").click()
+    expect(page.locator(".quiz-countdown")).to_be_visible()
+    mirrored(page)
+    assert (
+        page.locator(".quiz-countdown").evaluate("(node) => getComputedStyle(node).direction")
+        == "rtl"
+    )
+    left_to_right(page)
+    shot(page, f"rtl-quiz-attempt-{width}")
