@@ -154,6 +154,9 @@ class Lesson(models.Model):
     terms = models.ManyToManyField(
         "GlossaryTerm", blank=True, related_name="lessons", help_text="Words this lesson uses."
     )
+    # Language code -> the lesson's prose in it, as its translation file holds it
+    # (course/translations.py, docs/content-format.md "Translating a lesson").
+    translations = models.JSONField(default=dict, blank=True)
 
     objects = LessonQuerySet.as_manager()
 
@@ -322,6 +325,7 @@ class GlossaryTerm(models.Model):
         "self", symmetrical=False, blank=True, related_name="pointed_at_by",
         help_text="The terms this one points at.",
     )
+    translations = models.JSONField(default=dict, blank=True)  # language code -> term, definition
 
     objects = GlossaryTermQuerySet.as_manager()
 

@@ -172,7 +172,7 @@ BLANKS = register(
         template="course/blocks/question.html",
         fields=(
             question_title(),
-            Text("body", markdown=True, help_text="Markdown: what to do, above the text."),
+            Text("body", markdown=True, help_text="Markdown: what to do, above the text.", translatable=True),
             Text(
                 "text", required=True, quoted=False,
                 help_text="The text with its blanks, each written {{name}}. Shown as written "

@@ -38,9 +38,9 @@ OPTIONS = Items(
     item="option",
     fields=(
         Slug("key", required=True, label="option key"),
-        Text("text", required=True, markdown=True),
+        Text("text", required=True, markdown=True, translatable=True),
         Boolean("right"),
-        Text("feedback", markdown=True),
+        Text("feedback", markdown=True, translatable=True),
     ),
     help_text='In JSON: a list of options, each with "key" (a slug), "text", "right" '
     '(true or false) and "feedback" (what a learner who chose it reads).',

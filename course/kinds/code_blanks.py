@@ -96,7 +96,7 @@ CODE_BLANKS = register(
         template="course/blocks/question.html",
         fields=(
             question_title(),
-            Text("body", markdown=True, help_text="Markdown: what to do, above the program."),
+            Text("body", markdown=True, help_text="Markdown: what to do, above the program.", translatable=True),
             Text(
                 "code", required=True, quoted=False,
                 help_text="The program with its blanks, each written {{name}} where the learner "

@@ -94,7 +94,7 @@ def tests_field(*, required: bool = True, help_text: str = "") -> Items:
         item="test",
         fields=(
             Slug("key", required=True, label="test key"),
-            Text("name", required=True, model_field=_test_field("name")),
+            Text("name", required=True, model_field=_test_field("name"), translatable=True),
             Choice("shown", model_field=_test_field("shown"), optional=True),
             Text("stdin"),
             TextList("args", item="argument"),
@@ -173,6 +173,12 @@ class CodeExerciseKind(BlockKind):
 
     def content_of(self, block) -> CodeExercise | None:
         return getattr(block, "code_exercise", None)
+
+    def show_values(self, block, values) -> None:
+        super().show_values(block, values)
+        names = {test["key"]: test["name"] for test in values["tests"]}
+        for test in block.code_exercise.tests.all():  # prefetched: the page's own rows
+            test.name = names.get(test.key, test.name)
 
     def store(self, block, values, saving, path) -> None:
         old = self.content_of(block)

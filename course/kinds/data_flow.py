@@ -8,7 +8,7 @@ register(
         name="data_flow",
         label="Data Flow",
         template="course/blocks/data_flow.html",
-        fields=(*common_fields(), TextList("steps", required=True, item="step")),
+        fields=(*common_fields(), TextList("steps", required=True, item="step", translatable=True)),
         items_field="steps",
         example={"steps": ["Read the file", "Count the words"]},
         wrong_examples=(({"steps": []}, "'steps' must not be empty"),),

@@ -83,7 +83,7 @@ NUMBER = register(
             Items(
                 "mistakes",
                 item="mistake",
-                fields=(Number("answer", required=True), Text("feedback", required=True, markdown=True)),
+                fields=(Number("answer", required=True), Text("feedback", required=True, markdown=True, translatable=True)),
                 help_text='In JSON: a list of common wrong numbers, each with "answer" and the '
                 '"feedback" a learner who gives it reads.',
             ),

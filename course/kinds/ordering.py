@@ -136,6 +136,10 @@ class OrderingKind(BlockKind):
     def content_of(self, block) -> OrderingExercise | None:
         return getattr(block, "ordering_exercise", None)
 
+    def show_values(self, block, values) -> None:
+        super().show_values(block, values)
+        block.ordering_exercise.intro = values["intro"]
+
     def store(self, block, values, saving, path) -> None:
         old = self.content_of(block)
         exercise = saving.save(
@@ -400,7 +404,7 @@ ORDERING = register(
         template="course/blocks/ordering.html",
         fields=(
             *common_fields(),
-            Text("intro", markdown=True),
+            Text("intro", markdown=True, translatable=True),
             Choice("grading", model_field=OrderingExercise._meta.get_field("grading")),
             Items(
                 "lines",

@@ -41,7 +41,9 @@ def question_title() -> Text:
 
 
 def question_body() -> Text:
-    return Text("body", markdown=True, required=True, help_text="Markdown: the question itself.")
+    return Text(
+        "body", markdown=True, required=True, help_text="Markdown: the question itself.", translatable=True
+    )
 
 
 def question_hints() -> Field:

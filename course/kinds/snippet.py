@@ -118,6 +118,10 @@ class SnippetKind(BlockKind):
     def content_of(self, block) -> Snippet | None:
         return getattr(block, "snippet", None)
 
+    def show_values(self, block, values) -> None:
+        super().show_values(block, values)
+        block.snippet.caption = values["caption"]
+
     def store(self, block, values, saving, path) -> None:
         old = self.content_of(block)
         saving.save(
@@ -178,7 +182,7 @@ SNIPPET = register(
         template="course/blocks/snippet.html",
         fields=(
             *common_fields(),
-            Text("caption", model_field=_field("caption")),
+            Text("caption", model_field=_field("caption"), translatable=True),
             Text("language", model_field=_field("language"), fallback="python", always=True),
             Text("code", required=True),
             Text("stdin"),
