@@ -9,6 +9,7 @@ what learners did.
 
 import html
 import re
+import unicodedata
 
 from django.core.exceptions import ValidationError
 from django.db import models
@@ -340,8 +341,9 @@ class GlossaryTerm(models.Model):
 
     @property
     def initial(self) -> str:
-        first = self.term[:1].upper()
-        return first if first.isalpha() else "#"
+        # Without its accent ("Ü" is found under "U"): the glossary's index is A to Z.
+        first = unicodedata.normalize("NFD", self.term[:1].upper())[:1]
+        return first if "A" <= first <= "Z" else "#"
 
 
 class ContentVersion(models.Model):

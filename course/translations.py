@@ -29,8 +29,8 @@ def languages() -> list[str]:
 
 
 def language_name(code: str) -> str:
-    """The language's name in the active language ("español" on a Spanish page)."""
-    return get_language_info(code)["name_translated"]
+    """The language's name in itself ("español", "Deutsch"): a page says it in its own."""
+    return get_language_info(code)["name_local"]
 
 
 def translated_fields(fields: tuple[Field, ...]) -> tuple[Field, ...]:
@@ -323,9 +323,9 @@ class LessonShown:
     english_fields: set[str] = field(default_factory=set)
 
 
-def show_lesson(lesson, blocks, lesson_fields: tuple[Field, ...], language: str) -> LessonShown:
-    """Put the lesson's translation into `language` into the lesson and its blocks (rows
-    loaded for this language's pages alone: they are changed in memory, never saved)."""
+def show_lesson_fields(lesson, lesson_fields: tuple[Field, ...], language: str) -> LessonShown:
+    """Put the lesson's own fields in `language` into it, in memory (its title, level and
+    summary); how the page shows the language, its blocks not yet counted (`show_blocks`)."""
     if language not in languages():
         return LessonShown()
     translation = (lesson.translations or {}).get(language)
@@ -333,14 +333,25 @@ def show_lesson(lesson, blocks, lesson_fields: tuple[Field, ...], language: str)
         declared.name: getattr(lesson, declared.name)
         for declared in translated_fields(lesson_fields)
     }
-    shown = merged(lesson_fields, english, translation or {})
-    result = LessonShown(state="none" if translation is None else "full")
     if translation is None:
-        result.english_fields = {name for name, value in english.items() if value}
-    else:
-        for name, value in shown.values.items():
-            setattr(lesson, name, value)
-        result.english_fields = set(shown.english)
+        return LessonShown(
+            state="none", english_fields={name for name, value in english.items() if value}
+        )
+    shown = merged(lesson_fields, english, translation)
+    for name, value in shown.values.items():
+        setattr(lesson, name, value)
+    return LessonShown(
+        state="partial" if shown.english else "full", english_fields=set(shown.english)
+    )
+
+
+def show_blocks(lesson, blocks, language: str) -> LessonShown:
+    """Put the lesson's translation into `language` into its blocks (rows loaded for this
+    language's pages alone: changed in memory, never saved); which blocks stay English."""
+    if language not in languages():
+        return LessonShown()
+    translation = (lesson.translations or {}).get(language)
+    result = LessonShown(state="none" if translation is None else "full")
     by_key = (translation or {}).get("blocks") or {}
     for block in blocks:
         block_translation = by_key.get(block.key) if translation is not None else None
@@ -349,8 +360,6 @@ def show_lesson(lesson, blocks, lesson_fields: tuple[Field, ...], language: str)
             result.english_blocks.add(block.pk)
         if block_shown.english and translation is not None:
             result.state = "partial"
-    if translation is not None and result.english_fields:
-        result.state = "partial"
     return result
 
 
@@ -417,7 +426,8 @@ __all__ = [
     "read_fields",
     "read_lesson",
     "show_block",
-    "show_lesson",
+    "show_blocks",
+    "show_lesson_fields",
     "show_term",
     "write_fields",
 ]
