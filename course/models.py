@@ -9,6 +9,7 @@ what learners did.
 
 import html
 import re
+import unicodedata
 
 from django.core.exceptions import ValidationError
 from django.db import models
@@ -185,6 +186,9 @@ class Lesson(models.Model):
         help_text=_("Words this lesson uses."),
         verbose_name=_("terms"),
     )
+    # Language code -> the lesson's prose in it, as its translation file holds it
+    # (course/translations.py, docs/content-format.md "Translating a lesson").
+    translations = models.JSONField(default=dict, blank=True)
 
     objects = LessonQuerySet.as_manager()
 
@@ -375,6 +379,7 @@ class GlossaryTerm(models.Model):
         help_text=_("The terms this one points at."),
         verbose_name=_("see also"),
     )
+    translations = models.JSONField(default=dict, blank=True)  # language code -> term, definition
 
     objects = GlossaryTermQuerySet.as_manager()
 
@@ -391,8 +396,9 @@ class GlossaryTerm(models.Model):
 
     @property
     def initial(self) -> str:
-        first = self.term[:1].upper()
-        return first if first.isalpha() else "#"
+        # Without its accent ("Ü" is found under "U"): the glossary's index is A to Z.
+        first = unicodedata.normalize("NFD", self.term[:1].upper())[:1]
+        return first if "A" <= first <= "Z" else "#"
 
 
 class ContentVersion(models.Model):

@@ -7,13 +7,14 @@ views (tutor/views/lessons.py); they call these explicitly.
 
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Prefetch, prefetch_related_objects
 
-from course import kinds
+from course import kinds, translations
+from course.content_files.reader import LESSON_FIELDS
 from course.markup import GlossaryLinker
 from course.models import Block, Course, GlossaryTerm, Lesson, can_see_drafts
 
@@ -27,9 +28,15 @@ def lessons_in_order(user: AbstractBaseUser | AnonymousUser) -> Prefetch:
     return Prefetch("lessons", queryset=lessons)
 
 
-def glossary_names() -> dict[str, str]:
-    """Every term's name by slug, so `[[slug]]` references resolve (one query)."""
-    return dict(GlossaryTerm.objects.values_list("slug", "term"))
+def glossary_names(language: str | None = None) -> dict[str, str]:
+    """Every term's name by slug, so `[[slug]]` references resolve (one query); in
+    `language` where the term is translated into it."""
+    if language not in translations.languages():
+        return dict(GlossaryTerm.objects.values_list("slug", "term"))
+    return {
+        slug: ((translated or {}).get(language) or {}).get("term") or term
+        for slug, term, translated in GlossaryTerm.objects.values_list("slug", "term", "translations")
+    }
 
 
 @dataclass(frozen=True)
@@ -39,27 +46,40 @@ class LoadedContent:
     threads: read it, never change it."""
 
     lesson: Lesson  # with its blocks and terms prefetched
-    blocks: tuple[Block, ...]
+    blocks: tuple[Block, ...]  # in the page's language where translated into it
     terms: tuple[GlossaryTerm, ...]
     block_shown_in_preview: Block | None
     siblings: tuple[dict, ...]  # the course's lessons these readers see, in order
+    # Which blocks the page shows in English (no translation into its language).
+    shown: translations.LessonShown = field(default_factory=translations.LessonShown)
 
     @classmethod
-    def load(cls, lesson: Lesson, *, drafts: bool) -> "LoadedContent":
+    def load(cls, lesson: Lesson, *, drafts: bool, language: str = "") -> "LoadedContent":
         select, prefetch = kinds.page_lookups()
         blocks = Block.objects.select_related(*select).prefetch_related(*prefetch)
         prefetch_related_objects([lesson], Prefetch("blocks", queryset=blocks), "terms")
         lessons = Lesson.objects.all() if drafts else Lesson.objects.published()
+        # Rows loaded for this language alone: its translation is put into them.
+        shown = translations.show_blocks(lesson, lesson.blocks.all(), language)
+        terms = tuple(lesson.terms.all())
+        for term in terms:
+            translations.show_term(term, language)
+        siblings = lessons.filter(course=lesson.course_id).order_by("position", "pk")
         return cls(
             lesson=lesson,
             blocks=tuple(lesson.blocks.all()),
-            terms=tuple(lesson.terms.all()),
+            terms=terms,
             block_shown_in_preview=lesson.block_shown_in_preview(),
             siblings=tuple(
-                lessons.filter(course=lesson.course_id)
-                .order_by("position", "pk")
-                .values("pk", "slug", "title")
+                {
+                    "pk": sibling["pk"],
+                    "slug": sibling["slug"],
+                    "title": ((sibling["translations"] or {}).get(language) or {}).get("title")
+                    or sibling["title"],
+                }
+                for sibling in siblings.values("pk", "slug", "title", "translations")
             ),
+            shown=shown,
         )
 
 
@@ -67,7 +87,7 @@ _loaded: OrderedDict[tuple, LoadedContent] = OrderedDict()
 _loaded_lock = threading.Lock()
 
 
-def loaded_content(lesson: Lesson, *, drafts: bool) -> LoadedContent:
+def loaded_content(lesson: Lesson, *, drafts: bool, language: str = "") -> LoadedContent:
     """The lesson's content rows, loaded once per process for each content version.
 
     `lesson` must carry the `content_version` it was read with (`Lesson.objects.for_page`):
@@ -76,13 +96,13 @@ def loaded_content(lesson: Lesson, *, drafts: bool) -> LoadedContent:
     lesson read without it is loaded afresh."""
     version = getattr(lesson, "content_version", None)
     if version is None:
-        return LoadedContent.load(lesson, drafts=drafts)
-    key = (lesson.pk, version, drafts)
+        return LoadedContent.load(lesson, drafts=drafts, language=language)
+    key = (lesson.pk, version, drafts, language)
     with _loaded_lock:
         if (found := _loaded.get(key)) is not None:
             _loaded.move_to_end(key)
             return found
-    found = LoadedContent.load(lesson, drafts=drafts)
+    found = LoadedContent.load(lesson, drafts=drafts, language=language)
     with _loaded_lock:
         _loaded[key] = found
         while len(_loaded) > CONTENTS_KEPT:
@@ -104,13 +124,40 @@ class LessonContent:
     served from cached renderings never loads it and a learner's page loads it once per
     process and version."""
 
-    def __init__(self, lesson: Lesson, *, user: AbstractBaseUser | AnonymousUser) -> None:
+    def __init__(
+        self, lesson: Lesson, *, user: AbstractBaseUser | AnonymousUser, language: str = ""
+    ) -> None:
         self.lesson = lesson
         self.drafts = can_see_drafts(user)  # previous / next skip the lessons others may not see
+        self.language = language
+        # The lesson's title, level and summary in the page's language, where translated.
+        self.lesson_shown = translations.show_lesson_fields(lesson, LESSON_FIELDS, language)
 
     @cached_property
     def loaded(self) -> LoadedContent:
-        return loaded_content(self.lesson, drafts=self.drafts)
+        return loaded_content(self.lesson, drafts=self.drafts, language=self.language)
+
+    @cached_property
+    def translation(self) -> str:
+        """How the page shows its language: "english" (it is the lesson's own), "none" (no
+        translation into it), "partial" (some of the lesson is in English) or "full"."""
+        if self.lesson_shown.state in ("english", "none"):
+            return self.lesson_shown.state
+        return "partial" if "partial" in (self.lesson_shown.state, self.loaded.shown.state) else "full"
+
+    @cached_property
+    def language_name(self) -> str:
+        return translations.language_name(self.language) if self.language else ""
+
+    @cached_property
+    def english_blocks(self) -> set[int]:
+        """The pks of the blocks shown in English on a page in another language."""
+        return self.loaded.shown.english_blocks
+
+    @cached_property
+    def english_fields(self) -> set[str]:
+        """The lesson's own fields shown in English on a page in another language."""
+        return self.lesson_shown.english_fields
 
     @cached_property
     def blocks(self) -> list[Block]:
@@ -145,13 +192,14 @@ class LessonContent:
     @cached_property
     def glossary_linker(self) -> GlossaryLinker:
         return GlossaryLinker(
-            terms=glossary_names(), autolink=[(term.slug, term.term) for term in self.terms]
+            terms=glossary_names(self.language),
+            autolink=[(term.slug, term.term) for term in self.terms],
         )
 
     @cached_property
     def unlinked_glossary(self) -> GlossaryLinker:
         """Terms as their words: for a page whose reader cannot open the glossary."""
-        return GlossaryLinker(terms=glossary_names(), autolink=(), link=False)
+        return GlossaryLinker(terms=glossary_names(self.language), autolink=(), link=False)
 
 
 

@@ -6,8 +6,11 @@ from django.db.models import Prefetch
 from django.http import HttpRequest
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
+from django.utils.translation import get_language
 from django.views.decorators.http import require_GET
 
+from course import translations
+from course.content_files.reader import LESSON_FIELDS
 from course.htmx import vary_on_htmx, wants_partial
 from course.models import GlossaryTerm, Lesson
 from course.pages import glossary_names
@@ -16,6 +19,8 @@ from course.pages import glossary_names
 @require_GET
 def glossary(request: HttpRequest) -> TemplateResponse:
     terms = list(GlossaryTerm.objects.all())
+    english = in_page_language(terms)
+    terms.sort(key=lambda term: term.term.casefold())
     by_letter: dict[str, list[GlossaryTerm]] = {}
     for term in terms:
         by_letter.setdefault(term.initial, []).append(term)
@@ -26,8 +31,16 @@ def glossary(request: HttpRequest) -> TemplateResponse:
         "alphabet": [(letter, letter in by_letter) for letter in letters],
         "groups": [(letter, by_letter[letter]) for letter in letters if letter in by_letter],
         "term_names": {term.slug: term.term for term in terms},
+        "english_terms": english,
     }
     return TemplateResponse(request, "course/glossary.html", context)
+
+
+def in_page_language(terms: list[GlossaryTerm]) -> set[int]:
+    """Put each term's translation into the page's language into it (in memory); the pks
+    of those shown in English, wholly or in part."""
+    language = get_language()
+    return {term.pk for term in terms if translations.show_term(term, language)}
 
 
 def term_page_context(request: HttpRequest, slug: str) -> dict:
@@ -38,7 +51,11 @@ def term_page_context(request: HttpRequest, slug: str) -> dict:
         ),
         slug=slug,
     )
-    return {"term": term, "term_names": glossary_names()}
+    related = [term, *term.see_also.all(), *term.pointed_at_by.all()]
+    english = in_page_language(related)
+    for lesson in term.lessons.all():
+        translations.show_lesson_fields(lesson, LESSON_FIELDS, get_language())
+    return {"term": term, "term_names": glossary_names(get_language()), "english_terms": english}
 
 
 @require_GET
@@ -51,7 +68,8 @@ def term_preview(request: HttpRequest, slug: str) -> TemplateResponse:
     """The definition popover for htmx; without htmx, the term's page."""
     if wants_partial(request):
         term = get_object_or_404(GlossaryTerm, slug=slug)
-        context = {"term": term, "term_names": glossary_names()}
+        english = in_page_language([term])
+        context = {"term": term, "term_names": glossary_names(get_language()), "english_terms": english}
         response = TemplateResponse(request, "course/term_detail.html#term-preview", context)
     else:
         response = TemplateResponse(

@@ -8,7 +8,7 @@ are declared, an empty line between blocks and between terms.
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from course import kinds
+from course import kinds, translations
 from course.content_files.reader import (
     COURSE_FIELDS,
     LESSON_FIELDS,
@@ -40,6 +40,28 @@ def glossary_document() -> dict:
         values = {"slug": term.slug, "term": term.term, "definition": term.definition}
         terms.append(written(TERM_FIELDS, {**values, "see_also": see_also}))
     return {"terms": Spaced(terms)}
+
+
+def glossary_translation_documents() -> dict[str, dict]:
+    """Each language's glossary.<language>.yaml: the terms translated into it, by slug."""
+    documents: dict[str, dict] = {}
+    for term in sorted(GlossaryTerm.objects.all(), key=lambda t: t.slug):
+        for language, translation in sorted((term.translations or {}).items()):
+            written_term = translations.write_fields(TERM_FIELDS, translation)
+            if written_term:
+                documents.setdefault(language, {"terms": {}})["terms"][term.slug] = written_term
+    return documents
+
+
+def lesson_translation_documents(lesson: Lesson) -> dict[str, dict]:
+    """Each language's <lesson>.<language>.yaml: the lesson's prose in it."""
+    blocks = list(lesson.blocks.order_by("position", "pk"))
+    documents = {}
+    for language, translation in sorted((lesson.translations or {}).items()):
+        document = translations.lesson_document(LESSON_FIELDS, translation, blocks)
+        if document:
+            documents[language] = document
+    return documents
 
 
 def course_document(course: Course) -> dict:
@@ -101,11 +123,15 @@ def export_content(directory: str | Path) -> ExportSummary:
     root = Path(directory)
     summary = ExportSummary()
     files = {root / "glossary.yaml": dump(glossary_document())}
+    for language, document in glossary_translation_documents().items():
+        files[root / f"glossary.{language}.yaml"] = dump(document)
     for course in Course.objects.order_by("position", "slug"):
         folder = root / course.slug
         files[folder / "course.yaml"] = dump(course_document(course))
         for lesson in course.lessons.order_by("position", "pk"):
             files[folder / f"{lesson.slug}.yaml"] = dump(lesson_document(lesson))
+            for language, document in lesson_translation_documents(lesson).items():
+                files[folder / f"{lesson.slug}.{language}.yaml"] = dump(document)
     for path, text in files.items():
         path.parent.mkdir(parents=True, exist_ok=True)
         if path.is_file() and path.read_text(encoding="utf-8") == text:
@@ -114,6 +140,10 @@ def export_content(directory: str | Path) -> ExportSummary:
             path.write_text(text, encoding="utf-8")
             summary.written.append(path)
     if root.is_dir():
+        for path in sorted(root.glob("glossary.*.yaml")):
+            if path not in files:  # a language no term is translated into any more
+                path.unlink()
+                summary.removed.append(path)
         for folder in root.iterdir():
             if not (folder / "course.yaml").is_file():
                 continue

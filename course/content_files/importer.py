@@ -161,7 +161,7 @@ class _Importer:
                 GlossaryTerm,
                 existing,
                 data.slug,
-                {"term": data.term, "definition": data.definition},
+                {"term": data.term, "definition": data.definition, "translations": data.translations},
                 slug=data.slug,
             )
             terms[data.slug] = term
@@ -206,6 +206,7 @@ class _Importer:
                 "summary": values["summary"],
                 "what_you_will_see": values["what_you_will_see"],
                 "position": position,
+                "translations": data.translations,
             },
             course=course,
             slug=data.slug,

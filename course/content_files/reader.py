@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from course import kinds
+from course import kinds, translations
 from course.content_files.errors import ContentError, ContentErrors, did_you_mean
 from course.content_files.yaml_lines import YamlList, YamlMap, YamlSyntaxError, load
 from course.kinds.fields import (
@@ -34,6 +34,8 @@ from course.markup import TERM_LINK, linked_term_slugs
 from course.models import RUN_LIMITS, Course, GlossaryTerm, Lesson
 
 LINK_LIKE = re.compile(r"\[\[(.*?)\]\]")
+# A translation file: `<lesson>.<language>.yaml` beside the lesson, `glossary.<language>.yaml`.
+LANGUAGE_CODE = re.compile(r"[a-z]{2,3}(-[a-z0-9]{2,8})?")
 
 
 def _model_field(model, name: str):
@@ -49,18 +51,18 @@ COURSE_FIELDS: tuple[Field, ...] = (
     SlugList("lessons", required=True, item="lesson"),
 )
 LESSON_FIELDS: tuple[Field, ...] = (
-    Text("title", required=True, model_field=_model_field(Lesson, "title")),
+    Text("title", required=True, model_field=_model_field(Lesson, "title"), translatable=True),
     Choice("status", model_field=_model_field(Lesson, "status"), optional=True),
-    Text("level", model_field=_model_field(Lesson, "level")),
-    Text("summary", markdown=True),
+    Text("level", model_field=_model_field(Lesson, "level"), translatable=True),
+    Text("summary", markdown=True, translatable=True),
     Text("what_you_will_see"),
     SlugList("terms", item="term"),
 )
 LESSON_FILE_FIELDS = (*(f.name for f in LESSON_FIELDS), "blocks")
 TERM_FIELDS: tuple[Field, ...] = (
     Slug("slug", required=True, label="slug"),
-    Text("term", required=True, model_field=_model_field(GlossaryTerm, "term")),
-    Text("definition", required=True, markdown=True),
+    Text("term", required=True, model_field=_model_field(GlossaryTerm, "term"), translatable=True),
+    Text("definition", required=True, markdown=True, translatable=True),
     SlugList("see_also", item="see_also entry", flow=True),
 )
 GLOSSARY_FIELDS = (Items("terms", fields=TERM_FIELDS, item="glossary term"),)
@@ -120,6 +122,7 @@ class LessonData:
     path: str
     values: dict[str, Any]
     blocks: list[BlockData]
+    translations: dict[str, dict] = field(default_factory=dict)  # language -> its file's document
 
 
 @dataclass
@@ -136,6 +139,7 @@ class TermData:
     term: str
     definition: str
     see_also: list[str]
+    translations: dict[str, dict] = field(default_factory=dict)  # language -> term, definition
 
 
 @dataclass
@@ -174,6 +178,7 @@ class _Reader:
         self.markdown: list[tuple[str, YamlMap, str, str]] = []
         # (path, line, slug) of every glossary slug a lesson lists in its terms.
         self.term_refs: list[tuple[str, int | None, str]] = []
+        self.glossary_translations: list[Path] = []
 
     def shown(self, path: Path) -> str:
         return str(path)
@@ -214,6 +219,8 @@ class _Reader:
                 course = self.read_course(entry)
                 if course is not None:
                     courses.append(course)
+            elif entry.name.startswith("glossary.") and entry.name.count(".") == 2:
+                self.glossary_translations.append(entry)
             elif entry.suffix in {".yaml", ".yml"} and entry.name != "glossary.yaml":
                 self.errors.append(
                     ContentError(
@@ -227,6 +234,8 @@ class _Reader:
             # Without a readable glossary every reference would look wrong: say nothing yet.
             terms = []
         else:
+            for path in self.glossary_translations:
+                self.read_glossary_translation(path, terms)
             self.check_references({term.slug for term in terms})
         return Content(
             root=self.shown(self.root),
@@ -284,6 +293,58 @@ class _Reader:
             term.see_also = points_at(term.slug, term.definition, term.see_also)
         return terms
 
+    def language_of(self, path: Path, language: str) -> str | None:
+        """The language a translation file is in, if the site speaks it."""
+        known = translations.languages()
+        if language in known:
+            return language
+        reading = _FileReading(self, self.shown(path))
+        if not LANGUAGE_CODE.fullmatch(language):
+            reading.error(None, f"'{language}' is not a language code: name a translation <name>.<code>.yaml, e.g. .es.yaml")
+        else:
+            reading.error(
+                None,
+                f"the site speaks no '{language}'{did_you_mean(language, known)}: add it to LANGUAGES "
+                "in config/settings.py first (docs/translating.md)",
+            )
+        return None
+
+    def read_glossary_translation(self, path: Path, terms: list[TermData]) -> None:
+        language = self.language_of(path, path.name.split(".")[1])
+        root = self.load(path) if language else None
+        if root is None:
+            return
+        reading = _FileReading(self, self.shown(path))
+        check_fields(reading, root, ["terms"], "a glossary translation")
+        entries = root.get("terms")
+        if entries is None:
+            return
+        if not isinstance(entries, YamlMap):
+            reading.error(root.line_of("terms"), f"'terms' must be terms by their slugs, not {describe(entries)}")
+            return
+        by_slug = {term.slug: term for term in terms}
+        for slug, entry in entries.items():
+            if slug not in by_slug:
+                reading.error(entries.line_of(slug), f"term '{slug}' is not in the glossary{did_you_mean(str(slug), by_slug)}")
+            elif not isinstance(entry, YamlMap):
+                reading.error(entries.line_of(slug), f"term '{slug}' must be a set of fields, not {describe(entry)}")
+            else:
+                term = by_slug[slug]
+                english = {"term": term.term, "definition": term.definition}
+                values = translations.read_fields(reading, entry, TERM_FIELDS, english, "a glossary term")
+                if values:
+                    term.translations[language] = values
+
+    def read_lesson_translation(self, path: Path, lesson: LessonData, language: str) -> None:
+        root = self.load(path)
+        if root is None:
+            return
+        reading = _FileReading(self, self.shown(path))
+        blocks = {block.key: (block.kind, block.values) for block in lesson.blocks}
+        document = translations.read_lesson(reading, root, LESSON_FIELDS, lesson.values, blocks)
+        if document:
+            lesson.translations[language] = document
+
     # -- courses and lessons
 
     def read_course(self, folder: Path) -> CourseData | None:
@@ -296,6 +357,7 @@ class _Reader:
         slug = read_slug(reading, None, folder.name, "course folder name")
         root = self.load(path)
         lesson_files = {}
+        translation_files = []
         for entry in sorted(folder.iterdir()):
             if entry.name.startswith(".") or entry.name == "course.yaml":
                 continue
@@ -303,9 +365,24 @@ class _Reader:
                 self.errors.append(
                     ContentError(self.shown(entry), None, "lesson files end in .yaml, not .yml")
                 )
+            elif entry.suffix == ".yaml" and "." in entry.stem:
+                translation_files.append(entry)
             elif entry.suffix == ".yaml":
                 lesson_files[entry.stem] = entry
         lessons = {stem: self.read_lesson(file) for stem, file in lesson_files.items()}
+        for entry in translation_files:
+            stem, language = entry.stem.split(".", 1)
+            if stem not in lesson_files:
+                self.errors.append(
+                    ContentError(
+                        self.shown(entry),
+                        None,
+                        f"a translation of no lesson: there is no {stem}.yaml in {folder.name}/"
+                        f"{did_you_mean(stem, lesson_files)}",
+                    )
+                )
+            elif self.language_of(entry, language) and lessons[stem] is not None:
+                self.read_lesson_translation(entry, lessons[stem], language)
         if root is None or slug is None:
             return None
         check_fields(reading, root, [f.name for f in COURSE_FIELDS], "course.yaml")

@@ -50,8 +50,13 @@ def hints_field() -> Hints:
 def common_fields() -> tuple[Field, ...]:
     """Every block may have a title and a Markdown body."""
     return (
-        Text("title", model_field=Block._meta.get_field("title"), verbose_name=_("Title")),
-        Text("body", markdown=True, verbose_name=_("Body")),
+        Text(
+            "title",
+            model_field=Block._meta.get_field("title"),
+            verbose_name=_("Title"),
+            translatable=True,
+        ),
+        Text("body", markdown=True, verbose_name=_("Body"), translatable=True),
     )
 
 
@@ -202,6 +207,16 @@ class BlockKind:
     def content_of(self, block) -> models.Model | None:
         """The row of the kind's own that holds its content (a practice kind's), or None."""
         return None
+
+    def show_values(self, block, values: dict[str, Any]) -> None:
+        """Put `values` (the block's own with a translation put in, course.translations)
+        into the block's rows, in memory, for the pages of one language: never saved. A
+        kind with rows of its own puts the rest into them."""
+        columns = self.block_columns(values)
+        block.title, block.body = columns["title"], columns["body"]
+        if self.items_field:
+            block.items = columns["items"]
+        block.values = {**(block.values or {}), **columns["values"]}
 
     def store(self, block, values: dict[str, Any], saving: Saving, path: str) -> None:
         """Keep the values in the kind's own rows (display kinds have none)."""

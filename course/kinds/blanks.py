@@ -95,11 +95,16 @@ class BlanksKind(QuestionKind):
             return []
         blanks = {blank["key"]: blank.get("answers") or [""] for blank in values["blanks"]}
         filled = "".join(
-            text if what == "text" else blanks.get(text, [""])[0] for what, text in pieces(values["text"])
+            text if what == "text" else blanks.get(text, [""])[0]
+            for what, text in pieces(values["text"])
         )
         away = [("the text with its blanks filled", filled)]
         if len(blanks) == 1:
-            away += [(f"the answer '{answer}'", answer) for answer in next(iter(blanks.values())) if answer]
+            away += [
+                (f"the answer '{answer}'", answer)
+                for answer in next(iter(blanks.values()))
+                if answer
+            ]
         return away
 
     def check(self, reading, values, lines: Lines = lambda name: None) -> None:
@@ -118,7 +123,9 @@ class BlanksKind(QuestionKind):
                     f"the text's blank '{{{{{name}}}}}' is not one of 'blanks': add it there",
                 )
         if len(named) != len(set(named)):
-            reading.error(lines("text"), "a blank appears twice in the text: give each a name of its own")
+            reading.error(
+                lines("text"), "a blank appears twice in the text: give each a name of its own"
+            )
         if values["text"] and not named:
             reading.error(lines("text"), "the text has no blank: mark one as {{name}}")
         for blank in blanks:
@@ -141,7 +148,8 @@ class BlanksKind(QuestionKind):
                 )
             if blank.get("key") and blank["key"] not in named:
                 reading.error(
-                    blank.line_of("key"), f"blank '{blank['key']}' is not in the text: add {{{{{blank['key']}}}}} there"
+                    blank.line_of("key"),
+                    f"blank '{blank['key']}' is not in the text: add {{{{{blank['key']}}}}} there",
                 )
             pattern = blank.get("pattern")
             if not pattern:
@@ -149,7 +157,9 @@ class BlanksKind(QuestionKind):
             try:
                 re.compile(pattern)
             except re.error as error:
-                reading.error(blank.line_of("pattern"), f"'pattern' is not a regular expression: {error}")
+                reading.error(
+                    blank.line_of("pattern"), f"'pattern' is not a regular expression: {error}"
+                )
                 continue
             for answer in blank.get("answers", []):
                 if not accepts({**blank, "answers": []}, answer, spaces=values["spaces"]):
@@ -163,7 +173,9 @@ class BlanksKind(QuestionKind):
         values = super().for_variant(values, chosen, None)
         values["text"] = with_parameters(values["text"], chosen)
         if computed is not None:
-            values["blanks"] = [{**blank, "answers": computed.get(blank["key"], [])} for blank in values["blanks"]]
+            values["blanks"] = [
+                {**blank, "answers": computed.get(blank["key"], [])} for blank in values["blanks"]
+            ]
         return values
 
 
@@ -179,6 +191,7 @@ BLANKS = register(
                 markdown=True,
                 help_text=_("Markdown: what to do, above the text."),
                 verbose_name=_("Body"),
+                translatable=True,
             ),
             Text(
                 "text",

@@ -40,9 +40,9 @@ OPTIONS = Items(
     item="option",
     fields=(
         Slug("key", required=True, label="option key"),
-        Text("text", required=True, markdown=True),
+        Text("text", required=True, markdown=True, translatable=True),
         Boolean("right"),
-        Text("feedback", markdown=True),
+        Text("feedback", markdown=True, translatable=True),
     ),
     help_text=_(
         'In JSON: a list of options, each with "key" (a slug), "text", "right" '
@@ -59,7 +59,8 @@ def _common(reading, values, lines: Lines) -> list:
     unique_keys(reading, options, "option")
     texts = tuple(
         (f"option '{option.get('key')}'", option.get(field) or "", option.line_of(field))
-        for option in options for field in ("text", "feedback")
+        for option in options
+        for field in ("text", "feedback")
     )
     check_parameters(reading, values, lines, texts=texts, placeholders=False)
     if computes(values):
@@ -95,7 +96,8 @@ def _for_variant(values, chosen, computed):
 def _right_options(values) -> list[tuple[str, str]]:
     return [
         (f"the right option's text '{option['text']}'", option["text"])
-        for option in values["options"] if option.get("right")
+        for option in values["options"]
+        if option.get("right")
     ]
 
 

@@ -43,7 +43,9 @@ def accepted(blank: dict) -> list[str]:
 
 class CodeBlanksKind(QuestionKind):
     def give_aways(self, values) -> list[tuple[str, str]]:
-        away = [("the program with its blanks filled", filled(values["code"], solution_fills(values)))]
+        away = [
+            ("the program with its blanks filled", filled(values["code"], solution_fills(values)))
+        ]
         for blank in values["blanks"]:
             for answer in accepted(blank):
                 if len(answer.strip()) > 2:
@@ -71,19 +73,27 @@ class CodeBlanksKind(QuestionKind):
         declared = {blank["key"] for blank in blanks if blank.get("key")}
         for name in dict.fromkeys(named):
             if name not in declared:
-                reading.error(lines("code"), f"the code's blank '{{{{{name}}}}}' is not one of 'blanks': add it there")
+                reading.error(
+                    lines("code"),
+                    f"the code's blank '{{{{{name}}}}}' is not one of 'blanks': add it there",
+                )
         if len(named) != len(set(named)):
-            reading.error(lines("code"), "a blank appears twice in the code: give each a name of its own")
+            reading.error(
+                lines("code"), "a blank appears twice in the code: give each a name of its own"
+            )
         if values["code"] and not named:
             reading.error(lines("code"), "the code has no blank: mark one as {{name}}")
         for blank in blanks:
             if blank.get("key") and blank["key"] not in named:
                 reading.error(
-                    blank.line_of("key"), f"blank '{blank['key']}' is not in the code: add {{{{{blank['key']}}}}} there"
+                    blank.line_of("key"),
+                    f"blank '{blank['key']}' is not in the code: add {{{{{blank['key']}}}}} there",
                 )
             for answer in accepted(blank):
                 if "\n" in answer or "\r" in answer:
-                    reading.error(blank.line_of("solution"), f"blank '{blank.get('key')}': a fill is one line")
+                    reading.error(
+                        blank.line_of("solution"), f"blank '{blank.get('key')}': a fill is one line"
+                    )
                 elif len(answer) > MAX_ANSWER_CHARS:
                     reading.error(
                         blank.line_of("solution"),
@@ -103,6 +113,7 @@ CODE_BLANKS = register(
                 markdown=True,
                 help_text=_("Markdown: what to do, above the program."),
                 verbose_name=_("Body"),
+                translatable=True,
             ),
             Text(
                 "code",

@@ -122,7 +122,7 @@ def tests_field(*, required: bool = True, help_text: str = "") -> Items:
         item="test",
         fields=(
             Slug("key", required=True, label="test key"),
-            Text("name", required=True, model_field=_test_field("name")),
+            Text("name", required=True, model_field=_test_field("name"), translatable=True),
             Choice("shown", model_field=_test_field("shown"), optional=True),
             Text("stdin"),
             TextList("args", item="argument"),
@@ -172,12 +172,17 @@ class CodeExerciseKind(BlockKind):
         tests = sorted(exercise.get("tests", []), key=lambda test: test.get("position") or 0)
         return {
             **super().values_from_admin(block, rows),
-            "starter": exercise["starter"], "solution": exercise["solution"],
+            "starter": exercise["starter"],
+            "solution": exercise["solution"],
             "tests": [
                 {
-                    "key": test["key"], "name": test["name"], "shown": test["shown"],
-                    "stdin": test["stdin"], "args": list(test["args"] or []),
-                    "stdout": test["stdout"], "check": test["check_code"],
+                    "key": test["key"],
+                    "name": test["name"],
+                    "shown": test["shown"],
+                    "stdin": test["stdin"],
+                    "args": list(test["args"] or []),
+                    "stdout": test["stdout"],
+                    "check": test["check_code"],
                 }
                 for test in tests
             ],
@@ -192,8 +197,13 @@ class CodeExerciseKind(BlockKind):
             "solution": exercise.solution,
             "tests": [
                 {
-                    "key": test.key, "name": test.name, "shown": test.shown, "stdin": test.stdin,
-                    "args": list(test.args), "stdout": test.stdout, "check": test.check_code,
+                    "key": test.key,
+                    "name": test.name,
+                    "shown": test.shown,
+                    "stdin": test.stdin,
+                    "args": list(test.args),
+                    "stdout": test.stdout,
+                    "check": test.check_code,
                 }
                 for test in exercise.tests.all()
             ],
@@ -203,13 +213,23 @@ class CodeExerciseKind(BlockKind):
     def content_of(self, block) -> CodeExercise | None:
         return getattr(block, "code_exercise", None)
 
+    def show_values(self, block, values) -> None:
+        super().show_values(block, values)
+        names = {test["key"]: test["name"] for test in values["tests"]}
+        for test in block.code_exercise.tests.all():  # prefetched: the page's own rows
+            test.name = names.get(test.key, test.name)
+
     def store(self, block, values, saving, path) -> None:
         old = self.content_of(block)
         exercise = saving.save(
             CodeExercise,
             {block.pk: old} if old is not None else {},
             block.pk,
-            {"starter": values["starter"], "solution": values["solution"], "run_limits": values["limits"]},
+            {
+                "starter": values["starter"],
+                "solution": values["solution"],
+                "run_limits": values["limits"],
+            },
             block=block,
         )
         existing = {test.key: test for test in exercise.tests.all()}
@@ -219,8 +239,12 @@ class CodeExerciseKind(BlockKind):
                 existing,
                 test["key"],
                 {
-                    "name": test["name"], "shown": test["shown"], "position": position,
-                    "stdin": test["stdin"], "args": list(test["args"]), "stdout": test["stdout"],
+                    "name": test["name"],
+                    "shown": test["shown"],
+                    "position": position,
+                    "stdin": test["stdin"],
+                    "args": list(test["args"]),
+                    "stdout": test["stdout"],
                     "check_code": test["check"],
                 },
                 exercise=exercise,

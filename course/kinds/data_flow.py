@@ -16,6 +16,7 @@ register(
                 "steps",
                 required=True,
                 item="step",
+                translatable=True,
                 help_text=_("One step a line, in order."),
                 verbose_name=_("Steps"),
             ),

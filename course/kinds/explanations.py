@@ -15,7 +15,10 @@ register(
             Items(
                 "items",
                 required=True,
-                fields=(Text("title", required=True), Text("body", markdown=True)),
+                fields=(
+                    Text("title", required=True, translatable=True),
+                    Text("body", markdown=True, translatable=True),
+                ),
                 verbose_name=_("Items"),
             ),
         ),

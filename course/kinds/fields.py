@@ -175,6 +175,9 @@ class Field(ABC):
     required: bool = False
     verbose_name: str = ""  # how the admin labels it; from the name if not given
     help_text: str = ""  # what the admin says under it; a default for its type if not given
+    # Prose a translator translates (course/translations.py); code, outputs, keys and
+    # settings are shared by every language.
+    translatable: bool = False
     # Kept in Block.values even by a kind with rows of its own (a ladder of hints), so the
     # block form edits it and the importer and exporter keep it with no code of the kind's.
     kept_on_block: ClassVar[bool] = False
@@ -557,6 +560,7 @@ class Hints(TextList):
     so a hint that gives the answer away is pointed at (`BlockKind.give_aways`)."""
 
     item: str = "hint"
+    translatable: bool = True
     kept_on_block: ClassVar[bool] = True
 
     def form_field(self, stored: Any = None) -> forms.Field:
@@ -597,6 +601,15 @@ class Items(Field):
         return [f.name for f in self.fields]
 
     @property
+    def translated_fields(self) -> tuple[Field, ...]:
+        return tuple(sub for sub in self.fields if sub.translatable)
+
+    @property
+    def keyed(self) -> bool:
+        """Whether each item has a stable `key` (a translation names it by its key, not its place)."""
+        return any(isinstance(sub, Slug) and sub.name == "key" for sub in self.fields)
+
+    @property
     def form_help(self) -> str:
         described = ", ".join(
             f'"{sub.name}"'
@@ -605,7 +618,9 @@ class Items(Field):
             for sub in self.fields
         )
         if self.item == "item":  # the only ones the admin shows as a box of their own
-            return gettext("In JSON: a list of items, each with %(fields)s.") % {"fields": described}
+            return gettext("In JSON: a list of items, each with %(fields)s.") % {
+                "fields": described
+            }
         return f"In JSON: a list of {self.item}s, each with {described}."
 
     def read_value(self, reading: Reading, mapping: YamlMap, what: str) -> list[LinedDict]:

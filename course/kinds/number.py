@@ -46,15 +46,21 @@ class NumberKind(QuestionKind):
         program = (values.get("program") or "").strip()
         answer = values.get("answer")
         if program and answer is not None:
-            reading.error(lines("answer"), "give 'answer' or a 'program' that computes it, not both")
+            reading.error(
+                lines("answer"), "give 'answer' or a 'program' that computes it, not both"
+            )
         elif not program and answer is None:
-            reading.error(lines("answer"), "a number question needs 'answer', or a 'program' that prints it")
+            reading.error(
+                lines("answer"), "a number question needs 'answer', or a 'program' that prints it"
+            )
         if answer is None:
             return
         for mistake in values["mistakes"]:
             if mistake.get("answer") is not None and within(
-                mistake["answer"], answer,
-                tolerance=values["tolerance"], relative=values["relative_tolerance"],
+                mistake["answer"],
+                answer,
+                tolerance=values["tolerance"],
+                relative=values["relative_tolerance"],
             ):
                 reading.error(
                     mistake.line_of("answer"),
@@ -101,7 +107,7 @@ NUMBER = register(
                 item="mistake",
                 fields=(
                     Number("answer", required=True),
-                    Text("feedback", required=True, markdown=True),
+                    Text("feedback", required=True, markdown=True, translatable=True),
                 ),
                 help_text=_(
                     'In JSON: a list of common wrong numbers, each with "answer" and the '

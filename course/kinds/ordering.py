@@ -110,7 +110,9 @@ class OrderingKind(BlockKind):
 
     def give_aways(self, values) -> list[tuple[str, str]]:
         lines = [line["text"] for line in values["lines"]]
-        return [("every line of the solution, in order", "\n".join(lines))] if len(lines) > 1 else []
+        return (
+            [("every line of the solution, in order", "\n".join(lines))] if len(lines) > 1 else []
+        )
 
     def values_from_admin(self, block, rows) -> dict | None:
         if not rows.get("ordering_exercise"):
@@ -122,18 +124,21 @@ class OrderingKind(BlockKind):
         )
         return {
             **super().values_from_admin(block, rows),
-            "intro": exercise["intro"], "grading": exercise["grading"],
+            "intro": exercise["intro"],
+            "grading": exercise["grading"],
             "expected_output": exercise["expected_output"],
             "lines": [
                 {
-                    "key": line["key"], "text": line["text"],
+                    "key": line["key"],
+                    "text": line["text"],
                     "depends_on": [other.key for other in line.get("depends_on") or ()],
                 }
                 for line in placed
             ],
             "distractors": [
                 {"key": line["key"], "text": line["text"]}
-                for line in exercise.get("lines", []) if line.get("position") is None
+                for line in exercise.get("lines", [])
+                if line.get("position") is None
             ],
         }
 
@@ -157,6 +162,10 @@ class OrderingKind(BlockKind):
 
     def content_of(self, block) -> OrderingExercise | None:
         return getattr(block, "ordering_exercise", None)
+
+    def show_values(self, block, values) -> None:
+        super().show_values(block, values)
+        block.ordering_exercise.intro = values["intro"]
 
     def store(self, block, values, saving, path) -> None:
         old = self.content_of(block)
@@ -302,7 +311,9 @@ def admin_inline():
 
         def __init__(self, *args, solution=None, **kwargs):
             super().__init__(*args, **kwargs)
-            self.fields["distractor"].initial = self.instance.pk is not None and self.instance.is_distractor
+            self.fields["distractor"].initial = (
+                self.instance.pk is not None and self.instance.is_distractor
+            )
             if "position" in self.fields:
                 self.fields["position"].label = "Place in the solution"
                 self.fields["position"].help_text = ""
@@ -318,7 +329,9 @@ def admin_inline():
                 if solution is None:  # a form of its own, not one of its formset's
                     shown = choices.choices
                 else:  # the exercise's solution lines, read once for all its lines' forms
-                    shown = [(line.pk, line.key) for line in solution if line.pk != self.instance.pk]
+                    shown = [
+                        (line.pk, line.key) for line in solution if line.pk != self.instance.pk
+                    ]
                 choices.widget = forms.CheckboxSelectMultiple(choices=shown)
 
         def file_fields(self, data):
@@ -376,13 +389,18 @@ def admin_inline():
                 if data.get("position") is None:
                     distractors.append(item)
                     continue
-                item["depends_on"] = [Lined.at(other.key, row) for other in data.get("depends_on", [])]
+                item["depends_on"] = [
+                    Lined.at(other.key, row) for other in data.get("depends_on", [])
+                ]
                 lines.append((data["position"], row, item))
             problems = Problems()
-            ORDERING.check(problems, {
-                "lines": [item for _, _, item in sorted(lines, key=lambda found: found[:2])],
-                "distractors": distractors,
-            })
+            ORDERING.check(
+                problems,
+                {
+                    "lines": [item for _, _, item in sorted(lines, key=lambda found: found[:2])],
+                    "distractors": distractors,
+                },
+            )
             if problems.messages:
                 raise forms.ValidationError(problems.messages)
 
@@ -423,7 +441,7 @@ ORDERING = register(
         template="course/blocks/ordering.html",
         fields=(
             *common_fields(),
-            Text("intro", markdown=True, verbose_name=_("Intro")),
+            Text("intro", markdown=True, verbose_name=_("Intro"), translatable=True),
             Choice(
                 "grading",
                 model_field=OrderingExercise._meta.get_field("grading"),

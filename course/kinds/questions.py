@@ -49,6 +49,7 @@ def question_body() -> Text:
         required=True,
         help_text=_("Markdown: the question itself."),
         verbose_name=_("Body"),
+        translatable=True,
     )
 
 
@@ -93,14 +94,23 @@ class Topics(TextList):
                 continue
             topic = " ".join(value.split())
             if len(topic) > TOPIC_LENGTH:
-                reading.error(line, f"topic '{topic[:20]}…' is {len(topic)} characters long; at most {TOPIC_LENGTH}")
+                reading.error(
+                    line,
+                    f"topic '{topic[:20]}…' is {len(topic)} characters long; at most {TOPIC_LENGTH}",
+                )
             elif topic.casefold() in seen:
-                reading.error(line, f"topic '{topic}' is listed twice (first on line {seen[topic.casefold()]})")
+                reading.error(
+                    line,
+                    f"topic '{topic}' is listed twice (first on line {seen[topic.casefold()]})",
+                )
             else:
                 seen[topic.casefold()] = line
                 topics.append(topic)
         if len(topics) > MAX_TOPICS:
-            reading.error(mapping.line_of(self.name), f"a question has at most {MAX_TOPICS} topics, not {len(topics)}")
+            reading.error(
+                mapping.line_of(self.name),
+                f"a question has at most {MAX_TOPICS} topics, not {len(topics)}",
+            )
         return topics
 
     def write(self, value: list[str]) -> list | None:
@@ -187,8 +197,14 @@ class Values(Field):
         items = read_list(reading, mapping, self.name)
         values = []
         for value, line in zip(items, items.lines, strict=True):
-            if isinstance(value, bool) or not isinstance(value, int | float | str) or value != value:
-                reading.error(line, f"each of '{self.name}' must be a number or text, not {describe(value)}")
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, int | float | str)
+                or value != value
+            ):
+                reading.error(
+                    line, f"each of '{self.name}' must be a number or text, not {describe(value)}"
+                )
             else:
                 values.append(str(value) if isinstance(value, str) else value)
         return values
@@ -206,7 +222,10 @@ def parameter_values(parameter: dict) -> list:
         return []
     count = int((stop - start) / step + 1e-9) + 1
     whole = all(isinstance(n, int) for n in (start, stop, step))
-    return [start + n * step if whole else round(start + n * step, 12) for n in range(max(0, min(count, MAX_RANGE + 1)))]
+    return [
+        start + n * step if whole else round(start + n * step, 12)
+        for n in range(max(0, min(count, MAX_RANGE + 1)))
+    ]
 
 
 def variant_count(parameters: list[dict]) -> int:
@@ -275,8 +294,14 @@ def variant_fields(prints: str) -> tuple[Field, ...]:
     )
 
 
-def check_parameters(reading, values: dict, lines: Lines, *, texts: tuple[tuple[str, str, int | None], ...] = (),
-                     placeholders: bool = True) -> None:
+def check_parameters(
+    reading,
+    values: dict,
+    lines: Lines,
+    *,
+    texts: tuple[tuple[str, str, int | None], ...] = (),
+    placeholders: bool = True,
+) -> None:
     """The parameters' names and values, and each {{name}} in the body (and in `texts`:
     (what, text, line) of the kind's other texts) one of them; `placeholders` False: only
     in a question with parameters or a program."""
@@ -286,7 +311,9 @@ def check_parameters(reading, values: dict, lines: Lines, *, texts: tuple[tuple[
         name = parameter.get("name") or ""
         line = parameter.line_of("name")
         if not IDENTIFIER.fullmatch(name) or keyword.iskeyword(name):
-            reading.error(line, f"parameter name '{name}' must be a Python name, e.g. bits or model_gb")
+            reading.error(
+                line, f"parameter name '{name}' must be a Python name, e.g. bits or model_gb"
+            )
         elif name in seen:
             reading.error(line, f"parameter '{name}' is given twice")
         seen.add(name)
@@ -304,7 +331,9 @@ def check_parameters(reading, values: dict, lines: Lines, *, texts: tuple[tuple[
                 reading.error(line, f"parameter '{name}' gives more than {MAX_RANGE:,} values")
     wanted = values.get("variants")
     if wanted is not None and (not isinstance(wanted, int) or not parameters):
-        reading.error(lines("variants"), "'variants' must be a whole number, for a question with parameters")
+        reading.error(
+            lines("variants"), "'variants' must be a whole number, for a question with parameters"
+        )
     total = variant_count(parameters) if parameters else 1
     if parameters and total > MAX_VARIANTS and not values.get("variants"):
         reading.error(
@@ -317,10 +346,14 @@ def check_parameters(reading, values: dict, lines: Lines, *, texts: tuple[tuple[
     for what, text, line in (("the body", values.get("body") or "", lines("body")), *texts):
         for name in PLACEHOLDER.findall(text):
             if name not in seen:
-                reading.error(line, f"'{{{{{name}}}}}' in {what} is not a parameter of the question")
+                reading.error(
+                    line, f"'{{{{{name}}}}}' in {what} is not a parameter of the question"
+                )
     program = (values.get("program") or "").strip()
     if parameters and not program:
-        reading.error(lines("parameters"), "parameters need a 'program' that computes the answer from them")
+        reading.error(
+            lines("parameters"), "parameters need a 'program' that computes the answer from them"
+        )
 
 
 def with_parameters(text: str, chosen: dict) -> str:

@@ -99,6 +99,7 @@ class Snippet(models.Model):
         """What teachers read for this snippet: its caption, else the block's title, else its key."""
         return self.caption or self.block.title or self.block.key
 
+
 def _field(name: str):
     return Snippet._meta.get_field(name)
 
@@ -122,15 +123,23 @@ class SnippetKind(BlockKind):
             return None
         snippet = rows["snippet"][0]
         return {
-            "title": block.get("title") or "", "body": block.get("body") or "",
-            "caption": snippet["caption"], "language": snippet["language"],
-            "code": snippet["code"], "stdin": snippet["stdin"],
-            "output": snippet["expected_output"], "raises": snippet["raises"],
+            "title": block.get("title") or "",
+            "body": block.get("body") or "",
+            "caption": snippet["caption"],
+            "language": snippet["language"],
+            "code": snippet["code"],
+            "stdin": snippet["stdin"],
+            "output": snippet["expected_output"],
+            "raises": snippet["raises"],
             "limits": snippet["run_limits"],
         }
 
     def content_of(self, block) -> Snippet | None:
         return getattr(block, "snippet", None)
+
+    def show_values(self, block, values) -> None:
+        super().show_values(block, values)
+        block.snippet.caption = values["caption"]
 
     def store(self, block, values, saving, path) -> None:
         old = self.content_of(block)
@@ -176,7 +185,13 @@ def admin_inline():
         form = SnippetForm
         formset = ContentFormSet
         fields = [
-            "caption", "language", "code", "stdin", "expected_output", "raises", "run_limits",
+            "caption",
+            "language",
+            "code",
+            "stdin",
+            "expected_output",
+            "raises",
+            "run_limits",
             "version",
         ]
         readonly_fields = ["version"]
@@ -192,7 +207,12 @@ SNIPPET = register(
         template="course/blocks/snippet.html",
         fields=(
             *common_fields(),
-            Text("caption", model_field=_field("caption"), verbose_name=_("Caption")),
+            Text(
+                "caption",
+                model_field=_field("caption"),
+                verbose_name=_("Caption"),
+                translatable=True,
+            ),
             Text(
                 "language",
                 model_field=_field("language"),

@@ -92,7 +92,7 @@ def lesson_detail(request: HttpRequest, course_slug: str, lesson_slug: str) -> H
     lesson = get_object_or_404(
         Lesson.objects.for_page(request.user), course__slug=course_slug, slug=lesson_slug
     )
-    content = LessonContent(lesson, user=request.user)
+    content = LessonContent(lesson, user=request.user, language=get_language())
     # The "Raise hand" button (tutor.live), about one of the page's practice items. Its
     # query also tells whether the learner is in a class: if not, they have no
     # assignments, and the rest of the page asks for none.

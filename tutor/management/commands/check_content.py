@@ -1,7 +1,15 @@
 from django.core.management.base import BaseCommand, CommandError
 
+from course import kinds, translations
+from course.content_files.reader import LESSON_FIELDS
 from course.models import Lesson
 from tutor import practice, sandbox
+
+
+def practice_lookups() -> list[str]:
+    """What reading every block's values needs, loaded with the lessons."""
+    select, prefetch = kinds.page_lookups()
+    return ["blocks", *(f"blocks__{name}" for name in [*select, *prefetch])]
 
 
 class Command(BaseCommand):
@@ -11,17 +19,44 @@ class Command(BaseCommand):
         "declared (without an error, or with the exception it declares); each code "
         "exercise's solution must pass every test and its starter fail one. Each kind says "
         "how (tutor.practice: check_content). A lesson's 'What you will see' copied from a "
-        "snippet's output must still be that output. Exits non-zero when any differs."
+        "snippet's output must still be that output. A lesson's translations must fit it "
+        "(no block it no longer has, no list of another length); the fields they leave in "
+        "English are listed. Exits non-zero when any differs or is stale."
     )
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("--lesson", help="only this lesson slug")
+        parser.add_argument(
+            "--translations-only",
+            action="store_true",
+            help="only check the lessons' translations (no sandbox needed): what a translator runs",
+        )
+
+    def check_translations(self, lessons) -> int:
+        """Report each lesson's stale translations (an error) and untranslated fields (a
+        note); the number of lessons with a stale one."""
+        stale = 0
+        for lesson in lessons.select_related("course").prefetch_related(*practice_lookups()):
+            problems = translations.lesson_problems(lesson, LESSON_FIELDS)
+            where = f"{lesson.course.slug}/{lesson.slug}"
+            for language, problem, items in problems:
+                for item in items:
+                    line = f"{problem.upper()}  {where} ({language}): {item}"
+                    self.stdout.write(self.style.ERROR(line) if problem == "stale" else line)
+            stale += any(problem == "stale" for _, problem, _ in problems)
+        return stale
 
     def handle(self, *args, **options) -> None:
         lessons = Lesson.objects.all()
         if options["lesson"]:
             lessons = lessons.filter(slug=options["lesson"])
         good, bad = [], []
+        if stale := self.check_translations(lessons):
+            bad.append(f"{stale} lesson(s): a translation no longer fits the lesson.")
+        if options["translations_only"]:
+            if bad:
+                raise CommandError(" ".join(bad))
+            return
         for kind in practice.every():
             if not kind.checks_content:
                 continue
