@@ -12,9 +12,12 @@ For each repetition, in a fresh browser profile (nothing cached):
   learner comes back to the lesson another day): the requests for Python's files that
   reached the server (gunicorn's access log) and the body bytes the browser received for
   them (goal: none, every file from the cache), and the time from the first Run's click to
-  "Python is ready".
+  "Python is ready";
+- with --on-disk, also a profile kept on disk as a learner's own browser keeps it: Python
+  loaded once, the browser closed and started again, the lesson opened and Run clicked:
+  the same two figures (the disk cache, and whatever code cache Chromium keeps there).
 
-    .venv/bin/python bench/browser_run.py [--repeat 3] [--rounds 10]
+    .venv/bin/python bench/browser_run.py [--repeat 3] [--rounds 10] [--on-disk]
 
 Goal (issue 41): a warm browser run's click -> output p95 <= 100 ms.
 """
@@ -37,6 +40,7 @@ PASSWORD = "bench-password-1"
 # A school's shared connection: 10 Mbit/s down, 5 up, 40 ms.
 THROTTLE = {"offline": False, "latency": 40, "downloadThroughput": 10e6 / 8, "uploadThroughput": 5e6 / 8}
 LOADING_MS = 600_000
+CHROMIUM = {"executable_path": "/usr/bin/chromium", "headless": True, "args": ["--no-sandbox", "--disable-gpu"]}
 
 # Click Run and wait in the page until the output panel is replaced by a final answer; the
 # time is the page's own (performance.now()), so the driver's round trips are not in it.
@@ -151,9 +155,30 @@ def second_visit(context, keys: list[str], access_log: Path) -> tuple[int, int, 
     ms = click_until_ready(page, keys[0])
     page.wait_for_load_state("networkidle")  # every file's requestfinished has been seen
     page.close()
+    return asked_of_server(access_log, logged), sum(body for _, _, body, _ in details), ms, details
+
+
+def asked_of_server(access_log: Path, logged: int) -> int:
+    """Requests for Python's files the server answered since its log had `logged` lines."""
     asked = [line.split('"')[1] for line in access_log.read_text().splitlines()[logged:]]
-    reached = [request for request in asked if any(part in request for part in PYTHON_FILES)]
-    return len(reached), sum(body for _, _, body, _ in details), ms, details
+    return sum(1 for request in asked if any(part in request for part in PYTHON_FILES))
+
+
+def after_restart(playwright, url: str, username: str, keys: list[str], access_log: Path):
+    """A profile on disk: Python loaded once, the browser closed and started again, the
+    lesson opened: (requests for Python's files that reached the server, ms to ready)."""
+    with tempfile.TemporaryDirectory(prefix="parsnip-profile-") as profile:
+        for _ in ("first", "after the restart"):
+            context = playwright.chromium.launch_persistent_context(profile, base_url=url, **CHROMIUM)
+            page = context.new_page()
+            page.set_default_timeout(LOADING_MS)
+            log_in(page, url, username)  # whether or not the session cookie outlived the browser
+            page.goto(SEED)
+            logged = len(access_log.read_text().splitlines())
+            ms = click_until_ready(page, keys[0])
+            page.wait_for_load_state("networkidle")
+            context.close()
+    return asked_of_server(access_log, logged), ms
 
 
 def warm_runs(page, keys: list[str], rounds: int) -> tuple[list[float], list[float]]:
@@ -178,6 +203,8 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--rounds", type=int, default=10)
+    parser.add_argument("--on-disk", action="store_true",
+                        help="also a second visit after the browser restarts, profile on disk")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
@@ -189,9 +216,8 @@ def main() -> None:
     with Site(env=env) as site:
         username, keys = prepare()  # before the driver's event loop starts in this thread
         playwright = sync_playwright().start()
-        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", headless=True,
-                                             args=["--no-sandbox", "--disable-gpu"])  # fmt: skip
-        rows = []
+        browser = playwright.chromium.launch(**CHROMIUM)
+        rows, restarted = [], []
         for repetition in range(args.repeat):
             size, fast_ms, files, context, page = first_load(browser, site.url, username, keys, throttle=False)
             browser_ms, server_ms = warm_runs(page, keys, args.rounds)
@@ -211,6 +237,11 @@ def main() -> None:
                   f"server p50 {rows[-1][6]:.0f} ms p95 {rows[-1][5]:.0f} ms; second visit "
                   f"{reached} of {len(again_files)} files asked of the server, {again_size} body bytes received, ready in "
                   f"{again_ms:.0f} ms", flush=True)
+            if args.on_disk:
+                restarted.append(after_restart(playwright, site.url, username, keys, access_log))
+                print(f"run {repetition + 1}: after the browser restarts (profile on disk) "
+                      f"{restarted[-1][0]} of Python's files asked of the server, ready in "
+                      f"{restarted[-1][1]:.0f} ms", flush=True)
         browser.close()
         playwright.stop()
     shutil.rmtree(logs)
@@ -222,6 +253,9 @@ def main() -> None:
     print(f"second visit, files from server:  {spread(column(9))}   goal 0 (all from the cache)")
     print(f"second visit, body bytes received: {spread(column(7))}")
     print(f"second visit, to ready (ms):      {spread(column(8))}")
+    if restarted:
+        print(f"after a restart, from server:     {spread([r[0] for r in restarted])}")
+        print(f"after a restart, to ready (ms):   {spread([r[1] for r in restarted])}")
     print(f"warm browser run p95 (ms):        {spread(column(3))}   goal <= 100")
     print(f"warm server run p95 (ms):         {spread(column(5))}")
     ratio = [server / browser for browser, server in zip(column(3), column(5), strict=True)]
