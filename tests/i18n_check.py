@@ -105,6 +105,7 @@ class Entry:
     msgstrs: list[str] = field(default_factory=list)
     locations: list[str] = field(default_factory=list)
     fuzzy: bool = False
+    plural: bool = False
 
 
 def _unquote(line: str) -> str:
@@ -132,7 +133,7 @@ def catalog_entries(po_text: str) -> list[Entry]:
         elif line.startswith("#"):
             continue
         elif line.startswith("msgid_plural"):
-            current = None
+            entry.plural, current = True, None
         elif line.startswith("msgid"):
             entry.msgid, current = _unquote(line), "msgid"
         elif line.startswith("msgstr"):
@@ -147,11 +148,18 @@ def catalog_entries(po_text: str) -> list[Entry]:
 
 def unfinished_entries(po_text: str, under: list[str]) -> list[str]:
     """The entries used by a file under one of `under` that are untranslated or fuzzy."""
+    # A plural entry needs a form for each of the language's plural forms (Spanish has three).
+    forms = re.search(r"nplurals=(\d+)", po_text)
+    plurals = int(forms.group(1)) if forms else 2
     return [
         f"{'fuzzy' if entry.fuzzy else 'untranslated'}: {entry.msgid!r} ({', '.join(entry.locations)})"
         for entry in catalog_entries(po_text)
         if any(location.startswith(tuple(under)) for location in entry.locations)
-        and (entry.fuzzy or not all(entry.msgstrs))
+        and (
+            entry.fuzzy
+            or not all(entry.msgstrs)
+            or (entry.plural and len(entry.msgstrs) < plurals)
+        )
     ]
 
 

@@ -193,6 +193,16 @@ msgstr ""
 """
 
 
+def test_the_check_finds_a_plural_entry_missing_one_of_the_languages_plural_forms():
+    catalog = CATALOG.replace(
+        '"Content-Type: text/plain; charset=UTF-8\\n"',
+        '"Content-Type: text/plain; charset=UTF-8\\n"\n"Plural-Forms: nplurals=3; plural=n == 1 ? 0 : 2;\\n"',
+    ).replace('msgstr[1] ""', 'msgstr[1] "%(n)s Lektionen"')
+    assert "untranslated: 'One lesson' (templates/base.html)" in unfinished_entries(
+        catalog, ["templates/base.html"]
+    )
+
+
 def test_the_check_finds_untranslated_and_fuzzy_entries_of_the_translated_pages():
     assert unfinished_entries(CATALOG, ["templates/base.html"]) == [
         "untranslated: 'Lessons' (templates/base.html, tutor/views/lessons.py)",
