@@ -157,7 +157,7 @@ class Lesson(models.Model):
     )
     # Language code -> the lesson's prose in it, as its translation file holds it
     # (course/translations.py, docs/content-format.md "Translating a lesson").
-    translations = models.JSONField(default=dict, blank=True)
+    translations = models.JSONField(default=dict, blank=True, editable=False)  # edited as text: course/forms.py
 
     objects = LessonQuerySet.as_manager()
 
@@ -326,7 +326,8 @@ class GlossaryTerm(models.Model):
         "self", symmetrical=False, blank=True, related_name="pointed_at_by",
         help_text="The terms this one points at.",
     )
-    translations = models.JSONField(default=dict, blank=True)  # language code -> term, definition
+    # Language code -> the term and its definition in it (glossary.<language>.yaml).
+    translations = models.JSONField(default=dict, blank=True, editable=False)
 
     objects = GlossaryTermQuerySet.as_manager()
 
