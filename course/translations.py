@@ -312,6 +312,17 @@ def show_block(block, translation: dict | None) -> Shown:
     return shown
 
 
+def show_block_in(block, language: str) -> None:
+    """Put the block's translation into `language`, where its lesson has one, into it (in
+    memory): for a view that renders one block's part of the page (a hint, a question's
+    feedback), as the lesson page shows it."""
+    if language not in languages():
+        return
+    translation = ((block.lesson.translations or {}).get(language) or {}).get("blocks") or {}
+    if block.key in translation:
+        show_block(block, translation[block.key])
+
+
 @dataclass
 class LessonShown:
     """How a lesson page shows its language: `state` is "english" (the page is in English),
@@ -426,6 +437,7 @@ __all__ = [
     "read_fields",
     "read_lesson",
     "show_block",
+    "show_block_in",
     "show_blocks",
     "show_lesson_fields",
     "show_term",
