@@ -44,12 +44,12 @@ def test_a_translation_that_does_not_fit_the_lesson_is_refused(django_app, sampl
     before = Lesson.objects.get(slug=SEED).translations
     form = lesson_form(django_app, admin)
     form["translation_de"] = (
-        "title: Geschwindigkeit\nblocks:\n  backend-latensy:\n    caption: Vergleiche\n    code: print()\n"
+        "title: Geschwindigkeit\nblocks:\n  backend-latency:\n    caption: Vergleiche\n    code: print()\n"
     )
     page = form.submit("_save", user=admin)
 
     assert page.status_code == 200
-    assert "Line 3: block &#x27;backend-latensy&#x27; is not in the English lesson" in page.text
+    assert "Line 5: &#x27;code&#x27; is not translated in a snippet block" in page.text
     assert Lesson.objects.get(slug=SEED).translations == before
 
 
