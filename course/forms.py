@@ -11,17 +11,22 @@ from django.contrib.admin.helpers import Fieldset
 from django.core.exceptions import ImproperlyConfigured
 from django.db import models
 from django.utils.functional import cached_property
+from django.utils.text import format_lazy
+from django.utils.translation import gettext, gettext_lazy
 from django.utils.translation import gettext as _
 from nested_admin.formsets import NestedInlineFormSetMixin
 
-from course import kinds
+from course import kinds, translations
 from course.content_files.reader import (
     COURSE_FIELDS,
     LESSON_FIELDS,
     TERM_FIELDS,
     check_block,
     check_values,
+    glossary_link_problems,
 )
+from course.content_files.yaml_lines import YamlMap, YamlSyntaxError, load
+from course.content_files.yaml_writing import dump
 from course.kinds.fields import (
     Choice,
     ExactText,
@@ -390,6 +395,90 @@ class BlockForm(ChecksLikeTheFiles):
         return super().save(commit)
 
 
+# --- Translations: each language's text, as its translation file holds it --------------------
+
+
+class _TextReading:
+    """Where a translation's problems go when it comes from the admin: by line of its text."""
+
+    path = ""
+
+    def __init__(self, glossary: set[str]):
+        self.glossary = glossary
+        self.problems: list[str] = []
+
+    def error(self, line: int | None, message: str) -> None:
+        if line:
+            message = gettext("Line %(line)s: %(problem)s") % {"line": line, "problem": message}
+        self.problems.append(message)
+
+    def markdown(self, mapping, name: str, text: str) -> None:
+        for offset, message in glossary_link_problems(text, self.glossary):
+            self.error(mapping.text_line(name, offset), message)
+
+
+class EditsTranslations:
+    """A text box for each language the content may be translated into, holding what its
+    translation file holds (docs/content-format.md, "Translating a lesson"), read and
+    checked as the file is; empty, the content is not translated into that language."""
+
+    translation_help = ""
+
+    @classmethod
+    def with_translation_fields(cls):
+        for code in translations.languages():
+            cls.base_fields[f"translation_{code}"] = ExactText(
+                required=False,
+                widget=forms.Textarea(attrs={"class": "vLargeTextField", "lang": code, "rows": 14}),
+                label=format_lazy(gettext_lazy("Translation into {language}"), language=translations.language_name(code)),
+                help_text=cls.translation_help,
+            )
+        return cls
+
+    def translation_fields(self) -> list[tuple[str, str]]:
+        return [(code, f"translation_{code}") for code in translations.languages() if f"translation_{code}" in self.fields]
+
+    def set_translation_initials(self) -> None:
+        for code, name in self.translation_fields():
+            translation = (self.instance.translations or {}).get(code)
+            self.initial[name] = dump(self.translation_document(translation)) if translation else ""
+
+    def translation_document(self, translation: dict) -> dict:
+        raise NotImplementedError
+
+    def read_translation(self, reading: _TextReading, root: YamlMap, data: dict) -> dict:
+        raise NotImplementedError
+
+    def clean_translations(self, data: dict) -> None:
+        read = dict(self.instance.translations or {})
+        for code, name in self.translation_fields():
+            text = data.get(name) or ""
+            if not text.strip():
+                read.pop(code, None)
+                continue
+            reading = _TextReading(_glossary())
+            try:
+                root = load(text, reading.error)
+            except YamlSyntaxError as exc:
+                reading.error(exc.line, f"YAML syntax error: {exc.message}")
+                root = None
+            if root is not None and not isinstance(root, YamlMap):
+                reading.error(1, "the translation must hold fields (name: value)")
+                root = None
+            document = self.read_translation(reading, root, data) if root is not None else {}
+            for problem in reading.problems:
+                self.add_error(name, problem)
+            if document:
+                read[code] = document
+            else:
+                read.pop(code, None)
+        self.translations_read = read
+
+    def save_translations(self) -> None:
+        if hasattr(self, "translations_read"):
+            self.instance.translations = self.translations_read
+
+
 class CourseForm(ChecksLikeTheFiles):
     what = "course.yaml"
 
@@ -397,19 +486,84 @@ class CourseForm(ChecksLikeTheFiles):
         return COURSE_FIELDS
 
 
-class LessonForm(ChecksLikeTheFiles):
+class LessonForm(EditsTranslations, ChecksLikeTheFiles):
     what = "the lesson"
+    translation_help = gettext_lazy(
+        "The lesson in this language, as its translation file holds it: its title, level and "
+        "summary, then its blocks by their keys, each with its prose (title, body, caption, "
+        "intro, steps, items, hints, tests' names). Code and outputs stay the lesson's own. Leave "
+        "out what is not translated yet: it is shown in English. Empty: no translation."
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.set_translation_initials()
 
     def file_fields(self, data):
         return LESSON_FIELDS
 
+    def blocks(self) -> list:
+        if self.instance.pk is None:
+            return []
+        select, prefetch = kinds.page_lookups()
+        return list(
+            self.instance.blocks.select_related(*select).prefetch_related(*prefetch).order_by("position", "pk")
+        )
 
-class GlossaryTermForm(ChecksLikeTheFiles):
+    def translation_document(self, translation: dict) -> dict:
+        return translations.lesson_document(LESSON_FIELDS, translation, self.blocks())
+
+    def read_translation(self, reading, root, data) -> dict:
+        english = {"title": data.get("title") or "", "level": data.get("level") or "", "summary": data.get("summary") or ""}
+        blocks = {block.key: (block.kind, block.kind_spec.values_of(block)) for block in self.blocks()}
+        return translations.read_lesson(reading, root, LESSON_FIELDS, english, blocks)
+
+    def clean(self):
+        data = super().clean()
+        self.clean_translations(data)
+        return data
+
+    def save(self, commit=True):
+        self.save_translations()
+        return super().save(commit)
+
+
+LessonForm.with_translation_fields()
+
+
+class GlossaryTermForm(EditsTranslations, ChecksLikeTheFiles):
     what = "a glossary term"
+    translation_help = gettext_lazy(
+        "The term in this language, as glossary.<language>.yaml holds it: its term and its "
+        "definition (Markdown; [[slug]] links stay as they are). Empty: no translation."
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.set_translation_initials()
 
     def file_fields(self, data):
         return TERM_FIELDS
 
+    def translation_document(self, translation: dict) -> dict:
+        return translations.write_fields(TERM_FIELDS, translation)
+
+    def read_translation(self, reading, root, data) -> dict:
+        english = {"term": data.get("term") or "", "definition": data.get("definition") or ""}
+        return translations.read_fields(reading, root, TERM_FIELDS, english, "a glossary term")
+
+    def clean(self):
+        data = super().clean()
+        self.clean_translations(data)
+        return data
+
+    def save(self, commit=True):
+        self.save_translations()
+        return super().save(commit)
+
     def glossary(self, data):
         # A definition may link the term being made, as a glossary file may.
         return super().glossary(data) | {data.get("slug") or ""}
+
+
+GlossaryTermForm.with_translation_fields()

@@ -188,7 +188,7 @@ class Lesson(models.Model):
     )
     # Language code -> the lesson's prose in it, as its translation file holds it
     # (course/translations.py, docs/content-format.md "Translating a lesson").
-    translations = models.JSONField(default=dict, blank=True)
+    translations = models.JSONField(default=dict, blank=True, editable=False)  # edited as text: course/forms.py
 
     objects = LessonQuerySet.as_manager()
 
@@ -379,7 +379,8 @@ class GlossaryTerm(models.Model):
         help_text=_("The terms this one points at."),
         verbose_name=_("see also"),
     )
-    translations = models.JSONField(default=dict, blank=True)  # language code -> term, definition
+    # Language code -> the term and its definition in it (glossary.<language>.yaml).
+    translations = models.JSONField(default=dict, blank=True, editable=False)
 
     objects = GlossaryTermQuerySet.as_manager()
 

@@ -52,6 +52,8 @@ class LoadedContent:
     siblings: tuple[dict, ...]  # the course's lessons these readers see, in order
     # Which blocks the page shows in English (no translation into its language).
     shown: translations.LessonShown = field(default_factory=translations.LessonShown)
+    # The words its prose links to their glossary entries, as the prose shown writes them.
+    autolink: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def load(cls, lesson: Lesson, *, drafts: bool, language: str = "") -> "LoadedContent":
@@ -62,8 +64,12 @@ class LoadedContent:
         # Rows loaded for this language alone: its translation is put into them.
         shown = translations.show_blocks(lesson, lesson.blocks.all(), language)
         terms = tuple(lesson.terms.all())
+        english_names = tuple((term.slug, term.term) for term in terms)
         for term in terms:
             translations.show_term(term, language)
+        # Prose shown in English mentions the terms by their English names.
+        translated = shown.state in ("full", "partial")
+        autolink = tuple((term.slug, term.term) for term in terms) if translated else english_names
         siblings = lessons.filter(course=lesson.course_id).order_by("position", "pk")
         return cls(
             lesson=lesson,
@@ -80,6 +86,7 @@ class LoadedContent:
                 for sibling in siblings.values("pk", "slug", "title", "translations")
             ),
             shown=shown,
+            autolink=autolink,
         )
 
 
@@ -193,7 +200,7 @@ class LessonContent:
     def glossary_linker(self) -> GlossaryLinker:
         return GlossaryLinker(
             terms=glossary_names(self.language),
-            autolink=[(term.slug, term.term) for term in self.terms],
+            autolink=list(self.loaded.autolink),
         )
 
     @cached_property

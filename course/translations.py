@@ -19,6 +19,7 @@ from django.utils.translation import get_language_info
 from course import kinds
 from course.content_files.errors import did_you_mean
 from course.content_files.yaml_lines import YamlList, YamlMap
+from course.content_files.yaml_writing import Literal
 from course.kinds.fields import Field, Items, Reading, TextList, describe
 
 
@@ -99,15 +100,10 @@ def _read_items(reading: Reading, mapping: YamlMap, declared: Items, english: li
                 f"'{declared.name}' must be {declared.item}s by their keys, not {describe(value)}",
             )
             return {}
-        keys = [str(entry.get("key")) for entry in english]
         translated = {}
         for key, entry in value.items():
-            if key not in keys:
-                reading.error(
-                    value.line_of(key),
-                    f"{declared.item} '{key}' is not in the English lesson{did_you_mean(str(key), keys)}",
-                )
-            elif not isinstance(entry, YamlMap):
+            # A key the English no longer has is kept: check_content reports it as stale.
+            if not isinstance(entry, YamlMap):
                 reading.error(
                     value.line_of(key),
                     f"each {declared.item} must be a set of fields, not {describe(entry)}",
@@ -155,11 +151,11 @@ def read_lesson(
     translated = {}
     for key, entry in entries.items():
         if key not in blocks:
-            reading.error(
-                entries.line_of(key),
-                f"block '{key}' is not in the English lesson{did_you_mean(str(key), blocks)}: "
-                "remove it, or give it the key of the block it translates",
-            )
+            # The author removed the block (or the key is mistyped): the translation is kept,
+            # so the author's change never waits for a translator; check_content reports it.
+            kept = _read_loose(reading, entry, entries.line_of(key), f"block '{key}'")
+            if kept:
+                translated[str(key)] = kept
             continue
         if not isinstance(entry, YamlMap):
             reading.error(
@@ -175,6 +171,33 @@ def read_lesson(
     if translated:
         document["blocks"] = translated
     return document
+
+
+def _read_loose(reading: Reading, value, line: int | None, what: str):
+    """A translation of a block the lesson does not have: fields of text, lists and fields,
+    kept as they are (what they translate is unknown)."""
+    if isinstance(value, str):
+        return str(value)
+    if isinstance(value, YamlList):
+        return [
+            _read_loose(reading, entry, at, what)
+            for entry, at in zip(value, value.lines, strict=True)
+        ]
+    if isinstance(value, YamlMap):
+        return {
+            str(key): _read_loose(reading, entry, value.line_of(key), what)
+            for key, entry in value.items()
+        }
+    reading.error(line, f"{what} must hold text, lists and fields, not {describe(value)}")
+    return ""
+
+
+def _write_loose(value):
+    if isinstance(value, dict):
+        return {key: _write_loose(entry) for key, entry in value.items()}
+    if isinstance(value, list):
+        return [_write_loose(entry) for entry in value]
+    return Literal(value)
 
 
 class _Only(YamlMap):
@@ -226,6 +249,9 @@ def lesson_document(lesson_fields: tuple[Field, ...], translation: dict, blocks:
             written[block.key] = write_fields(
                 block_fields(block.kind), translated[block.key], english
             )
+    # Then the translations of blocks the lesson no longer has, as they were (check_content).
+    for key in sorted(set(translated) - {block.key for block in blocks}):
+        written[key] = _write_loose(translated[key])
     if written:
         document["blocks"] = written
     return document
@@ -310,6 +336,17 @@ def show_block(block, translation: dict | None) -> Shown:
     else:
         kind.show_values(block, shown.values)
     return shown
+
+
+def show_block_in(block, language: str) -> None:
+    """Put the block's translation into `language`, where its lesson has one, into it (in
+    memory): for a view that renders one block's part of the page (a hint, a question's
+    feedback), as the lesson page shows it."""
+    if language not in languages():
+        return
+    translation = ((block.lesson.translations or {}).get(language) or {}).get("blocks") or {}
+    if block.key in translation:
+        show_block(block, translation[block.key])
 
 
 @dataclass
@@ -397,7 +434,9 @@ def lesson_problems(lesson, lesson_fields: tuple[Field, ...]) -> list[tuple[str,
         untranslated = sorted(shown.english)
         by_key = translation.get("blocks") or {}
         stale += [
-            f"block '{key}': the lesson has no such block" for key in by_key if key not in keys
+            f"block '{key}': the lesson has no such block{did_you_mean(key, keys)}"
+            for key in by_key
+            if key not in keys
         ]
         if language not in languages():
             stale.append(f"'{language}' is not a language of the site (settings.LANGUAGES)")
@@ -426,6 +465,7 @@ __all__ = [
     "read_fields",
     "read_lesson",
     "show_block",
+    "show_block_in",
     "show_blocks",
     "show_lesson_fields",
     "show_term",

@@ -105,3 +105,19 @@ def test_the_glossary_and_a_terms_page_show_the_translation(client):
     assert '<h1 id="term-title">caché KV</h1>' in term_page
     assert "Claves y valores guardados." in term_page
     assert '<h1 id="term-title">KV cache</h1>' in page(client, term.get_absolute_url(), "en")
+
+
+def test_a_hint_taken_on_a_translated_lesson_is_in_the_readers_language(client, sample_content):
+    from django.urls import reverse
+
+    from course.models import Block
+
+    client.force_login(make_user("sam"))
+    block = Block.objects.get(key="write-kv-cache-vram")
+    response = client.post(
+        reverse("tutor:hint_next", args=[block.pk]),
+        {"rung": "1"},
+        headers={"accept-language": "es", "hx-request": "true"},
+    )
+    assert "La función solo calcula" in response.text
+    assert "The function only computes" not in response.text

@@ -7,10 +7,11 @@ from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from course import htmx
+from course import htmx, translations
 from course.models import Block, Lesson
 from tutor import practice
 from tutor.assignments.closing import closed_to, quiz_holding
@@ -40,6 +41,7 @@ def hint_next(request: HttpRequest, block_pk: int) -> HttpResponse:
         Block.objects.select_related("lesson__course", *practice_selects()),
         pk=block_pk, kind__in=laddered_kinds(), lesson__in=Lesson.objects.visible_to(request.user),
     )
+    translations.show_block_in(block, get_language())  # its hints as the page shows them
     if not hints_of(block):
         raise Http404("This item has no hints.")
     if not request.user.is_authenticated:

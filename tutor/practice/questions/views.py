@@ -8,10 +8,11 @@ from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from course import htmx
+from course import htmx, translations
 from course.models import Block, Lesson
 from tutor.actions.runs import RunRefused
 from tutor.assignments.closing import closed_to, quiz_holding
@@ -27,12 +28,15 @@ PARTIAL = "tutor/question_practice.html#question-practice"
 
 
 def question_or_404(request: HttpRequest, block_pk: int) -> Block:
-    """The question, if its lesson is one the user may see (a draft's: staff only)."""
-    return get_object_or_404(
+    """The question, if its lesson is one the user may see (a draft's: staff only), in the
+    page's language where its lesson is translated into it (its grading is the same)."""
+    block = get_object_or_404(
         Block.objects.select_related("lesson__course"),
         pk=block_pk, kind__in=QUESTION_KINDS,
         lesson__in=Lesson.objects.visible_to(request.user),
     )
+    translations.show_block_in(block, get_language())
+    return block
 
 
 def question_url(block: Block) -> str:
