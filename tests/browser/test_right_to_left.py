@@ -8,8 +8,9 @@ import os
 import pytest
 from playwright.sync_api import expect
 
-from tests.factories import make_cohort, make_prediction, make_teacher, make_user
+from tests.factories import make_cohort, make_prediction, make_run, make_teacher, make_user
 from tests.tutor.quiz_world import make_quiz, quiz_lesson
+from tests.tutor.stepping_data import ALIASING_CODE, aliasing_trace
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -119,3 +120,31 @@ def test_a_quiz_mirrors_in_arabic(arabic, page, login_in_browser, live_server, w
     )
     left_to_right(page)
     shot(page, f"rtl-quiz-attempt-{width}")
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_a_step_through_mirrors_in_arabic_and_its_code_and_drawing_stay_left_to_right(
+    arabic, page, login_in_browser, width
+):
+    from tutor.models import Run
+    from tutor.practice.stepping.models import Stepping, Trace
+
+    learner = make_user("ada")
+    trace = Trace(
+        code=ALIASING_CODE, stdin="", run=make_run(code=ALIASING_CODE, purpose=Run.Purpose.TRACE)
+    )
+    trace.keep(aliasing_trace())
+    trace.save()
+    stepping = Stepping.objects.create(user=learner, trace=trace, origin=Stepping.Origin.SNIPPET)
+    page.set_viewport_size({"width": width, "height": 900})
+    page.context.set_extra_http_headers({"Accept-Language": "ar"})
+    login_in_browser(learner)
+    page.goto(f"/trace/{stepping.pk}/step/3/")
+    mirrored(page)
+    assert left_to_right(page, ".code-lines, .memory") == 2
+    # The drawing's frames sit left of its objects, as its arrows go (a phone stacks them).
+    frames = page.locator(".memory-frames").bounding_box()
+    objects = page.locator("#object-1").bounding_box()
+    if width > 800:
+        assert frames["x"] + frames["width"] <= objects["x"]
+    shot(page, f"rtl-step-{width}")
