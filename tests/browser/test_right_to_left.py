@@ -148,3 +148,118 @@ def test_a_step_through_mirrors_in_arabic_and_its_code_and_drawing_stay_left_to_
     if width > 800:
         assert frames["x"] + frames["width"] <= objects["x"]
     shot(page, f"rtl-step-{width}")
+
+
+# A teacher's pages: what stays left to right there besides the learner's: the code and
+# answers of the item analysis, the replay's code, the over-time chart's dates (its time axis
+# runs left to right, as its drawing does).
+TEACHER_LEFT_TO_RIGHT = ".answer-text, .code-plain, .trail-code, .over-time figcaption, #join-link"
+
+
+@pytest.fixture
+def a_class_at_work(sample_content):
+    """A teacher's class with two students in the seed lesson: one predicted a snippet,
+    failed the ordering three times and raised a hand (stuck, on the live view); the other
+    typed and pasted into the code exercise and ran it (a replay)."""
+    from course.kinds.ordering import OrderingExercise
+    from course.kinds.snippet import Snippet
+    from course.models import Block, Lesson
+    from tests.factories import make_lesson_progress, make_ordering_attempt
+    from tutor.live import actions as live
+    from tutor.practice.ordering.models import OrderingAttempt
+    from tutor.trail import actions as trail
+
+    teacher, sam, ada = make_teacher("tess"), make_user("sam"), make_user("ada")
+    cohort = make_cohort(teacher, students=[sam, ada], name="Year 10")
+    lesson = Lesson.objects.get(slug="optimising-speed-and-memory")
+    snippet = Snippet.objects.get(block__key="backend-latency")
+    make_prediction(sam, snippet, text="a wrong guess\nover two lines", verdict="wrong")
+    make_prediction(ada, snippet)
+    exercise = OrderingExercise.objects.get(block__key="kv-cache-vram-order")
+    for _ in range(3):
+        make_ordering_attempt(sam, exercise, verdict=OrderingAttempt.Verdict.WRONG)
+        live.record(user=sam, block=exercise.block, what="checked the order — wrong", failed=True)
+    live.raise_hand(user=sam, lesson=lesson, block=exercise.block)
+    make_lesson_progress(sam, lesson, snippets_predicted=1)
+    make_lesson_progress(ada, lesson, snippets_predicted=2, exercises_solved=1)
+    block = Block.objects.get(key="write-kv-cache-vram")
+    start = trail.original_code(block)
+    typed = start + "\n# my own line, typed\n"
+    pasted = typed + "def helper(values):\n    return sum(values) * 2\n"
+    trail.record_edits(
+        user=ada,
+        block=block,
+        edits=[(2000, "e", len(start), 0, "\n# my own line, typed\n")],
+        code=typed,
+        base=start,
+    )
+    trail.record_edits(
+        user=ada,
+        block=block,
+        edits=[(0, "p", len(typed), 0, pasted[len(typed) :])],
+        code=pasted,
+    )
+    trail.record_moment(user=ada, block=block, what=trail.RUN, code=pasted)
+    return {
+        "teacher": teacher,
+        "cohort": cohort,
+        "lesson": lesson,
+        "sam": sam,
+        "ada": ada,
+        "block": block,
+    }
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_a_teachers_pages_mirror_in_arabic_and_code_stays_left_to_right(
+    arabic, page, login_in_browser, a_class_at_work, width
+):
+    from django.urls import reverse
+
+    world = a_class_at_work
+    cohort, lesson, ada = world["cohort"], world["lesson"], world["ada"]
+    page.set_viewport_size({"width": width, "height": 900})
+    page.context.set_extra_http_headers({"Accept-Language": "ar"})
+    login_in_browser(world["teacher"])
+
+    page.goto(reverse("tutor:class_detail", args=[cohort.pk]))
+    mirrored(page)
+    left_to_right(page, TEACHER_LEFT_TO_RIGHT)
+    # The grid's first column, the students' names, sticks to the right, where rows start.
+    grid = page.locator(".progress-grid").bounding_box()
+    name = page.locator(".progress-grid tbody .student-col").first.bounding_box()
+    assert name["x"] + name["width"] > grid["x"] + grid["width"] - 2, (name, grid)
+    shot(page, f"rtl-teacher-class-{width}")
+
+    page.goto(reverse("tutor:live_view", args=[cohort.pk, lesson.pk]))
+    mirrored(page)
+    expect(page.locator(".hand-queue")).to_contain_text("sam")
+    expect(page.locator(".live-table tr.is-stuck")).to_contain_text("sam")
+    # The stuck student's mark runs down the row's start: the right edge.
+    stripe = page.locator(".live-table tr.is-stuck > :first-child").evaluate(
+        "(cell) => getComputedStyle(cell).boxShadow"
+    )
+    if width > 800:
+        assert "-4px 0px 0px" in stripe, stripe
+    shot(page, f"rtl-teacher-live-{width}")
+
+    page.goto(reverse("tutor:class_lesson", args=[cohort.pk, lesson.pk]))
+    mirrored(page)
+    page.locator(".item-code > summary").first.click()
+    assert left_to_right(page, ".answer-text") >= 1  # sam's wrong prediction
+    assert left_to_right(page, ".item-code .code-block pre, .item-code pre.output") >= 2
+    assert left_to_right(page, TEACHER_LEFT_TO_RIGHT) >= 1
+    shot(page, f"rtl-teacher-lesson-{width}")
+
+    page.goto(reverse("tutor:class_student", args=[cohort.pk, ada.pk]))
+    mirrored(page)
+    shot(page, f"rtl-teacher-student-{width}")
+
+    page.goto(reverse("tutor:class_trail", args=[cohort.pk, ada.pk, world["block"].pk]) + "?step=2")
+    mirrored(page)
+    assert left_to_right(page, ".trail-code") == 1
+    # The code's lines start at its left edge, their numbers first.
+    code = page.locator(".trail-code").bounding_box()
+    number = page.locator(".trail-line-number").first.bounding_box()
+    assert number["x"] - code["x"] < 30, (number, code)
+    shot(page, f"rtl-teacher-replay-{width}")
