@@ -263,3 +263,34 @@ def test_a_teachers_pages_mirror_in_arabic_and_code_stays_left_to_right(
     number = page.locator(".trail-line-number").first.bounding_box()
     assert number["x"] - code["x"] < 30, (number, code)
     shot(page, f"rtl-teacher-replay-{width}")
+
+
+def test_the_lesson_admin_page_mirrors_in_arabic_and_its_code_stays_left_to_right(
+    arabic, page, login_in_browser, sample_content
+):
+    from course.models import Lesson
+    from tests.factories import make_admin
+
+    lesson = Lesson.objects.get(slug="optimising-speed-and-memory")
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.context.set_extra_http_headers({"Accept-Language": "ar"})
+    login_in_browser(make_admin())
+    page.goto(f"/admin/course/lesson/{lesson.pk}/change/")
+    expect(page.locator("html")).to_have_attribute("dir", "rtl")
+    # A folded block's triangle points where the page reads from.
+    marker = page.locator(".block-fold:not([open]) > summary .inline_label").first
+    assert marker.evaluate("(node) => getComputedStyle(node, '::before').content") == '"◂ "'
+    # The list of blocks starts on the right.
+    links = page.locator(".lesson-block-links").bounding_box()
+    first = page.locator(".lesson-block-links li a").first.bounding_box()
+    assert first["x"] + first["width"] > links["x"] + links["width"] / 2, (first, links)
+    page.locator(".block-fold > summary").first.click()  # any block open: its fields shown
+    page.get_by_role("button", name="Open every block").click()
+    code = "textarea[name$='-snippet-0-code']:visible, textarea.code-field:visible"
+    expect(page.locator(code).first).to_be_visible()
+    assert left_to_right(page, code) >= 2
+    overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 0
+    shot(page, "rtl-teacher-admin-lesson-1280", full_page=False)
+    page.locator(code).first.scroll_into_view_if_needed()
+    shot(page, "rtl-teacher-admin-lesson-code-1280", full_page=False)
