@@ -4,8 +4,10 @@ to left, while code, outputs, the prediction box and the ordering lines stay lef
 nothing runs past the screen's edge, at desktop and at phone width."""
 
 import os
+from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 from playwright.sync_api import expect
 
 from tests.factories import make_cohort, make_prediction, make_run, make_teacher, make_user
@@ -158,9 +160,9 @@ TEACHER_LEFT_TO_RIGHT = ".answer-text, .code-plain, .trail-code, .over-time figc
 
 @pytest.fixture
 def a_class_at_work(sample_content):
-    """A teacher's class with two students in the seed lesson: one predicted a snippet,
-    failed the ordering three times and raised a hand (stuck, on the live view); the other
-    typed and pasted into the code exercise and ran it (a replay)."""
+    """A teacher's class in the seed lesson: sam predicted a snippet wrong, failed the
+    ordering three times and raised a hand (stuck, on the live view); ada typed and pasted
+    into the code exercise and ran it (a replay); ada and cy completed the lesson, days apart."""
     from course.kinds.ordering import OrderingExercise
     from course.kinds.snippet import Snippet
     from course.models import Block, Lesson
@@ -169,8 +171,13 @@ def a_class_at_work(sample_content):
     from tutor.practice.ordering.models import OrderingAttempt
     from tutor.trail import actions as trail
 
-    teacher, sam, ada = make_teacher("tess"), make_user("sam"), make_user("ada")
-    cohort = make_cohort(teacher, students=[sam, ada], name="Year 10")
+    teacher, sam, ada, cy = (
+        make_teacher("tess"),
+        make_user("sam"),
+        make_user("ada"),
+        make_user("cy"),
+    )
+    cohort = make_cohort(teacher, students=[sam, ada, cy], name="Year 10")
     lesson = Lesson.objects.get(slug="optimising-speed-and-memory")
     snippet = Snippet.objects.get(block__key="backend-latency")
     make_prediction(sam, snippet, text="a wrong guess\nover two lines", verdict="wrong")
@@ -181,7 +188,20 @@ def a_class_at_work(sample_content):
         live.record(user=sam, block=exercise.block, what="checked the order — wrong", failed=True)
     live.raise_hand(user=sam, lesson=lesson, block=exercise.block)
     make_lesson_progress(sam, lesson, snippets_predicted=1)
-    make_lesson_progress(ada, lesson, snippets_predicted=2, exercises_solved=1)
+    make_lesson_progress(
+        ada,
+        lesson,
+        snippets_predicted=2,
+        exercises_solved=1,
+        completed_at=timezone.now() - timedelta(days=2),
+    )
+    make_lesson_progress(  # cy completed it days before ada: a line over time
+        cy,
+        lesson,
+        snippets_predicted=2,
+        exercises_solved=1,
+        completed_at=timezone.now() - timedelta(days=5),
+    )
     block = Block.objects.get(key="write-kv-cache-vram")
     start = trail.original_code(block)
     typed = start + "\n# my own line, typed\n"
@@ -245,6 +265,12 @@ def test_a_teachers_pages_mirror_in_arabic_and_code_stays_left_to_right(
 
     page.goto(reverse("tutor:class_lesson", args=[cohort.pk, lesson.pk]))
     mirrored(page)
+    # The chart's time runs left to right, as drawn: its first date under its left end.
+    start, end = (
+        page.locator(".over-time figcaption > span").first.bounding_box(),
+        page.locator(".over-time figcaption > span").last.bounding_box(),
+    )
+    assert start["x"] + start["width"] <= end["x"], (start, end)
     page.locator(".item-code > summary").first.click()
     assert left_to_right(page, ".answer-text") >= 1  # sam's wrong prediction
     assert left_to_right(page, ".item-code .code-block pre, .item-code pre.output") >= 2
