@@ -6,11 +6,23 @@ from django import forms
 from django.conf import settings
 from django.contrib.auth.forms import AdminUserCreationForm, UserChangeForm, UserCreationForm
 from django.contrib.auth.models import User
+from django.utils.formats import number_format
+from django.utils.functional import lazy
 from django.utils.translation import gettext_lazy as _
 
 from tutor.actions.classes import JOIN_CODE_LENGTH
 from tutor.time_zones import zone_names
 from tutor.usernames import look_alike, mixes_look_alike_scripts
+
+
+def _grouped(number: int) -> str:
+    return number_format(number, force_grouping=True)
+
+
+# `number` as the page's language groups it ("20,000"; German "20.000"), written when the
+# text is shown: a form's messages are made once, at import, for every language.
+grouped_number = lazy(_grouped, str)
+
 
 # Accounts: signing up, and the admin's user pages ---------------------------------------
 

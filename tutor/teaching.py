@@ -186,8 +186,18 @@ class Segment:
     bucket: str
     label: str
     count: int
-    x: float
-    width: float
+    start: float
+    share: float
+
+    # The SVG's attributes: always with a full stop, as SVG reads numbers, whichever way the
+    # page's language writes them (a float in a template is localised: "33,333" in German).
+    @property
+    def x(self) -> str:
+        return f"{self.start:g}"
+
+    @property
+    def width(self) -> str:
+        return f"{self.share:g}"
 
 
 def distribution(column: GridColumn, students: int) -> list[Segment]:

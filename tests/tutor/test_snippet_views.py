@@ -380,6 +380,20 @@ def test_an_empty_or_oversized_prediction_is_refused_clearly(
     assert not Prediction.objects.exists()
 
 
+@pytest.mark.parametrize(("language", "limit"), [("en", "5,000"), ("de", "5.000")])
+def test_the_prediction_limit_is_written_as_the_pages_language_writes_numbers(
+    client, learner, snippet, language, limit
+):
+    client.post(reverse("tutor:set_language"), {"language": language, "next": "/"})
+    page = client.get(lesson_url(snippet)).content.decode()
+    assert f"{limit} " in page.split('class="char-count"')[1].split("</span>")[0]
+    refused = predict(client, snippet, text="x" * 5001, **HX).content.decode()
+    assert f" {limit} " in refused
+    revealed(learner, snippet)
+    code = run(client, snippet, code="x" * 20_001, **HX).content.decode()
+    assert f" {limit.replace('5', '20')} " in code
+
+
 def test_predicting_on_an_unknown_snippet_is_404(client, learner):
     assert (
         client.post(reverse("tutor:prediction_create", args=[999_999]), {"text": "x"}).status_code

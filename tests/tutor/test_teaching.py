@@ -171,10 +171,10 @@ def test_the_charts_segments_fill_its_width_side_by_side(counts):
         key for (key, _), n in zip(teaching.BUCKETS, counts, strict=True) if n
     ]
     if segments:
-        assert segments[0].x == 0
-        assert sum(s.width for s in segments) == pytest.approx(100, abs=0.01)
+        assert segments[0].start == 0
+        assert sum(s.share for s in segments) == pytest.approx(100, abs=0.01)
     for before, after in zip(segments, segments[1:], strict=False):
-        assert after.x == pytest.approx(before.x + before.width, abs=0.002)
+        assert after.start == pytest.approx(before.start + before.share, abs=0.002)
 
 
 # Item analysis -------------------------------------------------------------------------

@@ -438,8 +438,18 @@ def test_class_overview_chart_is_svg_with_a_text_alternative(client, people, gra
     assert '<svg class="distribution-bar"' in html
     assert 'aria-label="First steps: 1 complete, 1 half or more, 0 started, 2 not started"' in html
     # One lesson complete for 1 of 4 students: a quarter of the bar.
-    assert 'class="seg seg-done" x="0.0" y="0" width="25.0"' in html
+    assert 'class="seg seg-done" x="0" y="0" width="25"' in html
     assert "The chart as a table" in html
+
+
+def test_the_class_charts_numbers_are_svgs_in_any_language(client, people, graded_class):
+    """SVG reads 12.5, never German's or Arabic's 12,5 (the browser would drop the bar)."""
+    client.force_login(people["teacher"])
+    url = reverse("tutor:class_detail", args=[graded_class["cohort"].pk])
+    for language in ("en", "de"):
+        html = client.get(url, HTTP_ACCEPT_LANGUAGE=language).text
+        assert f'<html lang="{language}"' in html
+        assert 'x="0" y="0" width="25"' in html and 'x="25" y="0" width="25"' in html, language
 
 
 def test_an_empty_class_tells_the_teacher_how_students_join(client, people):

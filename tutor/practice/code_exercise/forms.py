@@ -3,6 +3,7 @@ from django.utils.text import format_lazy
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from tutor.forms import grouped_number
 from tutor.practice.code_exercise.state import MAX_CODE_CHARS
 
 
@@ -17,7 +18,7 @@ class ExerciseCodeForm(forms.Form):
         error_messages={
             "max_length": format_lazy(
                 gettext_lazy("That code is too long: keep it under {limit} characters."),
-                limit=f"{MAX_CODE_CHARS:,}",
+                limit=grouped_number(MAX_CODE_CHARS),
             )
         },
     )

@@ -8,7 +8,7 @@ from django.utils.text import format_lazy
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from tutor.forms import LinesField
+from tutor.forms import LinesField, grouped_number
 from tutor.practice.snippet.state import MAX_PREDICTION_CHARS
 
 MAX_CODE_CHARS = 20_000
@@ -23,7 +23,7 @@ class PredictionForm(forms.Form):
         error_messages={
             "max_length": format_lazy(
                 gettext_lazy("That prediction is too long: keep it under {limit} characters."),
-                limit=f"{MAX_PREDICTION_CHARS:,}",
+                limit=grouped_number(MAX_PREDICTION_CHARS),
             )
         },
     )
@@ -50,7 +50,7 @@ class CodeForm(forms.Form):
         error_messages={
             "max_length": format_lazy(
                 gettext_lazy("That prediction is too long: keep it under {limit} characters."),
-                limit=f"{MAX_PREDICTION_CHARS:,}",
+                limit=grouped_number(MAX_PREDICTION_CHARS),
             )
         },
     )
@@ -63,7 +63,7 @@ class CodeForm(forms.Form):
             ),
             "max_length": format_lazy(
                 gettext_lazy("That code is too long to run: keep it under {limit} characters."),
-                limit=f"{MAX_CODE_CHARS:,}",
+                limit=grouped_number(MAX_CODE_CHARS),
             ),
         },
     )
@@ -74,7 +74,7 @@ class CodeForm(forms.Form):
         error_messages={
             "max_length": format_lazy(
                 gettext_lazy("That input is too long: keep it under {limit} characters."),
-                limit=f"{MAX_STDIN_CHARS:,}",
+                limit=grouped_number(MAX_STDIN_CHARS),
             )
         },
     )
@@ -97,7 +97,7 @@ class DraftForm(forms.Form):
         error_messages={
             "max_length": format_lazy(
                 gettext_lazy("That code is too long to save: keep it under {limit} characters."),
-                limit=f"{MAX_CODE_CHARS:,}",
+                limit=grouped_number(MAX_CODE_CHARS),
             )
         },
     )

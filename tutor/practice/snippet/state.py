@@ -11,6 +11,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from course.kinds.snippet import Snippet
 from tutor.actions.runs import limits_for
 from tutor.feedback import Explanation, explain_run
+from tutor.forms import grouped_number
 from tutor.grading import PredictionComparison, compare_prediction
 from tutor.models import Run, code_digest
 from tutor.practice.snippet.browser import browser_run_settings
@@ -40,7 +41,7 @@ class SnippetPractice:
     run: Run | None = None  # the learner's run to show (after a plain POST)
 
     prediction_limit = MAX_PREDICTION_CHARS
-    prediction_limit_text = f"{MAX_PREDICTION_CHARS:,}"
+    prediction_limit_text = grouped_number(MAX_PREDICTION_CHARS)
 
     @property
     def revealed(self) -> bool:

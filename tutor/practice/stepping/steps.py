@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext, pgettext_lazy
 
+from tutor.forms import grouped_number
 from tutor.grading import output_lines
 
 # The layout of the frames and objects, in CSS pixels (static/css/stepping.css keeps the
@@ -248,7 +249,7 @@ def shown(value: dict, heap: dict) -> Shown:
         return Shown(text=f"#{value['ref']}", ref=str(value["ref"]), kind=obj.get("type", "other"))
     text = value.get("repr", "")
     if "len" in value:
-        text += f" … ({value['len']:,} in all)"
+        text += " … " + _("(%(count)s in all)") % {"count": grouped_number(value["len"])}
     return Shown(text=text, kind=value.get("type", ""))
 
 
