@@ -76,7 +76,13 @@ def test_the_lesson_and_my_progress_mirror_in_arabic_and_code_stays_left_to_righ
     page.locator(".language-switch button").click()
     mirrored(page)
     assert page.url.endswith(SEED)
-    assert page.locator(".prose p").first.evaluate("(p) => getComputedStyle(p).direction") == "rtl"
+    # Parsnip's own words read right to left; the lesson, not translated into Arabic, is
+    # shown in English (lang="en") and reads left to right inside the mirrored page.
+    direction = "(node) => getComputedStyle(node).direction"
+    assert page.locator(".site-footer p").first.evaluate(direction) == "rtl"
+    assert page.locator("#lesson-title").get_attribute("lang") == "en"
+    assert page.locator("#lesson-title").evaluate(direction) == "ltr"
+    assert page.locator(".prose p").first.evaluate(direction) == "ltr"
     assert left_to_right(page, ".code-block pre") >= 2
     assert left_to_right(page, ".ordering-line") >= 5
     assert left_to_right(page) > 5
