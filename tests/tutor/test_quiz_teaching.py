@@ -230,3 +230,15 @@ def test_the_assignment_page_shows_each_questions_difficulty_discrimination_and_
     assert "67%" in section  # each question: 2 of 3 right
     assert "llama.cpp <strong>(right)</strong>: 67%" in section and "vLLM: 33%" in section
     assert "-0.50" in section  # choice: right for ann and carl, the rest (number) for ann and bob
+
+
+def test_the_item_analysis_formula_is_read_in_the_pages_language():
+    from django.utils import translation
+
+    from tutor.quizzes.analysis import FORMULA
+
+    with translation.override("de"):
+        assert str(FORMULA).startswith("Schwierigkeit: die mittlere Punktzahl")
+    with translation.override("es"):
+        assert str(FORMULA).startswith("Dificultad: la nota media")
+    assert str(FORMULA).startswith("Difficulty: the mean score")

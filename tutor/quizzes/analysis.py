@@ -13,7 +13,7 @@ import statistics
 from collections import Counter
 from dataclasses import dataclass, field
 
-from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy as _
 
 from course.models import Block
 from tutor.quizzes.models import QuizAnswer
@@ -79,6 +79,7 @@ def quiz_analysis(assignment, students) -> list[QuestionAnalysis]:
     return found
 
 
+# Lazy: read in the teacher's language when the page is drawn, not the one active at import.
 FORMULA = _(
     "Difficulty: the mean score on the question. Discrimination: the correlation, across "
     "students, of the score on the question with the score on the rest of the quiz "
