@@ -425,21 +425,13 @@ def lesson_problems(lesson, lesson_fields: tuple[Field, ...]) -> list[tuple[str,
     blocks = list(lesson.blocks.all())
     keys = {block.key for block in blocks}
     for language, translation in sorted((lesson.translations or {}).items()):
-        english = {
-            declared.name: getattr(lesson, declared.name)
-            for declared in translated_fields(lesson_fields)
-        }
-        shown = merged(lesson_fields, english, translation)
-        stale = list(shown.stale)
-        untranslated = sorted(shown.english)
+        stale, untranslated = _own_problems(lesson, lesson_fields, language, translation)
         by_key = translation.get("blocks") or {}
         stale += [
             f"block '{key}': the lesson has no such block{did_you_mean(key, keys)}"
             for key in by_key
             if key not in keys
         ]
-        if language not in languages():
-            stale.append(f"'{language}' is not a language of the site (settings.LANGUAGES)")
         for block in blocks:
             fields = block_fields(block.kind)
             values = block.kind_spec.values_of(block)
@@ -453,10 +445,34 @@ def lesson_problems(lesson, lesson_fields: tuple[Field, ...]) -> list[tuple[str,
     return problems
 
 
+def _own_problems(row, fields: tuple[Field, ...], language: str, translation: dict):
+    """(stale, untranslated) of a translation of a lesson's or a course's own fields."""
+    english = {declared.name: getattr(row, declared.name) for declared in translated_fields(fields)}
+    shown = merged(fields, english, translation)
+    stale = list(shown.stale)
+    if language not in languages():
+        stale.append(f"'{language}' is not a language of the site (settings.LANGUAGES)")
+    return stale, sorted(shown.english)
+
+
+def course_problems(course, course_fields: tuple[Field, ...]) -> list[tuple[str, str, list[str]]]:
+    """(language, "stale" or "untranslated", what) for each of the course's translations
+    (its title and summary), as `lesson_problems` says them for a lesson."""
+    problems = []
+    for language, translation in sorted((course.translations or {}).items()):
+        stale, untranslated = _own_problems(course, course_fields, language, translation)
+        if stale:
+            problems.append((language, "stale", stale))
+        if untranslated:
+            problems.append((language, "untranslated", untranslated))
+    return problems
+
+
 __all__ = [
     "LessonShown",
     "Shown",
     "block_fields",
+    "course_problems",
     "language_name",
     "languages",
     "lesson_document",
