@@ -362,7 +362,8 @@ class LessonShown:
 
 def show_lesson_fields(lesson, lesson_fields: tuple[Field, ...], language: str) -> LessonShown:
     """Put the lesson's own fields in `language` into it, in memory (its title, level and
-    summary); how the page shows the language, its blocks not yet counted (`show_blocks`)."""
+    summary; a course's title and summary: `show_course`); how the page shows the language,
+    its blocks not yet counted (`show_blocks`)."""
     if language not in languages():
         return LessonShown()
     translation = (lesson.translations or {}).get(language)
@@ -380,6 +381,16 @@ def show_lesson_fields(lesson, lesson_fields: tuple[Field, ...], language: str) 
     return LessonShown(
         state="partial" if shown.english else "full", english_fields=set(shown.english)
     )
+
+
+def show_course(course, language: str) -> set[str]:
+    """Put the course's title and summary in `language` into it, in memory, as a lesson's
+    own fields are (`show_lesson_fields`); the fields shown in English, kept on it too as
+    `course.english_fields` for its templates (lang="en")."""
+    from course.content_files.reader import COURSE_FIELDS
+
+    course.english_fields = show_lesson_fields(course, COURSE_FIELDS, language).english_fields
+    return course.english_fields
 
 
 def show_blocks(lesson, blocks, language: str) -> LessonShown:
@@ -483,6 +494,7 @@ __all__ = [
     "show_block",
     "show_block_in",
     "show_blocks",
+    "show_course",
     "show_lesson_fields",
     "show_term",
     "write_fields",
