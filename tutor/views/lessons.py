@@ -16,9 +16,9 @@ from django.utils.translation import get_language
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
+from course import translations
 from course.htmx import vary_on_htmx, wants_partial
 from course.models import ContentVersion, Course, Lesson
-from course import translations
 from course.pages import CACHE_SECONDS, LessonContent, catalogue_courses, lessons_in_order
 from tutor import practice, roles
 from tutor.assignments import learners
