@@ -479,11 +479,39 @@ class EditsTranslations:
             self.instance.translations = self.translations_read
 
 
-class CourseForm(ChecksLikeTheFiles):
+class CourseForm(EditsTranslations, ChecksLikeTheFiles):
     what = "course.yaml"
+    translation_help = gettext_lazy(
+        "The course in this language, as course.<language>.yaml holds it: its title and its "
+        "summary. Leave out what is not translated yet: it is shown in English. Empty: no "
+        "translation."
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.set_translation_initials()
 
     def file_fields(self, data):
         return COURSE_FIELDS
+
+    def translation_document(self, translation: dict) -> dict:
+        return translations.write_fields(COURSE_FIELDS, translation)
+
+    def read_translation(self, reading, root, data) -> dict:
+        english = {"title": data.get("title") or "", "summary": data.get("summary") or ""}
+        return translations.read_fields(reading, root, COURSE_FIELDS, english, "the course")
+
+    def clean(self):
+        data = super().clean()
+        self.clean_translations(data)
+        return data
+
+    def save(self, commit=True):
+        self.save_translations()
+        return super().save(commit)
+
+
+CourseForm.with_translation_fields()
 
 
 class LessonForm(EditsTranslations, ChecksLikeTheFiles):

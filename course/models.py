@@ -106,6 +106,9 @@ class Course(models.Model):
         help_text=RUN_LIMITS_HELP,
         verbose_name=_("run limits"),
     )
+    # Language code -> the course's title and summary in it, as course.<language>.yaml holds
+    # them (course/translations.py, docs/content-format.md "Translating a lesson").
+    translations = models.JSONField(default=dict, blank=True, editable=False)  # edited as text: course/forms.py
 
     objects = CourseQuerySet.as_manager()
 

@@ -139,6 +139,7 @@ class LessonContent:
         self.language = language
         # The lesson's title, level and summary in the page's language, where translated.
         self.lesson_shown = translations.show_lesson_fields(lesson, LESSON_FIELDS, language)
+        translations.show_course(lesson.course, language)  # its title, in the breadcrumb
 
     @cached_property
     def loaded(self) -> LoadedContent:

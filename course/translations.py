@@ -362,7 +362,8 @@ class LessonShown:
 
 def show_lesson_fields(lesson, lesson_fields: tuple[Field, ...], language: str) -> LessonShown:
     """Put the lesson's own fields in `language` into it, in memory (its title, level and
-    summary); how the page shows the language, its blocks not yet counted (`show_blocks`)."""
+    summary; a course's title and summary: `show_course`); how the page shows the language,
+    its blocks not yet counted (`show_blocks`)."""
     if language not in languages():
         return LessonShown()
     translation = (lesson.translations or {}).get(language)
@@ -380,6 +381,16 @@ def show_lesson_fields(lesson, lesson_fields: tuple[Field, ...], language: str) 
     return LessonShown(
         state="partial" if shown.english else "full", english_fields=set(shown.english)
     )
+
+
+def show_course(course, language: str) -> set[str]:
+    """Put the course's title and summary in `language` into it, in memory, as a lesson's
+    own fields are (`show_lesson_fields`); the fields shown in English, kept on it too as
+    `course.english_fields` for its templates (lang="en")."""
+    from course.content_files.reader import COURSE_FIELDS
+
+    course.english_fields = show_lesson_fields(course, COURSE_FIELDS, language).english_fields
+    return course.english_fields
 
 
 def show_blocks(lesson, blocks, language: str) -> LessonShown:
@@ -425,21 +436,13 @@ def lesson_problems(lesson, lesson_fields: tuple[Field, ...]) -> list[tuple[str,
     blocks = list(lesson.blocks.all())
     keys = {block.key for block in blocks}
     for language, translation in sorted((lesson.translations or {}).items()):
-        english = {
-            declared.name: getattr(lesson, declared.name)
-            for declared in translated_fields(lesson_fields)
-        }
-        shown = merged(lesson_fields, english, translation)
-        stale = list(shown.stale)
-        untranslated = sorted(shown.english)
+        stale, untranslated = _own_problems(lesson, lesson_fields, language, translation)
         by_key = translation.get("blocks") or {}
         stale += [
             f"block '{key}': the lesson has no such block{did_you_mean(key, keys)}"
             for key in by_key
             if key not in keys
         ]
-        if language not in languages():
-            stale.append(f"'{language}' is not a language of the site (settings.LANGUAGES)")
         for block in blocks:
             fields = block_fields(block.kind)
             values = block.kind_spec.values_of(block)
@@ -453,10 +456,34 @@ def lesson_problems(lesson, lesson_fields: tuple[Field, ...]) -> list[tuple[str,
     return problems
 
 
+def _own_problems(row, fields: tuple[Field, ...], language: str, translation: dict):
+    """(stale, untranslated) of a translation of a lesson's or a course's own fields."""
+    english = {declared.name: getattr(row, declared.name) for declared in translated_fields(fields)}
+    shown = merged(fields, english, translation)
+    stale = list(shown.stale)
+    if language not in languages():
+        stale.append(f"'{language}' is not a language of the site (settings.LANGUAGES)")
+    return stale, sorted(shown.english)
+
+
+def course_problems(course, course_fields: tuple[Field, ...]) -> list[tuple[str, str, list[str]]]:
+    """(language, "stale" or "untranslated", what) for each of the course's translations
+    (its title and summary), as `lesson_problems` says them for a lesson."""
+    problems = []
+    for language, translation in sorted((course.translations or {}).items()):
+        stale, untranslated = _own_problems(course, course_fields, language, translation)
+        if stale:
+            problems.append((language, "stale", stale))
+        if untranslated:
+            problems.append((language, "untranslated", untranslated))
+    return problems
+
+
 __all__ = [
     "LessonShown",
     "Shown",
     "block_fields",
+    "course_problems",
     "language_name",
     "languages",
     "lesson_document",
@@ -467,6 +494,7 @@ __all__ = [
     "show_block",
     "show_block_in",
     "show_blocks",
+    "show_course",
     "show_lesson_fields",
     "show_term",
     "write_fields",

@@ -55,6 +55,7 @@ def term_page_context(request: HttpRequest, slug: str) -> dict:
     english = in_page_language(related)
     for lesson in term.lessons.all():
         translations.show_lesson_fields(lesson, LESSON_FIELDS, get_language())
+        translations.show_course(lesson.course, get_language())
     return {"term": term, "term_names": glossary_names(get_language()), "english_terms": english}
 
 

@@ -64,6 +64,16 @@ def lesson_translation_documents(lesson: Lesson) -> dict[str, dict]:
     return documents
 
 
+def course_translation_documents(course: Course) -> dict[str, dict]:
+    """Each language's course.<language>.yaml: the course's title and summary in it."""
+    documents = {}
+    for language, translation in sorted((course.translations or {}).items()):
+        document = translations.write_fields(COURSE_FIELDS, translation)
+        if document:
+            documents[language] = document
+    return documents
+
+
 def course_document(course: Course) -> dict:
     values = {
         "title": course.title,
@@ -128,6 +138,8 @@ def export_content(directory: str | Path) -> ExportSummary:
     for course in Course.objects.order_by("position", "slug"):
         folder = root / course.slug
         files[folder / "course.yaml"] = dump(course_document(course))
+        for language, document in course_translation_documents(course).items():
+            files[folder / f"course.{language}.yaml"] = dump(document)
         for lesson in course.lessons.order_by("position", "pk"):
             files[folder / f"{lesson.slug}.yaml"] = dump(lesson_document(lesson))
             for language, document in lesson_translation_documents(lesson).items():

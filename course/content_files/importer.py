@@ -182,6 +182,7 @@ class _Importer:
                 "summary": values["summary"],
                 "position": values["order"],
                 "run_limits": values["limits"],
+                "translations": data.translations,
             },
             slug=data.slug,
         )

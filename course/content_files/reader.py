@@ -43,9 +43,9 @@ def _model_field(model, name: str):
 
 
 COURSE_FIELDS: tuple[Field, ...] = (
-    Text("title", required=True, model_field=_model_field(Course, "title")),
+    Text("title", required=True, model_field=_model_field(Course, "title"), translatable=True),
     Choice("status", model_field=_model_field(Course, "status"), optional=True),
-    Text("summary", markdown=True),
+    Text("summary", markdown=True, translatable=True),
     WholeNumber("order"),
     Limits("limits", names=RUN_LIMITS),
     SlugList("lessons", required=True, item="lesson"),
@@ -131,6 +131,7 @@ class CourseData:
     path: str
     values: dict[str, Any]
     lessons: list[LessonData] = field(default_factory=list)
+    translations: dict[str, dict] = field(default_factory=dict)  # language -> title, summary
 
 
 @dataclass
@@ -345,6 +346,15 @@ class _Reader:
         if document:
             lesson.translations[language] = document
 
+    def read_course_translation(self, path: Path, course: CourseData, language: str) -> None:
+        root = self.load(path)
+        if root is None:
+            return
+        reading = _FileReading(self, self.shown(path))
+        values = translations.read_fields(reading, root, COURSE_FIELDS, course.values, "the course")
+        if values:
+            course.translations[language] = values
+
     # -- courses and lessons
 
     def read_course(self, folder: Path) -> CourseData | None:
@@ -370,9 +380,13 @@ class _Reader:
             elif entry.suffix == ".yaml":
                 lesson_files[entry.stem] = entry
         lessons = {stem: self.read_lesson(file) for stem, file in lesson_files.items()}
+        course_translations = []
         for entry in translation_files:
             stem, language = entry.stem.split(".", 1)
-            if stem not in lesson_files:
+            if stem == "course":
+                if self.language_of(entry, language):
+                    course_translations.append((entry, language))
+            elif stem not in lesson_files:
                 self.errors.append(
                     ContentError(
                         self.shown(entry),
@@ -388,6 +402,8 @@ class _Reader:
         check_fields(reading, root, [f.name for f in COURSE_FIELDS], "course.yaml")
         values = reading.read(COURSE_FIELDS, root, "course.yaml")
         course = CourseData(slug=slug, path=shown, values=plain(values))
+        for entry, language in course_translations:
+            self.read_course_translation(entry, course, language)
         for lesson_slug in values["lessons"]:
             if lesson_slug not in lesson_files:
                 reading.error(

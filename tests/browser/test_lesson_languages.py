@@ -18,6 +18,7 @@ SHOTS = Path("/work/wt/notes/shots")
 LESSONS = {
     "es": {
         "title": "Optimizar la velocidad y la memoria",
+        "course": "Ejecutar modelos en local",
         "prose": [
             "Compara la latencia de los backends en distinto hardware.",
             "Antes de escribir nada, vuelve a poner estas líneas en el orden correcto.",
@@ -31,6 +32,7 @@ LESSONS = {
     },
     "de": {
         "title": "Geschwindigkeit und Speicher optimieren",
+        "course": "Modelle lokal ausführen",
         "prose": [
             "Vergleiche die Latenz der Backends auf verschiedener Hardware.",
             "Bevor du etwas schreibst, bring diese Zeilen wieder in die richtige Reihenfolge.",
@@ -80,6 +82,10 @@ def test_the_seed_lesson_reads_in_the_readers_language(reader, language):
         page.goto(SEED)
         expect(page.locator("html")).to_have_attribute("lang", language)
         expect(page.get_by_role("heading", level=1)).to_have_text(expected["title"])
+        # The breadcrumb names the course in the reader's language too.
+        course = page.locator(".breadcrumbs").get_by_role("link", name=expected["course"])
+        expect(course).to_be_visible()
+        expect(course).not_to_have_attribute("lang", "en")
         lesson = page.locator("article.lesson")
         for text in expected["prose"]:
             expect(lesson.get_by_text(text).first).to_be_attached()
@@ -107,6 +113,7 @@ def test_the_seed_lesson_reads_in_the_readers_language(reader, language):
     # A lesson with no translation: English, marked so, with a note in the reader's language.
     page.goto(OTHER)
     expect(page.locator(".translation-note")).to_have_text(expected["note"])
+    expect(page.locator(".breadcrumbs")).to_contain_text(expected["course"])
     expect(page.get_by_role("heading", level=1)).to_have_attribute("lang", "en")
     page.screenshot(path=SHOTS / f"untranslated-{language}-1280.png")
     page.context.close()

@@ -4,7 +4,7 @@ holding what the translation file holds, checked as the file is (course/forms.py
 import pytest
 from django.urls import reverse
 
-from course.models import GlossaryTerm, Lesson
+from course.models import Course, GlossaryTerm, Lesson
 from tests.factories import make_admin
 
 pytestmark = pytest.mark.django_db
@@ -76,3 +76,23 @@ def test_an_admin_translates_a_glossary_term(django_app, sample_content):
         "term": "GGUF",
         "definition": "Un formato de archivo para modelos con [[quantization|pesos cuantizados]].\n",
     }
+
+
+def test_an_admin_edits_a_courses_translations(django_app, sample_content):
+    admin = make_admin()
+    course = Course.objects.get(slug="local-models")
+    page = django_app.get(reverse("admin:course_course_change", args=[course.pk]), user=admin)
+    form = next(form for form in page.forms.values() if "_save" in form.fields)
+    assert form["translation_de"].value.startswith("title: Modelle lokal ausführen\nsummary: |\n")
+    spanish = course.translations["es"]
+
+    form["translation_de"] = "title: Lokale Modelle\nlessons: [what-a-local-model-is]\n"
+    page = form.submit("_save", user=admin)
+    assert page.status_code == 200
+    assert "Line 2: &#x27;lessons&#x27; is not translated in the course" in page.text
+
+    form = next(form for form in page.forms.values() if "_save" in form.fields)
+    form["translation_de"] = "title: Lokale Modelle\n"
+    assert form.submit("_save", user=admin).status_code == 302
+    course.refresh_from_db()
+    assert course.translations == {"es": spanish, "de": {"title": "Lokale Modelle"}}

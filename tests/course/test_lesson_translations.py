@@ -1,5 +1,5 @@
-"""A lesson's translations in the content files: `<lesson>.<language>.yaml` beside the lesson
-and `glossary.<language>.yaml` beside the glossary, holding only prose, keyed by the blocks'
+"""A lesson's translations in the content files: `<lesson>.<language>.yaml` beside the lesson,
+`course.<language>.yaml` beside the course and `glossary.<language>.yaml` beside the glossary, holding only prose, keyed by the blocks'
 and items' keys. They import, export back as they were written, are refused with the file
 and line when they do not fit the lesson, and check_content says what is stale or missing."""
 
@@ -13,8 +13,8 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from course import translations
-from course.content_files.reader import LESSON_FIELDS
-from course.models import Block, GlossaryTerm, Lesson
+from course.content_files.reader import COURSE_FIELDS, LESSON_FIELDS
+from course.models import Block, Course, GlossaryTerm, Lesson
 
 pytestmark = pytest.mark.django_db
 
@@ -65,6 +65,17 @@ def test_the_seed_lessons_translations_import(sample_content):
     }
 
 
+def test_the_seed_courses_translations_import(sample_content):
+    course = Course.objects.get(slug="local-models")
+    assert sorted(course.translations) == ["de", "es"]
+    assert course.translations["es"]["title"] == "Ejecutar modelos en local"
+    assert course.translations["de"]["title"] == "Modelle lokal ausführen"
+    assert course.translations["de"]["summary"].startswith("Führe große Sprachmodelle")
+    # Its order, limits and lessons are the English course's: no translation holds them.
+    assert set(course.translations["es"]) == {"title", "summary"}
+    assert translations.course_problems(course, COURSE_FIELDS) == []
+
+
 def translations_of(language: str, slug: str) -> str:
     from ruamel.yaml import YAML
 
@@ -79,7 +90,14 @@ def test_the_seed_is_translated_completely(sample_content):
 
 def test_export_writes_the_translation_files_back_as_written(sample_content, tmp_path):
     call_command("export_content", str(tmp_path), verbosity=0)
-    for name in [f"{SEED}.es.yaml", f"{SEED}.de.yaml", "glossary.es.yaml", "glossary.de.yaml"]:
+    for name in [
+        f"{SEED}.es.yaml",
+        f"{SEED}.de.yaml",
+        "local-models/course.es.yaml",
+        "local-models/course.de.yaml",
+        "glossary.es.yaml",
+        "glossary.de.yaml",
+    ]:
         assert (tmp_path / name).read_text() == (SHIPPED / name).read_text(), name
 
 
@@ -91,7 +109,12 @@ def test_a_translation_removed_from_the_database_is_removed_from_the_files(
     del lesson.translations["de"]
     lesson.save()
     GlossaryTerm.objects.update(translations={})
+    course = Course.objects.get(slug="local-models")
+    del course.translations["es"]
+    course.save()
     call_command("export_content", str(tmp_path), verbosity=0)
+    assert not (tmp_path / "local-models/course.es.yaml").exists()
+    assert (tmp_path / "local-models/course.de.yaml").exists()
     assert not (tmp_path / f"{SEED}.de.yaml").exists()
     assert (tmp_path / f"{SEED}.es.yaml").exists()
     assert not (tmp_path / "glossary.es.yaml").exists()
@@ -104,6 +127,9 @@ def test_reimporting_a_changed_translation_updates_only_it(content):
     import_content(content)
     assert seed().translations["es"]["blocks"]["write-kv-cache-vram"]["title"] == "Escríbelo tú"
     assert dict(Block.objects.values_list("key", "pk")) == blocks
+    edit(content / "local-models/course.de.yaml", "title: Modelle lokal", "title: Modelle daheim")
+    import_content(content)
+    assert Course.objects.get().translations["de"]["title"] == "Modelle daheim ausführen"
 
 
 def test_an_empty_field_is_no_translation(content):
@@ -138,6 +164,21 @@ BAD_TRANSLATIONS = {
         "Antes de escribir [[cache]] nada,",
         "[[cache]]",
         "glossary link '[[cache]]' points at no term",
+    ),
+    "a course's lesson list in its translation": (
+        "local-models/course.es.yaml",
+        "title: Ejecutar modelos en local",
+        "title: Ejecutar modelos en local\nlessons: [what-a-local-model-is]",
+        "lessons:",
+        "'lessons' is not translated in the course: code, outputs, keys and settings are the "
+        "English lesson's, shared by every language (its translated fields: title, summary)",
+    ),
+    "a misspelt course field": (
+        "local-models/course.de.yaml",
+        "summary: |",
+        "sumary: |",
+        "sumary:",
+        "unknown field 'sumary' in the course (did you mean 'summary'?)",
     ),
     "a glossary term that does not exist": (
         "glossary.de.yaml",
@@ -201,6 +242,14 @@ def test_a_translation_of_no_lesson_or_into_no_language_of_the_site_is_refused(c
     )
 
 
+def test_a_course_translation_into_no_language_of_the_site_is_refused(content):
+    folder = content / "local-models"
+    shutil.copy(folder / "course.es.yaml", folder / "course.fr.yaml")
+    with pytest.raises(CommandError) as error:
+        import_content(content)
+    assert f"{folder / 'course.fr.yaml'}: the site speaks no 'fr'" in str(error.value)
+
+
 def check_content_output() -> tuple[str, bool]:
     """What check_content says about translations (its sandbox checks are other tests')."""
     out = StringIO()
@@ -215,6 +264,17 @@ def check_content_output() -> tuple[str, bool]:
 def test_check_content_reports_stale_and_missing_translations(sample_content):
     out, failed = check_content_output()
     assert "TRANSLATION" not in out and not failed
+    assert "(es)" not in out and "(de)" not in out  # the seed course and lesson, complete
+
+    # The course's German summary is not written yet; a French title was added by hand.
+    course = Course.objects.get(slug="local-models")
+    del course.translations["de"]["summary"]
+    course.translations["fr"] = {"title": "Faire tourner des modèles"}
+    course.save()
+    out, failed = check_content_output()
+    assert failed
+    assert "UNTRANSLATED  local-models (de): summary" in out
+    assert "STALE  local-models (fr): 'fr' is not a language of the site" in out
 
     lesson = seed()
     # The author removes a block and adds a step; a translator has not caught up.

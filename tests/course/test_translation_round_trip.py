@@ -3,7 +3,7 @@
 Lessons of any blocks (tests/course/test_content_round_trip.py draws them, every kind the
 registry knows) get translations into every language the site speaks: arbitrary text in any
 of their translatable fields (course/translations.py), lists as long as the English ones,
-keyed items by some of their keys; glossary terms get theirs. The translation files are
+keyed items by some of their keys; their course and glossary terms get theirs. The translation files are
 written as the exporter writes them; importing them keeps every value exactly, exporting
 again gives the same bytes, and importing that export gives the same database.
 """
@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 from course import kinds, translations
 from course.content_files.exporter import export_content
 from course.content_files.importer import import_content
-from course.content_files.reader import LESSON_FIELDS, TERM_FIELDS, read_content
+from course.content_files.reader import COURSE_FIELDS, LESSON_FIELDS, TERM_FIELDS, read_content
 from course.content_files.yaml_writing import dump
 from course.kinds.fields import Field, Items, Text, TextList
-from course.models import GlossaryTerm, Lesson
+from course.models import Course, GlossaryTerm, Lesson
 from tests.course.test_content_round_trip import (
     any_block,
     any_text,
@@ -105,8 +105,13 @@ def test_any_translation_survives_import_export_import(
     wipe()
     first = tmp_path_factory.mktemp("written")
     write_folder(first, course, lesson, blocks, terms)
-    lesson_translations, term_translations = {}, {}
+    lesson_translations, term_translations, course_translations = {}, {}, {}
     for language in translations.languages():
+        if course_document := translation_of(data.draw, COURSE_FIELDS, every_field(COURSE_FIELDS)):
+            course_translations[language] = course_document
+            (first / "course-a" / f"course.{language}.yaml").write_text(
+                dump(translations.write_fields(COURSE_FIELDS, course_document)), encoding="utf-8"
+            )
         document = translation_of(data.draw, LESSON_FIELDS, every_field(LESSON_FIELDS))
         translated_blocks = {}
         for n, (name, values) in enumerate(blocks):
@@ -145,6 +150,7 @@ def test_any_translation_survives_import_export_import(
     import_content(read_content(first))
     # The database holds exactly what the files said.
     assert Lesson.objects.get().translations == lesson_translations
+    assert Course.objects.get().translations == course_translations
     assert {
         term.slug: term.translations for term in GlossaryTerm.objects.all() if term.translations
     } == (term_translations)
@@ -166,5 +172,6 @@ def with_translations(found: dict) -> dict:
     return {
         **found,
         "translations": [lesson.translations for lesson in Lesson.objects.order_by("slug")],
+        "course_translations": [course.translations for course in Course.objects.order_by("slug")],
         "term_translations": [term.translations for term in GlossaryTerm.objects.order_by("slug")],
     }

@@ -49,7 +49,7 @@ def test_a_lesson_without_a_translation_is_english_with_a_note(client):
     assert '<h1 id="lesson-title" lang="en">Tokens and context</h1>' in html
     assert re.search(r'<div lang="en">\s*<section class="block block-prose"', html)
     # The page around it is in Spanish, and in English there is no note.
-    assert '<html lang="es">' in html
+    assert '<html lang="es" dir="ltr">' in html
     assert "translation-note" not in page(client, lesson.get_absolute_url(), "en")
 
 
@@ -121,3 +121,36 @@ def test_a_hint_taken_on_a_translated_lesson_is_in_the_readers_language(client, 
     )
     assert "La función solo calcula" in response.text
     assert "The function only computes" not in response.text
+
+
+COURSE_TITLES = {"es": "Ejecutar modelos en local", "de": "Modelle lokal ausführen"}
+
+
+@pytest.mark.parametrize("language", ["es", "de"])
+def test_the_seed_course_reads_in_the_page_language(client, sample_content, language):
+    title = COURSE_TITLES[language]
+    summary = {"es": "en doce lecciones", "de": "in zwölf Lektionen"}[language]
+    for url in ["/", "/learn/local-models/"]:
+        html = page(client, url, language)
+        assert title in html and summary in html, url
+        assert "Running models locally" not in html and "in twelve lessons" not in html
+    html = page(client, SEED_URL, language)
+    assert f'<li><a href="/learn/local-models/">{title}</a></li>' in html  # the breadcrumb
+    assert "Running models locally" not in html
+    html = page(client, "/glossary/vram/", language)
+    assert title in html and "Running models locally" not in html
+
+
+def test_a_course_without_a_translation_is_english_marked_so(client):
+    lesson = make_lesson(title="Tokens and context")
+    course = lesson.course
+    course.title, course.summary = "Small models", "What fits on a laptop."
+    course.translations = {"de": {"title": "Kleine Modelle"}}
+    course.save()
+    html = page(client, course.get_absolute_url(), "de")
+    assert "<h1>Kleine Modelle</h1>" in html
+    assert re.search(r'<div class="lede prose" lang="en">\s*<p>What fits on a laptop.</p>', html)
+    html = page(client, lesson.get_absolute_url(), "es")
+    assert f'<a href="{course.get_absolute_url()}" lang="en">Small models</a>' in html
+    html = page(client, "/", "en")
+    assert "Small models" in html and "Kleine Modelle" not in html and 'lang="en">Small' not in html

@@ -16,6 +16,7 @@ from django.utils.translation import get_language
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
+from course import translations
 from course.htmx import vary_on_htmx, wants_partial
 from course.models import ContentVersion, Course, Lesson
 from course.pages import CACHE_SECONDS, LessonContent, catalogue_courses, lessons_in_order
@@ -39,6 +40,8 @@ def progress_by_lesson(request: HttpRequest, lessons: list[Lesson]) -> dict[int,
 @require_GET
 def catalogue(request: HttpRequest) -> TemplateResponse:
     courses = catalogue_courses(request.user)
+    for course in courses:
+        translations.show_course(course, get_language())
     lessons = [lesson for course in courses for lesson in course.lessons.all()]
     context = {
         "courses": courses,
@@ -56,6 +59,7 @@ def course_detail(request: HttpRequest, course_slug: str) -> TemplateResponse:
         Course.objects.visible_to(request.user).prefetch_related(lessons_in_order(request.user)),
         slug=course_slug,
     )
+    translations.show_course(course, get_language())
     lessons = list(course.lessons.all())
     progress = progress_by_lesson(request, lessons)
     resume = where_to_continue(lessons, progress) if request.user.is_authenticated else None

@@ -1,8 +1,8 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from course import kinds, translations
-from course.content_files.reader import LESSON_FIELDS
-from course.models import Lesson
+from course.content_files.reader import COURSE_FIELDS, LESSON_FIELDS
+from course.models import Course, Lesson
 from tutor import practice, sandbox
 
 
@@ -33,18 +33,23 @@ class Command(BaseCommand):
         )
 
     def check_translations(self, lessons) -> int:
-        """Report each lesson's stale translations (an error) and untranslated fields (a
-        note); the number of lessons with a stale one."""
+        """Report each course's and lesson's stale translations (an error) and untranslated
+        fields (a note); the number of courses and lessons with a stale one."""
         stale = 0
+        for course in Course.objects.filter(lessons__in=lessons).distinct().order_by("slug"):
+            stale += self.report(course.slug, translations.course_problems(course, COURSE_FIELDS))
         for lesson in lessons.select_related("course").prefetch_related(*practice_lookups()):
             problems = translations.lesson_problems(lesson, LESSON_FIELDS)
-            where = f"{lesson.course.slug}/{lesson.slug}"
-            for language, problem, items in problems:
-                for item in items:
-                    line = f"{problem.upper()}  {where} ({language}): {item}"
-                    self.stdout.write(self.style.ERROR(line) if problem == "stale" else line)
-            stale += any(problem == "stale" for _, problem, _ in problems)
+            stale += self.report(f"{lesson.course.slug}/{lesson.slug}", problems)
         return stale
+
+    def report(self, where: str, problems) -> int:
+        """Write a course's or a lesson's translation problems; 1 if one is stale."""
+        for language, problem, items in problems:
+            for item in items:
+                line = f"{problem.upper()}  {where} ({language}): {item}"
+                self.stdout.write(self.style.ERROR(line) if problem == "stale" else line)
+        return int(any(problem == "stale" for _, problem, _ in problems))
 
     def handle(self, *args, **options) -> None:
         lessons = Lesson.objects.all()
@@ -52,7 +57,7 @@ class Command(BaseCommand):
             lessons = lessons.filter(slug=options["lesson"])
         good, bad = [], []
         if stale := self.check_translations(lessons):
-            bad.append(f"{stale} lesson(s): a translation no longer fits the lesson.")
+            bad.append(f"{stale} course(s)/lesson(s): a translation no longer fits the English.")
         if options["translations_only"]:
             if bad:
                 raise CommandError(" ".join(bad))
