@@ -47,7 +47,9 @@ def test_a_reader_sees_the_question_and_is_asked_to_log_in(client):
     assert "next=" in html and "%23question-backend" in html
 
 
-def test_a_learner_sees_the_options_in_an_order_of_their_own_the_same_on_every_visit(client, learner):
+def test_a_learner_sees_the_options_in_an_order_of_their_own_the_same_on_every_visit(
+    client, learner
+):
     block = make_question("choice")
     first, again = option_tokens(page(client, block)), option_tokens(page(client, block))
     order = option_order(block.kind_spec.values_of(block), user_id=learner.pk, block_id=block.pk)
@@ -67,8 +69,17 @@ def test_an_unshuffled_question_keeps_the_files_order(client, learner):
 def test_the_page_does_not_tell_the_answer_before_the_question_is_finished(client, learner, kind):
     block = make_question(kind)
     html = page(client, block)
-    for secret in ["wrong-vllm", "Built for CPUs", "It needs a GPU", "12.5", "fp16",
-                   "16-bit", "That is at 16 bits", "is-right", "Right answer"]:
+    for secret in [
+        "wrong-vllm",
+        "Built for CPUs",
+        "It needs a GPU",
+        "12.5",
+        "fp16",
+        "16-bit",
+        "That is at 16 bits",
+        "is-right",
+        "Right answer",
+    ]:
         assert secret not in html, secret
     assert "<fieldset" in html and "<legend>" in html
 
@@ -76,7 +87,9 @@ def test_the_page_does_not_tell_the_answer_before_the_question_is_finished(clien
 # Answering ----------------------------------------------------------------------------
 
 
-def test_a_right_choice_without_javascript_redirects_to_the_question_and_shows_it_right(client, learner):
+def test_a_right_choice_without_javascript_redirects_to_the_question_and_shows_it_right(
+    client, learner
+):
     block = make_question("choice", key="backend")
     response = client.post(answer_url(block), {"option": token(learner, block, "llama")})
     assert response.status_code == 302
@@ -92,7 +105,9 @@ def test_a_right_choice_without_javascript_redirects_to_the_question_and_shows_i
 
 def test_a_wrong_choice_with_htmx_gets_the_region_with_its_feedback_and_tries_left(client, learner):
     block = make_question("choice")
-    response = client.post(answer_url(block), {"option": token(learner, block, "wrong-vllm")}, **HTMX)
+    response = client.post(
+        answer_url(block), {"option": token(learner, block, "wrong-vllm")}, **HTMX
+    )
     html = response.content.decode()
     assert response.status_code == 200
     assert html.lstrip().startswith(f'<div id="question-{block.key}-practice"')
@@ -149,7 +164,10 @@ def test_another_learners_option_token_is_not_one_of_yours(client, learner):
 
 def test_checkboxes_score_partial_credit_by_their_rule(client, learner):
     block = make_question("checkboxes")
-    client.post(answer_url(block), {"option": [token(learner, block, "llama"), token(learner, block, "vllm")]})
+    client.post(
+        answer_url(block),
+        {"option": [token(learner, block, "llama"), token(learner, block, "vllm")]},
+    )
     tries = QuestionTries.objects.get(user=learner, block=block)
     # right-minus-wrong: 1 of 2 right ones (0.5) less 1 of 2 wrong ones (0.5)
     assert tries.score == 0 and tries.finished_at is None
@@ -162,7 +180,14 @@ def test_checkboxes_score_partial_credit_by_their_rule(client, learner):
 
 @pytest.mark.parametrize(
     ("typed", "right"),
-    [("12.5", True), ("12.6 GB", True), (" 12,5 ", None), ("1,250", False), ("12.9", False), ("12.5gb", True)],
+    [
+        ("12.5", True),
+        ("12.6 GB", True),
+        (" 12,5 ", None),
+        ("1,250", False),
+        ("12.9", False),
+        ("12.5gb", True),
+    ],
 )
 def test_a_number_is_right_within_its_tolerance_in_its_units(client, learner, typed, right):
     block = make_question("number")
@@ -170,6 +195,32 @@ def test_a_number_is_right_within_its_tolerance_in_its_units(client, learner, ty
     if right is None:
         assert response.status_code == 400
         assert "Write decimals with a point" in response.content.decode()
+        return
+    assert response.status_code == 200
+    assert QuestionAnswer.objects.get(user=learner, block=block).right is right
+
+
+@pytest.mark.parametrize(
+    ("language", "typed", "right"),
+    [
+        ("de", "12,5", True),
+        ("es", "12,6 GB", True),
+        ("de", "1,250", False),
+        ("de", "12.5", True),
+        ("es", "1.250", None),
+    ],
+)
+def test_a_number_is_read_as_the_pages_language_writes_decimals(
+    client, learner, language, typed, right
+):
+    block = make_question("number")
+    response = client.post(
+        answer_url(block), {"number": typed}, HTTP_ACCEPT_LANGUAGE=language, **HTMX
+    )
+    if right is None:  # 1.250: twelve hundred and fifty to a Spanish reader, 1.25 to Python
+        assert response.status_code == 400
+        assert "se puede leer de dos maneras" in response.content.decode()
+        assert not QuestionAnswer.objects.filter(user=learner, block=block).exists()
         return
     assert response.status_code == 200
     assert QuestionAnswer.objects.get(user=learner, block=block).right is right
@@ -185,12 +236,16 @@ def test_a_common_wrong_number_gets_its_feedback_and_the_answer_after_the_last_t
 
 def test_blanks_are_marked_one_by_one_and_accept_their_pattern(client, learner):
     block = make_question("blanks")
-    html = client.post(answer_url(block), {"blank-bits": " Eight ", "blank-format": "bf16"}, **HTMX).content.decode()
+    html = client.post(
+        answer_url(block), {"blank-bits": " Eight ", "blank-format": "bf16"}, **HTMX
+    ).content.decode()
     assert "Partly right." in html
     assert re.search(r'class="blank is-right"><input[^>]*name="blank-bits"', html)
     assert re.search(r'class="blank is-wrong"><input[^>]*name="blank-format"', html)
     assert "16-bit" not in html  # a right answer is not shown before the question is finished
-    html = client.post(answer_url(block), {"blank-bits": "8", "blank-format": "float16"}, **HTMX).content.decode()
+    html = client.post(
+        answer_url(block), {"blank-bits": "8", "blank-format": "float16"}, **HTMX
+    ).content.decode()
     assert "Right, on try 2." in html
 
 
@@ -208,7 +263,10 @@ def test_answering_needs_an_account(client):
 
 def test_a_draft_lessons_question_is_not_found_for_a_learner(client, learner):
     block = make_question("choice", make_lesson(status="draft"))
-    assert client.post(answer_url(block), {"option": token(learner, block, "llama")}).status_code == 404
+    assert (
+        client.post(answer_url(block), {"option": token(learner, block, "llama")}).status_code
+        == 404
+    )
 
 
 def test_a_block_that_is_not_a_question_is_not_found(client, learner):
@@ -226,7 +284,9 @@ def test_get_is_not_allowed(client, learner):
 # Progress -----------------------------------------------------------------------------
 
 
-def test_a_finished_question_counts_in_the_lessons_progress_and_right_ones_are_told_apart(client, learner):
+def test_a_finished_question_counts_in_the_lessons_progress_and_right_ones_are_told_apart(
+    client, learner
+):
     lesson = make_lesson()
     choice = make_question("choice", lesson)
     number = make_question("number", lesson, tries=1)
@@ -260,7 +320,9 @@ def test_a_first_wrong_try_starts_the_lesson(client, learner):
     assert progress.items_done == 0
 
 
-def test_the_page_costs_the_same_queries_for_one_question_or_many(client, learner, django_assert_max_num_queries):
+def test_the_page_costs_the_same_queries_for_one_question_or_many(
+    client, learner, django_assert_max_num_queries
+):
     """One batch of queries per kind of question, whatever the number of questions."""
     small, big = make_lesson(), make_lesson()
     for kind in ["choice", "checkboxes", "number", "blanks"]:
@@ -269,9 +331,14 @@ def test_the_page_costs_the_same_queries_for_one_question_or_many(client, learne
         make_question(kind, big)
     for block in [*small.blocks.all(), *big.blocks.all()]:
         answer_question(
-            user=learner, block=block,
-            answer={"choice": ["tgi"], "checkboxes": ["tgi"], "number": {"text": "1", "value": 1.0},
-                    "blanks": {"bits": "1", "format": "x"}}[block.kind],
+            user=learner,
+            block=block,
+            answer={
+                "choice": ["tgi"],
+                "checkboxes": ["tgi"],
+                "number": {"text": "1", "value": 1.0},
+                "blanks": {"bits": "1", "format": "x"},
+            }[block.kind],
         )
     with django_assert_max_num_queries(100) as small_queries:
         client.get(small.get_absolute_url())
@@ -292,8 +359,11 @@ def assigned(lesson, student, **fields):
 
     now = timezone.now()
     return Assignment.objects.create(
-        cohort=make_cohort(students=[student]), lesson=lesson,
-        opens_at=now - timedelta(minutes=5), due_at=now + timedelta(hours=1), **fields,
+        cohort=make_cohort(students=[student]),
+        lesson=lesson,
+        opens_at=now - timedelta(minutes=5),
+        due_at=now + timedelta(hours=1),
+        **fields,
     )
 
 
@@ -306,7 +376,9 @@ def test_a_closed_book_assignments_questions_stay_open_and_others_are_refused(cl
     client.get(block.lesson.get_absolute_url())  # takes the seat
     response = client.post(answer_url(block), {"option": token(learner, block, "llama")}, **HTMX)
     assert response.status_code == 200 and "Right, on the first try." in response.content.decode()
-    refused = client.post(answer_url(elsewhere), {"option": token(learner, elsewhere, "llama")}, **HTMX)
+    refused = client.post(
+        answer_url(elsewhere), {"option": token(learner, elsewhere, "llama")}, **HTMX
+    )
     assert refused.status_code != 200
     assert not QuestionAnswer.objects.filter(block=elsewhere).exists()
 

@@ -12,6 +12,7 @@ import re
 import unicodedata
 
 from django.utils.crypto import salted_hmac
+from django.utils.formats import get_format
 from django.utils.translation import gettext as _
 
 from course.kinds.blanks import MAX_ANSWER_CHARS, blank_names, parameter_names
@@ -19,6 +20,9 @@ from course.kinds.blanks import MAX_ANSWER_CHARS, blank_names, parameter_names
 MAX_NUMBER_CHARS = 100
 _THOUSANDS = re.compile(r"[+-]?\d{1,3}(,\d{3})+(\.\d*)?([eE][+-]?\d+)?")
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+# "1.500" where a decimal is written with a comma: fifteen hundred to the reader, one and a
+# half to Python.
+_POINT_THOUSANDS = re.compile(r"[+-]?\d{1,3}(\.\d{3})+")
 
 
 class Malformed(ValueError):
@@ -26,7 +30,9 @@ class Malformed(ValueError):
 
 
 def option_token(user_id: int | None, block_id: int, key: str) -> str:
-    digest = salted_hmac("parsnip.question.option", f"{user_id}:{block_id}:{key}", algorithm="sha256")
+    digest = salted_hmac(
+        "parsnip.question.option", f"{user_id}:{block_id}:{key}", algorithm="sha256"
+    )
     return "option-" + digest.hexdigest()[:16]
 
 
@@ -43,13 +49,16 @@ def option_order(values: dict, *, user_id: int | None, block_id: int) -> list[st
 
 def _keys_by_token(values: dict, *, user_id: int, block_id: int) -> dict[str, str]:
     return {
-        option_token(user_id, block_id, option["key"]): option["key"] for option in values["options"]
+        option_token(user_id, block_id, option["key"]): option["key"]
+        for option in values["options"]
     }
 
 
 def read_number(text: str, *, units: str = "") -> float:
-    """A number as people type it: spaces and thousands commas allowed, the question's units
-    after it allowed. A comma that could be a decimal comma is refused, not guessed."""
+    """A number as people type it in the page's language: spaces allowed, the question's
+    units after it allowed; in English thousands commas allowed and a comma that could be a
+    decimal comma refused, not guessed; where decimals take a comma, a decimal comma or
+    point allowed and a thousands separator refused (`_with_decimal_comma`)."""
     text = unicodedata.normalize("NFKC", text).strip()
     if len(text) > MAX_NUMBER_CHARS:
         raise Malformed(_("That is too long for a number."))
@@ -58,9 +67,13 @@ def read_number(text: str, *, units: str = "") -> float:
     text = text.replace(" ", "").replace("_", "").replace("\u2212", "-")
     if not text:
         raise Malformed(_("Type a number first."))
-    if "," in text:
+    if get_format("DECIMAL_SEPARATOR") == ",":
+        text = _with_decimal_comma(text)
+    elif "," in text:
         if not _THOUSANDS.fullmatch(text):
-            raise Malformed(_("Write decimals with a point, e.g. 3.5 (a comma only between thousands)."))
+            raise Malformed(
+                _("Write decimals with a point, e.g. 3.5 (a comma only between thousands).")
+            )
         text = text.replace(",", "")
     if not _NUMBER.fullmatch(text):
         if units:
@@ -70,6 +83,22 @@ def read_number(text: str, *, units: str = "") -> float:
     if value in (float("inf"), float("-inf")):
         raise Malformed(_("That number is too large."))
     return value
+
+
+def _with_decimal_comma(text: str) -> str:
+    """The number for Python, typed where the page's language writes decimals with a comma
+    (Spanish, German): 3,5 and Python's own 3.5 both read as three and a half. A thousands
+    separator is refused, not guessed: 1.500 is fifteen hundred to the reader, 1.5 to Python."""
+    if "," in text and ("." in text or text.count(",") > 1):
+        raise Malformed(_("Write the number without a thousands separator, e.g. 1500 or 3,5."))
+    if _POINT_THOUSANDS.fullmatch(text):
+        raise Malformed(
+            _(
+                "“%(number)s” reads two ways: write 1500 for fifteen hundred, 1,5 for one and a half."
+            )
+            % {"number": text}
+        )
+    return text.replace(",", ".")
 
 
 def _one_line(text: str) -> str:
@@ -85,10 +114,16 @@ def read_answer(kind: str, values: dict, data, *, user_id: int, block_id: int):
         keys = _keys_by_token(values, user_id=user_id, block_id=block_id)
         tokens = data.getlist("option")
         if any(token not in keys for token in tokens) or len(tokens) > len(keys):
-            raise Malformed(_("That is not one of this question's options. Reload the page to see them."))
+            raise Malformed(
+                _("That is not one of this question's options. Reload the page to see them.")
+            )
         chosen = list(dict.fromkeys(keys[token] for token in tokens))
         if not chosen:
-            raise Malformed(_("Choose an answer first.") if kind == "choice" else _("Tick at least one answer first."))
+            raise Malformed(
+                _("Choose an answer first.")
+                if kind == "choice"
+                else _("Tick at least one answer first.")
+            )
         if kind == "choice" and len(chosen) > 1:
             raise Malformed(_("Choose one answer."))
         return chosen
@@ -98,13 +133,18 @@ def read_answer(kind: str, values: dict, data, *, user_id: int, block_id: int):
         return {"text": text.strip(), "value": value}
     if kind in ("blanks", "code_blanks"):
         typed = {}
-        for name in blank_names(values["text" if kind == "blanks" else "code"], parameters=parameter_names(values)):
+        for name in blank_names(
+            values["text" if kind == "blanks" else "code"], parameters=parameter_names(values)
+        ):
             raw = data.get(f"blank-{name}", "")
             if kind == "code_blanks" and ("\n" in raw or "\r" in raw):
                 raise Malformed(_("A blank in a program takes one line: no line breaks."))
             text = _one_line(raw)
             if len(text) > MAX_ANSWER_CHARS:
-                raise Malformed(_("An answer in a blank may be at most %(n)d characters.") % {"n": MAX_ANSWER_CHARS})
+                raise Malformed(
+                    _("An answer in a blank may be at most %(n)d characters.")
+                    % {"n": MAX_ANSWER_CHARS}
+                )
             typed[name] = text
         if kind == "code_blanks" and not all(text.strip() for text in typed.values()):
             raise Malformed(_("Fill in every blank first: the program runs with all of them."))
