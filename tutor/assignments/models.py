@@ -8,7 +8,7 @@ from django.core.validators import MaxValueValidator
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import gettext_lazy, ngettext
 
 from course.models import Block, Lesson
 from tutor.models import Cohort
@@ -105,9 +105,9 @@ class Assignment(models.Model):
     draw_topics = models.JSONField(default=list, blank=True, help_text="The topics the pool was drawn from.")
 
     class Feedback(models.TextChoices):
-        AT_ONCE = "at-once", "At once: each question checked once, when answered"
-        AFTER_SUBMITTING = "after-submitting", "After submitting the attempt"
-        AFTER_DUE = "after-due", "After the due date"
+        AT_ONCE = "at-once", gettext_lazy("At once: each question checked once, when answered")
+        AFTER_SUBMITTING = "after-submitting", gettext_lazy("After submitting the attempt")
+        AFTER_DUE = "after-due", gettext_lazy("After the due date")
 
     feedback = models.CharField(
         max_length=20, choices=Feedback.choices, default=Feedback.AFTER_SUBMITTING

@@ -4,6 +4,7 @@ one sandbox run) and the draft they are typing."""
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy
 
 from course.kinds.code_exercise import CodeExercise
 from tutor.models import Run
@@ -19,10 +20,10 @@ class SubmissionQuerySet(models.QuerySet):
 
 class Submission(models.Model):
     class Verdict(models.TextChoices):
-        PENDING = "pending", "Being tested"
-        PASSED = "passed", "All tests pass"
-        FAILED = "failed", "Not yet"
-        NOT_CHECKED = "not_checked", "Could not be tested"
+        PENDING = "pending", gettext_lazy("Being tested")
+        PASSED = "passed", gettext_lazy("All tests pass")
+        FAILED = "failed", gettext_lazy("Not yet")
+        NOT_CHECKED = "not_checked", gettext_lazy("Could not be tested")
 
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="submissions"

@@ -7,6 +7,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import F
 from django.utils import timezone
+from django.utils.translation import gettext_lazy
 
 from course.kinds.ordering import OrderingExercise, OrderingLine
 from tutor.models import Run
@@ -214,9 +215,9 @@ class OrderingAttempt(models.Model):
     """One press of Check on an ordering exercise."""
 
     class Verdict(models.TextChoices):
-        SOLVED = "solved", "Solved"
-        WRONG = "wrong", "Not yet"
-        PENDING = "pending", "Waiting for the program's output"
+        SOLVED = "solved", gettext_lazy("Solved")
+        WRONG = "wrong", gettext_lazy("Not yet")
+        PENDING = "pending", gettext_lazy("Waiting for the program's output")
 
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="ordering_attempts"

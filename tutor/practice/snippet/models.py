@@ -5,6 +5,7 @@ PROTECT (course.learner_work names them when content would go)."""
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy
 
 from course.kinds.snippet import Snippet
 from tutor.models import Run
@@ -20,12 +21,12 @@ class Prediction(models.Model):
     """What a learner said a snippet would print, before seeing the real output."""
 
     class Verdict(models.TextChoices):
-        RIGHT = "right", "Right"
-        WRONG = "wrong", "Not quite"
-        SELF_RIGHT = "self_right", "Said out loud: got it"
-        SELF_WRONG = "self_wrong", "Said out loud: didn't"
-        SELF_UNCHECKED = "self_unchecked", "Said out loud"
-        PENDING = "pending", "Waiting for the real output"
+        RIGHT = "right", gettext_lazy("Right")
+        WRONG = "wrong", gettext_lazy("Not quite")
+        SELF_RIGHT = "self_right", gettext_lazy("Said out loud: got it")
+        SELF_WRONG = "self_wrong", gettext_lazy("Said out loud: didn't")
+        SELF_UNCHECKED = "self_unchecked", gettext_lazy("Said out loud")
+        PENDING = "pending", gettext_lazy("Waiting for the real output")
 
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="predictions"
