@@ -111,6 +111,8 @@ TRANSLATED = [
     "lti/views.py",
     "lti/accounts.py",
     "lti/launch.py",
+    "tutor/trail/replay.py",
+    "course/kinds/",
 ]
 LANGUAGES = [code for code, _name in settings.LANGUAGES if code != "en"]
 

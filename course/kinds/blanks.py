@@ -14,6 +14,8 @@ the answers it accepts: `print(json.dumps({"size": str(params * bits / 8)}))`. A
 
 import re
 
+from django.utils.translation import gettext_lazy
+
 from course.kinds import register
 from course.kinds.fields import Boolean, Choice, Items, Slug, Text, TextList
 from course.kinds.questions import (
@@ -168,7 +170,7 @@ class BlanksKind(QuestionKind):
 BLANKS = register(
     BlanksKind(
         name="blanks",
-        label="Fill in the blanks",
+        label=gettext_lazy("Fill in the blanks"),
         template="course/blocks/question.html",
         fields=(
             question_title(),

@@ -14,6 +14,8 @@ in the sandbox once per variant with each parameter a variable, prints on its la
 key of the right option (checkboxes: the keys of every right option, separated by spaces).
 """
 
+from django.utils.translation import gettext_lazy
+
 from course.kinds import register
 from course.kinds.fields import Boolean, Choice, Items, Slug, Text
 from course.kinds.questions import (
@@ -148,7 +150,7 @@ _example_options = [
 CHOICE = register(
     ChoiceKind(
         name="choice",
-        label="Multiple choice",
+        label=gettext_lazy("Multiple choice"),
         template="course/blocks/question.html",
         fields=(
             question_title(),
@@ -194,7 +196,7 @@ CHOICE = register(
 CHECKBOXES = register(
     CheckboxesKind(
         name="checkboxes",
-        label="Checkboxes",
+        label=gettext_lazy("Checkboxes"),
         template="course/blocks/question.html",
         fields=(
             question_title(),

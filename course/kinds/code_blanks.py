@@ -10,6 +10,8 @@ compare theirs), or passes every test (graded as a code exercise's submission).
 something else or fails a test. The learner's side is in tutor/practice/questions/.
 """
 
+from django.utils.translation import gettext_lazy
+
 from course.kinds import register
 from course.kinds.blanks import BLANK, MAX_ANSWER_CHARS, blank_names
 from course.kinds.code_exercise import check_tests, tests_field
@@ -92,7 +94,7 @@ class CodeBlanksKind(QuestionKind):
 CODE_BLANKS = register(
     CodeBlanksKind(
         name="code_blanks",
-        label="Fill in the blanks in code",
+        label=gettext_lazy("Fill in the blanks in code"),
         template="course/blocks/question.html",
         fields=(
             question_title(),

@@ -13,6 +13,7 @@ The content models live here with the kind, not in course/models.py: one place p
 """
 
 from django.db import models
+from django.utils.translation import gettext_lazy
 
 from course.kinds import BlockKind, common_fields, hints_field, register
 from course.kinds.fields import Choice, Items, Limits, Slug, Text, TextList
@@ -238,7 +239,7 @@ def admin_inline():
 register(
     CodeExerciseKind(
         name="code_exercise",
-        label="Write code",
+        label=gettext_lazy("Write code"),
         template="course/blocks/code_exercise.html",
         fields=(
             *common_fields(),

@@ -1,12 +1,14 @@
 """Examples: cards, each a title, a few literal lines and a Markdown body."""
 
+from django.utils.translation import gettext_lazy
+
 from course.kinds import BlockKind, common_fields, register
 from course.kinds.fields import Items, Text
 
 register(
     BlockKind(
         name="examples",
-        label="Examples",
+        label=gettext_lazy("Examples"),
         template="course/blocks/examples.html",
         fields=(
             *common_fields(),

@@ -1,12 +1,14 @@
 """Why this works: short explanations, each a title and a Markdown body."""
 
+from django.utils.translation import gettext_lazy
+
 from course.kinds import BlockKind, common_fields, register
 from course.kinds.fields import Items, Text
 
 register(
     BlockKind(
         name="explanations",
-        label="Why this works",
+        label=gettext_lazy("Why this works"),
         template="course/blocks/explanations.html",
         fields=(
             *common_fields(),

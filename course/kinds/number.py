@@ -9,6 +9,8 @@ where it says {{name}}), and the program, run in the sandbox with those values, 
 answer. So the number in the question can never disagree with the program.
 """
 
+from django.utils.translation import gettext_lazy
+
 from course.kinds import register
 from course.kinds.fields import Items, Number, Text
 from course.kinds.questions import (
@@ -64,7 +66,7 @@ class NumberKind(QuestionKind):
 NUMBER = register(
     NumberKind(
         name="number",
-        label="Number",
+        label=gettext_lazy("Number"),
         template="course/blocks/question.html",
         fields=(
             question_title(),

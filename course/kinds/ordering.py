@@ -6,6 +6,7 @@ re-import updates them in place.
 """
 
 from django.db import models
+from django.utils.translation import gettext_lazy
 
 from course.content_files.errors import did_you_mean
 from course.kinds import BlockKind, common_fields, hints_field, register
@@ -396,7 +397,7 @@ def admin_inline():
 ORDERING = register(
     OrderingKind(
         name="ordering",
-        label="Put it in order",
+        label=gettext_lazy("Put it in order"),
         template="course/blocks/ordering.html",
         fields=(
             *common_fields(),

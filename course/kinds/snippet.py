@@ -7,6 +7,7 @@ prints before the exception it ends with.
 """
 
 from django.db import models
+from django.utils.translation import gettext_lazy
 
 from course.kinds import BlockKind, common_fields, register
 from course.kinds.fields import Limits, Name, Text
@@ -174,7 +175,7 @@ def admin_inline():
 SNIPPET = register(
     SnippetKind(
         name="snippet",
-        label="Snippet",
+        label=gettext_lazy("Snippet"),
         template="course/blocks/snippet.html",
         fields=(
             *common_fields(),
