@@ -124,3 +124,16 @@ def test_a_class_taught_by_several_names_them_in_the_pages_language(client, worl
     client.force_login(world["teacher"])
     page = client.get(reverse("tutor:class_list"), **speaking("de")).text
     assert "unterrichtet von tina, theo und tom" in page
+
+
+def test_a_due_date_is_named_in_each_pages_language_though_the_last_page_spoke_another():
+    from django.utils import translation
+
+    from tutor.templatetags.assignments import when
+
+    monday = timezone.make_aware(timezone.datetime(2026, 12, 7, 9, 0), timezone.UTC)
+    with translation.override("de"):
+        assert "Mo 7 Dez 2026" in when(monday, "UTC")
+    with translation.override("es"):  # the same moment and zone: not the German words again
+        spanish = when(monday, "UTC")
+    assert "Dic 2026" in spanish and "Dez" not in spanish
