@@ -157,4 +157,6 @@ def test_the_teachers_pages_in_german_and_spanish_fit_desktop_and_phone_widths(
                 "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
             )
             assert overflow <= 1, (path, width, overflow)
-            page.screenshot(path=SHOTS / f"teacher-{name}-{language}-{width}.png", full_page=width > 390)
+            page.screenshot(
+                path=SHOTS / f"teacher-{name}-{language}-{width}.png", full_page=width > 390
+            )
