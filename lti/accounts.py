@@ -31,7 +31,9 @@ def link_account(*, lms_account: User, existing: User) -> None:
     identities = LtiUser.objects.select_for_update().filter(auth_user=lms_account)
     registrations = set(identities.values_list("registration_id", flat=True))
     if LtiUser.objects.filter(auth_user=existing, registration_id__in=registrations).exists():
-        raise LinkRefused(gettext("That Parsnip account is already linked to an account of this LMS."))
+        raise LinkRefused(
+            gettext("That Parsnip account is already linked to an account of this LMS.")
+        )
     if LessonProgress.objects.filter(user=lms_account).exists():
         raise LinkRefused(
             gettext(

@@ -92,7 +92,8 @@ def launch_view(request: HttpRequest) -> HttpResponse:
         return state_cookie_missing(request, error)
     except launch.LaunchRefused as error:
         return refused(
-            request, _("Parsnip could not accept this launch from your LMS: %(error)s") % {"error": error}
+            request,
+            _("Parsnip could not accept this launch from your LMS: %(error)s") % {"error": error},
         )
     if not (lti_launch.is_resource_launch or lti_launch.is_deep_link_launch):
         # Before anything is stored: a submission review or data privacy launch signs nobody in.
@@ -107,7 +108,9 @@ def launch_view(request: HttpRequest) -> HttpResponse:
                 lesson, _assignment = launch.lesson_of_link(lti_launch, context)
                 if lesson is None:
                     raise launch.LinkRefused(
-                        _("This link does not point at a Parsnip lesson. Ask your teacher to add it again.")
+                        _(
+                            "This link does not point at a Parsnip lesson. Ask your teacher to add it again."
+                        )
                     )
     except launch.LaunchRefused as error:
         return refused(request, str(error), status=error.status)
@@ -310,7 +313,9 @@ def resync_class(request: HttpRequest, pk: int) -> HttpResponseRedirect:
     count = grades.resync(ScoreSync.objects.filter(line_item__context__class_link__cohort=cohort))
     messages.success(
         request,
-        ngettext("%(n)s grade queued to be sent again.", "%(n)s grades queued to be sent again.", count)
+        ngettext(
+            "%(n)s grade queued to be sent again.", "%(n)s grades queued to be sent again.", count
+        )
         % {"n": count},
     )
     return redirect("lti:class_grades", pk=cohort.pk)
@@ -379,7 +384,8 @@ def link_account(request: HttpRequest) -> HttpResponse:
                     request.session[framing.SESSION_KEY] = framed
                 messages.success(
                     request,
-                    _("Linked: your LMS now opens Parsnip as %(name)s.") % {"name": existing.get_username()},
+                    _("Linked: your LMS now opens Parsnip as %(name)s.")
+                    % {"name": existing.get_username()},
                 )
                 return redirect(next_url or "tutor:catalogue")
     return TemplateResponse(

@@ -8,6 +8,7 @@ from django.contrib.auth.forms import AdminUserCreationForm, UserChangeForm, Use
 from django.contrib.auth.models import User
 from django.utils.formats import number_format
 from django.utils.functional import lazy
+from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
 from tutor.actions.classes import JOIN_CODE_LENGTH
@@ -111,14 +112,18 @@ class AccountChangeForm(UserChangeForm):
 
 
 class ClassForm(forms.Form):
-    name = forms.CharField(label="Class name", max_length=100)
+    name = forms.CharField(label=_("Class name"), max_length=100)
 
 
 class ClassTimeZoneForm(forms.Form):
     time_zone = forms.ChoiceField(
-        label="Time zone",
-        help_text="Due dates are shown and typed in it by anyone whose browser does not say its own.",
-        error_messages={"invalid_choice": "Choose a time zone from the list, e.g. Europe/London."},
+        label=_("Time zone"),
+        help_text=_(
+            "Due dates are shown and typed in it by anyone whose browser does not say its own."
+        ),
+        error_messages={
+            "invalid_choice": _("Choose a time zone from the list, e.g. Europe/London.")
+        },
     )
 
     def __init__(self, *args, **kwargs):
@@ -138,9 +143,9 @@ class ClassLanguageForm(forms.Form):
 
 class JoinForm(forms.Form):
     code = forms.CharField(
-        label="Join code",
+        label=_("Join code"),
         max_length=20,
-        help_text=f"{JOIN_CODE_LENGTH} letters and digits, from your teacher.",
+        help_text=format_lazy(_("{n} letters and digits, from your teacher."), n=JOIN_CODE_LENGTH),
         widget=forms.TextInput(attrs={"autocomplete": "off", "autocapitalize": "characters"}),
     )
 

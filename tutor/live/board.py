@@ -214,7 +214,7 @@ def build_board(
             student.hand = Hand(
                 student=student,
                 raised_at=raised_at,
-                waiting=ago(raised_at, now).removesuffix(" ago"),
+                waiting=since_then(raised_at, now),
                 about=block_label(key, title, kind, caption),
             )
             hands.append(student.hand)

@@ -12,6 +12,7 @@ from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from tutor import time_zones
@@ -23,7 +24,8 @@ register = template.Library()
 
 
 @functools.lru_cache(maxsize=4096)  # a class's table repeats its due dates on every row
-def _when(moment: datetime, zone: str) -> SafeString:
+def _when(moment: datetime, zone: str, language: str) -> SafeString:
+    # `language` is part of the key: the day's and month's names are the page's language's.
     local = timezone.localtime(moment, zoneinfo.ZoneInfo(zone))
     return format_html(
         '<time datetime="{}">{}</time>', local.isoformat(), date_format(local, "D j M Y, H:i T")
@@ -49,7 +51,7 @@ def set_by(cohort) -> str:
 def when(moment: datetime | None, fallback: str = "") -> SafeString | str:
     if moment is None:
         return ""
-    return _when(moment, zone_for(fallback or None))
+    return _when(moment, zone_for(fallback or None), get_language())
 
 
 @register.filter

@@ -59,9 +59,9 @@ def arrangement_group(order: Sequence[str], correct: Sequence[str], texts: dict[
         label = ngettext("Leaves out %(n)s line", "Leaves out %(n)s lines", n) % {"n": n}
     elif extra and not (misplaced or left_out):
         n = len(extra)
-        label = ngettext(
-            "%(n)s line that does not belong", "%(n)s lines that do not belong", n
-        ) % {"n": n}
+        label = ngettext("%(n)s line that does not belong", "%(n)s lines that do not belong", n) % {
+            "n": n
+        }
     elif misplaced or left_out or extra:
         n = len(misplaced) + len(left_out) + len(extra)
         label = ngettext("%(n)s difference", "%(n)s differences", n) % {"n": n}
