@@ -156,9 +156,7 @@ def unfinished_entries(po_text: str, under: list[str]) -> list[str]:
         for entry in catalog_entries(po_text)
         if any(location.startswith(tuple(under)) for location in entry.locations)
         and (
-            entry.fuzzy
-            or not all(entry.msgstrs)
-            or (entry.plural and len(entry.msgstrs) < plurals)
+            entry.fuzzy or not all(entry.msgstrs) or (entry.plural and len(entry.msgstrs) < plurals)
         )
     ]
 

@@ -306,7 +306,7 @@ def admin_inline():
         distractor = forms.BooleanField(
             label=_("Distractor (not part of the solution)"),
             required=False,
-            help_text="A wrong line offered with the others; learners should leave it out.",
+            help_text=_("A wrong line offered with the others; learners should leave it out."),
         )
 
         def __init__(self, *args, solution=None, **kwargs):
@@ -315,7 +315,7 @@ def admin_inline():
                 self.instance.pk is not None and self.instance.is_distractor
             )
             if "position" in self.fields:
-                self.fields["position"].label = "Place in the solution"
+                self.fields["position"].label = _("Place in the solution")
                 self.fields["position"].help_text = ""
             if "depends_on" in self.fields:
                 # The other lines of the same solution, by key (not every line of every
