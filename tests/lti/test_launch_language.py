@@ -22,7 +22,7 @@ def test_a_launch_opens_the_lesson_in_the_lms_locale(lms, link, person, lesson, 
     page = person("s1").launch(link)
     assert page.status_code == 200 and page.url.endswith(lesson.get_absolute_url())
     assert page.headers["Content-Language"] == language
-    assert f'<html lang="{language}">' in page.text
+    assert f'<html lang="{language}" dir="ltr">' in page.text
 
 
 def test_a_learner_who_chose_a_language_keeps_it_whatever_the_lms_says(lms, link, person, lesson):  # noqa: F811

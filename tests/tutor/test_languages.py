@@ -21,7 +21,7 @@ def test_a_visitor_reads_the_browsers_language(client):
     assert language_of(client.get("/", headers={"accept-language": "es-MX"})) == "es"
     assert language_of(client.get("/", headers={"accept-language": "fr, ja"})) == "en"
     page = client.get("/", headers={"accept-language": "de"}).text
-    assert '<html lang="de">' in page
+    assert '<html lang="de" dir="ltr">' in page
 
 
 def test_the_switch_in_the_footer_names_the_page_it_is_on(client):

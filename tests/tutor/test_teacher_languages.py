@@ -53,7 +53,7 @@ def test_the_class_page_speaks_the_teachers_language(client, world, language, sa
     page = client.get(
         reverse("tutor:class_detail", args=[world["cohort"].pk]), **speaking(language)
     ).text
-    assert f'<html lang="{language}">' in page
+    assert f'<html lang="{language}" dir="ltr">' in page
     assert all(words in page for words in says), [w for w in says if w not in page]
     assert not_says not in page
 
