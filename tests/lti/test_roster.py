@@ -181,7 +181,7 @@ def test_a_class_linked_from_no_lms_course_says_how_to_link_it_and_offers_no_but
     assert "Re-sync the whole class" not in page
     # asked anyway (an old page, a hand-made POST), it says why nothing happens
     answer = client.post(reverse("lti:sync_roster", args=[cohort.pk]), follow=True).content.decode()
-    assert "None of this class&#x27;s LMS courses lets Parsnip read its roster." in answer
+    assert "None of this class’s LMS courses lets Parsnip read its roster." in answer
 
 
 def test_a_linked_class_offers_reading_its_roster_and_re_syncing_once_there_are_grades(
