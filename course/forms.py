@@ -424,6 +424,19 @@ class EditsTranslations:
 
     translation_help = ""
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.set_translation_initials()
+
+    def clean(self):
+        data = super().clean()
+        self.clean_translations(data)
+        return data
+
+    def save(self, commit=True):
+        self.save_translations()
+        return super().save(commit)
+
     @classmethod
     def with_translation_fields(cls):
         for code in translations.languages():
@@ -487,10 +500,6 @@ class CourseForm(EditsTranslations, ChecksLikeTheFiles):
         "translation."
     )
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.set_translation_initials()
-
     def file_fields(self, data):
         return COURSE_FIELDS
 
@@ -500,15 +509,6 @@ class CourseForm(EditsTranslations, ChecksLikeTheFiles):
     def read_translation(self, reading, root, data) -> dict:
         english = {"title": data.get("title") or "", "summary": data.get("summary") or ""}
         return translations.read_fields(reading, root, COURSE_FIELDS, english, "the course")
-
-    def clean(self):
-        data = super().clean()
-        self.clean_translations(data)
-        return data
-
-    def save(self, commit=True):
-        self.save_translations()
-        return super().save(commit)
 
 
 CourseForm.with_translation_fields()
@@ -522,10 +522,6 @@ class LessonForm(EditsTranslations, ChecksLikeTheFiles):
         "intro, steps, items, hints, tests' names). Code and outputs stay the lesson's own. Leave "
         "out what is not translated yet: it is shown in English. Empty: no translation."
     )
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.set_translation_initials()
 
     def file_fields(self, data):
         return LESSON_FIELDS
@@ -546,15 +542,6 @@ class LessonForm(EditsTranslations, ChecksLikeTheFiles):
         blocks = {block.key: (block.kind, block.kind_spec.values_of(block)) for block in self.blocks()}
         return translations.read_lesson(reading, root, LESSON_FIELDS, english, blocks)
 
-    def clean(self):
-        data = super().clean()
-        self.clean_translations(data)
-        return data
-
-    def save(self, commit=True):
-        self.save_translations()
-        return super().save(commit)
-
 
 LessonForm.with_translation_fields()
 
@@ -566,10 +553,6 @@ class GlossaryTermForm(EditsTranslations, ChecksLikeTheFiles):
         "definition (Markdown; [[slug]] links stay as they are). Empty: no translation."
     )
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.set_translation_initials()
-
     def file_fields(self, data):
         return TERM_FIELDS
 
@@ -579,15 +562,6 @@ class GlossaryTermForm(EditsTranslations, ChecksLikeTheFiles):
     def read_translation(self, reading, root, data) -> dict:
         english = {"term": data.get("term") or "", "definition": data.get("definition") or ""}
         return translations.read_fields(reading, root, TERM_FIELDS, english, "a glossary term")
-
-    def clean(self):
-        data = super().clean()
-        self.clean_translations(data)
-        return data
-
-    def save(self, commit=True):
-        self.save_translations()
-        return super().save(commit)
 
     def glossary(self, data):
         # A definition may link the term being made, as a glossary file may.
