@@ -14,6 +14,7 @@ from course.pages import forget_loaded_content
 from tests.factories import make_lesson, make_prediction, make_run, make_snippet, make_user
 from tutor import queueing, tasks
 from tutor.actions.runs import execute_run
+from tutor.live.models import LessonActivity
 from tutor.models import LessonProgress, Run
 from tutor.practice.snippet.models import CodeDraft, Prediction, VersionPrediction
 
@@ -245,6 +246,25 @@ def test_htmx_reveal_with_a_known_output_shows_output_and_comparison(client, lea
     assert "hx-trigger" not in html.split('id="snippet-two-lines-answer"')[1].split(">")[0]
     assert Prediction.objects.get().verdict == Prediction.Verdict.WRONG
     assert Run.objects.count() == 1  # the cached output was reused
+
+
+def test_a_reveal_whose_output_is_known_stores_its_verdict_at_once_in_a_short_transaction(
+    client, learner, snippet, django_assert_num_queries
+):
+    """The output made ahead, the prediction is compared before its transaction: it is
+    inserted with its verdict (never pending, never settled after), the live view is told
+    once, and the panel is drawn from the prediction and run in hand."""
+    make_run(snippet, purpose=Run.Purpose.REVEAL, stdout=OUTPUT)
+    with django_assert_num_queries(20) as queries:
+        response = predict(client, snippet, text="first\nsecond", **HX)
+    assert response.status_code == 200 and "comparison-right" in response.content.decode()
+    statements = [query["sql"] for query in queries.captured_queries]
+    assert not [sql for sql in statements if sql.startswith('UPDATE "tutor_prediction"')]
+    assert len([sql for sql in statements if "tutor_lessonactivity" in sql]) == 1
+    assert Prediction.objects.get().verdict == Prediction.Verdict.RIGHT
+    activity = LessonActivity.objects.get(user=learner)
+    assert (activity.what, activity.done) == ("predicted — right", True)
+    assert LessonProgress.objects.get(user=learner).predictions_right == 1
 
 
 @pytest.mark.parametrize("headers", [HX, {}])

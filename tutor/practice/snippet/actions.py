@@ -167,6 +167,21 @@ def submit_prediction(
     are kept with is_first=False.
     """
     run = reveal_run(snippet=snippet)  # first, in its own short transaction
+    # The output is known already (made ahead when the snippet was saved: the usual case),
+    # so a typed prediction is compared now, before the transaction: it is stored with its
+    # verdict and told to the live view once, and the click holds the write lock for an
+    # insert and the progress recount, not for a pending row and its settling as well.
+    prediction = Prediction(
+        user=user,
+        snippet=snippet,
+        snippet_version=snippet.version,
+        text="" if said_out_loud else text,
+        said_out_loud=said_out_loud,
+        verdict=Prediction.Verdict.SELF_UNCHECKED if said_out_loud else Prediction.Verdict.PENDING,
+    )
+    if run.is_final and run.status != Run.Status.FAILED:
+        prediction.verdict = verdict_for(prediction, run)
+    verdict = prediction.verdict
     with transaction.atomic():
         lock_learner(user)  # so the count and whether this one is first are exact
         since = timezone.now() - timedelta(minutes=1)
@@ -184,29 +199,21 @@ def submit_prediction(
                 )
                 % {"recent": recent}
             )
-        prediction = Prediction(
-            user=user,
-            snippet=snippet,
-            snippet_version=snippet.version,
-            text="" if said_out_loud else text,
-            said_out_loud=said_out_loud,
-            verdict=(
-                Prediction.Verdict.SELF_UNCHECKED if said_out_loud else Prediction.Verdict.PENDING
-            ),
-        )
         # Under the learner's lock no other first prediction can be saved meanwhile (the
         # constraint one_first_prediction_per_version still stands guard).
         prediction.is_first = not found["firsts"]
         prediction.save()
-        learner_worked(user=user, block=snippet.block, what="said it out loud" if said_out_loud else "predicted", failed=False)
-        settled = settle_predictions(predictions=[prediction], run=run)
-        # A prediction still waiting for its output counts for nothing yet: whoever gives
-        # it its verdict counts it (one write fewer in a class's reveal burst). It starts
-        # the lesson, though (a write only the first time, then one query).
-        if not settled and prediction.verdict != Prediction.Verdict.PENDING:
-            refresh_lesson_progress(user=user, lesson=snippet.block.lesson)
-        elif not settled:
-            start_lesson(user=user, lesson=snippet.block.lesson)
+        if verdict in (Prediction.Verdict.RIGHT, Prediction.Verdict.WRONG):
+            learner_worked(user=user, block=snippet.block, what=prediction_words(verdict), failed=False, counts=True)
+        else:
+            learner_worked(user=user, block=snippet.block, what="said it out loud" if said_out_loud else "predicted", failed=False)
+            # A prediction still waiting for its output counts for nothing yet: whoever
+            # gives it its verdict counts it. It starts the lesson, though (a write only
+            # the first time, then one query).
+            if verdict == Prediction.Verdict.PENDING:
+                start_lesson(user=user, lesson=snippet.block.lesson)
+            else:
+                refresh_lesson_progress(user=user, lesson=snippet.block.lesson)
     if prediction.verdict == Prediction.Verdict.PENDING:
         # The worker may have finished the run since reveal_run read it, and given their
         # verdicts to the predictions waiting then -- not this one, not yet committed. Each

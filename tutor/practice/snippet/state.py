@@ -190,3 +190,16 @@ def practices(
 
 def practice_of(user: AbstractBaseUser, snippet: Snippet, **kwargs) -> SnippetPractice:
     return practices(user, [snippet], **kwargs)[snippet.pk]
+
+
+def practice_after_reveal(
+    user: AbstractBaseUser, snippet: Snippet, *, prediction: Prediction, reveal: Run
+) -> SnippetPractice:
+    """The panel a reveal answers with: the learner's first prediction and the reveal run
+    are in hand, so only their draft is read (`practice_of` when the prediction sent was
+    not the one that counts)."""
+    if not prediction.is_first or prediction.snippet_version != snippet.version:
+        return practice_of(user, snippet)
+    draft = CodeDraft.objects.filter(user=user, snippet=snippet).first()
+    reveal.as_seen()
+    return SnippetPractice(snippet, prediction=prediction, reveal=reveal, draft=draft)

@@ -51,7 +51,7 @@ from tutor.practice.snippet.forms import (
     SelfCheckForm,
 )
 from tutor.practice.snippet.models import Prediction
-from tutor.practice.snippet.state import SnippetPractice, practice_of
+from tutor.practice.snippet.state import SnippetPractice, practice_after_reveal, practice_of
 from tutor.trail import actions as trail
 
 TEMPLATE = "tutor/snippet_practice.html"
@@ -161,7 +161,8 @@ def prediction_create(request: HttpRequest, snippet_id: int) -> HttpResponse:
         if notice:
             messages.info(request, notice)
         return redirect(snippet_url(snippet))
-    response = render_partial(request, "snippet-practice", practice_of(request.user, snippet))
+    practice = practice_after_reveal(request.user, snippet, prediction=prediction, reveal=run)
+    response = render_partial(request, "snippet-practice", practice)
     response.context_data["notice"] = notice
     return with_lesson_progress(request, response, snippet.block.lesson)
 
