@@ -74,10 +74,12 @@
       if (event.altKey || event.ctrlKey || event.metaKey || typing(event.target)) {
         return;
       }
+      // A right-to-left page mirrors the step bar (Next on the left): the arrows follow it.
+      var rtl = document.documentElement.dir === "rtl";
       var done = false;
-      if (event.key === "ArrowRight") {
+      if (event.key === (rtl ? "ArrowLeft" : "ArrowRight")) {
         done = go(1);
-      } else if (event.key === "ArrowLeft") {
+      } else if (event.key === (rtl ? "ArrowRight" : "ArrowLeft")) {
         done = go(-1);
       }
       if (done) {

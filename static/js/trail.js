@@ -195,7 +195,11 @@
   document.addEventListener("keydown", function (event) {
     var region = document.getElementById("replay-step");
     if (!region || event.altKey || event.ctrlKey || event.metaKey || /INPUT|TEXTAREA|SELECT/.test(event.target.tagName)) return;
-    var which = { ArrowLeft: "[data-prev]", ArrowRight: "[data-next]" }[event.key];
+    // A right-to-left page mirrors the replay's links (Next on the left): the arrows follow them.
+    var keys = document.documentElement.dir === "rtl"
+      ? { ArrowLeft: "[data-next]", ArrowRight: "[data-prev]" }
+      : { ArrowLeft: "[data-prev]", ArrowRight: "[data-next]" };
+    var which = keys[event.key];
     var link = which && region.querySelector(which);
     if (link) {
       event.preventDefault();

@@ -4,6 +4,7 @@ to left, while code, outputs, the prediction box and the ordering lines stay lef
 nothing runs past the screen's edge, at desktop and at phone width."""
 
 import os
+import re
 from datetime import timedelta
 
 import pytest
@@ -156,6 +157,14 @@ def test_a_step_through_mirrors_in_arabic_and_its_code_and_drawing_stay_left_to_
     if width > 800:
         assert frames["x"] + frames["width"] <= objects["x"]
     shot(page, f"rtl-step-{width}")
+    # The step bar is mirrored, Next on the left: so is the keyboard, ← on and → back.
+    forward = page.locator("#step-next").bounding_box()
+    back = page.locator("#step-previous").bounding_box()
+    assert forward["x"] < back["x"], (forward, back)
+    page.keyboard.press("ArrowLeft")
+    expect(page).to_have_url(re.compile(r"/step/4/$"))
+    page.keyboard.press("ArrowRight")
+    expect(page).to_have_url(re.compile(r"/step/3/$"))
 
 
 # A teacher's pages: what stays left to right there besides the learner's: the code and
@@ -295,6 +304,12 @@ def test_a_teachers_pages_mirror_in_arabic_and_code_stays_left_to_right(
     number = page.locator(".trail-line-number").first.bounding_box()
     assert number["x"] - code["x"] < 30, (number, code)
     shot(page, f"rtl-teacher-replay-{width}")
+    # The replay's links are mirrored, Next on the left: so is the keyboard, ← on and → back.
+    expect(page.locator("#replay-step h2")).to_contain_text("Step 2 of")
+    page.keyboard.press("ArrowLeft")
+    expect(page.locator("#replay-step h2")).to_contain_text("Step 3 of")
+    page.keyboard.press("ArrowRight")
+    expect(page.locator("#replay-step h2")).to_contain_text("Step 2 of")
 
 
 def test_the_lesson_admin_page_mirrors_in_arabic_and_its_code_stays_left_to_right(
