@@ -404,6 +404,10 @@ SANDBOX_MAX_LIMITS = {
     "output_kb": int(os.environ.get("SANDBOX_MAX_OUTPUT_KB", "1024")),
 }
 
+# Password hashes at once in each web process (tutor/passwords.py): an Argon2 hash takes
+# 100 MiB while it runs, and a class logging in together would otherwise hash in every thread.
+PASSWORD_HASHES_AT_ONCE = int(os.environ.get("PASSWORD_HASHES_AT_ONCE", str(os.cpu_count() or 2)))
+
 # How long a click (POST) waits for its run before answering with a panel that waits on
 # (a long poll: each GET waits up to RUN_LONG_POLL_SECONDS for the worker's notice).
 RUN_WAIT_SECONDS = float(os.environ.get("RUN_WAIT_SECONDS", "2"))

@@ -7,9 +7,52 @@ resists guessing on graphics cards better (it needs 100 MiB a guess). Passwords 
 with PBKDF2 still verify, and are stored again as Argon2 when their owner logs in.
 """
 
+import threading
+
+from django.conf import settings
 from django.contrib.auth.hashers import Argon2PasswordHasher, PBKDF2PasswordHasher
 
 from tutor.connections import release_connection
+
+
+class HashLimit:
+    """At most `settings.PASSWORD_HASHES_AT_ONCE` hashes at a time in this process; the
+    others wait their turn, in order.
+
+    An Argon2 hash takes 100 MiB while it runs, and Argon2 lets go of the GIL: a class of
+    30 logging in at once had one web process at 1.7 GB (64 threads, each hashing), and a
+    class of 300 could ask for 6 GB a process. The hashes are CPU work, so running more
+    at once than there are cores finishes none sooner: with the limit the memory is
+    bounded, and the first in line is logged in first instead of everyone at the end."""
+
+    def __init__(self):
+        self.condition = threading.Condition()
+        self.running = 0
+        self.waiting = 0
+        self.next_ticket = 0
+        self.serving = 0  # the first ticket not yet let through
+
+    def __enter__(self):
+        with self.condition:
+            ticket = self.next_ticket
+            self.next_ticket += 1
+            self.waiting += 1
+            self.condition.wait_for(
+                lambda: ticket == self.serving and self.running < settings.PASSWORD_HASHES_AT_ONCE
+            )
+            self.waiting -= 1
+            self.serving += 1
+            self.running += 1
+            self.condition.notify_all()  # the next ticket may go too, if there is room
+        return self
+
+    def __exit__(self, *exc):
+        with self.condition:
+            self.running -= 1
+            self.condition.notify_all()
+
+
+HASHES = HashLimit()
 
 
 class ReleasesConnection:
@@ -19,15 +62,18 @@ class ReleasesConnection:
     looks the user up and then checks the password, so a class logging in at once had each
     log-in hold one of the process's few pooled connections through its hash: the other
     requests queued for the pool and, on a busy machine, timed out with a server error.
-    Inside a transaction (a sign-up saving its new user) the connection is kept."""
+    Inside a transaction (a sign-up saving its new user) the connection is kept. A few
+    hashes run at once (`HashLimit`)."""
 
     def encode(self, password, salt, *args, **kwargs):
         release_connection()
-        return super().encode(password, salt, *args, **kwargs)
+        with HASHES:
+            return super().encode(password, salt, *args, **kwargs)
 
     def verify(self, password, encoded):
         release_connection()
-        return super().verify(password, encoded)
+        with HASHES:
+            return super().verify(password, encoded)
 
 
 class Argon2ReleasingPasswordHasher(ReleasesConnection, Argon2PasswordHasher):

@@ -120,3 +120,41 @@ def test_a_password_stored_with_pbkdf2_is_stored_again_with_argon2_when_its_owne
     user.refresh_from_db()
     assert identify_hasher(user.password).algorithm == "argon2"
     assert user.check_password("pw-cleo")
+
+
+def test_a_class_logging_in_at_once_hashes_only_a_few_passwords_at_a_time(settings, monkeypatch):
+    """An Argon2 hash takes 100 MiB while it runs: six log-ins at once with room for two run
+    two hashes, and the other four wait their turn (tutor.passwords.HashLimit)."""
+    import threading
+
+    from tutor import passwords
+
+    settings.PASSWORD_HASHES_AT_ONCE = 2
+    limit = passwords.HashLimit()
+    monkeypatch.setattr(passwords, "HASHES", limit)
+    inside, most, lock, release = [0], [0], threading.Lock(), threading.Event()
+
+    def hashing(self, password, encoded):
+        with lock:
+            inside[0] += 1
+            most[0] = max(most[0], inside[0])
+        release.wait(60)
+        with lock:
+            inside[0] -= 1
+        return True
+
+    monkeypatch.setattr(Argon2PasswordHasher, "verify", hashing)
+    hasher = Argon2ReleasingPasswordHasher()
+    checked = []
+    threads = [
+        threading.Thread(target=lambda: checked.append(hasher.verify("secret", "argon2$..."))) for _ in range(6)
+    ]
+    for thread in threads:
+        thread.start()
+    with limit.condition:  # every log-in has arrived: two hashing, four waiting
+        arrived = limit.condition.wait_for(lambda: limit.running == 2 and limit.waiting == 4, timeout=60)
+    release.set()
+    for thread in threads:
+        thread.join(60)
+    assert arrived and most[0] == 2
+    assert checked == [True] * 6 and (limit.running, limit.waiting) == (0, 0)
