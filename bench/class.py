@@ -228,6 +228,39 @@ def report(name: str, n: int, times: list[float], errors: list[str]) -> None:
         print(f"           {errors.count(error)} x {error}")
 
 
+def web_peak_memory_mb(server: int) -> float:
+    """The largest peak memory (VmHWM: the most resident at any moment, log-ins included)
+    of the web processes: the gunicorn processes that `make serve` (pid `server`) started."""
+    parents, peaks = {}, {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                stat = f.read()
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                command = f.read()
+            with open(f"/proc/{entry}/status") as f:
+                status = f.read()
+        except OSError:
+            continue  # it ended while we looked
+        parents[int(entry)] = int(stat[stat.rindex(")") + 2:].split()[1])  # after "pid (comm) state"
+        if b"gunicorn" in command:
+            peaks[int(entry)] = max(
+                [int(line.split()[1]) / 1024 for line in status.splitlines() if line.startswith("VmHWM:")],
+                default=0.0,
+            )
+
+    def served(pid: int) -> bool:
+        while pid > 1 and pid in parents:
+            if pid == server:
+                return True
+            pid = parents[pid]
+        return False
+
+    return max((peak for pid, peak in peaks.items() if served(pid)), default=0.0)
+
+
 def cpu_seconds_by_part(server: int) -> dict[str, float]:
     """CPU time so far of each part of the machine: the web server and the worker (the
     processes `make serve`, pid `server`, started, by their command line), PostgreSQL,
@@ -669,6 +702,7 @@ def class_through(site: Site, args, fault: "Fault | None") -> None:
           "after a reset")
     print(f"right    {n * takes - len(wrong)} of {n * takes} runs ok with the learner's own output"
           + (f"; not: {[(r.pk, r.status, r.stderr[:60]) for r in wrong[:3]]}" if wrong else ""))
+    print(f"memory   the largest web process's peak {web_peak_memory_mb(server):.0f} MB (log-ins included)")
     if fault:
         print(f"busy     {busy} 'busy, try again' answers, each sent again after its wait")
     if args.trail:
