@@ -228,47 +228,10 @@ def report(name: str, n: int, times: list[float], errors: list[str]) -> None:
         print(f"           {errors.count(error)} x {error}")
 
 
-def web_peak_memory_mb(server: int) -> float:
-    """The largest peak memory (VmHWM: the most resident at any moment, log-ins included)
-    of the web processes: the gunicorn processes that `make serve` (pid `server`) started."""
-    parents, peaks = {}, {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                stat = f.read()
-            with open(f"/proc/{entry}/cmdline", "rb") as f:
-                command = f.read()
-            with open(f"/proc/{entry}/status") as f:
-                status = f.read()
-        except OSError:
-            continue  # it ended while we looked
-        parents[int(entry)] = int(stat[stat.rindex(")") + 2:].split()[1])  # after "pid (comm) state"
-        if b"gunicorn" in command:
-            peaks[int(entry)] = max(
-                [int(line.split()[1]) / 1024 for line in status.splitlines() if line.startswith("VmHWM:")],
-                default=0.0,
-            )
-
-    def served(pid: int) -> bool:
-        while pid > 1 and pid in parents:
-            if pid == server:
-                return True
-            pid = parents[pid]
-        return False
-
-    return max((peak for pid, peak in peaks.items() if served(pid)), default=0.0)
-
-
-def cpu_seconds_by_part(server: int) -> dict[str, float]:
-    """CPU time so far of each part of the machine: the web server and the worker (the
-    processes `make serve`, pid `server`, started, by their command line), PostgreSQL,
-    Redis, this benchmark's own client threads, and the rest of the machine (/proc/stat's
-    total less those: sandboxes that have ended, other programs). Compared before and
-    after a phase, it says where that phase's CPU went."""
-    tick = os.sysconf("SC_CLK_TCK")
-    processes = {}  # pid: (parent, command, CPU seconds with its ended children's)
+def running_processes() -> dict[int, tuple[int, str, list[str]]]:
+    """Every process now: pid -> (its parent, its command line, the fields of its
+    /proc/<pid>/stat after "pid (comm) ")."""
+    found = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
@@ -279,22 +242,49 @@ def cpu_seconds_by_part(server: int) -> dict[str, float]:
                 command = f.read().replace(b"\0", b" ").decode(errors="replace")
         except OSError:
             continue  # it ended while we looked
-        fields = stat[stat.rindex(")") + 2:].split()  # after "pid (comm) "
-        used = sum(int(v) for v in fields[11:15]) / tick  # utime stime cutime cstime
-        processes[int(entry)] = (int(fields[1]), command, used)
+        fields = stat[stat.rindex(")") + 2:].split()
+        found[int(entry)] = (int(fields[1]), command, fields)
+    return found
 
-    def served(pid: int) -> bool:
-        while pid > 1 and pid in processes:
-            if pid == server:
-                return True
-            pid = processes[pid][0]
-        return False
 
+def started_by(server: int, pid: int, processes: dict) -> bool:
+    """Whether `pid` is `server` or one of its descendants."""
+    while pid > 1 and pid in processes:
+        if pid == server:
+            return True
+        pid = processes[pid][0]
+    return False
+
+
+def web_peak_memory_mb(server: int) -> float:
+    """The largest peak memory (VmHWM: the most resident at any moment, log-ins included)
+    of the web processes: the gunicorn processes that `make serve` (pid `server`) started."""
+    processes, peaks = running_processes(), [0.0]
+    for pid, (_, command, _) in processes.items():
+        if "gunicorn" not in command or not started_by(server, pid, processes):
+            continue
+        try:
+            with open(f"/proc/{pid}/status") as f:
+                peaks += [int(line.split()[1]) / 1024 for line in f if line.startswith("VmHWM:")]
+        except OSError:
+            continue  # it ended while we looked
+    return max(peaks)
+
+
+def cpu_seconds_by_part(server: int) -> dict[str, float]:
+    """CPU time so far of each part of the machine: the web server and the worker (the
+    processes `make serve`, pid `server`, started, by their command line), PostgreSQL,
+    Redis, this benchmark's own client threads, and the rest of the machine (/proc/stat's
+    total less those: sandboxes that have ended, other programs). Compared before and
+    after a phase, it says where that phase's CPU went."""
+    tick = os.sysconf("SC_CLK_TCK")
+    processes = running_processes()
     parts = dict.fromkeys(("web", "worker", "postgres", "redis", "client"), 0.0)
-    for pid, (_, command, used) in processes.items():
+    for pid, (_, command, fields) in processes.items():
+        used = sum(int(v) for v in fields[11:15]) / tick  # utime stime cutime cstime
         if pid == os.getpid():
             part = "client"
-        elif served(pid):  # live ones each, ended ones in their parent's
+        elif started_by(server, pid, processes):  # live ones each, ended ones in their parent's
             part = "web" if "gunicorn" in command else "worker"
         elif command.startswith("postgres"):
             part = "postgres"
